@@ -1,0 +1,53 @@
+# gilk: build, test, benchmark. `make check` sets up what is missing, builds,
+# and runs every suite; its last line is "N passed, N failed".
+CC      ?= cc
+CFLAGS  ?= -O2 -g
+CFLAGS  += -std=c11 -Wall -Wextra -Werror -D_GNU_SOURCE
+B       := build
+CORE_LIBS := -lcapstone -lelf -llzma -lzstd -lz
+
+CORE_SRC := $(wildcard core/*.c)
+CORE_OBJ := $(CORE_SRC:%.c=$(B)/%.o)
+
+.PHONY: all check bench-offline lab setup clean
+all: $(B)/libgilkcore.a $(B)/bench-offline $(B)/tests/unit $(B)/tests/diff
+
+$(B)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -Icore -MMD -MP -c $< -o $@
+
+$(B)/libgilkcore.a: $(CORE_OBJ)
+	ar rcs $@ $^
+
+$(B)/bench-offline: $(B)/bench/offline.o $(B)/libgilkcore.a
+	$(CC) -o $@ $^ $(CORE_LIBS)
+
+UNIT_SRC := $(wildcard tests/unit/*.c)
+$(B)/tests/unit: $(UNIT_SRC:%.c=$(B)/%.o) $(B)/libgilkcore.a
+	@mkdir -p $(dir $@)
+	$(CC) -o $@ $^ $(CORE_LIBS) -lcmocka
+
+DIFF_SRC := $(wildcard tests/diff/*.c)
+$(B)/tests/diff: $(DIFF_SRC:%.c=$(B)/%.o) $(B)/libgilkcore.a
+	@mkdir -p $(dir $@)
+	$(CC) -o $@ $^ $(CORE_LIBS) -lunicorn -lpthread
+
+setup:
+	@scripts/setup
+
+check: setup
+	@$(MAKE) --no-print-directory all
+	@tests/run
+
+bench-offline: setup
+	@$(MAKE) --no-print-directory $(B)/bench-offline
+	@$(B)/bench-offline
+
+lab: setup
+	@$(MAKE) --no-print-directory all
+	@scripts/lab
+
+clean:
+	rm -rf $(B)/core $(B)/bench $(B)/tests $(B)/*.a $(B)/bench-offline
+
+-include $(shell find $(B) -name '*.d' 2>/dev/null)

@@ -1,0 +1,321 @@
+/* Basic blocks of a function (see cfg.h). */
+#include "cfg.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define GROW(arr, n, cap, init)                                               \
+	((n) < (cap) ? 0 : grow((void **)&(arr), &(cap), sizeof(*(arr)), (init)))
+
+static int grow(void **arr, size_t *cap, size_t elem, size_t init)
+{
+	size_t ncap = *cap ? *cap * 2 : init;
+	void *p = realloc(*arr, ncap * elem);
+
+	if (!p)
+		return -1;
+	*arr = p;
+	*cap = ncap;
+	return 0;
+}
+
+void cfg_free(struct cfg *g)
+{
+	free(g->insns);
+	free(g->blocks);
+	free(g->edges);
+	free(g->targets);
+	free(g->padding);
+	memset(g, 0, sizeof(*g));
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+ssize_t cfg_insn_at(const struct cfg *g, uint64_t addr)
+{
+	size_t lo = 0, hi = g->ninsn;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (g->insns[mid].addr < addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < g->ninsn && g->insns[lo].addr == addr ? (ssize_t)lo : -1;
+}
+
+ssize_t cfg_insn_containing(const struct cfg *g, uint64_t addr)
+{
+	size_t lo = 0, hi = g->ninsn;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (g->insns[mid].addr + g->insns[mid].len <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < g->ninsn && g->insns[lo].addr <= addr ? (ssize_t)lo : -1;
+}
+
+ssize_t cfg_block_at(const struct cfg *g, uint64_t addr)
+{
+	size_t lo = 0, hi = g->nblocks;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (g->blocks[mid].end <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < g->nblocks && g->blocks[lo].start <= addr ? (ssize_t)lo : -1;
+}
+
+static size_t target_lower(const struct cfg *g, uint64_t addr)
+{
+	size_t lo = 0, hi = g->ntargets;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (g->targets[mid] < addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+bool cfg_is_target(const struct cfg *g, uint64_t addr)
+{
+	size_t i = target_lower(g, addr);
+
+	return i < g->ntargets && g->targets[i] == addr;
+}
+
+bool cfg_has_target_in(const struct cfg *g, uint64_t lo, uint64_t hi)
+{
+	size_t i = target_lower(g, lo);
+
+	return i < g->ntargets && g->targets[i] < hi;
+}
+
+static int add_edge(struct cfg *g, uint32_t from, uint32_t to, enum edge_kind k)
+{
+	if (GROW(g->edges, g->nedges, g->capedges, 256))
+		return -1;
+	g->edges[g->nedges++] = (struct edge){ from, to, (uint8_t)k };
+	return 0;
+}
+
+static int decode_all(struct cfg *g, struct decoder *d, const uint8_t *code)
+{
+	uint64_t a = g->start;
+
+	while (a < g->end) {
+		struct insn *in;
+
+		if (GROW(g->insns, g->ninsn, g->capinsn, 1024))
+			return -1;
+		in = &g->insns[g->ninsn];
+		if (decode_one(d, code + (a - g->start), (size_t)(g->end - a), a, in)) {
+			g->bad_addr = a;
+			break;
+		}
+		g->ninsn++;
+		a += in->len;
+	}
+	return 0;
+}
+
+static int collect_targets(struct cfg *g, const uint64_t *ext, size_t next)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < g->ninsn; i++) {
+		const struct insn *in = &g->insns[i];
+
+		/* jmp [table + reg*8]: a switch whose targets no decoder sees.
+		 * A jmp through a register is a tail call in the kernel (built
+		 * with -fno-jump-tables), so it does not count. */
+		if (in->kind == IK_JMP_IND && in->mem_index)
+			g->jump_table = true;
+		if (!insn_has_target(in) || in->target < g->start || in->target >= g->end)
+			continue;
+		if (GROW(g->targets, g->ntargets, g->captargets, 256))
+			return -1;
+		g->targets[g->ntargets++] = in->target;
+	}
+	for (size_t i = 0; i < next; i++) {
+		if (ext[i] < g->start || ext[i] >= g->end)
+			continue;
+		if (GROW(g->targets, g->ntargets, g->captargets, 256))
+			return -1;
+		g->targets[g->ntargets++] = ext[i];
+	}
+	qsort(g->targets, g->ntargets, sizeof(*g->targets), cmp_u64);
+	for (size_t i = 0; i < g->ntargets; i++)
+		if (!n || g->targets[n - 1] != g->targets[i])
+			g->targets[n++] = g->targets[i];
+	g->ntargets = n;
+	for (size_t i = 0; i < n && !g->misaligned; i++)
+		if (cfg_insn_at(g, g->targets[i]) < 0 &&
+		    (!g->bad_addr || g->targets[i] < g->bad_addr))
+			g->misaligned = g->targets[i];
+	return 0;
+}
+
+/* Splits the instruction stream into blocks and padding runs. */
+static int split_blocks(struct cfg *g)
+{
+	bool reach_by_fall = true; /* the entry is reached */
+	struct block *cur = NULL;
+
+	for (size_t i = 0; i < g->ninsn; i++) {
+		const struct insn *in = &g->insns[i];
+		bool tgt = cfg_is_target(g, in->addr);
+
+		/* int3 is never meant to run, so an untargeted run of it is
+		 * filler even after a call to a noreturn function; nops are
+		 * filler only where nothing falls into them. */
+		if (!tgt && (in->kind == IK_INT3 || (!reach_by_fall && in->nop))) {
+			/* Dead filler: extend or open a padding run. */
+			cur = NULL;
+			if (g->npadding && g->padding[g->npadding - 1].end == in->addr) {
+				g->padding[g->npadding - 1].end += in->len;
+			} else {
+				if (GROW(g->padding, g->npadding, g->cappadding, 64))
+					return -1;
+				g->padding[g->npadding++] = (struct range){ in->addr, in->addr + in->len };
+			}
+			continue;
+		}
+		if (!cur || tgt) {
+			if (GROW(g->blocks, g->nblocks, g->capblocks, 256))
+				return -1;
+			cur = &g->blocks[g->nblocks++];
+			memset(cur, 0, sizeof(*cur));
+			cur->start = in->addr;
+			cur->first = (uint32_t)i;
+			cur->targeted = tgt;
+		}
+		cur->count++;
+		cur->end = in->addr + in->len;
+		reach_by_fall = insn_falls_through(in);
+		if (insn_ends_block(in))
+			cur = NULL;
+	}
+	return 0;
+}
+
+static int link_blocks(struct cfg *g, const uint64_t *ext, size_t next)
+{
+	uint32_t *stack;
+	size_t sp = 0;
+
+	for (size_t b = 0; b < g->nblocks; b++) {
+		const struct block *blk = &g->blocks[b];
+		const struct insn *last = &g->insns[blk->first + blk->count - 1];
+
+		g->blocks[b].edge_first = (uint32_t)g->nedges;
+		if (insn_has_target(last) && last->kind != IK_CALL &&
+		    last->target >= g->start && last->target < g->end) {
+			ssize_t t = cfg_block_at(g, last->target);
+
+			if (t >= 0 && g->blocks[t].start == last->target &&
+			    add_edge(g, (uint32_t)b, (uint32_t)t,
+				     last->kind == IK_JMP ? EDGE_JUMP : EDGE_TAKEN))
+				return -1;
+		}
+		if (insn_falls_through(last) && b + 1 < g->nblocks &&
+		    g->blocks[b + 1].start == blk->end &&
+		    add_edge(g, (uint32_t)b, (uint32_t)b + 1, EDGE_FALL))
+			return -1;
+		g->blocks[b].nsucc = (uint8_t)(g->nedges - g->blocks[b].edge_first);
+	}
+	for (size_t i = 0; i < next; i++) {
+		ssize_t t = cfg_block_at(g, ext[i]);
+
+		if (t >= 0 && g->blocks[t].start == ext[i] &&
+		    add_edge(g, CFG_OUTSIDE, (uint32_t)t, EDGE_EXTERNAL))
+			return -1;
+	}
+	/* Reachability from the entry and every external edge. */
+	stack = malloc((g->nblocks + 1) * sizeof(*stack));
+	if (!stack)
+		return -1;
+	if (g->nblocks && g->blocks[0].start == g->start) {
+		g->blocks[0].reachable = 1;
+		stack[sp++] = 0;
+	}
+	for (size_t i = 0; i < g->nedges; i++) {
+		uint32_t t = g->edges[i].to;
+
+		if (g->edges[i].from == CFG_OUTSIDE && !g->blocks[t].reachable) {
+			g->blocks[t].reachable = 1;
+			stack[sp++] = t;
+		}
+	}
+	while (sp) {
+		uint32_t b = stack[--sp];
+
+		for (size_t i = 0; i < g->blocks[b].nsucc; i++) {
+			const struct edge *ed = &g->edges[g->blocks[b].edge_first + i];
+
+			if (g->blocks[ed->to].reachable)
+				continue;
+			g->blocks[ed->to].reachable = 1;
+			stack[sp++] = ed->to;
+		}
+	}
+	free(stack);
+	return 0;
+}
+
+int cfg_build(struct cfg *g, struct decoder *d, const uint8_t *code,
+	      uint64_t start, uint64_t end, const uint64_t *ext, size_t next,
+	      struct gerr *e)
+{
+	if (end <= start)
+		return gerr_set(e, "empty function range");
+	g->start = start;
+	g->end = end;
+	g->ninsn = g->nblocks = g->nedges = g->ntargets = g->npadding = 0;
+	g->bad_addr = g->misaligned = 0;
+	g->jump_table = false;
+	if (decode_all(g, d, code) || collect_targets(g, ext, next) ||
+	    split_blocks(g) || link_blocks(g, ext, next))
+		return gerr_set(e, "out of memory");
+	return 0;
+}
+
+int cfg_collect_targets(struct decoder *d, const uint8_t *code, uint64_t start,
+			uint64_t end, uint64_t lo, uint64_t hi, uint64_t **out,
+			size_t *n, size_t *cap)
+{
+	uint64_t a = start;
+	struct insn in;
+
+	while (a < end) {
+		if (decode_one(d, code + (a - start), (size_t)(end - a), a, &in))
+			break;
+		a += in.len;
+		if (!insn_has_target(&in) || in.kind == IK_CALL ||
+		    in.target < lo || in.target >= hi)
+			continue;
+		if (GROW(*out, *n, *cap, 16))
+			return -1;
+		(*out)[(*n)++] = in.target;
+	}
+	return 0;
+}

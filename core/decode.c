@@ -1,0 +1,197 @@
+/*
+ * Capstone-backed decoder (see decode.h). Capstone is opened once per decoder
+ * with detail on; decode_one() reuses one cs_insn so a whole-kernel scan does
+ * not allocate per instruction.
+ */
+#include "decode.h"
+
+#include <capstone/capstone.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct decoder {
+	csh cs;
+	cs_insn *ci;
+};
+
+int decoder_open(struct decoder **out, struct gerr *e)
+{
+	struct decoder *d = calloc(1, sizeof(*d));
+
+	if (!d)
+		return gerr_set(e, "out of memory");
+	if (cs_open(CS_ARCH_X86, CS_MODE_64, &d->cs) != CS_ERR_OK) {
+		free(d);
+		return gerr_set(e, "Capstone: cannot open an x86-64 decoder");
+	}
+	cs_option(d->cs, CS_OPT_DETAIL, CS_OPT_ON);
+	d->ci = cs_malloc(d->cs);
+	if (!d->ci) {
+		cs_close(&d->cs);
+		free(d);
+		return gerr_set(e, "out of memory");
+	}
+	*out = d;
+	return 0;
+}
+
+void decoder_close(struct decoder *d)
+{
+	if (!d)
+		return;
+	cs_free(d->ci, 1);
+	cs_close(&d->cs);
+	free(d);
+}
+
+static bool is_jcc(unsigned id)
+{
+	switch (id) {
+	case X86_INS_JAE: case X86_INS_JA: case X86_INS_JBE: case X86_INS_JB:
+	case X86_INS_JE: case X86_INS_JGE: case X86_INS_JG: case X86_INS_JLE:
+	case X86_INS_JL: case X86_INS_JNE: case X86_INS_JNO: case X86_INS_JNP:
+	case X86_INS_JNS: case X86_INS_JO: case X86_INS_JP: case X86_INS_JS:
+		return true;
+	default:
+		return false;
+	}
+}
+
+static enum insn_kind classify(const cs_insn *ci, bool imm_operand)
+{
+	unsigned id = ci->id;
+
+	if (is_jcc(id))
+		return IK_JCC;
+	switch (id) {
+	case X86_INS_JMP:
+		return imm_operand ? IK_JMP : IK_JMP_IND;
+	case X86_INS_LJMP:
+		return IK_JMP_IND;
+	case X86_INS_CALL:
+		return imm_operand ? IK_CALL : IK_CALL_IND;
+	case X86_INS_LCALL:
+		return IK_CALL_IND;
+	case X86_INS_LOOP: case X86_INS_LOOPE: case X86_INS_LOOPNE:
+	case X86_INS_JRCXZ: case X86_INS_JECXZ: case X86_INS_JCXZ:
+		return IK_LOOP;
+	case X86_INS_RET:
+		return IK_RET;
+	case X86_INS_INT3:
+		return IK_INT3;
+	case X86_INS_UD2: case X86_INS_UD2B: case X86_INS_UD0:
+		return IK_UD2;
+	case X86_INS_RETF: case X86_INS_IRET: case X86_INS_IRETD:
+	case X86_INS_IRETQ: case X86_INS_SYSRET: case X86_INS_SYSEXIT:
+	case X86_INS_INT: case X86_INS_INTO: case X86_INS_INT1:
+		return IK_TRAP_EXIT;
+	case X86_INS_XBEGIN:
+		return IK_XBEGIN;
+	default:
+		return IK_PLAIN;
+	}
+}
+
+int decode_one(struct decoder *d, const uint8_t *code, size_t avail,
+	       uint64_t addr, struct insn *out)
+{
+	const uint8_t *p = code;
+	size_t n = avail < INSN_MAX ? avail : INSN_MAX;
+	uint64_t a = addr;
+	cs_insn *ci = d->ci;
+	const cs_x86 *x;
+	bool imm = false;
+
+	if (!cs_disasm_iter(d->cs, &p, &n, &a, ci))
+		return -1;
+	x = &ci->detail->x86;
+	memset(out, 0, sizeof(*out));
+	out->addr = addr;
+	out->len = (uint8_t)ci->size;
+	out->id = (uint16_t)ci->id;
+	memcpy(out->bytes, code, ci->size);
+	for (int i = 0; i < x->op_count; i++) {
+		const cs_x86_op *op = &x->operands[i];
+
+		if (op->type == X86_OP_IMM) {
+			imm = true;
+			out->target = (uint64_t)op->imm;
+		} else if (op->type == X86_OP_MEM) {
+			if (op->mem.base == X86_REG_RIP)
+				out->disp_off = x->encoding.disp_offset;
+			if (op->mem.base == X86_REG_RSP || op->mem.index == X86_REG_RSP)
+				out->mem_rsp = 1;
+			if (op->mem.index != X86_REG_INVALID)
+				out->mem_index = 1;
+		}
+	}
+	out->kind = (uint8_t)classify(ci, imm);
+	if (insn_has_target(out)) {
+		out->imm_off = x->encoding.imm_offset;
+		out->imm_size = x->encoding.imm_size;
+	} else {
+		out->target = 0;
+	}
+	out->nop = ci->id == X86_INS_NOP;
+	return 0;
+}
+
+int decode_text(struct decoder *d, const struct insn *in, char *buf, size_t len)
+{
+	const uint8_t *p = in->bytes;
+	size_t n = in->len;
+	uint64_t a = in->addr;
+	cs_insn *ci = d->ci;
+
+	if (!cs_disasm_iter(d->cs, &p, &n, &a, ci))
+		return -1;
+	if (ci->op_str[0])
+		snprintf(buf, len, "%s %s", ci->mnemonic, ci->op_str);
+	else
+		snprintf(buf, len, "%s", ci->mnemonic);
+	return 0;
+}
+
+bool insn_has_target(const struct insn *in)
+{
+	switch (in->kind) {
+	case IK_JMP: case IK_JCC: case IK_LOOP: case IK_CALL: case IK_XBEGIN:
+		return true;
+	default:
+		return false;
+	}
+}
+
+bool insn_falls_through(const struct insn *in)
+{
+	switch (in->kind) {
+	case IK_JMP: case IK_RET: case IK_JMP_IND: case IK_UD2:
+	case IK_TRAP_EXIT: case IK_INT3:
+		return false;
+	default:
+		return true;
+	}
+}
+
+bool insn_ends_block(const struct insn *in)
+{
+	switch (in->kind) {
+	case IK_PLAIN: case IK_CALL: case IK_CALL_IND:
+		return false;
+	default:
+		return true;
+	}
+}
+
+const char *insn_kind_name(enum insn_kind k)
+{
+	static const char *const names[IK_NKINDS] = {
+		[IK_PLAIN] = "plain", [IK_JMP] = "jmp", [IK_JCC] = "jcc",
+		[IK_LOOP] = "loop", [IK_CALL] = "call", [IK_RET] = "ret",
+		[IK_JMP_IND] = "indirect jmp", [IK_CALL_IND] = "indirect call",
+		[IK_INT3] = "int3", [IK_UD2] = "ud2", [IK_TRAP_EXIT] = "trap/exit",
+		[IK_XBEGIN] = "xbegin",
+	};
+	return (unsigned)k < IK_NKINDS ? names[k] : "?";
+}

@@ -1,0 +1,71 @@
+/*
+ * decode: one x86-64 instruction at a time, through Capstone, into the small
+ * record the rest of core/ works with. Only what matters for splicing is kept:
+ * where the instruction is, how long, what kind of control transfer it is, the
+ * direct target, and where a RIP-relative displacement sits in its bytes.
+ */
+#ifndef GILK_DECODE_H
+#define GILK_DECODE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "gerr.h"
+
+#define INSN_MAX 15
+
+enum insn_kind {
+	IK_PLAIN,     /* falls through, no address dependence but RIP-relative */
+	IK_JMP,       /* jmp rel8/rel32 */
+	IK_JCC,       /* jcc rel8/rel32 */
+	IK_LOOP,      /* loop, loope, loopne, jrcxz, jecxz: rel8 only, no flags */
+	IK_CALL,      /* call rel32 */
+	IK_RET,       /* ret, ret imm16 */
+	IK_JMP_IND,   /* jmp reg/mem */
+	IK_CALL_IND,  /* call reg/mem */
+	IK_INT3,      /* int3 (breakpoint or SLS/padding byte) */
+	IK_UD2,       /* ud2: BUG()/WARN() sites, found by address in __bug_table */
+	IK_TRAP_EXIT, /* iret, sysret, sysexit, int n, hlt-free exits: end a block */
+	IK_XBEGIN,    /* xbegin rel: a second, hidden target */
+	IK_NKINDS
+};
+
+struct insn {
+	uint64_t addr;
+	uint64_t target;   /* direct branch target (JMP, JCC, LOOP, CALL, XBEGIN) */
+	uint16_t id;       /* Capstone instruction id */
+	uint8_t len;
+	uint8_t kind;      /* enum insn_kind */
+	uint8_t disp_off;  /* offset of the RIP-relative disp32; 0 when none */
+	uint8_t imm_off;   /* offset of the branch displacement (rel8/rel32) */
+	uint8_t imm_size;  /* 1 or 4 for relative branches */
+	uint8_t nop : 1;   /* a no-op of any length (padding candidate) */
+	uint8_t mem_rsp : 1; /* a memory operand addressed through rsp */
+	uint8_t mem_index : 1; /* a memory operand with an index register */
+	uint8_t bytes[INSN_MAX];
+};
+
+struct decoder;
+
+int decoder_open(struct decoder **out, struct gerr *e);
+void decoder_close(struct decoder *d);
+
+/* Decodes one instruction at code[0..avail) sitting at address addr.
+ * Returns 0 and fills *out, or -1 when the bytes are not a valid instruction. */
+int decode_one(struct decoder *d, const uint8_t *code, size_t avail,
+	       uint64_t addr, struct insn *out);
+
+/* Formats "mnemonic operands" of the instruction into buf (Capstone's AT&T-free
+ * Intel syntax). Returns 0, or -1 when the bytes do not decode. */
+int decode_text(struct decoder *d, const struct insn *in, char *buf, size_t len);
+
+/* Whether control can continue to the next instruction. */
+bool insn_falls_through(const struct insn *in);
+/* Whether the instruction ends a basic block. */
+bool insn_ends_block(const struct insn *in);
+/* Whether it has a direct target (JMP, JCC, LOOP, CALL, XBEGIN). */
+bool insn_has_target(const struct insn *in);
+const char *insn_kind_name(enum insn_kind k);
+
+#endif

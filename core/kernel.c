@@ -1,0 +1,171 @@
+/* An offline kernel for planning (see kernel.h). */
+#include "kernel.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+int kernel_open(struct kernel *k, const char *image, const char *symbols,
+		struct gerr *e)
+{
+	uint64_t size;
+
+	memset(k, 0, sizeof(*k));
+	if (kimage_open(image, &k->img, e) || symtab_load(symbols, &k->syms, e) ||
+	    decoder_open(&k->dec, e))
+		goto fail;
+	if (kimage_section(k->img, ".text", &k->text_start, &size)) {
+		gerr_set(e, "%s has no .text section", image);
+		goto fail;
+	}
+	k->text_end = k->text_start + size;
+	if (symtab_function(k->syms, k->text_start, NULL, NULL, NULL)) {
+		gerr_set(e, "%s has no function at the image's .text (0x%llx): do the symbols belong to this image, booted with nokaslr?",
+			 symbols, (unsigned long long)k->text_start);
+		goto fail;
+	}
+	k->facts = textfacts_new();
+	if (!k->facts) {
+		gerr_set(e, "out of memory");
+		goto fail;
+	}
+	if (textfacts_load(k->facts, k->img, k->syms, k->dec, e))
+		goto fail;
+	return 0;
+fail:
+	kernel_close(k);
+	return -1;
+}
+
+void kernel_close(struct kernel *k)
+{
+	kimage_close(k->img);
+	symtab_free(k->syms);
+	textfacts_free(k->facts);
+	decoder_close(k->dec);
+	free(k->scratch);
+	memset(k, 0, sizeof(*k));
+}
+
+int kernel_cfg(struct kernel *k, uint64_t start, struct cfg *g, struct gerr *e)
+{
+	const struct ksym *sym, *cold[8];
+	uint64_t fstart, fend;
+	const uint64_t *ft;
+	const uint8_t *code;
+	size_t ncold, nft;
+
+	if (symtab_function(k->syms, start, &sym, &fstart, &fend) || fstart != start)
+		return gerr_set(e, "0x%llx is not the start of a function",
+				(unsigned long long)start);
+	if (start < k->text_end && fend > k->text_end)
+		fend = k->text_end;
+	code = kimage_ptr(k->img, fstart, (size_t)(fend - fstart));
+	if (!code)
+		return gerr_set(e, "the image holds no bytes for %s", sym->name);
+	k->nscratch = 0;
+	nft = textfacts_targets(k->facts, fstart, fend, &ft);
+	for (size_t i = 0; i < nft; i++) {
+		if (k->nscratch == k->capscratch) {
+			size_t cap = k->capscratch ? k->capscratch * 2 : 64;
+			uint64_t *p = realloc(k->scratch, cap * sizeof(*p));
+
+			if (!p)
+				return gerr_set(e, "out of memory");
+			k->scratch = p;
+			k->capscratch = cap;
+		}
+		k->scratch[k->nscratch++] = ft[i];
+	}
+	ncold = symtab_cold_parts(k->syms, sym->name, cold, 8);
+	for (size_t i = 0; i < ncold && i < 8; i++) {
+		uint64_t cs, ce;
+		const uint8_t *cc;
+
+		if (symtab_function(k->syms, cold[i]->addr, NULL, &cs, &ce))
+			continue;
+		cc = kimage_ptr(k->img, cs, (size_t)(ce - cs));
+		if (cc && cfg_collect_targets(k->dec, cc, cs, ce, fstart, fend,
+					      &k->scratch, &k->nscratch,
+					      &k->capscratch))
+			return gerr_set(e, "out of memory");
+	}
+	return cfg_build(g, k->dec, code, fstart, fend, k->scratch, k->nscratch, e);
+}
+
+static int window_get(struct kernel *k, struct cfg_window *w, uint64_t start,
+		      const struct cfg **out, struct gerr *e)
+{
+	size_t victim = 0;
+
+	for (size_t i = 0; i < WINDOW_MAX; i++) {
+		if (w->cfgs[i].end && w->cfgs[i].start == start) {
+			w->used[i] = ++w->clock;
+			*out = &w->cfgs[i];
+			return 0;
+		}
+		if (w->used[i] < w->used[victim])
+			victim = i;
+	}
+	w->used[victim] = ++w->clock;
+	w->cfgs[victim].end = 0;
+	if (kernel_cfg(k, start, &w->cfgs[victim], e)) {
+		w->cfgs[victim].end = 0;
+		return -1;
+	}
+	*out = &w->cfgs[victim];
+	return 0;
+}
+
+int kernel_window(struct kernel *k, uint64_t addr, uint64_t reach,
+		  struct cfg_window *w, struct gerr *e)
+{
+	uint64_t fstart, fend, a;
+	const struct cfg *g;
+
+	w->nview = 0;
+	if (symtab_function(k->syms, addr, NULL, &fstart, &fend))
+		return gerr_set(e, "0x%llx is not inside a kernel function",
+				(unsigned long long)addr);
+	if (window_get(k, w, fstart, &g, e))
+		return -1;
+	w->view[w->nview++] = g;
+	/* Neighbours below, then above, while within reach. */
+	a = fstart;
+	while (w->nview < WINDOW_MAX / 2 && a > addr - reach) {
+		uint64_t s, en;
+
+		if (symtab_function(k->syms, a - 1, NULL, &s, &en) || en != a)
+			break;
+		if (window_get(k, w, s, &g, e) == 0)
+			w->view[w->nview++] = g;
+		a = s;
+	}
+	a = fend;
+	while (w->nview < WINDOW_MAX - 1 && a < addr + reach && a < k->text_end) {
+		uint64_t s, en;
+
+		if (symtab_function(k->syms, a, NULL, &s, &en) || s != a)
+			break;
+		if (window_get(k, w, s, &g, e) == 0)
+			w->view[w->nview++] = g;
+		a = en;
+	}
+	return 0;
+}
+
+void window_free(struct cfg_window *w)
+{
+	for (size_t i = 0; i < WINDOW_MAX; i++)
+		cfg_free(&w->cfgs[i]);
+	memset(w, 0, sizeof(*w));
+}
+
+void kernel_env(const struct kernel *k, const struct cfg_window *w,
+		struct splice_env *env)
+{
+	memset(env, 0, sizeof(*env));
+	env->cfgs = w->view;
+	env->ncfg = w->nview;
+	env->facts = k->facts;
+	env->tramp_hint = MODULE_AREA_HINT;
+}

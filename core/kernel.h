@@ -1,0 +1,62 @@
+/*
+ * kernel: a kernel as the planner sees it, image bytes + symbols + text facts
+ * + a decoder, and the CFGs of its functions on demand. A planning window
+ * holds the CFGs of every function within a bounce's reach of a site; it
+ * caches them, so a scan in address order builds each CFG about once.
+ */
+#ifndef GILK_KERNEL_H
+#define GILK_KERNEL_H
+
+#include <stdint.h>
+
+#include "cfg.h"
+#include "decode.h"
+#include "gerr.h"
+#include "image.h"
+#include "splice.h"
+#include "symtab.h"
+#include "textfacts.h"
+
+struct kernel {
+	struct kimage *img;
+	struct symtab *syms;
+	struct textfacts *facts;
+	struct decoder *dec;
+	uint64_t text_start, text_end;  /* the image's .text */
+	uint64_t *scratch;              /* targets from .cold parts */
+	size_t nscratch, capscratch;
+};
+
+/* image: vmlinux, bzImage or /proc/kcore; symbols: kallsyms or System.map. */
+int kernel_open(struct kernel *k, const char *image, const char *symbols,
+		struct gerr *e);
+void kernel_close(struct kernel *k);
+
+/* Builds the CFG of the function that starts at start. */
+int kernel_cfg(struct kernel *k, uint64_t start, struct cfg *g, struct gerr *e);
+
+#define WINDOW_MAX 24
+
+struct cfg_window {
+	struct cfg cfgs[WINDOW_MAX];
+	uint64_t used[WINDOW_MAX];      /* last use, for eviction */
+	const struct cfg *view[WINDOW_MAX];
+	size_t nview;
+	uint64_t clock;
+};
+
+/* Makes w hold the CFGs of the function containing addr (first in w->view)
+ * and of every function overlapping [addr - reach, addr + reach). */
+int kernel_window(struct kernel *k, uint64_t addr, uint64_t reach,
+		  struct cfg_window *w, struct gerr *e);
+void window_free(struct cfg_window *w);
+
+/* The planning environment for w: facts from k, nothing occupied. */
+void kernel_env(const struct kernel *k, const struct cfg_window *w,
+		struct splice_env *env);
+
+/* Where gilk.ko's trampolines will be for this kernel (the module area, as
+ * the start of the top 1 GiB holds it on x86-64); for reach checks offline. */
+#define MODULE_AREA_HINT 0xffffffffc0000000ull
+
+#endif

@@ -1,0 +1,616 @@
+/* Splice planning and emission (see splice.h). */
+#include "splice.h"
+
+#include <string.h>
+
+#include "reloc.h"
+#include "x86emit.h"
+
+#define JMP32_LEN 5
+#define JMP8_LEN 2
+#define EVICT_MIN 10               /* a jmp rel32 plus a 5-byte slot */
+#define TRAMP_HEADER_MAX 320       /* register save, call, restore */
+
+#define KERNEL_CS 0x10
+#define KERNEL_DS 0x18
+
+static const struct cfg *cfg_for(const struct splice_env *env, uint64_t addr)
+{
+	for (size_t i = 0; i < env->ncfg; i++)
+		if (addr >= env->cfgs[i]->start && addr < env->cfgs[i]->end)
+			return env->cfgs[i];
+	return NULL;
+}
+
+static bool overlaps(uint64_t a, uint64_t alen, uint64_t b, uint64_t blen)
+{
+	return a < b + blen && b < a + alen;
+}
+
+static bool is_occupied(const struct splice_env *env, uint64_t lo, uint64_t len)
+{
+	for (size_t i = 0; i < env->noccupied; i++)
+		if (overlaps(lo, len, env->occupied[i].start,
+			     env->occupied[i].end - env->occupied[i].start))
+			return true;
+	return false;
+}
+
+static enum splice_reason reason_of_reservation(enum res_kind k)
+{
+	switch (k) {
+	case RES_JUMP_LABEL: return SR_JUMP_LABEL;
+	case RES_STATIC_CALL: return SR_STATIC_CALL;
+	case RES_FTRACE: return SR_FTRACE;
+	case RES_EXTABLE: return SR_EXTABLE;
+	default: return SR_BLACKLIST;
+	}
+}
+
+static bool is_reserved(const struct splice_env *env, uint64_t lo, uint64_t len,
+			enum splice_reason *why)
+{
+	const struct res_range *r;
+
+	if (!env->facts)
+		return false;
+	r = textfacts_reserved(env->facts, lo, lo + len, RES_ALTERNATIVE);
+	if (r && why)
+		*why = reason_of_reservation((enum res_kind)r->kind);
+	return r != NULL;
+}
+
+static bool touches_alternative(const struct splice_env *env,
+				const struct splice_region *r)
+{
+	return env->facts && r->len &&
+	       textfacts_overlaps(env->facts, r->addr, r->addr + r->len,
+				  RES_ALTERNATIVE);
+}
+
+/* Why in cannot be displaced at all (SPLICE_OK when it can). */
+static enum splice_reason insn_refusal(const struct splice_env *env,
+				       const struct insn *in)
+{
+	enum splice_reason why;
+
+	switch (in->kind) {
+	case IK_INT3: return SR_INT3;
+	case IK_UD2: return SR_UD2;
+	case IK_XBEGIN: return SR_UNRELOCATABLE;
+	case IK_CALL_IND:
+		if (in->mem_rsp)
+			return SR_UNRELOCATABLE;
+		break;
+	default:
+		break;
+	}
+	if (is_reserved(env, in->addr, in->len, &why))
+		return why;
+	if (env->tramp_hint) {
+		uint8_t buf[64];
+		struct x86w w;
+
+		/* Relocate once near where trampolines will be: the same
+		 * check splice_emit makes, so plans rarely fail there. */
+		xw_init(&w, buf, sizeof(buf), env->tramp_hint);
+		switch (reloc_insn(&w, in)) {
+		case RELOC_OK: break;
+		case RELOC_RIP_RANGE: return SR_RIP_RANGE;
+		case RELOC_BRANCH_RANGE: return SR_BRANCH_RANGE;
+		default: return SR_UNRELOCATABLE;
+		}
+	}
+	return SPLICE_OK;
+}
+
+/* End of the padding run starting exactly at addr, or 0. */
+static uint64_t padding_from(const struct cfg *g, uint64_t addr)
+{
+	for (size_t i = 0; i < g->npadding; i++)
+		if (g->padding[i].start == addr)
+			return g->padding[i].end;
+	return 0;
+}
+
+/*
+ * The shortest region of at least need bytes from instruction idx, or as far
+ * as it can go: *stop says why it stopped short (SPLICE_OK when it did not),
+ * *stop_addr where.
+ */
+static void scan_prefix(const struct splice_env *env, const struct cfg *g,
+			size_t idx, unsigned need, struct splice_region *r,
+			enum splice_reason *stop, uint64_t *stop_addr)
+{
+	memset(r, 0, offsetof(struct splice_region, insns));
+	r->addr = g->insns[idx].addr;
+	*stop = SPLICE_OK;
+	for (size_t i = idx;; i++) {
+		const struct insn *in;
+		enum splice_reason why;
+		uint64_t next, pend;
+
+		if (i >= g->ninsn) {
+			*stop = g->bad_addr ? SR_UNDECODABLE : SR_TOO_SHORT;
+			*stop_addr = r->addr + r->len;
+			return;
+		}
+		in = &g->insns[i];
+		if (i > idx && cfg_is_target(g, in->addr)) {
+			*stop = SR_TOO_SHORT;
+			*stop_addr = in->addr;
+			return;
+		}
+		why = insn_refusal(env, in);
+		if (why != SPLICE_OK || r->ninsn == SPLICE_INSN_MAX) {
+			*stop = why != SPLICE_OK ? why : SR_TOO_SHORT;
+			*stop_addr = in->addr;
+			return;
+		}
+		memcpy(r->orig + r->len, in->bytes, in->len);
+		r->insns[r->ninsn++] = *in;
+		r->len += in->len;
+		r->live += in->len;
+		if (r->len >= need)
+			return;
+		next = in->addr + in->len;
+		if (in->kind == IK_CALL || in->kind == IK_CALL_IND) {
+			/* The callee returns to the byte after the call: it
+			 * must end the region. */
+			*stop = SR_TOO_SHORT;
+			*stop_addr = next;
+			return;
+		}
+		if (insn_falls_through(in))
+			continue;
+		/* Nothing continues here: dead padding may be overwritten. */
+		pend = padding_from(g, next);
+		if (pend) {
+			uint64_t take = pend - next;
+
+			if (take > need - r->len)
+				take = need - r->len;
+			for (uint64_t k = 0; k < take; k++)
+				r->orig[r->len + k] = 0; /* filled by caller */
+			r->len += (uint8_t)take;
+			if (r->len >= need)
+				return;
+		}
+		*stop = SR_TOO_SHORT;
+		*stop_addr = r->addr + r->len;
+		return;
+	}
+}
+
+/* Reads the original bytes of a region's padding part, which scan_prefix
+ * could not see (padding is not kept as instructions with bytes). */
+static void fill_padding_orig(const struct cfg *g, struct splice_region *r)
+{
+	for (size_t k = r->live; k < r->len;) {
+		ssize_t i = cfg_insn_containing(g, r->addr + k);
+		const struct insn *in;
+		size_t off, take;
+
+		if (i < 0)
+			break;
+		in = &g->insns[i];
+		off = (size_t)(r->addr + k - in->addr);
+		take = in->len - off;
+		if (take > r->len - k)
+			take = r->len - k;
+		memcpy(r->orig + k, in->bytes + off, take);
+		k += take;
+	}
+}
+
+static bool slot_ok(const struct splice_env *env, const struct splice_plan *p,
+		    uint64_t s)
+{
+	return !overlaps(s, JMP32_LEN, p->region.addr, p->region.len) &&
+	       !is_occupied(env, s, JMP32_LEN) &&
+	       !is_reserved(env, s, JMP32_LEN, NULL);
+}
+
+static void copy_slot_orig(const struct splice_env *env, uint64_t s, uint8_t *out)
+{
+	memset(out, 0xcc, JMP32_LEN);
+	for (unsigned k = 0; k < JMP32_LEN; k++) {
+		const struct cfg *g = cfg_for(env, s + k);
+		ssize_t i = g ? cfg_insn_containing(g, s + k) : -1;
+
+		if (i >= 0)
+			out[k] = g->insns[i].bytes[s + k - g->insns[i].addr];
+	}
+}
+
+/* A 5-byte slot inside [lo, hi) that also lies in [rlo, rhi]: the lowest
+ * valid start, or 0. */
+static uint64_t slot_in(const struct splice_env *env, const struct splice_plan *p,
+			uint64_t lo, uint64_t hi, uint64_t rlo, uint64_t rhi)
+{
+	uint64_t a = lo > rlo ? lo : rlo;
+
+	for (; a + JMP32_LEN <= hi && a <= rhi; a++)
+		if (slot_ok(env, p, a))
+			return a;
+	return 0;
+}
+
+static bool find_slot(const struct splice_env *env, struct splice_plan *p)
+{
+	uint64_t from = p->region.addr + JMP8_LEN;
+	uint64_t rlo = from - 128, rhi = from + 127;
+
+	for (size_t c = 0; c < env->ncfg; c++) {
+		const struct cfg *g = env->cfgs[c];
+
+		for (size_t i = 0; i < g->npadding; i++) {
+			uint64_t s = slot_in(env, p, g->padding[i].start,
+					     g->padding[i].end, rlo, rhi);
+
+			if (s) {
+				p->bounce_kind = BOUNCE_PADDING;
+				p->slot = s;
+				copy_slot_orig(env, s, p->slot_orig);
+				return true;
+			}
+		}
+	}
+	for (size_t i = 0; i < env->ntails; i++) {
+		uint64_t s = slot_in(env, p, env->tails[i].start,
+				     env->tails[i].end, rlo, rhi);
+
+		if (s) {
+			p->bounce_kind = BOUNCE_TAIL;
+			p->slot = s;
+			copy_slot_orig(env, s, p->slot_orig);
+			return true;
+		}
+	}
+	if (env->flags & SPLICE_NO_EVICT)
+		return false;
+	for (size_t c = 0; c < env->ncfg; c++) {
+		const struct cfg *g = env->cfgs[c];
+
+		if (g->misaligned || g->jump_table)
+			continue;
+		ssize_t first = cfg_insn_containing(g, rlo - EVICT_MIN - INSN_MAX);
+
+		for (size_t i = first < 0 ? 0 : (size_t)first; i < g->ninsn; i++) {
+			const struct insn *in = &g->insns[i];
+			struct splice_region ev;
+			enum splice_reason stop;
+			uint64_t stop_addr, s;
+
+			if (in->addr > rhi)
+				break;
+			if (in->addr + EVICT_MIN + INSN_MAX < rlo)
+				continue;
+			if (cfg_block_at(g, in->addr) < 0)
+				continue; /* padding */
+			scan_prefix(env, g, i, EVICT_MIN, &ev, &stop, &stop_addr);
+			if (stop != SPLICE_OK ||
+			    overlaps(ev.addr, ev.len, p->region.addr, p->region.len) ||
+			    is_occupied(env, ev.addr, ev.len))
+				continue;
+			s = ev.addr + JMP32_LEN;
+			if (s < rlo)
+				s = rlo;
+			if (s > rhi || s + JMP32_LEN > ev.addr + ev.len)
+				continue;
+			fill_padding_orig(g, &ev);
+			p->bounce_kind = BOUNCE_EVICT;
+			p->slot = s;
+			memcpy(p->slot_orig, ev.orig + (s - ev.addr), JMP32_LEN);
+			p->evict = ev;
+			return true;
+		}
+	}
+	return false;
+}
+
+static int refuse(struct splice_plan *p, enum splice_reason r, uint64_t at)
+{
+	p->reason = r;
+	p->reason_addr = at;
+	return -1;
+}
+
+int splice_plan(const struct splice_env *env, uint64_t site,
+		struct splice_plan *p)
+{
+	const struct cfg *g = cfg_for(env, site);
+	enum splice_reason stop;
+	uint64_t stop_addr = site;
+	ssize_t idx;
+
+	memset(p, 0, sizeof(*p));
+	p->region.addr = site;
+	if (!g)
+		return refuse(p, SR_NOT_TEXT, site);
+	if (g->bad_addr && site >= g->bad_addr)
+		return refuse(p, SR_UNDECODABLE, g->bad_addr);
+	idx = cfg_insn_at(g, site);
+	if (idx < 0) {
+		for (size_t i = 0; i < g->npadding; i++)
+			if (site >= g->padding[i].start && site < g->padding[i].end)
+				return refuse(p, SR_PADDING, site);
+		return refuse(p, SR_NOT_BOUNDARY, site);
+	}
+	if (cfg_block_at(g, site) < 0)
+		return refuse(p, SR_PADDING, site);
+	if (g->misaligned)
+		return refuse(p, SR_MISALIGNED_TARGET, g->misaligned);
+	if (g->jump_table)
+		return refuse(p, SR_JUMP_TABLE, site);
+
+	scan_prefix(env, g, (size_t)idx, JMP32_LEN, &p->region, &stop, &stop_addr);
+	if (p->region.len == 0)
+		return refuse(p, stop, stop_addr);
+	fill_padding_orig(g, &p->region);
+	if (stop == SPLICE_OK) {
+		if (is_occupied(env, site, p->region.len))
+			return refuse(p, SR_OCCUPIED, site);
+		p->mode = SPLICE_JMP;
+		p->image_only = touches_alternative(env, &p->region);
+		return 0;
+	}
+	p->limit = stop;
+	p->reason_addr = stop_addr;
+	if (p->region.len >= JMP8_LEN && !(env->flags & SPLICE_NO_BOUNCE)) {
+		enum splice_reason s2;
+		uint64_t a2;
+
+		scan_prefix(env, g, (size_t)idx, JMP8_LEN, &p->region, &s2, &a2);
+		fill_padding_orig(g, &p->region);
+		if (is_occupied(env, site, p->region.len))
+			return refuse(p, SR_OCCUPIED, site);
+		if (find_slot(env, p)) {
+			p->mode = SPLICE_BOUNCE;
+			p->image_only = touches_alternative(env, &p->region) ||
+					touches_alternative(env, &p->evict);
+			return 0;
+		}
+	}
+	if (env->flags & SPLICE_ALLOW_TRAP) {
+		/* One instruction, reached through gilk.ko's int3 divert. */
+		p->region.len = p->region.live = p->region.insns[0].len;
+		p->region.ninsn = 1;
+		p->bounce_kind = BOUNCE_NONE;
+		if (is_occupied(env, site, p->region.len))
+			return refuse(p, SR_OCCUPIED, site);
+		p->mode = SPLICE_TRAP;
+		return 0;
+	}
+	return refuse(p, p->region.len >= JMP8_LEN ? SR_NO_BOUNCE_SLOT : SR_TOO_SHORT,
+		      stop_addr);
+}
+
+uint64_t splice_site_for_block(const struct splice_env *env, uint64_t addr)
+{
+	const struct cfg *g = cfg_for(env, addr);
+	const struct res_range *r;
+	ssize_t idx;
+
+	if (!env->facts || !g)
+		return addr;
+	r = textfacts_reserved(env->facts, addr, addr + 1, RES_ALTERNATIVE);
+	if (!r || r->kind != RES_FTRACE || r->start != addr)
+		return addr;
+	idx = cfg_insn_at(g, r->end);
+	return idx >= 0 ? r->end : addr;
+}
+
+size_t splice_tramp_size(const struct splice_plan *p)
+{
+	size_t n = TRAMP_HEADER_MAX + JMP32_LEN;
+
+	for (unsigned i = 0; i < p->region.ninsn; i++)
+		n += reloc_max_len(&p->region.insns[i]);
+	return n;
+}
+
+size_t splice_evict_tramp_size(const struct splice_plan *p)
+{
+	size_t n = JMP32_LEN;
+
+	if (p->bounce_kind != BOUNCE_EVICT)
+		return 0;
+	for (unsigned i = 0; i < p->evict.ninsn; i++)
+		n += reloc_max_len(&p->evict.insns[i]);
+	return n;
+}
+
+static enum splice_reason reason_of_reloc(enum reloc_status s)
+{
+	switch (s) {
+	case RELOC_OK: return SPLICE_OK;
+	case RELOC_RIP_RANGE: return SR_RIP_RANGE;
+	case RELOC_BRANCH_RANGE: return SR_BRANCH_RANGE;
+	default: return SR_UNRELOCATABLE;
+	}
+}
+
+/* The relocated instructions of r, then the jump back when the last one
+ * falls through. */
+static enum splice_reason emit_relocated(struct x86w *w,
+					 const struct splice_region *r)
+{
+	for (unsigned i = 0; i < r->ninsn; i++) {
+		enum reloc_status s = reloc_insn(w, &r->insns[i]);
+
+		if (s != RELOC_OK)
+			return reason_of_reloc(s);
+	}
+	if (r->ninsn && insn_falls_through(&r->insns[r->ninsn - 1]))
+		xw_jmp(w, r->addr + r->len);
+	return w->err == XW_OK ? SPLICE_OK
+	       : w->err == XW_RANGE ? SR_BRANCH_RANGE : SR_UNRELOCATABLE;
+}
+
+static const enum x86reg saved_regs[] = {
+	R_R15, R_R14, R_R13, R_R12, R_RBP, R_RBX, R_R11, R_R10,
+	R_R9, R_R8, R_RAX, R_RCX, R_RDX, R_RSI, R_RDI,
+};
+
+/*
+ * Builds a struct pt_regs on the stack as the site saw the machine, calls
+ * handler(ctx, regs), restores everything from pt_regs (an instrument may
+ * change registers), and leaves rsp and flags as they were at the site.
+ */
+static void emit_call_instrument(struct x86w *w, uint64_t site,
+				 const struct splice_params *sp)
+{
+	const int32_t frame = PT_NSLOTS * 8;
+
+	/* lea leaves flags alone; the kernel has no red zone to skip. */
+	xw_lea_rsp(w, -frame);
+	for (unsigned i = 0; i < sizeof(saved_regs) / sizeof(saved_regs[0]); i++)
+		xw_store_rsp(w, (int32_t)i * 8, saved_regs[i]);
+	xw_pushfq(w);
+	xw_pop(w, R_RAX);
+	xw_store_rsp(w, PT_FLAGS * 8, R_RAX);
+	xw_lea_reg_rsp(w, R_RAX, frame);
+	xw_store_rsp(w, PT_SP * 8, R_RAX);
+	xw_movabs(w, R_RAX, site);
+	xw_store_rsp(w, PT_IP * 8, R_RAX);
+	xw_store_rsp_imm(w, PT_ORIG_AX * 8, -1);
+	xw_store_rsp_imm(w, PT_CS * 8, KERNEL_CS);
+	xw_store_rsp_imm(w, PT_SS * 8, KERNEL_DS);
+	if (sp->clac)
+		xw_clac(w);
+	xw_movabs(w, R_RDI, sp->ctx);
+	xw_mov_reg(w, R_RSI, R_RSP);
+	if (rel32_fits(xw_pc(w) + 5, sp->handler)) {
+		xw_call(w, sp->handler);
+	} else {
+		xw_movabs(w, R_RAX, sp->handler);
+		xw_call_reg(w, R_RAX);
+	}
+	for (unsigned i = 0; i < sizeof(saved_regs) / sizeof(saved_regs[0]); i++)
+		xw_load_rsp(w, saved_regs[i], (int32_t)i * 8);
+	xw_push_rsp_mem(w, PT_FLAGS * 8);
+	xw_popfq(w);
+	xw_lea_rsp(w, frame);
+}
+
+static void put_patch(struct splice_code *out, uint64_t addr, const uint8_t *bytes,
+		      const uint8_t *orig, size_t len)
+{
+	struct splice_patch *pt = &out->patches[out->npatch++];
+
+	pt->addr = addr;
+	pt->len = (uint8_t)len;
+	memcpy(pt->bytes, bytes, len);
+	memcpy(pt->orig, orig, len);
+}
+
+int splice_emit(const struct splice_plan *p, const struct splice_params *sp,
+		struct splice_code *out, enum splice_reason *why)
+{
+	struct x86w w;
+	uint8_t b[SPLICE_REGION_MAX];
+	enum splice_reason r;
+
+	memset(out, 0, offsetof(struct splice_code, patches));
+	out->npatch = 0;
+	xw_init(&w, out->tramp, sizeof(out->tramp), sp->tramp);
+	emit_call_instrument(&w, p->region.addr, sp);
+	out->reloc_off = w.len;
+	r = emit_relocated(&w, &p->region);
+	if (r != SPLICE_OK) {
+		*why = r;
+		return -1;
+	}
+	out->tramp_len = w.len;
+
+	if (p->mode == SPLICE_TRAP)
+		return 0;
+	if (p->mode == SPLICE_BOUNCE && p->bounce_kind == BOUNCE_EVICT) {
+		const struct splice_region *ev = &p->evict;
+		struct x86w ew, pw;
+
+		xw_init(&ew, out->evict_tramp, sizeof(out->evict_tramp), sp->evict_tramp);
+		r = emit_relocated(&ew, ev);
+		if (r != SPLICE_OK) {
+			*why = r;
+			return -1;
+		}
+		out->evict_tramp_len = ew.len;
+		xw_init(&pw, b, sizeof(b), ev->addr);
+		xw_jmp(&pw, sp->evict_tramp);
+		xw_fill_int3(&pw, (size_t)(p->slot - ev->addr) - JMP32_LEN);
+		xw_jmp(&pw, sp->tramp);
+		xw_fill_int3(&pw, ev->len - pw.len);
+		if (pw.err) {
+			*why = SR_BRANCH_RANGE;
+			return -1;
+		}
+		put_patch(out, ev->addr, b, ev->orig, ev->len);
+	} else if (p->mode == SPLICE_BOUNCE) {
+		struct x86w sw;
+
+		xw_init(&sw, b, sizeof(b), p->slot);
+		xw_jmp(&sw, sp->tramp);
+		if (sw.err) {
+			*why = SR_BRANCH_RANGE;
+			return -1;
+		}
+		put_patch(out, p->slot, b, p->slot_orig, JMP32_LEN);
+	}
+	xw_init(&w, b, sizeof(b), p->region.addr);
+	if (p->mode == SPLICE_BOUNCE)
+		xw_jmp8(&w, p->slot);
+	else
+		xw_jmp(&w, sp->tramp);
+	xw_fill_int3(&w, p->region.len - w.len);
+	if (w.err) {
+		*why = SR_BRANCH_RANGE;
+		return -1;
+	}
+	put_patch(out, p->region.addr, b, p->region.orig, p->region.len);
+	return 0;
+}
+
+static const char *const reason_names[SR_NREASONS][2] = {
+	[SPLICE_OK] = { "ok", "spliceable" },
+	[SR_NOT_TEXT] = { "not-text", "the address is not inside a known kernel function" },
+	[SR_NOT_BOUNDARY] = { "mid-instruction", "the address is inside an instruction, not at its start" },
+	[SR_PADDING] = { "padding", "the address is dead padding between functions or after a return, not code" },
+	[SR_UNDECODABLE] = { "undecodable", "the bytes there do not decode as x86-64 instructions" },
+	[SR_MISALIGNED_TARGET] = { "misaligned-target", "the function branches into the middle of an instruction, so its instruction boundaries are not certain" },
+	[SR_JUMP_TABLE] = { "jump-table", "the function jumps through a table whose targets cannot be seen, so any byte may be a branch target" },
+	[SR_INT3] = { "int3", "the region holds an int3, which belongs to a debugger or to the kernel's own patching" },
+	[SR_UD2] = { "bug-site", "the region holds a ud2 (a BUG() or WARN() site, found by its address in __bug_table)" },
+	[SR_UNRELOCATABLE] = { "unrelocatable", "the region holds an instruction that cannot run at another address (xbegin, far transfer, call through [rsp])" },
+	[SR_RIP_RANGE] = { "rip-range", "a RIP-relative operand would be out of ±2 GiB reach from the trampoline" },
+	[SR_BRANCH_RANGE] = { "branch-range", "a branch target would be out of rel32 reach from the trampoline" },
+	[SR_JUMP_LABEL] = { "jump-label", "the region holds a jump label (static key) site, which the kernel rewrites at run time" },
+	[SR_STATIC_CALL] = { "static-call", "the region holds a static call site, which the kernel rewrites at run time" },
+	[SR_FTRACE] = { "ftrace", "the region holds an ftrace call site (splice after it)" },
+	[SR_EXTABLE] = { "extable", "the region holds an instruction with an exception-table entry: a fault there is fixed up by its address" },
+	[SR_BLACKLIST] = { "blacklist", "the code is kprobe-blacklisted, noinstr or entry code: instrumenting it can recurse or run without a valid context" },
+	[SR_OCCUPIED] = { "occupied", "another splice already owns some of these bytes" },
+	[SR_TOO_SHORT] = { "too-short", "not even a 2-byte jmp fits before the next branch target or the end of the function" },
+	[SR_NO_BOUNCE_SLOT] = { "no-bounce-slot", "the block is shorter than a 5-byte jmp and no 5 free bytes lie within a 2-byte jmp's reach" },
+};
+
+const char *splice_reason_name(enum splice_reason r)
+{
+	return (unsigned)r < SR_NREASONS ? reason_names[r][0] : "?";
+}
+
+const char *splice_reason_str(enum splice_reason r)
+{
+	return (unsigned)r < SR_NREASONS ? reason_names[r][1] : "?";
+}
+
+const char *splice_mode_name(enum splice_mode m)
+{
+	switch (m) {
+	case SPLICE_JMP: return "jmp";
+	case SPLICE_BOUNCE: return "bounce";
+	case SPLICE_TRAP: return "trap";
+	}
+	return "?";
+}

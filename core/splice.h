@@ -1,0 +1,163 @@
+/*
+ * splice: plans a splice at an address and emits its bytes.
+ *
+ * Planning (splice_plan) needs only what core/ knows: the CFGs of the site's
+ * function and its neighbours, the kernel's text facts, and what other splices
+ * already own. Emitting (splice_emit) needs the trampoline addresses, which
+ * only exist once gilk.ko has reserved memory, so it is a second step.
+ *
+ * A splice displaces a region: whole instructions from the site, never
+ * crossing a branch target, a reserved range or an instruction that cannot
+ * move. A call may only end a region (its callee returns past the region).
+ * After an instruction that does not fall through, the region may run on over
+ * dead padding bytes, which are overwritten but not relocated.
+ *  - region >= 5 bytes: `jmp rel32` to the trampoline (SPLICE_JMP);
+ *  - 2..4 bytes: local bounce allocation (GILK): `jmp rel8` to a 5-byte
+ *    `jmp rel32` slot within reach, found in dead padding, in the unused tail
+ *    of another splice's region, or made by evicting a neighbouring run of
+ *    >= 10 relocatable bytes into a plain trampoline of its own and using its
+ *    dead tail (SPLICE_BOUNCE);
+ *  - otherwise a named refusal, or, when asked for, trap mode: the int3 the
+ *    patch protocol uses stays at the site and diverts each hit (SPLICE_TRAP).
+ */
+#ifndef GILK_SPLICE_H
+#define GILK_SPLICE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cfg.h"
+#include "decode.h"
+#include "textfacts.h"
+
+#define SPLICE_REGION_MAX 32
+#define SPLICE_INSN_MAX 16
+#define SPLICE_TRAMP_MAX 512
+
+enum splice_reason {
+	SPLICE_OK,
+	SR_NOT_TEXT,          /* not inside a known function */
+	SR_NOT_BOUNDARY,      /* inside an instruction */
+	SR_PADDING,           /* dead padding, not code */
+	SR_UNDECODABLE,       /* bytes that do not decode */
+	SR_MISALIGNED_TARGET, /* the function branches into an instruction */
+	SR_JUMP_TABLE,        /* the function jumps through a table */
+	SR_INT3,
+	SR_UD2,
+	SR_UNRELOCATABLE,
+	SR_RIP_RANGE,
+	SR_BRANCH_RANGE,
+	SR_JUMP_LABEL,
+	SR_STATIC_CALL,
+	SR_FTRACE,
+	SR_EXTABLE,
+	SR_BLACKLIST,
+	SR_OCCUPIED,          /* another splice owns these bytes */
+	SR_TOO_SHORT,         /* not even a 2-byte jmp fits before the limit */
+	SR_NO_BOUNCE_SLOT,    /* 2..4 bytes, and no slot within rel8 reach */
+	SR_NREASONS
+};
+
+enum splice_mode { SPLICE_JMP, SPLICE_BOUNCE, SPLICE_TRAP };
+
+/* A displaced run of code: the site's region or an evicted neighbour. */
+struct splice_region {
+	uint64_t addr;
+	uint8_t len;                 /* bytes overwritten */
+	uint8_t live;                /* of which instructions to relocate */
+	uint8_t ninsn;
+	uint8_t orig[SPLICE_REGION_MAX];
+	struct insn insns[SPLICE_INSN_MAX];
+};
+
+enum bounce_kind { BOUNCE_NONE, BOUNCE_PADDING, BOUNCE_TAIL, BOUNCE_EVICT };
+
+struct splice_plan {
+	enum splice_mode mode;
+	enum splice_reason reason;   /* SPLICE_OK, or why not */
+	uint64_t reason_addr;        /* the instruction or byte behind reason */
+	enum splice_reason limit;    /* why the region stopped short of 5 bytes */
+	struct splice_region region;
+	enum bounce_kind bounce_kind;
+	uint64_t slot;               /* 5-byte jmp rel32 slot (bounce) */
+	uint8_t slot_orig[5];
+	struct splice_region evict;  /* BOUNCE_EVICT: the neighbour moved away */
+	bool image_only;             /* covers alternatives: the bytes differ
+				      * in a running kernel; plan live there */
+};
+
+#define SPLICE_ALLOW_TRAP  1u    /* plan trap mode rather than refuse */
+#define SPLICE_NO_BOUNCE   2u
+#define SPLICE_NO_EVICT    4u
+
+struct splice_env {
+	const struct cfg *const *cfgs;  /* site's function and neighbours, by address */
+	size_t ncfg;
+	const struct textfacts *facts;  /* may be NULL */
+	const struct range *occupied;   /* bytes other splices own */
+	size_t noccupied;
+	const struct range *tails;      /* dead tails of other splices' regions */
+	size_t ntails;
+	uint64_t tramp_hint;            /* where trampolines will live, for reach
+					 * checks while planning; 0 to skip */
+	unsigned flags;
+};
+
+/* Plans a splice at site. Returns 0 (p->reason == SPLICE_OK) or -1. */
+int splice_plan(const struct splice_env *env, uint64_t site,
+		struct splice_plan *p);
+
+/* Where to splice to instrument the block starting at addr: past an ftrace
+ * call site, whose nop5 belongs to ftrace, otherwise addr itself. */
+uint64_t splice_site_for_block(const struct splice_env *env, uint64_t addr);
+
+struct splice_params {
+	uint64_t tramp;        /* trampoline address (reserved by gilk.ko) */
+	uint64_t evict_tramp;  /* the evicted neighbour's trampoline, if any */
+	uint64_t handler;      /* called as handler(ctx, struct pt_regs *) */
+	uint64_t ctx;
+	bool clac;             /* clear AC before the call (SMAP) */
+};
+
+struct splice_patch {
+	uint64_t addr;
+	uint8_t len;
+	uint8_t bytes[SPLICE_REGION_MAX];
+	uint8_t orig[SPLICE_REGION_MAX];
+};
+
+struct splice_code {
+	uint8_t tramp[SPLICE_TRAMP_MAX];
+	size_t tramp_len;
+	size_t reloc_off;        /* where the relocated instructions start */
+	uint8_t evict_tramp[SPLICE_TRAMP_MAX];
+	size_t evict_tramp_len;
+	/* In the order they must be written: slot or evicted neighbour first,
+	 * the site last, so nothing ever jumps to bytes not yet there. Trap
+	 * mode has no patch: gilk.ko keeps its int3 at the site. */
+	struct splice_patch patches[2];
+	size_t npatch;
+};
+
+/* The most trampoline bytes a plan can need (what to reserve). */
+size_t splice_tramp_size(const struct splice_plan *p);
+size_t splice_evict_tramp_size(const struct splice_plan *p);
+
+/* Emits trampolines and patches. Returns 0, or -1 with *why set (the
+ * trampoline turned out out of reach of a RIP-relative operand or target). */
+int splice_emit(const struct splice_plan *p, const struct splice_params *sp,
+		struct splice_code *out, enum splice_reason *why);
+
+/* Offsets in the struct pt_regs a trampoline builds (x86-64 layout). */
+enum ptregs_slot {
+	PT_R15, PT_R14, PT_R13, PT_R12, PT_RBP, PT_RBX, PT_R11, PT_R10,
+	PT_R9, PT_R8, PT_RAX, PT_RCX, PT_RDX, PT_RSI, PT_RDI, PT_ORIG_AX,
+	PT_IP, PT_CS, PT_FLAGS, PT_SP, PT_SS, PT_NSLOTS
+};
+
+const char *splice_reason_name(enum splice_reason r); /* short, for tables */
+const char *splice_reason_str(enum splice_reason r);  /* a sentence */
+const char *splice_mode_name(enum splice_mode m);
+
+#endif

@@ -1,0 +1,443 @@
+/* Kernel symbol table (see symtab.h). */
+#include "symtab.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct symtab {
+	char *pool;
+	struct ksym *syms;   /* address order */
+	size_t n;
+	uint32_t *by_name;   /* indices into syms, name order */
+	uint64_t *text_starts; /* distinct text addresses, ascending */
+	size_t ntext;
+};
+
+bool ksym_is_text(const struct ksym *s)
+{
+	return s->type == 't' || s->type == 'T';
+}
+
+static int cmp_addr(const void *a, const void *b)
+{
+	const struct ksym *x = a, *y = b;
+
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	/* Text before non-text among aliases, then the order they came in. */
+	if (ksym_is_text(x) != ksym_is_text(y))
+		return ksym_is_text(x) ? -1 : 1;
+	return x->name < y->name ? -1 : x->name > y->name;
+}
+
+static int cmp_name_idx(const void *a, const void *b, void *base)
+{
+	const struct ksym *x = &((const struct ksym *)base)[*(const uint32_t *)a];
+	const struct ksym *y = &((const struct ksym *)base)[*(const uint32_t *)b];
+	int c = strcmp(x->name, y->name);
+
+	if (c)
+		return c;
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+int symtab_parse(const char *text, size_t len, struct symtab **out,
+		 struct gerr *e)
+{
+	struct symtab *st = calloc(1, sizeof(*st));
+	size_t cap = 0, lineno = 0;
+	char *p, *end;
+
+	if (!st)
+		return gerr_set(e, "out of memory");
+	st->pool = malloc(len + 1);
+	if (!st->pool) {
+		free(st);
+		return gerr_set(e, "out of memory");
+	}
+	memcpy(st->pool, text, len);
+	st->pool[len] = '\0';
+	p = st->pool;
+	end = st->pool + len;
+	while (p < end) {
+		char *nl = memchr(p, '\n', (size_t)(end - p));
+		char *line = p, *q, *name, *mod = NULL;
+		unsigned long long addr;
+		char type;
+
+		if (!nl)
+			nl = end;
+		*nl = '\0';
+		p = nl + 1;
+		lineno++;
+		while (*line == ' ' || *line == '\t')
+			line++;
+		if (!*line)
+			continue;
+		errno = 0;
+		addr = strtoull(line, &q, 16);
+		if (q == line || errno || (*q != ' ' && *q != '\t'))
+			goto bad;
+		while (*q == ' ' || *q == '\t')
+			q++;
+		type = *q++;
+		if (!isalpha((unsigned char)type) || (*q != ' ' && *q != '\t'))
+			goto bad;
+		while (*q == ' ' || *q == '\t')
+			q++;
+		name = q;
+		while (*q && *q != ' ' && *q != '\t' && *q != '\r')
+			q++;
+		if (q == name)
+			goto bad;
+		if (*q) {
+			*q++ = '\0';
+			while (*q == ' ' || *q == '\t')
+				q++;
+			if (*q == '[') {
+				mod = q + 1;
+				q = strchr(mod, ']');
+				if (!q)
+					goto bad;
+				*q = '\0';
+			}
+		}
+		if (st->n == cap) {
+			struct ksym *ns;
+
+			cap = cap ? cap * 2 : 65536;
+			ns = realloc(st->syms, cap * sizeof(*ns));
+			if (!ns) {
+				symtab_free(st);
+				return gerr_set(e, "out of memory");
+			}
+			st->syms = ns;
+		}
+		st->syms[st->n++] = (struct ksym){ addr, name, mod, type };
+		continue;
+bad:
+		symtab_free(st);
+		return gerr_set(e, "line %zu is not \"address type name [module]\"", lineno);
+	}
+	if (!st->n) {
+		symtab_free(st);
+		return gerr_set(e, "no symbols found");
+	}
+	qsort(st->syms, st->n, sizeof(*st->syms), cmp_addr);
+	st->by_name = malloc(st->n * sizeof(*st->by_name));
+	st->text_starts = malloc(st->n * sizeof(*st->text_starts));
+	if (!st->by_name || !st->text_starts) {
+		symtab_free(st);
+		return gerr_set(e, "out of memory");
+	}
+	for (size_t i = 0; i < st->n; i++) {
+		st->by_name[i] = (uint32_t)i;
+		if (ksym_is_text(&st->syms[i]) &&
+		    (!st->ntext || st->text_starts[st->ntext - 1] != st->syms[i].addr))
+			st->text_starts[st->ntext++] = st->syms[i].addr;
+	}
+	qsort_r(st->by_name, st->n, sizeof(*st->by_name), cmp_name_idx, st->syms);
+	*out = st;
+	return 0;
+}
+
+int symtab_load(const char *path, struct symtab **out, struct gerr *e)
+{
+	FILE *f = fopen(path, "r");
+	char *buf = NULL;
+	size_t len = 0, cap = 0, r;
+	int rc;
+
+	if (!f)
+		return gerr_set(e, "%s: %s", path, strerror(errno));
+	do {
+		if (cap - len < 65536) {
+			char *nb = realloc(buf, cap = cap ? cap * 2 : 1 << 20);
+
+			if (!nb) {
+				free(buf);
+				fclose(f);
+				return gerr_set(e, "out of memory");
+			}
+			buf = nb;
+		}
+		r = fread(buf + len, 1, cap - len, f);
+		len += r;
+	} while (r > 0);
+	fclose(f);
+	rc = symtab_parse(buf ? buf : "", len, out, e);
+	free(buf);
+	if (rc && e) {
+		char m[sizeof(e->msg)];
+
+		snprintf(m, sizeof(m), "%s", e->msg);
+		gerr_set(e, "%s: %s", path, m);
+	}
+	return rc;
+}
+
+void symtab_free(struct symtab *st)
+{
+	if (!st)
+		return;
+	free(st->pool);
+	free(st->syms);
+	free(st->by_name);
+	free(st->text_starts);
+	free(st);
+}
+
+size_t symtab_count(const struct symtab *st)
+{
+	return st->n;
+}
+
+const struct ksym *symtab_at(const struct symtab *st, size_t i)
+{
+	return i < st->n ? &st->syms[i] : NULL;
+}
+
+/* First index in by_name whose name is >= key (prefix match when plen). */
+static size_t name_lower_bound(const struct symtab *st, const char *key)
+{
+	size_t lo = 0, hi = st->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (strcmp(st->syms[st->by_name[mid]].name, key) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+size_t symtab_by_name(const struct symtab *st, const char *name,
+		      const struct ksym **out, size_t max)
+{
+	size_t n = 0;
+
+	for (size_t i = name_lower_bound(st, name); i < st->n; i++) {
+		const struct ksym *s = &st->syms[st->by_name[i]];
+
+		if (strcmp(s->name, name))
+			break;
+		if (out && n < max)
+			out[n] = s;
+		n++;
+	}
+	return n;
+}
+
+/* Index of the last symbol with address <= addr, or SIZE_MAX. */
+static size_t addr_upper(const struct symtab *st, uint64_t addr)
+{
+	size_t lo = 0, hi = st->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (st->syms[mid].addr <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo ? lo - 1 : SIZE_MAX;
+}
+
+const struct ksym *symtab_by_addr(const struct symtab *st, uint64_t addr)
+{
+	size_t i = addr_upper(st, addr);
+
+	if (i == SIZE_MAX)
+		return NULL;
+	/* Move to the first alias at that address: text sorts first. */
+	while (i > 0 && st->syms[i - 1].addr == st->syms[i].addr)
+		i--;
+	return &st->syms[i];
+}
+
+static size_t text_upper(const struct symtab *st, uint64_t addr)
+{
+	size_t lo = 0, hi = st->ntext;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (st->text_starts[mid] <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo ? lo - 1 : SIZE_MAX;
+}
+
+int symtab_function(const struct symtab *st, uint64_t addr,
+		    const struct ksym **sym, uint64_t *start, uint64_t *end)
+{
+	size_t t = text_upper(st, addr);
+	const struct ksym *s;
+
+	if (t == SIZE_MAX || t + 1 >= st->ntext)
+		return -1; /* below all text, or past the last text symbol */
+	s = symtab_by_addr(st, st->text_starts[t]);
+	if (!s || !ksym_is_text(s))
+		return -1;
+	if (sym)
+		*sym = s;
+	if (start)
+		*start = st->text_starts[t];
+	if (end)
+		*end = st->text_starts[t + 1];
+	return 0;
+}
+
+size_t symtab_functions(const struct symtab *st, uint64_t lo, uint64_t hi,
+			const struct ksym **out, size_t max)
+{
+	size_t n = 0;
+
+	for (size_t t = 0; t + 1 < st->ntext; t++) {
+		uint64_t a = st->text_starts[t];
+
+		if (a < lo || a >= hi)
+			continue;
+		if (out && n < max)
+			out[n] = symtab_by_addr(st, a);
+		n++;
+	}
+	return n;
+}
+
+size_t symtab_cold_parts(const struct symtab *st, const char *name,
+			 const struct ksym **out, size_t max)
+{
+	char key[512];
+	size_t n = 0, klen;
+
+	klen = (size_t)snprintf(key, sizeof(key), "%s.cold", name);
+	if (klen >= sizeof(key))
+		return 0;
+	for (size_t i = name_lower_bound(st, key); i < st->n; i++) {
+		const struct ksym *s = &st->syms[st->by_name[i]];
+
+		if (strncmp(s->name, key, klen))
+			break;
+		if (s->name[klen] != '\0' && s->name[klen] != '.')
+			continue;
+		if (!ksym_is_text(s))
+			continue;
+		if (out && n < max)
+			out[n] = s;
+		n++;
+	}
+	return n;
+}
+
+size_t symtab_complete(const struct symtab *st, const char *prefix,
+		       const char **out, size_t max)
+{
+	size_t plen = strlen(prefix), n = 0;
+	const char *last = NULL;
+
+	for (size_t i = name_lower_bound(st, prefix); i < st->n; i++) {
+		const char *name = st->syms[st->by_name[i]].name;
+
+		if (strncmp(name, prefix, plen))
+			break;
+		if (last && !strcmp(last, name))
+			continue;
+		last = name;
+		if (out && n < max)
+			out[n] = name;
+		n++;
+	}
+	return n;
+}
+
+static int parse_number(const char *s, uint64_t *v)
+{
+	char *end;
+
+	if (!*s)
+		return -1;
+	errno = 0;
+	*v = strtoull(s, &end, 0);
+	return (errno || *end) ? -1 : 0;
+}
+
+int symtab_resolve(const struct symtab *st, const char *expr, uint64_t *addr,
+		   struct gerr *e)
+{
+	char name[512];
+	const char *plus;
+	const struct ksym *hits[4];
+	uint64_t off = 0;
+	size_t n, nlen;
+
+	while (*expr == ' ')
+		expr++;
+	if (!*expr)
+		return gerr_set(e, "empty address");
+	if (!strncmp(expr, "0x", 2) || !strncmp(expr, "0X", 2)) {
+		char *end;
+
+		errno = 0;
+		*addr = strtoull(expr, &end, 16);
+		if (errno || *end || end == expr + 2)
+			return gerr_set(e, "'%s' is not a hexadecimal address", expr);
+		return 0;
+	}
+	if (strlen(expr) == 16 && strspn(expr, "0123456789abcdefABCDEF") == 16) {
+		*addr = strtoull(expr, NULL, 16);
+		return 0;
+	}
+	plus = strchr(expr, '+');
+	nlen = plus ? (size_t)(plus - expr) : strlen(expr);
+	if (nlen >= sizeof(name))
+		return gerr_set(e, "symbol name too long");
+	memcpy(name, expr, nlen);
+	name[nlen] = '\0';
+	if (plus && parse_number(plus + 1, &off))
+		return gerr_set(e, "'%s' is not an offset (use decimal or 0x-hex)", plus + 1);
+	n = symtab_by_name(st, name, hits, 4);
+	if (n == 0)
+		return gerr_set(e, "no symbol '%s'", name);
+	if (n > 1) {
+		char list[256] = "";
+		size_t used = 0;
+
+		for (size_t i = 0; i < n && i < 4; i++)
+			used += (size_t)snprintf(list + used, sizeof(list) - used,
+						 "%s0x%" PRIx64, i ? ", " : "",
+						 hits[i]->addr);
+		return gerr_set(e, "'%s' names %zu symbols (%s%s); give an address",
+				name, n, list, n > 4 ? ", ..." : "");
+	}
+	*addr = hits[0]->addr + off;
+	return 0;
+}
+
+void symtab_format(const struct symtab *st, uint64_t addr, char *buf,
+		   size_t len)
+{
+	const struct ksym *s = symtab_by_addr(st, addr);
+	uint64_t start, end;
+
+	if (!s || symtab_function(st, addr, NULL, &start, &end) || addr >= end) {
+		if (s && !ksym_is_text(s) && addr - s->addr < 0x100000)
+			goto named;
+		snprintf(buf, len, "0x%" PRIx64, addr);
+		return;
+	}
+named:
+	if (addr == s->addr)
+		snprintf(buf, len, "%s", s->name);
+	else
+		snprintf(buf, len, "%s+0x%" PRIx64, s->name, addr - s->addr);
+}

@@ -1,0 +1,76 @@
+/*
+ * symtab: the kernel's symbols from /proc/kallsyms or a System.map (same line
+ * format: "address type name [module]"). Two sorted views over one array: by
+ * address (lookups, function extents) and by name (exact lookups, prefix
+ * enumeration for Tab completion over 100k+ names without scanning them all).
+ */
+#ifndef GILK_SYMTAB_H
+#define GILK_SYMTAB_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "gerr.h"
+
+struct ksym {
+	uint64_t addr;
+	const char *name;
+	const char *module; /* NULL for the kernel image itself */
+	char type;          /* kallsyms type letter: t, T, d, D, ... */
+};
+
+struct symtab;
+
+int symtab_load(const char *path, struct symtab **out, struct gerr *e);
+/* Parses text in kallsyms/System.map format (copied; text may be freed). */
+int symtab_parse(const char *text, size_t len, struct symtab **out,
+		 struct gerr *e);
+void symtab_free(struct symtab *st);
+
+size_t symtab_count(const struct symtab *st);
+/* The i-th symbol in address order. */
+const struct ksym *symtab_at(const struct symtab *st, size_t i);
+
+bool ksym_is_text(const struct ksym *s);
+
+/* Symbols named exactly name: up to max of them into out (may be NULL), the
+ * total count returned. Static functions often share a name. */
+size_t symtab_by_name(const struct symtab *st, const char *name,
+		      const struct ksym **out, size_t max);
+
+/* The symbol containing addr: the last symbol at or below it, text symbols
+ * preferred among aliases. NULL when addr is below every symbol. */
+const struct ksym *symtab_by_addr(const struct symtab *st, uint64_t addr);
+
+/* The function containing addr: [start, end) from its text symbol to the next
+ * text symbol at a higher address. -1 when addr is not in a text symbol. */
+int symtab_function(const struct symtab *st, uint64_t addr,
+		    const struct ksym **sym, uint64_t *start, uint64_t *end);
+
+/* Distinct text function starts (aliases collapsed), in address order, within
+ * [lo, hi). Returns the count; fills out[0..max). */
+size_t symtab_functions(const struct symtab *st, uint64_t lo, uint64_t hi,
+			const struct ksym **out, size_t max);
+
+/* The out-of-line parts of a function: "NAME.cold" and "NAME.cold.N". */
+size_t symtab_cold_parts(const struct symtab *st, const char *name,
+			 const struct ksym **out, size_t max);
+
+/* Names starting with prefix, each distinct name once, in name order. Fills up
+ * to max into out and returns how many distinct names match in all. */
+size_t symtab_complete(const struct symtab *st, const char *prefix,
+		       const char **out, size_t max);
+
+/* An address expression: "0xHEX", "HEX" (16 digits), "sym", "sym+OFF" where
+ * OFF is decimal or 0x-hex. A name shared by several symbols is an error that
+ * lists them. */
+int symtab_resolve(const struct symtab *st, const char *expr, uint64_t *addr,
+		   struct gerr *e);
+
+/* "sym+0x1f" (or "sym" at offset 0) for addr into buf; the bare address when
+ * no symbol is near. */
+void symtab_format(const struct symtab *st, uint64_t addr, char *buf,
+		   size_t len);
+
+#endif

@@ -1,0 +1,430 @@
+/*
+ * Kernel text facts (see textfacts.h). Table layouts are those of x86-64 Linux
+ * 5.15+: every table entry stores addresses as 32-bit offsets relative to the
+ * field itself, except __mcount_loc and _kprobe_blacklist, which hold absolute
+ * 64-bit addresses.
+ */
+#include "textfacts.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+struct textfacts {
+	struct res_range *res;
+	size_t nres, capres;
+	uint64_t *maxend;  /* maxend[i]: greatest end among res[0..i] */
+	uint64_t *targets;
+	size_t ntargets, captargets;
+	size_t counts[RES_NKINDS];
+};
+
+struct textfacts *textfacts_new(void)
+{
+	return calloc(1, sizeof(struct textfacts));
+}
+
+void textfacts_free(struct textfacts *tf)
+{
+	if (!tf)
+		return;
+	free(tf->res);
+	free(tf->maxend);
+	free(tf->targets);
+	free(tf);
+}
+
+int textfacts_add_range(struct textfacts *tf, uint64_t start, uint64_t end,
+			enum res_kind kind)
+{
+	if (tf->nres == tf->capres) {
+		size_t cap = tf->capres ? tf->capres * 2 : 4096;
+		struct res_range *r = realloc(tf->res, cap * sizeof(*r));
+
+		if (!r)
+			return -1;
+		tf->res = r;
+		tf->capres = cap;
+	}
+	tf->res[tf->nres++] = (struct res_range){ start, end, (uint8_t)kind };
+	tf->counts[kind]++;
+	return 0;
+}
+
+int textfacts_add_target(struct textfacts *tf, uint64_t addr)
+{
+	if (tf->ntargets == tf->captargets) {
+		size_t cap = tf->captargets ? tf->captargets * 2 : 4096;
+		uint64_t *t = realloc(tf->targets, cap * sizeof(*t));
+
+		if (!t)
+			return -1;
+		tf->targets = t;
+		tf->captargets = cap;
+	}
+	tf->targets[tf->ntargets++] = addr;
+	return 0;
+}
+
+static int cmp_range(const void *a, const void *b)
+{
+	const struct res_range *x = a, *y = b;
+
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+void textfacts_finish(struct textfacts *tf)
+{
+	size_t n = 0;
+
+	qsort(tf->res, tf->nres, sizeof(*tf->res), cmp_range);
+	qsort(tf->targets, tf->ntargets, sizeof(*tf->targets), cmp_u64);
+	for (size_t i = 0; i < tf->ntargets; i++)
+		if (!n || tf->targets[n - 1] != tf->targets[i])
+			tf->targets[n++] = tf->targets[i];
+	tf->ntargets = n;
+	free(tf->maxend);
+	tf->maxend = malloc((tf->nres ? tf->nres : 1) * sizeof(*tf->maxend));
+	if (!tf->maxend)
+		return;
+	for (size_t i = 0; i < tf->nres; i++) {
+		uint64_t prev = i ? tf->maxend[i - 1] : 0;
+
+		tf->maxend[i] = tf->res[i].end > prev ? tf->res[i].end : prev;
+	}
+}
+
+/* Walks the ranges that may overlap [start, end): the last one starting
+ * below end, then back while an earlier one may still reach past start. */
+static const struct res_range *find_overlap(const struct textfacts *tf,
+					    uint64_t start, uint64_t end,
+					    int want, int skip)
+{
+	size_t lo = 0, hi = tf->nres;
+
+	if (!tf->maxend)
+		return NULL;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (tf->res[mid].start < end)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (size_t i = lo; i-- > 0;) {
+		const struct res_range *r = &tf->res[i];
+
+		if (tf->maxend[i] <= start)
+			break;
+		if (r->end > start && r->kind != skip && (want < 0 || r->kind == want))
+			return r;
+	}
+	return NULL;
+}
+
+const struct res_range *textfacts_reserved(const struct textfacts *tf,
+					   uint64_t start, uint64_t end,
+					   enum res_kind skip)
+{
+	return find_overlap(tf, start, end, -1, (int)skip);
+}
+
+bool textfacts_overlaps(const struct textfacts *tf, uint64_t start,
+			uint64_t end, enum res_kind kind)
+{
+	return find_overlap(tf, start, end, (int)kind, -1) != NULL;
+}
+
+size_t textfacts_targets(const struct textfacts *tf, uint64_t start,
+			 uint64_t end, const uint64_t **first)
+{
+	size_t lo = 0, hi = tf->ntargets, i;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (tf->targets[mid] < start)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (i = lo; i < tf->ntargets && tf->targets[i] < end; i++)
+		;
+	*first = tf->targets + lo;
+	return i - lo;
+}
+
+size_t textfacts_count(const struct textfacts *tf, enum res_kind kind)
+{
+	return tf->counts[kind];
+}
+
+const char *res_kind_name(enum res_kind k)
+{
+	static const char *const names[RES_NKINDS] = {
+		[RES_JUMP_LABEL] = "jump label site",
+		[RES_STATIC_CALL] = "static call site",
+		[RES_FTRACE] = "ftrace site",
+		[RES_EXTABLE] = "instruction with an exception fixup",
+		[RES_ALTERNATIVE] = "alternative site (bytes rewritten at boot)",
+		[RES_BLACKLIST] = "kprobe-blacklisted or noinstr code",
+	};
+	return (unsigned)k < RES_NKINDS ? names[k] : "?";
+}
+
+/* ---- loading from an image ---- */
+
+struct table {
+	const uint8_t *p;
+	uint64_t addr;
+	size_t len;
+};
+
+static int find_table(struct kimage *img, const struct symtab *st,
+		      const char *start_sym, const char *stop_sym,
+		      struct table *t, struct gerr *e)
+{
+	const struct ksym *a, *b;
+
+	if (symtab_by_name(st, start_sym, &a, 1) != 1)
+		return gerr_set(e, "symbol %s not found: cannot read that table", start_sym);
+	if (symtab_by_name(st, stop_sym, &b, 1) != 1)
+		return gerr_set(e, "symbol %s not found: cannot read that table", stop_sym);
+	if (b->addr < a->addr)
+		return gerr_set(e, "%s lies below %s", stop_sym, start_sym);
+	t->addr = a->addr;
+	t->len = (size_t)(b->addr - a->addr);
+	t->p = t->len ? kimage_ptr(img, a->addr, t->len) : (const uint8_t *)"";
+	if (!t->p)
+		return gerr_set(e, "the image holds no bytes for %s..%s", start_sym, stop_sym);
+	return 0;
+}
+
+static int32_t rd32(const uint8_t *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, 4);
+	return (int32_t)v;
+}
+
+static uint64_t rd64(const uint8_t *p)
+{
+	uint64_t v;
+
+	memcpy(&v, p, 8);
+	return v;
+}
+
+/* Length of the instruction at addr (1 when it does not decode, so a range is
+ * still reserved). */
+static unsigned insn_len_at(struct kimage *img, struct decoder *dec,
+			    uint64_t addr)
+{
+	const uint8_t *p = kimage_ptr(img, addr, INSN_MAX);
+	struct insn in;
+
+	if (!p || decode_one(dec, p, INSN_MAX, addr, &in))
+		return 1;
+	return in.len;
+}
+
+static int load_jump_table(struct textfacts *tf, struct kimage *img,
+			   const struct symtab *st, struct decoder *dec,
+			   struct gerr *e)
+{
+	struct table t;
+
+	/* struct jump_entry { s32 code; s32 target; long key; } */
+	if (find_table(img, st, "__start___jump_table", "__stop___jump_table", &t, e))
+		return -1;
+	for (size_t o = 0; o + 16 <= t.len; o += 16) {
+		uint64_t code = t.addr + o + (uint64_t)(int64_t)rd32(t.p + o);
+		uint64_t target = t.addr + o + 4 + (uint64_t)(int64_t)rd32(t.p + o + 4);
+
+		if (textfacts_add_range(tf, code, code + insn_len_at(img, dec, code),
+					RES_JUMP_LABEL) ||
+		    textfacts_add_target(tf, target))
+			return gerr_set(e, "out of memory");
+	}
+	return 0;
+}
+
+static int load_static_calls(struct textfacts *tf, struct kimage *img,
+			     const struct symtab *st, struct gerr *e)
+{
+	struct table t;
+
+	/* struct static_call_site { s32 addr; s32 key; }: a call/jmp rel32 */
+	if (find_table(img, st, "__start_static_call_sites", "__stop_static_call_sites", &t, e))
+		return -1;
+	for (size_t o = 0; o + 8 <= t.len; o += 8) {
+		uint64_t site = t.addr + o + (uint64_t)(int64_t)rd32(t.p + o);
+
+		if (textfacts_add_range(tf, site, site + 5, RES_STATIC_CALL))
+			return gerr_set(e, "out of memory");
+	}
+	return 0;
+}
+
+static int load_mcount(struct textfacts *tf, struct kimage *img,
+		       const struct symtab *st, struct gerr *e)
+{
+	struct table t;
+
+	if (find_table(img, st, "__start_mcount_loc", "__stop_mcount_loc", &t, e))
+		return -1;
+	for (size_t o = 0; o + 8 <= t.len; o += 8) {
+		uint64_t site = rd64(t.p + o);
+
+		if (site && textfacts_add_range(tf, site, site + 5, RES_FTRACE))
+			return gerr_set(e, "out of memory");
+	}
+	return 0;
+}
+
+static int load_extable(struct textfacts *tf, struct kimage *img,
+			const struct symtab *st, struct decoder *dec,
+			struct gerr *e)
+{
+	struct table t;
+
+	/* struct exception_table_entry { int insn, fixup, data; } */
+	if (find_table(img, st, "__start___ex_table", "__stop___ex_table", &t, e))
+		return -1;
+	for (size_t o = 0; o + 12 <= t.len; o += 12) {
+		uint64_t insn = t.addr + o + (uint64_t)(int64_t)rd32(t.p + o);
+		uint64_t fixup = t.addr + o + 4 + (uint64_t)(int64_t)rd32(t.p + o + 4);
+
+		if (textfacts_add_range(tf, insn, insn + insn_len_at(img, dec, insn),
+					RES_EXTABLE) ||
+		    textfacts_add_target(tf, fixup))
+			return gerr_set(e, "out of memory");
+	}
+	return 0;
+}
+
+static int load_alternatives(struct textfacts *tf, struct kimage *img,
+			     const struct symtab *st, struct gerr *e)
+{
+	struct table t;
+
+	/* struct alt_instr { s32 instr_offset; s32 repl_offset; u16 cpuid;
+	 *                    u8 instrlen; u8 replacementlen; } __packed */
+	if (find_table(img, st, "__alt_instructions", "__alt_instructions_end", &t, e))
+		return -1;
+	for (size_t o = 0; o + 12 <= t.len; o += 12) {
+		uint64_t site = t.addr + o + (uint64_t)(int64_t)rd32(t.p + o);
+		unsigned len = t.p[o + 10];
+
+		if (len && textfacts_add_range(tf, site, site + len, RES_ALTERNATIVE))
+			return gerr_set(e, "out of memory");
+	}
+	return 0;
+}
+
+/* WARN() is a ud2 the trap handler resumes after: its next instruction is
+ * reached, so the bytes there are never dead padding. */
+static int load_bug_table(struct textfacts *tf, struct kimage *img,
+			  const struct symtab *st, struct gerr *e)
+{
+	struct table t;
+	size_t esz = 0;
+
+	/* struct bug_entry { s32 bug_addr_disp; [s32 file_disp; u16 line;]
+	 *                    u16 flags; }: 12 bytes with BUGVERBOSE, else 8.
+	 * Take the size whose entries all point at ud2. */
+	if (find_table(img, st, "__start___bug_table", "__stop___bug_table", &t, e))
+		return -1;
+	for (size_t sz = 12; sz >= 8 && !esz; sz -= 4) {
+		size_t ok = 0, n = 0;
+
+		if (t.len % sz)
+			continue;
+		for (size_t o = 0; o + sz <= t.len && n < 64; o += sz, n++) {
+			uint64_t a = t.addr + o + (uint64_t)(int64_t)rd32(t.p + o);
+			const uint8_t *b = kimage_ptr(img, a, 2);
+
+			ok += b && b[0] == 0x0f && b[1] == 0x0b;
+		}
+		if (n && ok == n)
+			esz = sz;
+	}
+	if (!esz)
+		return t.len ? gerr_set(e, "__bug_table entries do not point at ud2: unknown layout") : 0;
+	for (size_t o = 0; o + esz <= t.len; o += esz) {
+		uint64_t a = t.addr + o + (uint64_t)(int64_t)rd32(t.p + o);
+		uint16_t flags;
+
+		memcpy(&flags, t.p + o + esz - 2 - (esz == 8 ? 2 : 0), 2);
+		if ((flags & 1) && textfacts_add_target(tf, a + 2)) /* BUGFLAG_WARNING */
+			return gerr_set(e, "out of memory");
+	}
+	return 0;
+}
+
+static int add_section_range(struct textfacts *tf, const struct symtab *st,
+			     const char *start_sym, const char *end_sym,
+			     struct gerr *e)
+{
+	const struct ksym *a, *b;
+
+	if (symtab_by_name(st, start_sym, &a, 1) != 1 ||
+	    symtab_by_name(st, end_sym, &b, 1) != 1)
+		return gerr_set(e, "symbols %s/%s not found", start_sym, end_sym);
+	if (b->addr > a->addr && textfacts_add_range(tf, a->addr, b->addr, RES_BLACKLIST))
+		return gerr_set(e, "out of memory");
+	return 0;
+}
+
+static int load_blacklist(struct textfacts *tf, struct kimage *img,
+			  const struct symtab *st, struct gerr *e)
+{
+	static const char *const sections[][2] = {
+		/* What arch_populate_kprobe_blacklist() and the generic
+		 * kprobes code refuse as a whole. */
+		{ "__noinstr_text_start", "__noinstr_text_end" },
+		{ "__entry_text_start", "__entry_text_end" },
+		{ "__kprobes_text_start", "__kprobes_text_end" },
+		{ "__irqentry_text_start", "__irqentry_text_end" },
+		{ "__softirqentry_text_start", "__softirqentry_text_end" },
+		{ "__indirect_thunk_start", "__indirect_thunk_end" },
+	};
+	struct table t;
+
+	for (size_t i = 0; i < sizeof(sections) / sizeof(sections[0]); i++)
+		if (add_section_range(tf, st, sections[i][0], sections[i][1], e))
+			return -1;
+	/* NOKPROBE_SYMBOL(fn) records fn's address in _kprobe_blacklist. */
+	if (find_table(img, st, "__start_kprobe_blacklist", "__stop_kprobe_blacklist", &t, e))
+		return -1;
+	for (size_t o = 0; o + 8 <= t.len; o += 8) {
+		uint64_t fn = rd64(t.p + o), start, end;
+
+		if (symtab_function(st, fn, NULL, &start, &end) || start != fn)
+			continue;
+		if (textfacts_add_range(tf, start, end, RES_BLACKLIST))
+			return gerr_set(e, "out of memory");
+	}
+	return 0;
+}
+
+int textfacts_load(struct textfacts *tf, struct kimage *img,
+		   const struct symtab *st, struct decoder *dec, struct gerr *e)
+{
+	if (load_jump_table(tf, img, st, dec, e) ||
+	    load_static_calls(tf, img, st, e) || load_mcount(tf, img, st, e) ||
+	    load_extable(tf, img, st, dec, e) ||
+	    load_alternatives(tf, img, st, e) || load_blacklist(tf, img, st, e) ||
+	    load_bug_table(tf, img, st, e))
+		return -1;
+	textfacts_finish(tf);
+	return 0;
+}

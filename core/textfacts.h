@@ -1,0 +1,71 @@
+/*
+ * textfacts: what the planner must know about kernel text beyond its bytes.
+ *  - reserved ranges: bytes that something else rewrites or looks up by address
+ *    (jump labels, static calls, ftrace sites), instructions with
+ *    an exception-table entry (a fault there is fixed up by address, so they
+ *    must not move), and code kprobes may not touch (blacklist, noinstr, entry);
+ *  - alternatives sites: bytes the kernel rewrote once at boot, so an offline
+ *    plan over them holds only for the image (live plans use live bytes);
+ *  - extra branch targets: jump-label targets, exception fixup landings and
+ *    the instruction after each WARN() ud2: edges no decoder sees.
+ * Offline they come from the image's tables; live, gilk.ko reports them.
+ */
+#ifndef GILK_TEXTFACTS_H
+#define GILK_TEXTFACTS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "decode.h"
+#include "gerr.h"
+#include "image.h"
+#include "symtab.h"
+
+enum res_kind {
+	RES_JUMP_LABEL,
+	RES_STATIC_CALL,
+	RES_FTRACE,
+	RES_EXTABLE,
+	RES_ALTERNATIVE,
+	RES_BLACKLIST,
+	RES_NKINDS
+};
+
+struct res_range {
+	uint64_t start, end;
+	uint8_t kind; /* enum res_kind */
+};
+
+struct textfacts;
+
+struct textfacts *textfacts_new(void);
+void textfacts_free(struct textfacts *tf);
+
+/* Reads every table the reference kernel has (see textfacts.c for the list).
+ * A table whose bounds are not in the symbols is an error naming it. */
+int textfacts_load(struct textfacts *tf, struct kimage *img,
+		   const struct symtab *st, struct decoder *dec, struct gerr *e);
+
+int textfacts_add_range(struct textfacts *tf, uint64_t start, uint64_t end,
+			enum res_kind kind);
+int textfacts_add_target(struct textfacts *tf, uint64_t addr);
+/* Sorts what was added; queries need it. */
+void textfacts_finish(struct textfacts *tf);
+
+/* A range overlapping [start, end) whose kind is not skip (RES_NKINDS skips
+ * nothing), or NULL. */
+const struct res_range *textfacts_reserved(const struct textfacts *tf,
+					   uint64_t start, uint64_t end,
+					   enum res_kind skip);
+/* Whether a range of kind overlaps [start, end). */
+bool textfacts_overlaps(const struct textfacts *tf, uint64_t start,
+			uint64_t end, enum res_kind kind);
+/* Extra targets in [start, end): returns the count, *first points at them. */
+size_t textfacts_targets(const struct textfacts *tf, uint64_t start,
+			 uint64_t end, const uint64_t **first);
+size_t textfacts_count(const struct textfacts *tf, enum res_kind kind);
+
+const char *res_kind_name(enum res_kind k);
+
+#endif

@@ -10,7 +10,7 @@ CORE_SRC := $(wildcard core/*.c)
 CORE_OBJ := $(CORE_SRC:%.c=$(B)/%.o)
 
 .PHONY: all check bench-offline lab setup clean
-all: $(B)/libgilkcore.a $(B)/bench-offline $(B)/tests/unit $(B)/tests/diff
+all: $(B)/libgilkcore.a $(B)/bench-offline $(B)/bin/test-diff
 
 $(B)/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -23,12 +23,12 @@ $(B)/bench-offline: $(B)/bench/offline.o $(B)/libgilkcore.a
 	$(CC) -o $@ $^ $(CORE_LIBS)
 
 UNIT_SRC := $(wildcard tests/unit/*.c)
-$(B)/tests/unit: $(UNIT_SRC:%.c=$(B)/%.o) $(B)/libgilkcore.a
+$(B)/bin/test-unit: $(UNIT_SRC:%.c=$(B)/%.o) $(B)/libgilkcore.a
 	@mkdir -p $(dir $@)
 	$(CC) -o $@ $^ $(CORE_LIBS) -lcmocka
 
 DIFF_SRC := $(wildcard tests/diff/*.c)
-$(B)/tests/diff: $(DIFF_SRC:%.c=$(B)/%.o) $(B)/libgilkcore.a
+$(B)/bin/test-diff: $(DIFF_SRC:%.c=$(B)/%.o) $(B)/libgilkcore.a
 	@mkdir -p $(dir $@)
 	$(CC) -o $@ $^ $(CORE_LIBS) -lunicorn -lpthread
 

@@ -401,6 +401,32 @@ uint64_t splice_site_for_block(const struct splice_env *env, uint64_t addr)
 	return idx >= 0 ? r->end : addr;
 }
 
+static uint64_t map_back(const struct splice_region *r, const uint16_t *offs,
+			 size_t len, uint64_t base, uint64_t a)
+{
+	for (unsigned i = 0; i < r->ninsn; i++) {
+		uint64_t lo = base + offs[i];
+		uint64_t hi = i + 1 < r->ninsn ? base + offs[i + 1] : base + len;
+
+		if (a >= lo && a < hi)
+			return r->insns[i].addr;
+	}
+	return 0;
+}
+
+uint64_t splice_original_addr(const struct splice_plan *p,
+			      const struct splice_params *sp,
+			      const struct splice_code *code, uint64_t a)
+{
+	uint64_t o = map_back(&p->region, code->insn_off, code->tramp_len,
+			      sp->tramp, a);
+
+	if (!o && code->evict_tramp_len)
+		o = map_back(&p->evict, code->evict_insn_off,
+			     code->evict_tramp_len, sp->evict_tramp, a);
+	return o;
+}
+
 size_t splice_tramp_size(const struct splice_plan *p)
 {
 	size_t n = TRAMP_HEADER_MAX + JMP32_LEN;
@@ -434,10 +460,14 @@ static enum splice_reason reason_of_reloc(enum reloc_status s)
 /* The relocated instructions of r, then the jump back when the last one
  * falls through. */
 static enum splice_reason emit_relocated(struct x86w *w,
-					 const struct splice_region *r)
+					 const struct splice_region *r,
+					 uint16_t *offs)
 {
 	for (unsigned i = 0; i < r->ninsn; i++) {
-		enum reloc_status s = reloc_insn(w, &r->insns[i]);
+		enum reloc_status s;
+
+		offs[i] = (uint16_t)w->len;
+		s = reloc_insn(w, &r->insns[i]);
 
 		if (s != RELOC_OK)
 			return reason_of_reloc(s);
@@ -517,7 +547,7 @@ int splice_emit(const struct splice_plan *p, const struct splice_params *sp,
 	xw_init(&w, out->tramp, sizeof(out->tramp), sp->tramp);
 	emit_call_instrument(&w, p->region.addr, sp);
 	out->reloc_off = w.len;
-	r = emit_relocated(&w, &p->region);
+	r = emit_relocated(&w, &p->region, out->insn_off);
 	if (r != SPLICE_OK) {
 		*why = r;
 		return -1;
@@ -531,7 +561,7 @@ int splice_emit(const struct splice_plan *p, const struct splice_params *sp,
 		struct x86w ew, pw;
 
 		xw_init(&ew, out->evict_tramp, sizeof(out->evict_tramp), sp->evict_tramp);
-		r = emit_relocated(&ew, ev);
+		r = emit_relocated(&ew, ev, out->evict_insn_off);
 		if (r != SPLICE_OK) {
 			*why = r;
 			return -1;

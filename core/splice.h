@@ -131,14 +131,25 @@ struct splice_code {
 	uint8_t tramp[SPLICE_TRAMP_MAX];
 	size_t tramp_len;
 	size_t reloc_off;        /* where the relocated instructions start */
+	/* Where each relocated instruction landed in its trampoline, so a fault
+	 * there can be reported at the address it came from. */
+	uint16_t insn_off[SPLICE_INSN_MAX];
 	uint8_t evict_tramp[SPLICE_TRAMP_MAX];
 	size_t evict_tramp_len;
+	uint16_t evict_insn_off[SPLICE_INSN_MAX];
 	/* In the order they must be written: slot or evicted neighbour first,
 	 * the site last, so nothing ever jumps to bytes not yet there. Trap
 	 * mode has no patch: gilk.ko keeps its int3 at the site. */
 	struct splice_patch patches[2];
 	size_t npatch;
 };
+
+/* The original address of trampoline address a, for a plan emitted at sp
+ * into code (a relocated instruction maps to where it came from); 0 when a
+ * is not one of the relocated instructions. */
+uint64_t splice_original_addr(const struct splice_plan *p,
+			      const struct splice_params *sp,
+			      const struct splice_code *code, uint64_t a);
 
 /* The most trampoline bytes a plan can need (what to reserve). */
 size_t splice_tramp_size(const struct splice_plan *p);

@@ -1,0 +1,88 @@
+/*
+ * emu: runs kernel code under Unicorn for the differential tests. One emu is
+ * one engine with the code window of a function mapped from real bytes, a
+ * stack, a module-area page for trampolines and a stub instrument, and data
+ * pages mapped on demand with content derived from a seed, so two engines
+ * given the same seed see the same memory.
+ */
+#ifndef GILK_TEST_EMU_H
+#define GILK_TEST_EMU_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <unicorn/unicorn.h>
+
+#include "splice.h"
+
+#define EMU_NREGS 17          /* rax..r15 (16) + rflags */
+#define EMU_MAX_DATA_PAGES 64
+#define EMU_MAX_EXTRA 4
+
+#define TRAMP_AREA   0xffffffffc0000000ull  /* module area */
+#define STUB_ADDR    (TRAMP_AREA)
+#define TRAMP_ADDR   (TRAMP_AREA + 0x1000)
+#define EVICT_ADDR   (TRAMP_AREA + 0x2000)
+#define TRAMP_AREA_SIZE 0x4000
+#define STACK_BASE   0xffffc90000100000ull
+#define STACK_SIZE   0x10000
+#define DATA_BASE    0xffff888000000000ull
+#define INSTR_CTX    0x1234567887654321ull
+
+struct emu_state {
+	uint64_t regs[EMU_NREGS];     /* rax rcx rdx rbx rsp rbp rsi rdi r8..r15 flags */
+};
+
+struct range64 {
+	uint64_t lo, hi;
+};
+
+struct emu_result {
+	uc_err err;
+	uint64_t exit_addr;
+	bool step_limit;
+	struct emu_state end;
+	bool instrumented;            /* the stub ran */
+	uint64_t seen[PT_NSLOTS];     /* the pt_regs it saw */
+	uint64_t seen_ctx;
+	unsigned instrument_calls;
+};
+
+struct emu {
+	uc_engine *uc;
+	uc_context *clean;            /* CPU state before any run */
+	uint64_t code_lo, code_hi;    /* mapped code window */
+	struct range64 allowed[1 + EMU_MAX_EXTRA];
+	size_t nallowed;
+	uint64_t data_pages[EMU_MAX_DATA_PAGES];
+	size_t ndata;
+	uint64_t seed;
+	uint64_t steps, max_steps;
+	uint64_t tramp_entry;         /* trampoline start: stack snapshot */
+	uint64_t reloc_entry;         /* tramp + reloc_off: snapshot restored */
+	uint64_t rsp0;
+	uint64_t snap_sp;
+	uint8_t snap[512];
+	struct emu_result *res;
+};
+
+int emu_open(struct emu *m);
+void emu_close(struct emu *m);
+/* Maps [lo, hi) (page-rounded) with bytes from code (or zero where NULL). */
+int emu_map_code(struct emu *m, uint64_t lo, uint64_t hi,
+		 const uint8_t *(*bytes)(void *ctx, uint64_t addr), void *ctx);
+void emu_write(struct emu *m, uint64_t addr, const void *p, size_t n);
+void emu_allow(struct emu *m, uint64_t lo, uint64_t hi);
+void emu_reset_allowed(struct emu *m);
+/* Runs from pc with state s until control leaves the allowed ranges. */
+void emu_run(struct emu *m, uint64_t pc, const struct emu_state *s,
+	     uint64_t seed, struct emu_result *r);
+/* Compares two results: registers, exit, error and memory. Writes a
+ * description of the first difference into why. */
+bool emu_same(struct emu *a, const struct emu_result *ra, struct emu *b,
+	      const struct emu_result *rb, char *why, size_t len);
+
+void emu_random_state(uint64_t *rng, struct emu_state *s);
+uint64_t rng_next(uint64_t *s);
+
+#endif

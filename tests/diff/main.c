@@ -1,0 +1,296 @@
+/*
+ * Differential tests: for each splice plan, the original code and the patched
+ * code (every byte the plan writes applied, trampolines mapped in the module
+ * area, a stub instrument recording its pt_regs) run under Unicorn from the
+ * same random registers and memory, entering at the site, until control
+ * leaves the function. Registers, flags, memory, exit address and fault must
+ * match, and the instrument must have seen the registers of the site.
+ *
+ *   tests/diff [IMAGE SYMBOLS]       real kernel functions + generated code
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "emu.h"
+#include "gen.h"
+#include "kernel.h"
+#include "splice.h"
+
+bool emu_instrument_ok(const struct emu_state *s, uint64_t site,
+		       const struct emu_result *r, char *why, size_t len);
+
+struct tally {
+	size_t runs, diverged, looping, sites[3], bounce[4], functions;
+};
+
+struct code_src {
+	const uint8_t *base;
+	uint64_t lo, hi;
+};
+
+static const uint8_t *code_byte(void *ctx, uint64_t a)
+{
+	struct code_src *c = ctx;
+
+	return a >= c->lo && a < c->hi ? c->base + (a - c->lo) : NULL;
+}
+
+static void hexdump(FILE *f, const char *what, uint64_t addr, const uint8_t *b, size_t n)
+{
+	fprintf(f, "    %s at 0x%" PRIx64 ":", what, addr);
+	for (size_t i = 0; i < n; i++)
+		fprintf(f, " %02x", b[i]);
+	fprintf(f, "\n");
+}
+
+static void dump_state(FILE *f, const char *what, const struct emu_state *s)
+{
+	static const char *const n[EMU_NREGS] = {
+		"rax", "rcx", "rdx", "rbx", "rsp", "rbp", "rsi", "rdi", "r8", "r9",
+		"r10", "r11", "r12", "r13", "r14", "r15", "fl",
+	};
+
+	fprintf(f, "    %s:", what);
+	for (int i = 0; i < EMU_NREGS; i++)
+		fprintf(f, "%s %s=%" PRIx64, i % 6 ? "" : "\n     ", n[i], s->regs[i]);
+	fprintf(f, "\n");
+}
+
+/*
+ * Runs one plan: original on a, patched on b (patches applied, then undone).
+ * fn_lo/fn_hi bound the function: leaving it ends a run.
+ */
+static void run_plan(struct emu *a, struct emu *b, const struct splice_plan *p,
+		     uint64_t fn_lo, uint64_t fn_hi, uint64_t *rng, int states,
+		     const char *name, struct tally *t)
+{
+	struct splice_params sp = {
+		.tramp = TRAMP_ADDR, .evict_tramp = EVICT_ADDR,
+		.handler = STUB_ADDR, .ctx = INSTR_CTX, .clac = false,
+	};
+	struct splice_code code;
+	enum splice_reason why;
+
+	if (splice_emit(p, &sp, &code, &why)) {
+		t->diverged++;
+		fprintf(stderr, "FAIL-DETAIL %s: plan at 0x%" PRIx64 " could not be emitted: %s\n",
+			name, p->region.addr, splice_reason_str(why));
+		return;
+	}
+	emu_write(b, TRAMP_ADDR, code.tramp, code.tramp_len);
+	if (code.evict_tramp_len)
+		emu_write(b, EVICT_ADDR, code.evict_tramp, code.evict_tramp_len);
+	for (size_t i = 0; i < code.npatch; i++)
+		emu_write(b, code.patches[i].addr, code.patches[i].bytes, code.patches[i].len);
+	b->tramp_entry = TRAMP_ADDR;
+	b->reloc_entry = TRAMP_ADDR + code.reloc_off;
+	emu_reset_allowed(a);
+	emu_allow(a, fn_lo, fn_hi);
+	emu_reset_allowed(b);
+	emu_allow(b, fn_lo, fn_hi);
+	emu_allow(b, TRAMP_AREA, TRAMP_AREA + TRAMP_AREA_SIZE);
+	if (p->mode == SPLICE_BOUNCE && (p->slot < fn_lo || p->slot >= fn_hi))
+		emu_allow(b, p->slot, p->slot + 5);
+
+	for (int k = 0; k < states; k++) {
+		struct emu_state s;
+		struct emu_result ra, rb;
+		uint64_t seed = rng_next(rng);
+		char msg[256];
+
+		emu_random_state(rng, &s);
+		emu_run(a, p->region.addr, &s, seed, &ra);
+		if (ra.step_limit) {
+			t->looping++;
+			continue;
+		}
+		/* The original finished within its budget; the patched code
+		 * runs the trampoline on every pass through the site. */
+		b->max_steps = a->max_steps * 40;
+		emu_run(b, p->region.addr, &s, seed, &rb);
+		t->runs++;
+		/* A fault in relocated code is the same fault, moved. */
+		if (rb.exit_addr >= TRAMP_AREA && rb.exit_addr < TRAMP_AREA + TRAMP_AREA_SIZE) {
+			uint64_t o = splice_original_addr(p, &sp, &code, rb.exit_addr);
+
+			if (o)
+				rb.exit_addr = o;
+		}
+		if (emu_same(a, &ra, b, &rb, msg, sizeof(msg)) &&
+		    emu_instrument_ok(&s, p->region.addr, &rb, msg, sizeof(msg)))
+			continue;
+		if (t->diverged++ < 10) {
+			fprintf(stderr, "FAIL-DETAIL %s: %s splice at 0x%" PRIx64 " diverges: %s\n",
+				name, splice_mode_name(p->mode), p->region.addr, msg);
+			hexdump(stderr, "region", p->region.addr, p->region.orig, p->region.len);
+			for (size_t i = 0; i < code.npatch; i++)
+				hexdump(stderr, "patch", code.patches[i].addr,
+					code.patches[i].bytes, code.patches[i].len);
+			hexdump(stderr, "relocated", TRAMP_ADDR + code.reloc_off,
+				code.tramp + code.reloc_off, code.tramp_len - code.reloc_off);
+			fprintf(stderr, "    exits: original 0x%" PRIx64 " (%s), patched 0x%" PRIx64 " (%s), instrument calls %u\n",
+				ra.exit_addr, uc_strerror(ra.err), rb.exit_addr, uc_strerror(rb.err),
+				rb.instrument_calls);
+			dump_state(stderr, "start", &s);
+			dump_state(stderr, "original end", &ra.end);
+			dump_state(stderr, "patched end", &rb.end);
+		}
+	}
+	for (size_t i = code.npatch; i-- > 0;)
+		emu_write(b, code.patches[i].addr, code.patches[i].orig, code.patches[i].len);
+	t->sites[p->mode]++;
+	if (p->mode == SPLICE_BOUNCE)
+		t->bounce[p->bounce_kind]++;
+}
+
+static int kernel_suite(const char *image, const char *symbols, struct tally *t)
+{
+	static struct cfg_window w;
+	struct emu a, b;
+	struct kernel k;
+	struct gerr e;
+	const struct ksym **funcs;
+	size_t nfunc, stride, want = 2200;
+	uint64_t rng = 0x5eed;
+	struct code_src src;
+
+	if (kernel_open(&k, image, symbols, &e)) {
+		fprintf(stderr, "diff: %s\n", e.msg);
+		return -1;
+	}
+	src.lo = k.text_start;
+	src.hi = k.text_end;
+	src.base = kimage_ptr(k.img, k.text_start, (size_t)(k.text_end - k.text_start));
+	nfunc = symtab_functions(k.syms, k.text_start, k.text_end, NULL, 0);
+	funcs = calloc(nfunc, sizeof(*funcs));
+	symtab_functions(k.syms, k.text_start, k.text_end, funcs, nfunc);
+	stride = nfunc / want ? nfunc / want : 1;
+	if (emu_open(&a) || emu_open(&b)) {
+		fprintf(stderr, "diff: cannot start Unicorn\n");
+		return -1;
+	}
+	for (size_t f = 0; f < nfunc; f += stride) {
+		struct splice_env env;
+		const struct cfg *g;
+
+		if (kernel_window(&k, funcs[f]->addr, 160, &w, &e))
+			continue;
+		kernel_env(&k, &w, &env);
+		env.tramp_hint = TRAMP_ADDR;
+		g = w.view[0];
+		if (emu_map_code(&a, g->start - 4096, g->end + 4096, code_byte, &src) ||
+		    emu_map_code(&b, g->start - 4096, g->end + 4096, code_byte, &src)) {
+			fprintf(stderr, "diff: cannot map %s\n", funcs[f]->name);
+			continue;
+		}
+		t->functions++;
+		for (size_t i = 0; i < g->nblocks; i++) {
+			struct splice_plan p;
+			uint64_t site = splice_site_for_block(&env, g->blocks[i].start);
+
+			if (splice_plan(&env, site, &p))
+				continue;
+			run_plan(&a, &b, &p, g->start, g->end, &rng, 2, funcs[f]->name, t);
+		}
+	}
+	emu_close(&a);
+	emu_close(&b);
+	window_free(&w);
+	free(funcs);
+	kernel_close(&k);
+	return 0;
+}
+
+static int generated_suite(size_t count, struct tally *t)
+{
+	struct emu a, b;
+	uint64_t rng = 0xc0ffee;
+	uint8_t buf[GEN_MAX + 64];
+	struct code_src src = { buf, GEN_BASE, GEN_BASE + sizeof(buf) };
+	struct decoder *dec;
+	struct cfg g;
+	struct gerr e;
+
+	memset(&g, 0, sizeof(g));
+	if (emu_open(&a) || emu_open(&b) || decoder_open(&dec, &e))
+		return -1;
+	memset(buf, 0xcc, sizeof(buf));
+	if (emu_map_code(&a, GEN_BASE, GEN_BASE + 0x1000, code_byte, &src) ||
+	    emu_map_code(&b, GEN_BASE, GEN_BASE + 0x1000, code_byte, &src))
+		return -1;
+	for (size_t n = 0; n < count; n++) {
+		size_t len = gen_function(&rng, buf);
+		const struct cfg *view[1] = { &g };
+		struct splice_env env = { .cfgs = view, .ncfg = 1, .tramp_hint = TRAMP_ADDR };
+		char name[64];
+
+		if (cfg_build(&g, dec, buf, GEN_BASE, GEN_BASE + len, NULL, 0, &e))
+			continue;
+		emu_write(&a, GEN_BASE, buf, len);
+		emu_write(&b, GEN_BASE, buf, len);
+		snprintf(name, sizeof(name), "generated #%zu", n);
+		t->functions++;
+		/* One site per sequence: a block start, chosen at random. */
+		if (g.nblocks) {
+			struct splice_plan p;
+			size_t bi = rng_next(&rng) % g.nblocks;
+
+			if (splice_plan(&env, g.blocks[bi].start, &p) == 0)
+				run_plan(&a, &b, &p, GEN_BASE, GEN_BASE + len, &rng, 1, name, t);
+		}
+	}
+	cfg_free(&g);
+	decoder_close(dec);
+	emu_close(&a);
+	emu_close(&b);
+	return 0;
+}
+
+static int passed, failed;
+
+static void check(bool ok, const char *what)
+{
+	printf("%s %s\n", ok ? "PASS" : "FAIL", what);
+	if (ok)
+		passed++;
+	else
+		failed++;
+}
+
+int main(int argc, char **argv)
+{
+	const char *image = argc > 1 ? argv[1] : "build/cache/ref/vmlinuz";
+	const char *symbols = argc > 2 ? argv[2] : "build/cache/ref/kallsyms";
+	size_t ngen = argc > 3 ? strtoul(argv[3], NULL, 0) : 120000;
+	struct tally kt = { 0 }, gt = { 0 };
+	char line[256];
+
+	if (kernel_suite(image, symbols, &kt)) {
+		check(false, "differential: reference kernel functions load");
+	} else {
+		printf("kernel: %zu functions, %zu sites (jmp %zu, bounce via padding %zu, via eviction %zu), %zu runs, %zu looping, %zu diverged\n",
+		       kt.functions, kt.sites[SPLICE_JMP] + kt.sites[SPLICE_BOUNCE],
+		       kt.sites[SPLICE_JMP], kt.bounce[BOUNCE_PADDING], kt.bounce[BOUNCE_EVICT],
+		       kt.runs, kt.looping, kt.diverged);
+		check(kt.functions >= 2000, "differential: at least 2000 kernel functions sampled");
+		check(kt.bounce[BOUNCE_PADDING] > 0 && kt.bounce[BOUNCE_EVICT] > 0,
+		      "differential: kernel sample includes bounced and evicted sites");
+		snprintf(line, sizeof(line), "differential: kernel functions, zero divergences in %zu runs", kt.runs);
+		check(kt.diverged == 0 && kt.runs > 0, line);
+	}
+	if (generated_suite(ngen, &gt)) {
+		check(false, "differential: generated sequences run");
+	} else {
+		printf("generated: %zu sequences, %zu sites (jmp %zu, bounce via padding %zu, via eviction %zu), %zu runs, %zu looping, %zu diverged\n",
+		       gt.functions, gt.sites[SPLICE_JMP] + gt.sites[SPLICE_BOUNCE],
+		       gt.sites[SPLICE_JMP], gt.bounce[BOUNCE_PADDING], gt.bounce[BOUNCE_EVICT],
+		       gt.runs, gt.looping, gt.diverged);
+		check(gt.functions >= 100000, "differential: at least 100k generated sequences");
+		snprintf(line, sizeof(line), "differential: generated sequences, zero divergences in %zu runs", gt.runs);
+		check(gt.diverged == 0 && gt.runs > 0, line);
+	}
+	printf("%d passed, %d failed\n", passed, failed);
+	return failed ? 1 : 0;
+}

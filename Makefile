@@ -10,7 +10,7 @@ CORE_SRC := $(wildcard core/*.c)
 CORE_OBJ := $(CORE_SRC:%.c=$(B)/%.o)
 
 .PHONY: all check bench-offline lab setup clean
-all: $(B)/libgilkcore.a $(B)/bench-offline $(B)/bin/test-diff
+all: $(B)/libgilkcore.a $(B)/bench-offline $(B)/bin/test-unit $(B)/bin/test-diff
 
 $(B)/%.o: %.c
 	@mkdir -p $(dir $@)

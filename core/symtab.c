@@ -288,12 +288,25 @@ int symtab_function(const struct symtab *st, uint64_t addr,
 	s = symtab_by_addr(st, st->text_starts[t]);
 	if (!s || !ksym_is_text(s))
 		return -1;
-	if (sym)
-		*sym = s;
-	if (start)
-		*start = st->text_starts[t];
-	if (end)
-		*end = st->text_starts[t + 1];
+	/* A function ends at the next text symbol, or sooner at any other
+	 * symbol (data after _etext is not part of the last function). */
+	{
+		uint64_t a = st->text_starts[t], stop = st->text_starts[t + 1];
+		size_t i = addr_upper(st, a);
+
+		while (i + 1 < st->n && st->syms[i + 1].addr == a)
+			i++;
+		if (i + 1 < st->n && st->syms[i + 1].addr < stop)
+			stop = st->syms[i + 1].addr;
+		if (addr >= stop)
+			return -1;
+		if (sym)
+			*sym = s;
+		if (start)
+			*start = a;
+		if (end)
+			*end = stop;
+	}
 	return 0;
 }
 

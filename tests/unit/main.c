@@ -1,0 +1,20 @@
+/* Runs every unit test group (cmocka). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "unit.h"
+
+int main(void)
+{
+	int failed = 0;
+
+	failed += _cmocka_run_group_tests("reloc", reloc_tests, reloc_ntests, NULL, NULL);
+	failed += _cmocka_run_group_tests("splice", splice_tests, splice_ntests, NULL, NULL);
+	failed += _cmocka_run_group_tests("cfg", cfg_tests, cfg_ntests, NULL, NULL);
+	failed += _cmocka_run_group_tests("symtab", symtab_tests, symtab_ntests, NULL, NULL);
+	failed += _cmocka_run_group_tests("image", image_tests, image_ntests, NULL, NULL);
+	return failed ? 1 : 0;
+}

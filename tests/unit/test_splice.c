@@ -1,0 +1,375 @@
+/* Unit tests: every refusal reason and every mode of the splice planner
+ * (core/splice.c), on hand-assembled functions. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "cfg.h"
+#include "splice.h"
+#include "textfacts.h"
+#include "unit.h"
+
+#define F 0xffffffff81001000ull
+
+struct fixture {
+	struct decoder *d;
+	struct cfg g;
+	const struct cfg *view[1];
+	struct textfacts *tf;
+	struct splice_env env;
+	uint8_t code[512];
+};
+
+static struct fixture *fn(const uint8_t *b, size_t n, const uint64_t *ext, size_t next)
+{
+	static struct fixture fx;
+	struct gerr e;
+
+	if (fx.d) {
+		cfg_free(&fx.g);
+		textfacts_free(fx.tf);
+	} else {
+		assert_int_equal(decoder_open(&fx.d, &e), 0);
+	}
+	memset(&fx.g, 0, sizeof(fx.g));
+	memcpy(fx.code, b, n);
+	assert_int_equal(cfg_build(&fx.g, fx.d, fx.code, F, F + n, ext, next, &e), 0);
+	fx.view[0] = &fx.g;
+	fx.tf = textfacts_new();
+	memset(&fx.env, 0, sizeof(fx.env));
+	fx.env.cfgs = fx.view;
+	fx.env.ncfg = 1;
+	fx.env.facts = fx.tf;
+	fx.env.tramp_hint = 0xffffffffc0000000ull;
+	return &fx;
+}
+
+static void reserve(struct fixture *fx, uint64_t lo, uint64_t hi, enum res_kind k)
+{
+	textfacts_add_range(fx->tf, lo, hi, k);
+	textfacts_finish(fx->tf);
+}
+
+static enum splice_reason refusal(struct fixture *fx, uint64_t site)
+{
+	struct splice_plan p;
+
+	assert_int_equal(splice_plan(&fx->env, site, &p), -1);
+	return p.reason;
+}
+
+/* mov eax, 1 ; mov ecx, 2 ; ret ; int3 x 3 */
+static const uint8_t simple[] = {
+	0xb8, 1, 0, 0, 0, 0xb9, 2, 0, 0, 0, 0xc3, 0xcc, 0xcc, 0xcc,
+};
+
+static void plain_jmp(void **st)
+{
+	struct fixture *fx = fn(simple, sizeof(simple), NULL, 0);
+	struct splice_plan p;
+	struct splice_code c;
+	struct splice_params sp = { .tramp = 0xffffffffc0001000ull, .handler = 0xffffffffc0000000ull };
+	enum splice_reason why;
+
+	(void)st;
+	assert_int_equal(splice_plan(&fx->env, F, &p), 0);
+	assert_int_equal(p.mode, SPLICE_JMP);
+	assert_int_equal(p.region.len, 5);
+	assert_int_equal(splice_emit(&p, &sp, &c, &why), 0);
+	assert_int_equal(c.npatch, 1);
+	assert_int_equal(c.patches[0].bytes[0], 0xe9);
+	assert_memory_equal(c.patches[0].orig, simple, 5);
+	/* no clac unless asked for */
+	assert_null(memmem(c.tramp, c.reloc_off, "\x0f\x01\xca", 3));
+	sp.clac = true;
+	assert_int_equal(splice_emit(&p, &sp, &c, &why), 0);
+	assert_non_null(memmem(c.tramp, c.reloc_off, "\x0f\x01\xca", 3));
+}
+
+static void region_absorbs_padding_after_ret(void **st)
+{
+	/* xor eax,eax ; ret ; int3 x 4: 3 live bytes, 2 dead ones overwritten */
+	static const uint8_t b[] = { 0x31, 0xc0, 0xc3, 0xcc, 0xcc, 0xcc, 0xcc };
+	struct fixture *fx = fn(b, sizeof(b), NULL, 0);
+	struct splice_plan p;
+
+	(void)st;
+	assert_int_equal(splice_plan(&fx->env, F, &p), 0);
+	assert_int_equal(p.mode, SPLICE_JMP);
+	assert_int_equal(p.region.len, 5);
+	assert_int_equal(p.region.live, 3);
+	assert_memory_equal(p.region.orig, b, 5);
+}
+
+static void call_ends_region(void **st)
+{
+	/* xor eax,eax ; call rax ; (target) mov eax,1 ; ret */
+	static const uint8_t b[] = { 0x31, 0xc0, 0xff, 0xd0, 0x90, 0x90, 0x90, 0x90, 0xc3 };
+	struct fixture *fx = fn(b, sizeof(b), NULL, 0);
+	struct splice_plan p;
+
+	(void)st;
+	fx->env.flags = SPLICE_NO_BOUNCE | SPLICE_ALLOW_TRAP;
+	assert_int_equal(splice_plan(&fx->env, F, &p), 0);
+	/* The call cannot be followed by more of the region: no 5-byte jmp
+	 * fits, so (bounces off) trap mode with the first instruction only. */
+	assert_int_equal(p.mode, SPLICE_TRAP);
+	assert_int_equal(p.limit, SR_TOO_SHORT);
+	assert_true(p.reason_addr == F + 4);
+}
+
+static void bounce_via_padding(void **st)
+{
+	/* 0: xor eax,eax  2: jne 0  4: ret  5: int3 x 8 -- block at 0 is 4
+	 * bytes before ret... make the target at 2 to keep block 0 short. */
+	static const uint8_t b[] = {
+		0x31, 0xc0,             /* 0 xor eax,eax */
+		0x75, 0xfc,             /* 2 jne 0 (target 0) */
+		0x31, 0xc9,             /* 4 xor ecx,ecx */
+		0x74, 0xfc,             /* 6 je 4 (target 4) */
+		0xc3,                   /* 8 ret */
+		0xcc, 0xcc, 0xcc, 0xcc, 0xcc, 0xcc, 0xcc,
+	};
+	struct fixture *fx = fn(b, sizeof(b), NULL, 0);
+	struct splice_plan p;
+	struct splice_code c;
+	struct splice_params sp = { .tramp = 0xffffffffc0001000ull, .handler = 0xffffffffc0000000ull };
+	enum splice_reason why;
+
+	(void)st;
+	assert_int_equal(splice_plan(&fx->env, F, &p), 0);
+	assert_int_equal(p.mode, SPLICE_BOUNCE);
+	assert_int_equal(p.bounce_kind, BOUNCE_PADDING);
+	assert_int_equal(p.region.len, 2);
+	assert_true(p.slot >= F + 9 && p.slot + 5 <= F + sizeof(b));
+	assert_int_equal(splice_emit(&p, &sp, &c, &why), 0);
+	assert_int_equal(c.npatch, 2);
+	/* the slot first, the site last */
+	assert_true(c.patches[0].addr == p.slot);
+	assert_int_equal(c.patches[0].bytes[0], 0xe9);
+	assert_true(c.patches[1].addr == F);
+	assert_int_equal(c.patches[1].bytes[0], 0xeb);
+	assert_int_equal(c.patches[1].bytes[1], (uint8_t)(p.slot - (F + 2)));
+}
+
+static void bounce_via_eviction(void **st)
+{
+	/* A 2-byte block at 0 (2 is a branch target), no padding anywhere;
+	 * a run of plain bytes from 2 that can move out. */
+	static const uint8_t b[] = {
+		0x31, 0xc0,                         /* 0 xor eax,eax */
+		0x31, 0xc9,                         /* 2 xor ecx,ecx (target) */
+		0x75, 0xfc,                         /* 4 jne 2 */
+		0xb8, 1, 0, 0, 0,                   /* 6 mov eax,1 */
+		0xb9, 2, 0, 0, 0,                   /* 11 mov ecx,2 */
+		0xba, 3, 0, 0, 0,                   /* 16 mov edx,3 */
+		0xc3,                               /* 21 ret */
+	};
+	struct fixture *fx = fn(b, sizeof(b), NULL, 0);
+	struct splice_plan p;
+	struct splice_code c;
+	struct splice_params sp = { .tramp = 0xffffffffc0001000ull, .evict_tramp = 0xffffffffc0002000ull,
+				    .handler = 0xffffffffc0000000ull };
+	enum splice_reason why;
+
+	(void)st;
+	assert_int_equal(splice_plan(&fx->env, F, &p), 0);
+	assert_int_equal(p.mode, SPLICE_BOUNCE);
+	assert_int_equal(p.bounce_kind, BOUNCE_EVICT);
+	assert_int_equal(p.region.len, 2);
+	assert_true(p.evict.addr == F + 2);
+	assert_int_equal(p.evict.len, 14);
+	assert_true(p.slot == F + 7);
+	assert_int_equal(splice_emit(&p, &sp, &c, &why), 0);
+	assert_true(c.evict_tramp_len > 0);
+	assert_true(c.patches[0].addr == F + 2);
+	assert_int_equal(c.patches[0].bytes[0], 0xe9);
+	assert_int_equal(c.patches[0].bytes[5], 0xe9);
+	assert_true(c.patches[1].addr == F);
+	fx->env.flags = SPLICE_NO_EVICT;
+	assert_int_equal(refusal(fx, F), SR_NO_BOUNCE_SLOT);
+}
+
+static void bounce_via_existing_tail(void **st)
+{
+	static const uint8_t b[] = { 0x31, 0xc0, 0x31, 0xc9, 0x75, 0xfc, 0xc3 };
+	struct fixture *fx = fn(b, sizeof(b), NULL, 0);
+	struct range tail = { F + 0x40, F + 0x48 }; /* outside: another splice's */
+	struct splice_plan p;
+
+	(void)st;
+	fx->env.flags = SPLICE_NO_EVICT;
+	fx->env.tails = &tail;
+	fx->env.ntails = 1;
+	assert_int_equal(splice_plan(&fx->env, F, &p), 0);
+	assert_int_equal(p.bounce_kind, BOUNCE_TAIL);
+	assert_true(p.slot == F + 0x40);
+}
+
+static void trap_mode_only_when_asked(void **st)
+{
+	/* push rbp (1 byte), then a branch target: not even a jmp rel8 fits */
+	static const uint8_t b[] = { 0x55, 0x5d, 0x75, 0xfd, 0xc3 };
+	struct fixture *fx = fn(b, sizeof(b), NULL, 0);
+	struct splice_plan p;
+
+	(void)st;
+	assert_int_equal(refusal(fx, F), SR_TOO_SHORT);
+	fx->env.flags = SPLICE_ALLOW_TRAP;
+	assert_int_equal(splice_plan(&fx->env, F, &p), 0);
+	assert_int_equal(p.mode, SPLICE_TRAP);
+	assert_int_equal(p.region.len, 1);
+}
+
+static void refuse_not_text_boundary_padding(void **st)
+{
+	struct fixture *fx = fn(simple, sizeof(simple), NULL, 0);
+
+	(void)st;
+	assert_int_equal(refusal(fx, F - 1), SR_NOT_TEXT);
+	assert_int_equal(refusal(fx, F + 1), SR_NOT_BOUNDARY);
+	assert_int_equal(refusal(fx, F + 12), SR_PADDING);
+}
+
+static void refuse_undecodable_misaligned_table(void **st)
+{
+	static const uint8_t bad[] = { 0x31, 0xc0, 0x06, 0x06, 0x06, 0x06 };
+	/* jmp to F+1, inside the 5-byte mov at F */
+	static const uint8_t mis[] = { 0xb8, 1, 0, 0, 0, 0xeb, 0xfa, 0xc3 };
+	/* jmp [rax*8 + 0x1000] */
+	static const uint8_t tbl[] = { 0xb8, 1, 0, 0, 0, 0xff, 0x24, 0xc5, 0, 0x10, 0, 0 };
+	struct fixture *fx;
+
+	(void)st;
+	fx = fn(bad, sizeof(bad), NULL, 0);
+	assert_int_equal(refusal(fx, F + 2), SR_UNDECODABLE);
+	fx = fn(mis, sizeof(mis), NULL, 0);
+	assert_int_equal(refusal(fx, F), SR_MISALIGNED_TARGET);
+	fx = fn(tbl, sizeof(tbl), NULL, 0);
+	assert_int_equal(refusal(fx, F), SR_JUMP_TABLE);
+}
+
+static void refuse_int3_ud2_unrelocatable(void **st)
+{
+	/* mov; jne to int3 (a target, so a block); int3; ud2 block; call [rsp+8] */
+	static const uint8_t b[] = {
+		0xb8, 1, 0, 0, 0,       /* 0 */
+		0x75, 0x01,             /* 5 jne 8 */
+		0xc3,                   /* 7 ret */
+		0xcc,                   /* 8 int3 (targeted) */
+		0x0f, 0x0b,             /* 9 ud2 */
+		0xff, 0x54, 0x24, 0x08, /* 11 call [rsp+8] */
+		0xc3,
+	};
+	uint64_t ext[] = { F + 9, F + 11 };
+	struct fixture *fx = fn(b, sizeof(b), ext, 2);
+
+	(void)st;
+	assert_int_equal(refusal(fx, F + 8), SR_INT3);
+	assert_int_equal(refusal(fx, F + 9), SR_UD2);
+	assert_int_equal(refusal(fx, F + 11), SR_UNRELOCATABLE);
+}
+
+static void refuse_out_of_reach(void **st)
+{
+	static const uint8_t rip[] = { 0x48, 0x8b, 0x05, 0, 0, 0, 0, 0xc3 };
+	static const uint8_t jmp[] = { 0xe9, 0, 0, 0, 0 };
+	struct fixture *fx;
+
+	(void)st;
+	fx = fn(rip, sizeof(rip), NULL, 0);
+	fx->env.tramp_hint = 0xffff800000000000ull;
+	assert_int_equal(refusal(fx, F), SR_RIP_RANGE);
+	fx = fn(jmp, sizeof(jmp), NULL, 0);
+	fx->env.tramp_hint = 0xffff800000000000ull;
+	assert_int_equal(refusal(fx, F), SR_BRANCH_RANGE);
+}
+
+static void refuse_reserved_kinds(void **st)
+{
+	static const struct {
+		enum res_kind k;
+		enum splice_reason r;
+	} cases[] = {
+		{ RES_JUMP_LABEL, SR_JUMP_LABEL }, { RES_STATIC_CALL, SR_STATIC_CALL },
+		{ RES_FTRACE, SR_FTRACE }, { RES_EXTABLE, SR_EXTABLE },
+		{ RES_BLACKLIST, SR_BLACKLIST },
+	};
+
+	(void)st;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct fixture *fx = fn(simple, sizeof(simple), NULL, 0);
+
+		reserve(fx, F, F + 5, cases[i].k);
+		assert_int_equal(refusal(fx, F), cases[i].r);
+	}
+}
+
+static void alternatives_flagged_not_refused(void **st)
+{
+	struct fixture *fx = fn(simple, sizeof(simple), NULL, 0);
+	struct splice_plan p;
+
+	(void)st;
+	reserve(fx, F + 5, F + 10, RES_ALTERNATIVE);
+	assert_int_equal(splice_plan(&fx->env, F, &p), 0);
+	assert_false(p.image_only);
+	assert_int_equal(splice_plan(&fx->env, F + 5, &p), 0);
+	assert_true(p.image_only);
+}
+
+static void refuse_occupied(void **st)
+{
+	struct fixture *fx = fn(simple, sizeof(simple), NULL, 0);
+	struct range busy = { F + 3, F + 4 };
+
+	(void)st;
+	fx->env.occupied = &busy;
+	fx->env.noccupied = 1;
+	assert_int_equal(refusal(fx, F), SR_OCCUPIED);
+}
+
+static void ftrace_site_skipped_for_block(void **st)
+{
+	/* nop5 (ftrace) ; mov eax,1 ; ret */
+	static const uint8_t b[] = { 0x0f, 0x1f, 0x44, 0, 0, 0xb8, 1, 0, 0, 0, 0xc3 };
+	struct fixture *fx = fn(b, sizeof(b), NULL, 0);
+
+	(void)st;
+	reserve(fx, F, F + 5, RES_FTRACE);
+	assert_int_equal(refusal(fx, F), SR_FTRACE);
+	assert_true(splice_site_for_block(&fx->env, F) == F + 5);
+	assert_true(splice_site_for_block(&fx->env, F + 5) == F + 5);
+}
+
+static void reason_texts_complete(void **st)
+{
+	(void)st;
+	for (int r = 0; r < SR_NREASONS; r++) {
+		assert_non_null(splice_reason_name((enum splice_reason)r));
+		assert_true(strlen(splice_reason_str((enum splice_reason)r)) > 8);
+	}
+}
+
+const struct CMUnitTest splice_tests[] = {
+	cmocka_unit_test(plain_jmp),
+	cmocka_unit_test(region_absorbs_padding_after_ret),
+	cmocka_unit_test(call_ends_region),
+	cmocka_unit_test(bounce_via_padding),
+	cmocka_unit_test(bounce_via_eviction),
+	cmocka_unit_test(bounce_via_existing_tail),
+	cmocka_unit_test(trap_mode_only_when_asked),
+	cmocka_unit_test(refuse_not_text_boundary_padding),
+	cmocka_unit_test(refuse_undecodable_misaligned_table),
+	cmocka_unit_test(refuse_int3_ud2_unrelocatable),
+	cmocka_unit_test(refuse_out_of_reach),
+	cmocka_unit_test(refuse_reserved_kinds),
+	cmocka_unit_test(alternatives_flagged_not_refused),
+	cmocka_unit_test(refuse_occupied),
+	cmocka_unit_test(ftrace_site_skipped_for_block),
+	cmocka_unit_test(reason_texts_complete),
+};
+const size_t splice_ntests = sizeof(splice_tests) / sizeof(splice_tests[0]);

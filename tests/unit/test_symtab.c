@@ -1,0 +1,119 @@
+/* Unit tests: the symbol table (core/symtab.c). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "symtab.h"
+#include "unit.h"
+
+static const char text[] =
+	"ffffffff81000000 T _stext\n"
+	"ffffffff81000000 T startup_64\n"
+	"ffffffff81000100 t helper\n"
+	"ffffffff81000180 t dup\n"
+	"ffffffff81000200 T do_work\n"
+	"ffffffff81000300 t dup\n"
+	"ffffffff81000400 t do_work.cold\n"
+	"ffffffff81000420 t do_work.cold.2\n"
+	"ffffffff81000440 t do_workers\n"
+	"ffffffff81000500 T _etext\n"
+	"ffffffff82000000 D some_data\n"
+	"ffffffffc0000000 t mod_fn\t[e1000]\n";
+
+static struct symtab *load(void)
+{
+	struct symtab *st;
+	struct gerr e;
+
+	assert_int_equal(symtab_parse(text, sizeof(text) - 1, &st, &e), 0);
+	return st;
+}
+
+static void lookups(void **s)
+{
+	struct symtab *st = load();
+	const struct ksym *k;
+	uint64_t lo, hi;
+
+	(void)s;
+	assert_int_equal(symtab_count(st), 12);
+	assert_int_equal(symtab_by_name(st, "do_work", &k, 1), 1);
+	assert_true(k->addr == 0xffffffff81000200ull);
+	k = symtab_by_addr(st, 0xffffffff81000210ull);
+	assert_string_equal(k->name, "do_work");
+	assert_int_equal(symtab_function(st, 0xffffffff81000210ull, &k, &lo, &hi), 0);
+	assert_true(lo == 0xffffffff81000200ull && hi == 0xffffffff81000300ull);
+	assert_int_equal(symtab_by_name(st, "mod_fn", &k, 1), 1);
+	assert_string_equal(k->module, "e1000");
+	assert_int_equal(symtab_function(st, 0xffffffff82000010ull, NULL, NULL, NULL), -1);
+	symtab_free(st);
+}
+
+static void cold_parts_and_completion(void **s)
+{
+	struct symtab *st = load();
+	const struct ksym *c[4];
+	const char *names[8];
+
+	(void)s;
+	assert_int_equal(symtab_cold_parts(st, "do_work", c, 4), 2);
+	assert_int_equal(symtab_cold_parts(st, "helper", c, 4), 0);
+	assert_int_equal(symtab_complete(st, "do_", names, 8), 4);
+	assert_string_equal(names[0], "do_work");
+	assert_string_equal(names[3], "do_workers");
+	/* a name shared by two symbols completes once */
+	assert_int_equal(symtab_complete(st, "du", names, 8), 1);
+	/* cut short: the total is still told */
+	assert_int_equal(symtab_complete(st, "do_", names, 2), 4);
+	assert_int_equal(symtab_complete(st, "zzz", names, 8), 0);
+	symtab_free(st);
+}
+
+static void resolve_expressions(void **s)
+{
+	struct symtab *st = load();
+	struct gerr e;
+	uint64_t a;
+	char buf[64];
+
+	(void)s;
+	assert_int_equal(symtab_resolve(st, "do_work+0x10", &a, &e), 0);
+	assert_true(a == 0xffffffff81000210ull);
+	assert_int_equal(symtab_resolve(st, "do_work+16", &a, &e), 0);
+	assert_true(a == 0xffffffff81000210ull);
+	assert_int_equal(symtab_resolve(st, "0xffffffff81000123", &a, &e), 0);
+	assert_true(a == 0xffffffff81000123ull);
+	assert_int_equal(symtab_resolve(st, "ffffffff81000123", &a, &e), 0);
+	assert_int_equal(symtab_resolve(st, "nosuch", &a, &e), -1);
+	assert_non_null(strstr(e.msg, "no symbol 'nosuch'"));
+	assert_int_equal(symtab_resolve(st, "dup", &a, &e), -1);
+	assert_non_null(strstr(e.msg, "names 2 symbols"));
+	assert_int_equal(symtab_resolve(st, "do_work+zz", &a, &e), -1);
+	symtab_format(st, 0xffffffff81000210ull, buf, sizeof(buf));
+	assert_string_equal(buf, "do_work+0x10");
+	symtab_free(st);
+}
+
+static void malformed_input(void **s)
+{
+	struct symtab *st;
+	struct gerr e;
+
+	(void)s;
+	assert_int_equal(symtab_parse("ffffffff81000000 T a\nnot a line\n", 31, &st, &e), -1);
+	assert_non_null(strstr(e.msg, "line 2"));
+	assert_int_equal(symtab_parse("", 0, &st, &e), -1);
+	assert_int_equal(symtab_load("/nonexistent/kallsyms", &st, &e), -1);
+	assert_non_null(strstr(e.msg, "/nonexistent/kallsyms"));
+}
+
+const struct CMUnitTest symtab_tests[] = {
+	cmocka_unit_test(lookups),
+	cmocka_unit_test(cold_parts_and_completion),
+	cmocka_unit_test(resolve_expressions),
+	cmocka_unit_test(malformed_input),
+};
+const size_t symtab_ntests = sizeof(symtab_tests) / sizeof(symtab_tests[0]);

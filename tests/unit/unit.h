@@ -1,0 +1,13 @@
+/* The unit test groups, each defined in its own file. */
+#ifndef GILK_UNIT_H
+#define GILK_UNIT_H
+
+#include <stddef.h>
+
+struct CMUnitTest;
+extern const struct CMUnitTest reloc_tests[], splice_tests[], symtab_tests[],
+	image_tests[], cfg_tests[];
+extern const size_t reloc_ntests, splice_ntests, symtab_ntests, image_ntests,
+	cfg_ntests;
+
+#endif

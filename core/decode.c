@@ -106,6 +106,10 @@ int decode_one(struct decoder *d, const uint8_t *code, size_t avail,
 	if (!cs_disasm_iter(d->cs, &p, &n, &a, ci))
 		return -1;
 	x = &ci->detail->x86;
+	/* Capstone 4 decodes ud1 (0f b9 /r) without its ModRM byte; the kernel
+	 * uses the register form (0f b9 cc after static call trampolines). */
+	if (ci->id == X86_INS_UD2B && ci->size == 2 && avail > 2 && (code[2] & 0xc0) == 0xc0)
+		ci->size = 3;
 	memset(out, 0, sizeof(*out));
 	out->addr = addr;
 	out->len = (uint8_t)ci->size;

@@ -10,7 +10,7 @@ CORE_SRC := $(wildcard core/*.c)
 CORE_OBJ := $(CORE_SRC:%.c=$(B)/%.o)
 
 .PHONY: all check bench-offline lab setup clean
-all: $(B)/libgilkcore.a $(B)/bench-offline $(B)/bin/test-unit $(B)/bin/test-diff $(B)/bin/test-cfg-objdump
+all: $(B)/libgilkcore.a $(B)/bench-offline $(B)/bin/test-unit $(B)/bin/test-diff $(B)/bin/test-cfg-objdump $(B)/bin/test-kcore
 
 $(B)/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -53,5 +53,9 @@ clean:
 -include $(shell find $(B) -name '*.d' 2>/dev/null)
 
 $(B)/bin/test-cfg-objdump: $(B)/tests/cfg_objdump.o $(B)/libgilkcore.a
+	@mkdir -p $(dir $@)
+	$(CC) -o $@ $^ $(CORE_LIBS)
+
+$(B)/bin/test-kcore: $(B)/tests/kcore_check.o $(B)/libgilkcore.a
 	@mkdir -p $(dir $@)
 	$(CC) -o $@ $^ $(CORE_LIBS)

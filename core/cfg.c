@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "u64set.h"
+
 #define GROW(arr, n, cap, init)                                               \
 	((n) < (cap) ? 0 : grow((void **)&(arr), &(cap), sizeof(*(arr)), (init)))
 
@@ -27,13 +29,6 @@ void cfg_free(struct cfg *g)
 	free(g->targets);
 	free(g->padding);
 	memset(g, 0, sizeof(*g));
-}
-
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
 }
 
 ssize_t cfg_insn_at(const struct cfg *g, uint64_t addr)
@@ -83,17 +78,7 @@ ssize_t cfg_block_at(const struct cfg *g, uint64_t addr)
 
 static size_t target_lower(const struct cfg *g, uint64_t addr)
 {
-	size_t lo = 0, hi = g->ntargets;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (g->targets[mid] < addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	return u64_lower_bound(g->targets, g->ntargets, addr);
 }
 
 bool cfg_is_target(const struct cfg *g, uint64_t addr)
@@ -140,7 +125,7 @@ static int decode_all(struct cfg *g, struct decoder *d, const uint8_t *code)
 
 static int collect_targets(struct cfg *g, const uint64_t *ext, size_t next)
 {
-	size_t n = 0;
+	size_t n;
 
 	for (size_t i = 0; i < g->ninsn; i++) {
 		const struct insn *in = &g->insns[i];
@@ -163,11 +148,7 @@ static int collect_targets(struct cfg *g, const uint64_t *ext, size_t next)
 			return -1;
 		g->targets[g->ntargets++] = ext[i];
 	}
-	qsort(g->targets, g->ntargets, sizeof(*g->targets), cmp_u64);
-	for (size_t i = 0; i < g->ntargets; i++)
-		if (!n || g->targets[n - 1] != g->targets[i])
-			g->targets[n++] = g->targets[i];
-	g->ntargets = n;
+	n = g->ntargets = u64_sort_unique(g->targets, g->ntargets);
 	for (size_t i = 0; i < n && !g->misaligned; i++)
 		if (cfg_insn_at(g, g->targets[i]) < 0 &&
 		    (!g->bad_addr || g->targets[i] < g->bad_addr))

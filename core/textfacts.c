@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "u64set.h"
+
 struct textfacts {
 	struct res_range *res;
 	size_t nres, capres;
@@ -72,23 +74,10 @@ static int cmp_range(const void *a, const void *b)
 	return x->start < y->start ? -1 : x->start > y->start;
 }
 
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 void textfacts_finish(struct textfacts *tf)
 {
-	size_t n = 0;
-
 	qsort(tf->res, tf->nres, sizeof(*tf->res), cmp_range);
-	qsort(tf->targets, tf->ntargets, sizeof(*tf->targets), cmp_u64);
-	for (size_t i = 0; i < tf->ntargets; i++)
-		if (!n || tf->targets[n - 1] != tf->targets[i])
-			tf->targets[n++] = tf->targets[i];
-	tf->ntargets = n;
+	tf->ntargets = u64_sort_unique(tf->targets, tf->ntargets);
 	free(tf->maxend);
 	tf->maxend = malloc((tf->nres ? tf->nres : 1) * sizeof(*tf->maxend));
 	if (!tf->maxend)
@@ -145,16 +134,8 @@ bool textfacts_overlaps(const struct textfacts *tf, uint64_t start,
 size_t textfacts_targets(const struct textfacts *tf, uint64_t start,
 			 uint64_t end, const uint64_t **first)
 {
-	size_t lo = 0, hi = tf->ntargets, i;
+	size_t lo = u64_lower_bound(tf->targets, tf->ntargets, start), i;
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (tf->targets[mid] < start)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	for (i = lo; i < tf->ntargets && tf->targets[i] < end; i++)
 		;
 	*first = tf->targets + lo;

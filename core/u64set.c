@@ -1,0 +1,37 @@
+/* Sorted address arrays (see u64set.h). */
+#include "u64set.h"
+
+#include <stdlib.h>
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+size_t u64_sort_unique(uint64_t *a, size_t n)
+{
+	size_t m = 0;
+
+	qsort(a, n, sizeof(*a), cmp_u64);
+	for (size_t i = 0; i < n; i++)
+		if (!m || a[m - 1] != a[i])
+			a[m++] = a[i];
+	return m;
+}
+
+size_t u64_lower_bound(const uint64_t *a, size_t n, uint64_t key)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (a[mid] < key)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}

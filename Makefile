@@ -6,18 +6,32 @@ CFLAGS  += -std=c11 -Wall -Wextra -Werror -D_GNU_SOURCE
 B       := build
 CORE_LIBS := -lcapstone -lelf -llzma -lzstd -lz
 
+KDIR    ?= $(CURDIR)/$(B)/cache/ref/headers
 CORE_SRC := $(wildcard core/*.c)
 CORE_OBJ := $(CORE_SRC:%.c=$(B)/%.o)
 
 .PHONY: all check bench-offline lab setup clean
-all: $(B)/libgilkcore.a $(B)/bench-offline $(B)/bin/test-unit $(B)/bin/test-diff $(B)/bin/test-cfg-objdump $(B)/bin/test-kcore
+all: $(B)/libgilkcore.a $(B)/libgilklive.a $(B)/gilk.ko $(B)/bench-offline \
+     $(B)/bin/test-unit $(B)/bin/test-diff $(B)/bin/test-cfg-objdump \
+     $(B)/bin/test-kcore $(B)/bin/test-live
 
 $(B)/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -Icore -MMD -MP -c $< -o $@
+	$(CC) $(CFLAGS) -Icore -Ishell -MMD -MP -c $< -o $@
 
 $(B)/libgilkcore.a: $(CORE_OBJ)
 	ar rcs $@ $^
+
+$(B)/libgilklive.a: $(B)/shell/live.o
+	ar rcs $@ $^
+
+# Kbuild writes next to its sources: build a copy under build/kmod.
+KMOD_SRC := $(wildcard kmod/*.c kmod/*.h kmod/Kbuild kmod/include/*.h kmod/include/uapi/*.h)
+$(B)/gilk.ko: $(KMOD_SRC)
+	@mkdir -p $(B)/kmod
+	cp -r kmod/. $(B)/kmod/
+	$(MAKE) -C $(KDIR) M=$(CURDIR)/$(B)/kmod modules
+	cp $(B)/kmod/gilk.ko $@
 
 $(B)/bench-offline: $(B)/bench/offline.o $(B)/libgilkcore.a
 	$(CC) -o $@ $^ $(CORE_LIBS)
@@ -48,7 +62,7 @@ lab: setup
 	@scripts/lab
 
 clean:
-	rm -rf $(B)/core $(B)/bench $(B)/tests $(B)/*.a $(B)/bench-offline
+	rm -rf $(B)/core $(B)/bench $(B)/tests $(B)/shell $(B)/kmod $(B)/bin $(B)/*.a $(B)/*.ko $(B)/bench-offline
 
 -include $(shell find $(B) -name '*.d' 2>/dev/null)
 
@@ -57,5 +71,9 @@ $(B)/bin/test-cfg-objdump: $(B)/tests/cfg_objdump.o $(B)/libgilkcore.a
 	$(CC) -o $@ $^ $(CORE_LIBS)
 
 $(B)/bin/test-kcore: $(B)/tests/kcore_check.o $(B)/libgilkcore.a
+	@mkdir -p $(dir $@)
+	$(CC) -o $@ $^ $(CORE_LIBS)
+
+$(B)/bin/test-live: $(B)/tests/guest/live_test.o $(B)/libgilklive.a $(B)/libgilkcore.a
 	@mkdir -p $(dir $@)
 	$(CC) -o $@ $^ $(CORE_LIBS)

@@ -28,7 +28,7 @@ struct kseg {
 
 struct kimage {
 	enum kimage_kind kind;
-	uint8_t *buf;     /* the ELF bytes (ELF, bzImage) */
+	uint8_t *buf;     /* the ELF bytes (ELF, bzImage); a snapshot's bytes */
 	size_t len;
 	int fd;           /* kcore */
 	struct kseg *segs;
@@ -467,5 +467,44 @@ int kimage_elf_bytes(const struct kimage *k, const uint8_t **buf, size_t *len)
 		return -1;
 	*buf = k->buf;
 	*len = k->len;
+	return 0;
+}
+
+int kimage_new_snapshot(struct kimage **out, struct gerr *e)
+{
+	struct kimage *k = calloc(1, sizeof(*k));
+
+	if (!k)
+		return gerr_set(e, "out of memory");
+	k->kind = KIMAGE_ELF;
+	k->fd = -1;
+	*out = k;
+	return 0;
+}
+
+int kimage_copy_range(struct kimage *k, struct kimage *src, const char *name,
+		      uint64_t addr, uint64_t len, struct gerr *e)
+{
+	uint8_t *nb = realloc(k->buf, k->len + len);
+
+	if (!nb)
+		return gerr_set(e, "out of memory");
+	k->buf = nb;
+	if (kimage_read(src, addr, k->buf + k->len, len, e))
+		return -1;
+	if (add_seg(k, addr, len, k->len, name))
+		return gerr_set(e, "out of memory");
+	k->len += len;
+	return 0;
+}
+
+int kimage_overlay(struct kimage *k, uint64_t addr, const void *bytes,
+		   size_t len)
+{
+	const struct kseg *s = find_seg(k, addr, len);
+
+	if (!s || k->kind == KIMAGE_KCORE)
+		return -1;
+	memcpy(k->buf + s->off + (addr - s->addr), bytes, len);
 	return 0;
 }

@@ -43,6 +43,16 @@ int kimage_section(const struct kimage *k, const char *name, uint64_t *addr,
  * vmlinux), so tools such as objdump can read the same bytes. */
 int kimage_elf_bytes(const struct kimage *k, const uint8_t **buf, size_t *len);
 
+/* A snapshot: an empty buffer-backed image to copy ranges into, so a live
+ * kernel's bytes can be planned from while they change underneath. */
+int kimage_new_snapshot(struct kimage **out, struct gerr *e);
+/* Copies [addr, addr + len) from src into snapshot k as section name. */
+int kimage_copy_range(struct kimage *k, struct kimage *src, const char *name,
+		      uint64_t addr, uint64_t len, struct gerr *e);
+/* Overwrites bytes of a snapshot (the original bytes under a splice). */
+int kimage_overlay(struct kimage *k, uint64_t addr, const void *bytes,
+		   size_t len);
+
 /* Decompresses the payload of a bzImage held in memory. Exposed for tests. */
 int bzimage_payload(const uint8_t *bz, size_t len, uint8_t **out,
 		    size_t *outlen, struct gerr *e);

@@ -36,6 +36,63 @@ fail:
 	return -1;
 }
 
+static int symbol_addr(const struct symtab *st, const char *name, uint64_t *a,
+		       struct gerr *e)
+{
+	const struct ksym *s;
+
+	if (symtab_by_name(st, name, &s, 1) != 1)
+		return gerr_set(e, "the kernel has no symbol %s (are kallsyms addresses hidden? run as root)", name);
+	if (!s->addr)
+		return gerr_set(e, "%s reads as 0: kallsyms addresses are hidden (kptr_restrict); run as root", name);
+	*a = s->addr;
+	return 0;
+}
+
+int kernel_open_live(struct kernel *k, const char *kcore, const char *symbols,
+		     struct gerr *e)
+{
+	static const char *const tables[][2] = {
+		{ "__start___jump_table", "__stop___jump_table" },
+		{ "__start_static_call_sites", "__stop_static_call_sites" },
+		{ "__start___ex_table", "__stop___ex_table" },
+		{ "__start___bug_table", "__stop___bug_table" },
+	};
+	struct kimage *src = NULL;
+
+	memset(k, 0, sizeof(*k));
+	if (symtab_load(symbols, &k->syms, e) || decoder_open(&k->dec, e) ||
+	    symbol_addr(k->syms, "_stext", &k->text_start, e) ||
+	    symbol_addr(k->syms, "_etext", &k->text_end, e) ||
+	    kimage_open(kcore, &src, e) || kimage_new_snapshot(&k->img, e) ||
+	    kimage_copy_range(k->img, src, ".text", k->text_start,
+			      k->text_end - k->text_start, e))
+		goto fail;
+	for (size_t i = 0; i < sizeof(tables) / sizeof(tables[0]); i++) {
+		uint64_t a, b;
+
+		if (symbol_addr(k->syms, tables[i][0], &a, e) ||
+		    symbol_addr(k->syms, tables[i][1], &b, e))
+			goto fail;
+		if (b > a && kimage_copy_range(k->img, src, tables[i][0], a, b - a, e))
+			goto fail;
+	}
+	kimage_close(src);
+	src = NULL;
+	k->facts = textfacts_new();
+	if (!k->facts) {
+		gerr_set(e, "out of memory");
+		goto fail;
+	}
+	if (textfacts_load_live(k->facts, k->img, k->syms, k->dec, e))
+		goto fail;
+	return 0;
+fail:
+	kimage_close(src);
+	kernel_close(k);
+	return -1;
+}
+
 void kernel_close(struct kernel *k)
 {
 	kimage_close(k->img);

@@ -30,6 +30,12 @@ struct kernel {
 /* image: vmlinux, bzImage or /proc/kcore; symbols: kallsyms or System.map. */
 int kernel_open(struct kernel *k, const char *image, const char *symbols,
 		struct gerr *e);
+/* A running kernel: symbols from kallsyms, and a snapshot (taken now, through
+ * kcore) of its text and of the tables that outlive boot. Plans are made from
+ * the snapshot, so splices made later do not change what the planner sees;
+ * kernel_overlay() puts back the original bytes under splices made by others. */
+int kernel_open_live(struct kernel *k, const char *kcore, const char *symbols,
+		     struct gerr *e);
 void kernel_close(struct kernel *k);
 
 /* Builds the CFG of the function that starts at start. */

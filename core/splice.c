@@ -43,6 +43,8 @@ static enum splice_reason reason_of_reservation(enum res_kind k)
 	case RES_STATIC_CALL: return SR_STATIC_CALL;
 	case RES_FTRACE: return SR_FTRACE;
 	case RES_EXTABLE: return SR_EXTABLE;
+	case RES_KPROBE: return SR_KPROBE;
+	case RES_SMP_LOCK: return SR_SMP_LOCK;
 	default: return SR_BLACKLIST;
 	}
 }
@@ -620,6 +622,8 @@ static const char *const reason_names[SR_NREASONS][2] = {
 	[SR_FTRACE] = { "ftrace", "the region holds an ftrace call site (splice after it)" },
 	[SR_EXTABLE] = { "extable", "the region holds an instruction with an exception-table entry: a fault there is fixed up by its address" },
 	[SR_BLACKLIST] = { "blacklist", "the code is kprobe-blacklisted, noinstr or entry code: instrumenting it can recurse or run without a valid context" },
+	[SR_KPROBE] = { "kprobe", "a kprobe is registered in the region" },
+	[SR_SMP_LOCK] = { "smp-lock", "the region holds a lock prefix the kernel rewrites when CPUs come and go" },
 	[SR_OCCUPIED] = { "occupied", "another splice already owns some of these bytes" },
 	[SR_TOO_SHORT] = { "too-short", "not even a 2-byte jmp fits before the next branch target or the end of the function" },
 	[SR_NO_BOUNCE_SLOT] = { "no-bounce-slot", "the block is shorter than a 5-byte jmp and no 5 free bytes lie within a 2-byte jmp's reach" },

@@ -53,6 +53,8 @@ enum splice_reason {
 	SR_FTRACE,
 	SR_EXTABLE,
 	SR_BLACKLIST,
+	SR_KPROBE,
+	SR_SMP_LOCK,
 	SR_OCCUPIED,          /* another splice owns these bytes */
 	SR_TOO_SHORT,         /* not even a 2-byte jmp fits before the limit */
 	SR_NO_BOUNCE_SLOT,    /* 2..4 bytes, and no slot within rel8 reach */

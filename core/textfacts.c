@@ -156,6 +156,8 @@ const char *res_kind_name(enum res_kind k)
 		[RES_EXTABLE] = "instruction with an exception fixup",
 		[RES_ALTERNATIVE] = "alternative site (bytes rewritten at boot)",
 		[RES_BLACKLIST] = "kprobe-blacklisted or noinstr code",
+		[RES_KPROBE] = "kprobe",
+		[RES_SMP_LOCK] = "SMP lock prefix site",
 	};
 	return (unsigned)k < RES_NKINDS ? names[k] : "?";
 }
@@ -329,11 +331,16 @@ static int load_bug_table(struct textfacts *tf, struct kimage *img,
 
 		if (t.len % sz)
 			continue;
-		for (size_t o = 0; o + sz <= t.len && n < 64; o += sz, n++) {
+		/* Entries into text that is not here (init text, freed after
+		 * boot, in a live snapshot) say nothing either way. */
+		for (size_t o = 0; o + sz <= t.len && n < 64; o += sz) {
 			uint64_t a = t.addr + o + (uint64_t)(int64_t)rd32(t.p + o);
 			const uint8_t *b = kimage_ptr(img, a, 2);
 
-			ok += b && b[0] == 0x0f && b[1] == 0x0b;
+			if (!b)
+				continue;
+			n++;
+			ok += b[0] == 0x0f && b[1] == 0x0b;
 		}
 		if (n && ok == n)
 			esz = sz;
@@ -365,12 +372,12 @@ static int add_section_range(struct textfacts *tf, const struct symtab *st,
 	return 0;
 }
 
-static int load_blacklist(struct textfacts *tf, struct kimage *img,
-			  const struct symtab *st, struct gerr *e)
+/* What arch_populate_kprobe_blacklist() and the generic kprobes code refuse
+ * as a whole: text sections, bounded by symbols that outlive boot. */
+static int load_blacklist_sections(struct textfacts *tf, const struct symtab *st,
+				   struct gerr *e)
 {
 	static const char *const sections[][2] = {
-		/* What arch_populate_kprobe_blacklist() and the generic
-		 * kprobes code refuse as a whole. */
 		{ "__noinstr_text_start", "__noinstr_text_end" },
 		{ "__entry_text_start", "__entry_text_end" },
 		{ "__kprobes_text_start", "__kprobes_text_end" },
@@ -378,11 +385,20 @@ static int load_blacklist(struct textfacts *tf, struct kimage *img,
 		{ "__softirqentry_text_start", "__softirqentry_text_end" },
 		{ "__indirect_thunk_start", "__indirect_thunk_end" },
 	};
-	struct table t;
 
 	for (size_t i = 0; i < sizeof(sections) / sizeof(sections[0]); i++)
 		if (add_section_range(tf, st, sections[i][0], sections[i][1], e))
 			return -1;
+	return 0;
+}
+
+static int load_blacklist(struct textfacts *tf, struct kimage *img,
+			  const struct symtab *st, struct gerr *e)
+{
+	struct table t;
+
+	if (load_blacklist_sections(tf, st, e))
+		return -1;
 	/* NOKPROBE_SYMBOL(fn) records fn's address in _kprobe_blacklist. */
 	if (find_table(img, st, "__start_kprobe_blacklist", "__stop_kprobe_blacklist", &t, e))
 		return -1;
@@ -394,6 +410,18 @@ static int load_blacklist(struct textfacts *tf, struct kimage *img,
 		if (textfacts_add_range(tf, start, end, RES_BLACKLIST))
 			return gerr_set(e, "out of memory");
 	}
+	return 0;
+}
+
+int textfacts_load_live(struct textfacts *tf, struct kimage *img,
+			const struct symtab *st, struct decoder *dec, struct gerr *e)
+{
+	if (load_jump_table(tf, img, st, dec, e) ||
+	    load_static_calls(tf, img, st, e) ||
+	    load_extable(tf, img, st, dec, e) || load_bug_table(tf, img, st, e) ||
+	    load_blacklist_sections(tf, st, e))
+		return -1;
+	textfacts_finish(tf);
 	return 0;
 }
 

@@ -29,6 +29,8 @@ enum res_kind {
 	RES_EXTABLE,
 	RES_ALTERNATIVE,
 	RES_BLACKLIST,
+	RES_KPROBE,      /* live only: a kprobe is registered there */
+	RES_SMP_LOCK,    /* live only: a lock prefix rewritten on CPU hotplug */
 	RES_NKINDS
 };
 
@@ -46,6 +48,13 @@ void textfacts_free(struct textfacts *tf);
  * A table whose bounds are not in the symbols is an error naming it. */
 int textfacts_load(struct textfacts *tf, struct kimage *img,
 		   const struct symtab *st, struct decoder *dec, struct gerr *e);
+
+/* The same from a running kernel's memory: only tables that outlive boot
+ * (__mcount_loc, _kprobe_blacklist and .altinstructions are init data, gone
+ * after boot; gilk.ko answers for ftrace and the blacklist instead). */
+int textfacts_load_live(struct textfacts *tf, struct kimage *img,
+			const struct symtab *st, struct decoder *dec,
+			struct gerr *e);
 
 int textfacts_add_range(struct textfacts *tf, uint64_t start, uint64_t end,
 			enum res_kind kind);

@@ -296,7 +296,8 @@ static void refuse_reserved_kinds(void **st)
 	} cases[] = {
 		{ RES_JUMP_LABEL, SR_JUMP_LABEL }, { RES_STATIC_CALL, SR_STATIC_CALL },
 		{ RES_FTRACE, SR_FTRACE }, { RES_EXTABLE, SR_EXTABLE },
-		{ RES_BLACKLIST, SR_BLACKLIST },
+		{ RES_BLACKLIST, SR_BLACKLIST }, { RES_KPROBE, SR_KPROBE },
+		{ RES_SMP_LOCK, SR_SMP_LOCK },
 	};
 
 	(void)st;

@@ -1,0 +1,187 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Re-validation before any write. User space planned the splice; gilk.ko
+ * re-checks what it can without decoding x86, and refuses with a distinct
+ * errno and a reason string:
+ *   EFAULT        not kernel or module text
+ *   ELOOP         gilk's own code or the instrument's: a hit would recurse
+ *   EACCES        kprobe blacklist, noinstr or entry code
+ *   EBUSY         a jump label site        EADDRINUSE  a static call site
+ *   EALREADY      an ftrace site           ETXTBSY     an alternatives
+ *                                                      (SMP lock) site
+ *   EEXIST        a kprobe                 ENOEXEC     an exception-table
+ *                                                      instruction
+ *   EILSEQ        the bytes are not the ones the plan was made from
+ */
+#include <linux/extable.h>
+#include <linux/kprobes.h>
+#include <linux/module.h>
+#include <linux/uaccess.h>
+
+#include "gilk_internal.h"
+
+bool gilk_is_text(unsigned long addr, int *kind)
+{
+	if (gilk_ks.core_kernel_text(addr)) {
+		*kind = GILK_TEXT_KERNEL;
+		return true;
+	}
+	if (gilk_ks.is_module_text_address(addr)) {
+		*kind = GILK_TEXT_MODULE;
+		return true;
+	}
+	*kind = GILK_TEXT_NONE;
+	return false;
+}
+
+static bool in_module(unsigned long addr, struct module *mod)
+{
+	return mod && within_module(addr, mod);
+}
+
+/* A kprobe at any byte, or an optimized one whose jmp reaches into it. */
+static bool kprobe_near(unsigned long a, u32 len)
+{
+	unsigned long i;
+	bool found = false;
+
+	rcu_read_lock();
+	for (i = a - 4; i < a + len && !found; i++)
+		found = gilk_ks.get_kprobe((void *)i) != NULL;
+	rcu_read_unlock();
+	return found;
+}
+
+int gilk_check_range(unsigned long addr, u32 len, const u8 *expect,
+		     const struct gilk_instrument *ins, char *reason, size_t rlen)
+{
+	void *s = (void *)addr, *e = (void *)(addr + len - 1);
+	u8 now[GILK_PATCH_MAX_LEN];
+	int kind;
+	u32 i;
+
+	if (!len || len > GILK_PATCH_MAX_LEN) {
+		snprintf(reason, rlen, "patch length %u out of range", len);
+		return -EINVAL;
+	}
+	if (!gilk_is_text(addr, &kind) || !gilk_is_text(addr + len - 1, &kind)) {
+		snprintf(reason, rlen, "0x%lx is not kernel or module text", addr);
+		return -EFAULT;
+	}
+	if (in_module(addr, THIS_MODULE) || (ins && in_module(addr, ins->owner))) {
+		snprintf(reason, rlen, "0x%lx is gilk's or the instrument's own code", addr);
+		return -ELOOP;
+	}
+	if (gilk_ks.within_kprobe_blacklist(addr)) {
+		snprintf(reason, rlen, "%pS is kprobe-blacklisted, noinstr or entry code", s);
+		return -EACCES;
+	}
+	if (gilk_ks.jump_label_text_reserved(s, e)) {
+		snprintf(reason, rlen, "%pS..+%u holds a jump label site", s, len);
+		return -EBUSY;
+	}
+	if (gilk_ks.static_call_text_reserved(s, e)) {
+		snprintf(reason, rlen, "%pS..+%u holds a static call site", s, len);
+		return -EADDRINUSE;
+	}
+	if (gilk_ks.ftrace_text_reserved(s, e)) {
+		snprintf(reason, rlen, "%pS..+%u holds an ftrace site", s, len);
+		return -EALREADY;
+	}
+	if (gilk_ks.alternatives_text_reserved(s, e)) {
+		snprintf(reason, rlen, "%pS..+%u holds an SMP alternatives site", s, len);
+		return -ETXTBSY;
+	}
+	if (kprobe_near(addr, len)) {
+		snprintf(reason, rlen, "%pS..+%u has a kprobe", s, len);
+		return -EEXIST;
+	}
+	for (i = 0; i < len; i++)
+		if (gilk_ks.search_exception_tables(addr + i)) {
+			snprintf(reason, rlen, "%pS has an exception-table entry", (void *)(addr + i));
+			return -ENOEXEC;
+		}
+	if (copy_from_kernel_nofault(now, s, len) || memcmp(now, expect, len)) {
+		snprintf(reason, rlen, "the bytes at %pS are not the ones the plan was made from", s);
+		return -EILSEQ;
+	}
+	return 0;
+}
+
+/* Reserved ranges inside [lo, hi) of one kind, found by bisection: the
+ * kernel's predicates answer for a range, and sites are sparse. */
+static void bisect(unsigned long lo, unsigned long hi, u32 kind,
+		   int (*pred)(unsigned long, unsigned long),
+		   struct gilk_facts *f, struct gilk_fact *out)
+{
+	if (lo >= hi || !pred(lo, hi))
+		return;
+	if (hi - lo == 1) {
+		if (f->count > 0 && out && f->count <= f->max &&
+		    out[f->count - 1].kind == kind && out[f->count - 1].end == lo) {
+			out[f->count - 1].end = hi;
+			return;
+		}
+		if (out && f->count < f->max)
+			out[f->count] = (struct gilk_fact){ lo, hi, kind, 0 };
+		f->count++;
+		return;
+	}
+	bisect(lo, lo + (hi - lo) / 2, kind, pred, f, out);
+	bisect(lo + (hi - lo) / 2, hi, kind, pred, f, out);
+}
+
+static int p_jump(unsigned long lo, unsigned long hi)
+{
+	return gilk_ks.jump_label_text_reserved((void *)lo, (void *)(hi - 1));
+}
+
+static int p_static(unsigned long lo, unsigned long hi)
+{
+	return gilk_ks.static_call_text_reserved((void *)lo, (void *)(hi - 1));
+}
+
+static int p_ftrace(unsigned long lo, unsigned long hi)
+{
+	return gilk_ks.ftrace_text_reserved((void *)lo, (void *)(hi - 1));
+}
+
+static int p_alt(unsigned long lo, unsigned long hi)
+{
+	return gilk_ks.alternatives_text_reserved((void *)lo, (void *)(hi - 1));
+}
+
+int gilk_facts(struct gilk_facts *f, struct gilk_fact *out)
+{
+	unsigned long lo = f->start, hi = f->end, a;
+	int kind;
+
+	if (hi <= lo || hi - lo > 1 << 20)
+		return -EINVAL;
+	gilk_is_text(lo, &kind);
+	f->text = kind;
+	f->count = 0;
+	if (kind == GILK_TEXT_NONE)
+		return 0;
+	bisect(lo, hi, GILK_RES_JUMP_LABEL, p_jump, f, out);
+	bisect(lo, hi, GILK_RES_STATIC_CALL, p_static, f, out);
+	bisect(lo, hi, GILK_RES_FTRACE, p_ftrace, f, out);
+	bisect(lo, hi, GILK_RES_SMP_LOCK, p_alt, f, out);
+	for (a = lo; a < hi; a++) {
+		u32 k = gilk_ks.within_kprobe_blacklist(a) ? GILK_RES_BLACKLIST :
+			gilk_ks.search_exception_tables(a) ? GILK_RES_EXTABLE :
+			kprobe_near(a, 1) ? GILK_RES_KPROBE : ~0u;
+
+		if (k == ~0u)
+			continue;
+		if (f->count && f->count <= f->max && out[f->count - 1].kind == k &&
+		    out[f->count - 1].end == a) {
+			out[f->count - 1].end = a + 1;
+			continue;
+		}
+		if (f->count < f->max)
+			out[f->count] = (struct gilk_fact){ a, a + 1, k, 0 };
+		f->count++;
+	}
+	return 0;
+}

@@ -1,0 +1,267 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * gilk.ko: /dev/gilk (mode 0600), the ioctl dispatch, and module load and
+ * unload. Every open and every ioctl needs CAP_SYS_ADMIN and is refused
+ * under integrity lockdown (writing kernel text is what lockdown forbids).
+ * Unloading removes every splice safely, in one grace period.
+ */
+#include <linux/capability.h>
+#include <linux/fs.h>
+#include <linux/miscdevice.h>
+#include <linux/module.h>
+#include <linux/security.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+
+#include "gilk_internal.h"
+
+#define GILK_READ_MAX (1 << 20)
+
+static DEFINE_MUTEX(read_lock);
+
+static int allowed(void)
+{
+	if (!capable(CAP_SYS_ADMIN))
+		return -EPERM;
+	return security_locked_down(LOCKDOWN_DEV_MEM);
+}
+
+static int gilk_open(struct inode *inode, struct file *f)
+{
+	return allowed();
+}
+
+static long do_read_mem(void __user *arg)
+{
+	struct gilk_read r;
+	void *buf;
+	long ret = 0;
+
+	if (copy_from_user(&r, arg, sizeof(r)))
+		return -EFAULT;
+	if (!r.len || r.len > GILK_READ_MAX)
+		return -EINVAL;
+	buf = kvmalloc(r.len, GFP_KERNEL);
+	if (!buf)
+		return -ENOMEM;
+	if (copy_from_kernel_nofault(buf, (void *)(unsigned long)r.addr, r.len))
+		ret = -EIO;
+	else if (copy_to_user(u64_to_user_ptr(r.buf), buf, r.len))
+		ret = -EFAULT;
+	kvfree(buf);
+	return ret;
+}
+
+static long do_list(void __user *arg)
+{
+	struct gilk_list l;
+	struct gilk_splice_info info;
+	u32 i, n = 0;
+	long ret = 0;
+
+	if (copy_from_user(&l, arg, sizeof(l)))
+		return -EFAULT;
+	mutex_lock(&gilk_lock);
+	for (i = 1; i < GILK_MAX_SPLICES; i++) {
+		const struct gilk_splice_obj *s = gilk_splices[i];
+
+		if (!s || !s->active)
+			continue;
+		if (n < l.max) {
+			gilk_splice_info(s, &info);
+			if (copy_to_user(u64_to_user_ptr(l.buf) + n * sizeof(info),
+					 &info, sizeof(info))) {
+				ret = -EFAULT;
+				break;
+			}
+		}
+		n++;
+	}
+	mutex_unlock(&gilk_lock);
+	l.count = n;
+	if (!ret && copy_to_user(arg, &l, sizeof(l)))
+		ret = -EFAULT;
+	return ret;
+}
+
+static long do_instruments(void __user *arg)
+{
+	struct gilk_instruments l;
+	struct gilk_instrument_info *out;
+	long ret;
+
+	if (copy_from_user(&l, arg, sizeof(l)))
+		return -EFAULT;
+	if (l.max > 256)
+		l.max = 256;
+	out = kcalloc(l.max ? l.max : 1, sizeof(*out), GFP_KERNEL);
+	if (!out)
+		return -ENOMEM;
+	ret = gilk_instruments_list(out, l.max, &l.count);
+	if (!ret && (copy_to_user(u64_to_user_ptr(l.buf), out,
+				  min(l.max, l.count) * sizeof(*out)) ||
+		     copy_to_user(arg, &l, sizeof(l))))
+		ret = -EFAULT;
+	kfree(out);
+	return ret;
+}
+
+static long do_facts(void __user *arg)
+{
+	struct gilk_facts f;
+	struct gilk_fact *out;
+	long ret;
+
+	if (copy_from_user(&f, arg, sizeof(f)))
+		return -EFAULT;
+	if (f.max > GILK_FACTS_MAX)
+		f.max = GILK_FACTS_MAX;
+	out = kcalloc(f.max ? f.max : 1, sizeof(*out), GFP_KERNEL);
+	if (!out)
+		return -ENOMEM;
+	ret = gilk_facts(&f, out);
+	if (!ret && (copy_to_user(u64_to_user_ptr(f.buf), out,
+				  min(f.max, f.count) * sizeof(*out)) ||
+		     copy_to_user(arg, &f, sizeof(f))))
+		ret = -EFAULT;
+	kfree(out);
+	return ret;
+}
+
+static long do_splice(void __user *arg)
+{
+	struct gilk_splice *req = kmalloc(sizeof(*req), GFP_KERNEL);
+	long ret;
+
+	if (!req)
+		return -ENOMEM;
+	if (copy_from_user(req, arg, sizeof(*req))) {
+		kfree(req);
+		return -EFAULT;
+	}
+	req->reason[0] = 0;
+	ret = gilk_splice(req);
+	/* The reason goes back whether or not it worked. */
+	if (copy_to_user(arg, req, sizeof(*req)) && !ret)
+		ret = -EFAULT;
+	kfree(req);
+	return ret;
+}
+
+static long gilk_ioctl(struct file *f, unsigned int cmd, unsigned long a)
+{
+	void __user *arg = (void __user *)a;
+	long ret = allowed();
+	u32 id;
+
+	if (ret)
+		return ret;
+	switch (cmd) {
+	case GILK_IOC_VERSION: {
+		struct gilk_version v = { GILK_ABI_VERSION, GILK_MAX_SPLICES - 1 };
+
+		return copy_to_user(arg, &v, sizeof(v)) ? -EFAULT : 0;
+	}
+	case GILK_IOC_READ:
+		return do_read_mem(arg);
+	case GILK_IOC_RESERVE: {
+		struct gilk_reserve r;
+
+		if (copy_from_user(&r, arg, sizeof(r)))
+			return -EFAULT;
+		ret = gilk_reserve(&r);
+		if (!ret && copy_to_user(arg, &r, sizeof(r))) {
+			gilk_release(r.id);
+			ret = -EFAULT;
+		}
+		return ret;
+	}
+	case GILK_IOC_SPLICE:
+		return do_splice(arg);
+	case GILK_IOC_UNSPLICE:
+		if (copy_from_user(&id, arg, sizeof(id)))
+			return -EFAULT;
+		return gilk_unsplice(id);
+	case GILK_IOC_RELEASE:
+		if (copy_from_user(&id, arg, sizeof(id)))
+			return -EFAULT;
+		return gilk_release(id);
+	case GILK_IOC_LIST:
+		return do_list(arg);
+	case GILK_IOC_INSTRUMENTS:
+		return do_instruments(arg);
+	case GILK_IOC_FACTS:
+		return do_facts(arg);
+	default:
+		return -ENOTTY;
+	}
+}
+
+static ssize_t gilk_read(struct file *f, char __user *buf, size_t len, loff_t *off)
+{
+	ssize_t ret = allowed();
+
+	if (ret)
+		return ret;
+	mutex_lock(&read_lock);
+	ret = gilk_events_read(buf, len);
+	mutex_unlock(&read_lock);
+	return ret;
+}
+
+static const struct file_operations gilk_fops = {
+	.owner = THIS_MODULE,
+	.open = gilk_open,
+	.unlocked_ioctl = gilk_ioctl,
+	.read = gilk_read,
+	.llseek = noop_llseek,
+};
+
+static struct miscdevice gilk_dev = {
+	.minor = MISC_DYNAMIC_MINOR,
+	.name = "gilk",
+	.fops = &gilk_fops,
+	.mode = 0600,
+};
+
+static int __init gilk_init(void)
+{
+	int ret = gilk_resolve_ksyms();
+
+	if (ret)
+		return ret;
+	ret = gilk_events_init();
+	if (ret)
+		return ret;
+	ret = gilk_builtin_init();
+	if (ret)
+		goto fail_events;
+	ret = gilk_patch_init();
+	if (ret)
+		goto fail_builtin;
+	ret = misc_register(&gilk_dev);
+	if (ret)
+		goto fail_patch;
+	return 0;
+fail_patch:
+	gilk_patch_exit();
+fail_builtin:
+	gilk_builtin_exit();
+fail_events:
+	gilk_events_exit();
+	return ret;
+}
+
+static void __exit gilk_exit(void)
+{
+	misc_deregister(&gilk_dev);
+	gilk_unsplice_all();
+	gilk_patch_exit();
+	gilk_builtin_exit();
+	gilk_events_exit();
+}
+
+module_init(gilk_init);
+module_exit(gilk_exit);
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("gilk: splice instrumentation into the running kernel");

@@ -1,0 +1,91 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Events: the kernel's lockless per-CPU ring_buffer (NMI-safe), not in
+ * overwrite mode, so a full buffer refuses a write and the splice's lost
+ * count goes up: lost events are counted, never silent. read() on /dev/gilk
+ * drains whole events (struct gilk_event + payload) from every CPU.
+ */
+#include <linux/ring_buffer.h>
+#include <linux/timekeeping.h>
+#include <linux/uaccess.h>
+
+#include "gilk_internal.h"
+
+#define GILK_EVENT_MAX 4000
+#define GILK_BUFFER_BYTES (1 << 20)	/* per CPU */
+
+static struct trace_buffer *rb;
+
+int gilk_events_init(void)
+{
+	rb = ring_buffer_alloc(GILK_BUFFER_BYTES, 0);
+	return rb ? 0 : -ENOMEM;
+}
+
+void gilk_events_exit(void)
+{
+	ring_buffer_free(rb);
+}
+
+struct gilk_splice_obj *gilk_hit_splice(const struct gilk_ctx *ctx)
+{
+	return container_of(ctx, struct gilk_hit, ctx)->s;
+}
+
+int gilk_event_write(struct gilk_splice_obj *s, int cpu, const void *p, u16 len)
+{
+	struct ring_buffer_event *e;
+	struct gilk_event *h;
+
+	if (len > GILK_EVENT_MAX)
+		return -EINVAL;
+	e = ring_buffer_lock_reserve(rb, sizeof(*h) + len);
+	if (!e) {
+		atomic64_inc(&s->lost);
+		return -ENOSPC;
+	}
+	h = ring_buffer_event_data(e);
+	h->ns = ktime_get_ns();
+	h->splice = s->id;
+	h->cpu = cpu;
+	h->len = len;
+	memcpy(h + 1, p, len);
+	ring_buffer_unlock_commit(rb, e);
+	return 0;
+}
+
+int gilk_emit(const struct gilk_ctx *ctx, const void *payload, u16 len)
+{
+	return gilk_event_write(gilk_hit_splice(ctx), ctx->cpu, payload, len);
+}
+EXPORT_SYMBOL_GPL(gilk_emit);
+
+ssize_t gilk_events_read(char __user *buf, size_t len)
+{
+	size_t done = 0;
+	int cpu;
+
+	for_each_online_cpu(cpu) {
+		for (;;) {
+			struct ring_buffer_event *e;
+			struct gilk_event *h;
+			size_t n;
+
+			e = ring_buffer_peek(rb, cpu, NULL, NULL);
+			if (!e)
+				break;
+			h = ring_buffer_event_data(e);
+			n = sizeof(*h) + h->len;
+			if (n > len - done)
+				return done ? done : -EINVAL;
+			e = ring_buffer_consume(rb, cpu, NULL, NULL);
+			if (!e)
+				break;
+			h = ring_buffer_event_data(e);
+			if (copy_to_user(buf + done, h, n))
+				return -EFAULT;
+			done += n;
+		}
+	}
+	return done;
+}

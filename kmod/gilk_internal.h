@@ -1,0 +1,109 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Shared between gilk.ko's files; nothing here is ABI. */
+#ifndef _GILK_INTERNAL_H
+#define _GILK_INTERNAL_H
+
+#include <linux/mutex.h>
+#include <linux/types.h>
+
+#include "include/gilk.h"
+#include "include/uapi/gilk.h"
+
+#define GILK_MAX_SPLICES 1024
+
+/* ksyms.c: helpers the kernel does not export, resolved at load. */
+struct gilk_ksyms {
+	void *(*text_poke)(void *addr, const void *opcode, size_t len);
+	void (*text_poke_sync)(void);
+	struct mutex *text_mutex;
+	void *(*module_alloc)(unsigned long size);
+	void (*module_memfree)(void *region);
+	int (*set_memory_ro)(unsigned long addr, int numpages);
+	int (*set_memory_x)(unsigned long addr, int numpages);
+	bool (*within_kprobe_blacklist)(unsigned long addr);
+	const struct exception_table_entry *(*search_exception_tables)(unsigned long addr);
+	int (*jump_label_text_reserved)(void *start, void *end);
+	int (*static_call_text_reserved)(void *start, void *end);
+	int (*ftrace_text_reserved)(const void *start, const void *end);
+	int (*alternatives_text_reserved)(void *start, void *end);
+	int (*core_kernel_text)(unsigned long addr);
+	bool (*is_module_text_address)(unsigned long addr);
+	struct kprobe *(*get_kprobe)(void *addr);
+};
+
+extern struct gilk_ksyms gilk_ks;
+int gilk_resolve_ksyms(void);
+
+/* patch.c: the patch protocol. */
+struct gilk_patch_state {
+	unsigned long addr, divert;
+	u32 len, kind;
+	u8 bytes[GILK_PATCH_MAX_LEN];
+	u8 orig[GILK_PATCH_MAX_LEN];
+};
+
+int gilk_patch_init(void);
+void gilk_patch_exit(void);
+void gilk_poke(unsigned long addr, const void *bytes, size_t len);
+int gilk_trap_add(unsigned long addr, unsigned long divert);
+void gilk_trap_del(unsigned long addr);
+/* Applies patches in order; LIVE ones through int3, one grace period. */
+int gilk_patch_apply(struct gilk_patch_state *p, unsigned int n);
+/* Undoes them in reverse; the caller waits before freeing what they
+ * pointed at. */
+void gilk_patch_revert(struct gilk_patch_state *p, unsigned int n);
+
+/* splice.c: splice objects. */
+struct gilk_splice_obj {
+	u32 id;
+	u32 flags;
+	bool active;
+	unsigned long site;
+	u32 region_len;
+	u8 region_orig[GILK_PATCH_MAX_LEN];
+	void *page;
+	unsigned long tramp, evict_tramp;
+	u32 npatch;
+	struct gilk_patch_state patch[GILK_MAX_PATCHES];
+	struct gilk_instrument *ins;
+	char arg[GILK_ARG_MAX];
+	u64 __percpu *hits;
+	atomic64_t lost, missed;
+};
+
+/* What an instrument's ctx points into: gilk_emit finds the splice. */
+struct gilk_hit {
+	struct gilk_ctx ctx;
+	struct gilk_splice_obj *s;
+};
+
+extern struct mutex gilk_lock;
+extern struct gilk_splice_obj *gilk_splices[GILK_MAX_SPLICES];
+int gilk_reserve(struct gilk_reserve *r);
+int gilk_release(u32 id);
+int gilk_splice(struct gilk_splice *req);
+int gilk_unsplice(u32 id);
+void gilk_unsplice_all(void);
+void gilk_splice_info(const struct gilk_splice_obj *s, struct gilk_splice_info *out);
+
+/* checks.c: re-validation before any write. */
+int gilk_check_range(unsigned long addr, u32 len, const u8 *expect,
+		     const struct gilk_instrument *ins, char *reason, size_t rlen);
+bool gilk_is_text(unsigned long addr, int *kind);
+int gilk_facts(struct gilk_facts *f, struct gilk_fact *out);
+
+/* instrument.c */
+struct gilk_instrument *gilk_instrument_get(const char *name);
+void gilk_instrument_put(struct gilk_instrument *ins);
+int gilk_instruments_list(struct gilk_instrument_info *out, u32 max, u32 *count);
+int gilk_builtin_init(void);
+void gilk_builtin_exit(void);
+
+/* events.c */
+int gilk_events_init(void);
+void gilk_events_exit(void);
+ssize_t gilk_events_read(char __user *buf, size_t len);
+int gilk_event_write(struct gilk_splice_obj *s, int cpu, const void *p, u16 len);
+struct gilk_splice_obj *gilk_hit_splice(const struct gilk_ctx *ctx);
+
+#endif

@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The instrument API of gilk.ko. An instrument module registers named
+ * functions; a splice calls one on every hit, with the registers the spliced
+ * code had. Registration pins nothing; a splice that uses an instrument holds
+ * a reference on its module until the splice is gone.
+ */
+#ifndef _GILK_H
+#define _GILK_H
+
+#include <linux/list.h>
+#include <linux/module.h>
+#include <linux/ptrace.h>
+#include <linux/types.h>
+
+struct gilk_ctx {
+	u32 splice;		/* splice id */
+	int cpu;
+	unsigned long site;	/* spliced address */
+	struct pt_regs *regs;	/* as the site saw them; writable */
+	const char *arg;	/* argument string given at splice time */
+};
+
+struct gilk_instrument {
+	const char *name;
+	const char *help;
+	void (*fn)(const struct gilk_ctx *ctx);
+	struct module *owner;	/* THIS_MODULE */
+	struct list_head node;	/* gilk's */
+	atomic_t users;		/* gilk's */
+};
+
+int gilk_register_instrument(struct gilk_instrument *ins);
+void gilk_unregister_instrument(struct gilk_instrument *ins);
+
+/* Records an event: payload (at most 4000 bytes) with a timestamp. Returns 0,
+ * or -ENOSPC when the buffer is full (the splice's lost count goes up). */
+int gilk_emit(const struct gilk_ctx *ctx, const void *payload, u16 len);
+
+#endif

@@ -1,0 +1,172 @@
+/* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
+/*
+ * The /dev/gilk ioctl ABI, shared by gilk.ko and user space. Every struct has
+ * a fixed size; GILK_ABI_VERSION changes whenever any of them does.
+ *
+ * A splice is made in two steps: RESERVE gets trampoline memory (and the
+ * addresses the planner must embed: the trampoline, gilk.ko's entry function
+ * and the splice's context), then SPLICE hands over the bytes planned for
+ * those addresses. gilk.ko never decodes x86: it checks what it can (expected
+ * bytes, text ranges, reservations) and runs the patch protocol.
+ */
+#ifndef _UAPI_GILK_H
+#define _UAPI_GILK_H
+
+#include <linux/ioctl.h>
+#include <linux/types.h>
+
+#define GILK_ABI_VERSION 1
+
+#define GILK_PATCH_MAX_LEN 32
+#define GILK_TRAMP_MAX 512
+#define GILK_NAME_MAX 32
+#define GILK_ARG_MAX 64
+#define GILK_HELP_MAX 96
+#define GILK_REASON_MAX 128
+#define GILK_MAX_PATCHES 2
+#define GILK_FACTS_MAX 256
+
+struct gilk_version {
+	__u32 abi;		/* out: GILK_ABI_VERSION */
+	__u32 max_splices;	/* out */
+};
+
+/* Reads kernel memory that may not be mapped (copy_from_kernel_nofault). */
+struct gilk_read {
+	__u64 addr;
+	__u64 len;		/* at most 1 MiB */
+	__u64 buf;		/* user pointer */
+};
+
+struct gilk_reserve {
+	__u32 tramp_size;	/* in: bytes for the trampoline */
+	__u32 evict_size;	/* in: bytes for an evicted neighbour's, or 0 */
+	__u32 id;		/* out: the reservation, later the splice id */
+	__u32 pad;
+	__u64 tramp;		/* out: trampoline address */
+	__u64 evict_tramp;	/* out */
+	__u64 handler;		/* out: call handler(ctx, struct pt_regs *) */
+	__u64 ctx;		/* out */
+};
+
+#define GILK_PATCH_LIVE 1	/* code that runs: int3 protocol, divert */
+#define GILK_PATCH_DEAD 2	/* dead bytes (a bounce slot): written once */
+
+struct gilk_patch {
+	__u64 addr;
+	__u64 divert;		/* LIVE: where a CPU hitting the int3 goes */
+	__u32 len;
+	__u32 kind;		/* GILK_PATCH_LIVE or GILK_PATCH_DEAD */
+	__u8 bytes[GILK_PATCH_MAX_LEN];
+	__u8 orig[GILK_PATCH_MAX_LEN];	/* must match the live bytes */
+};
+
+#define GILK_SPLICE_TRAP 1	/* no patches: the int3 at site stays */
+
+struct gilk_splice {
+	__u32 id;		/* in: from RESERVE */
+	__u32 flags;
+	__u64 site;
+	__u32 region_len;	/* bytes at site the splice displaces */
+	__u32 npatch;
+	__u8 region_orig[GILK_PATCH_MAX_LEN];
+	struct gilk_patch patch[GILK_MAX_PATCHES];	/* in write order */
+	__u32 tramp_len;
+	__u32 evict_len;
+	__u8 tramp[GILK_TRAMP_MAX];
+	__u8 evict[GILK_TRAMP_MAX];
+	char instrument[GILK_NAME_MAX];
+	char arg[GILK_ARG_MAX];
+	char reason[GILK_REASON_MAX];	/* out: why it was refused */
+};
+
+struct gilk_owned {
+	__u64 addr;
+	__u32 len;
+	__u32 pad;
+	__u8 orig[GILK_PATCH_MAX_LEN];
+};
+
+struct gilk_splice_info {
+	__u32 id;
+	__u32 flags;		/* GILK_SPLICE_TRAP */
+	__u64 site;
+	__u32 region_len;
+	__u32 npatch;
+	__u8 region_orig[GILK_PATCH_MAX_LEN];
+	struct gilk_owned patch[GILK_MAX_PATCHES];	/* bytes it changed */
+	__u64 hits;
+	__u64 lost;		/* events that found the buffer full */
+	__u64 missed;		/* hits while an instrument already ran */
+	char instrument[GILK_NAME_MAX];
+	char arg[GILK_ARG_MAX];
+};
+
+struct gilk_list {
+	__u32 max;		/* in: room at buf */
+	__u32 count;		/* out: how many exist (may exceed max) */
+	__u64 buf;		/* user pointer to max gilk_splice_info */
+};
+
+struct gilk_instrument_info {
+	char name[GILK_NAME_MAX];
+	char help[GILK_HELP_MAX];
+	char module[GILK_NAME_MAX];
+	__u32 users;
+	__u32 pad;
+};
+
+struct gilk_instruments {
+	__u32 max;
+	__u32 count;
+	__u64 buf;		/* user pointer to max gilk_instrument_info */
+};
+
+/* Kernel facts for [start, end): text kind and what is reserved there. */
+#define GILK_TEXT_NONE 0
+#define GILK_TEXT_KERNEL 1
+#define GILK_TEXT_MODULE 2
+
+#define GILK_RES_JUMP_LABEL 0
+#define GILK_RES_STATIC_CALL 1
+#define GILK_RES_FTRACE 2
+#define GILK_RES_EXTABLE 3
+#define GILK_RES_BLACKLIST 4
+#define GILK_RES_KPROBE 5
+#define GILK_RES_SMP_LOCK 6	/* alternatives_text_reserved(): lock prefixes */
+
+struct gilk_fact {
+	__u64 start, end;
+	__u32 kind;
+	__u32 pad;
+};
+
+struct gilk_facts {
+	__u64 start, end;	/* in */
+	__u32 text;		/* out: GILK_TEXT_* of start */
+	__u32 count;		/* out: facts found (may exceed max) */
+	__u32 max;		/* in */
+	__u32 pad;
+	__u64 buf;		/* user pointer to max gilk_fact */
+};
+
+/* An event as read() returns it: header, then len bytes of payload. */
+struct gilk_event {
+	__u64 ns;		/* ktime_get_ns() */
+	__u32 splice;
+	__u16 cpu;
+	__u16 len;
+};
+
+#define GILK_IOC_MAGIC 0xb7
+#define GILK_IOC_VERSION     _IOR(GILK_IOC_MAGIC, 0, struct gilk_version)
+#define GILK_IOC_READ        _IOW(GILK_IOC_MAGIC, 1, struct gilk_read)
+#define GILK_IOC_RESERVE     _IOWR(GILK_IOC_MAGIC, 2, struct gilk_reserve)
+#define GILK_IOC_SPLICE      _IOWR(GILK_IOC_MAGIC, 3, struct gilk_splice)
+#define GILK_IOC_UNSPLICE    _IOW(GILK_IOC_MAGIC, 4, __u32)
+#define GILK_IOC_LIST        _IOWR(GILK_IOC_MAGIC, 5, struct gilk_list)
+#define GILK_IOC_INSTRUMENTS _IOWR(GILK_IOC_MAGIC, 6, struct gilk_instruments)
+#define GILK_IOC_FACTS       _IOWR(GILK_IOC_MAGIC, 7, struct gilk_facts)
+#define GILK_IOC_RELEASE     _IOW(GILK_IOC_MAGIC, 8, __u32)
+
+#endif

@@ -1,0 +1,151 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The instrument registry and the instruments built into gilk.ko:
+ *   count  hits only (every splice counts hits; this one does nothing more)
+ *   tsc    an event with the TSC and a ns timestamp, as GILK's case study
+ *   regs   an event with the general registers: function arguments show
+ */
+#include <asm/msr.h>
+#include <linux/list.h>
+#include <linux/module.h>
+#include <linux/mutex.h>
+#include <linux/string.h>
+
+#include "gilk_internal.h"
+
+static LIST_HEAD(instruments);
+static DEFINE_MUTEX(instruments_lock);
+
+int gilk_register_instrument(struct gilk_instrument *ins)
+{
+	struct gilk_instrument *i;
+	int ret = 0;
+
+	if (!ins->name || !ins->fn || strlen(ins->name) >= GILK_NAME_MAX)
+		return -EINVAL;
+	mutex_lock(&instruments_lock);
+	list_for_each_entry(i, &instruments, node)
+		if (!strcmp(i->name, ins->name))
+			ret = -EEXIST;
+	if (!ret) {
+		atomic_set(&ins->users, 0);
+		list_add_tail(&ins->node, &instruments);
+	}
+	mutex_unlock(&instruments_lock);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(gilk_register_instrument);
+
+void gilk_unregister_instrument(struct gilk_instrument *ins)
+{
+	/* A splice using it holds its module, so none can be left here. */
+	mutex_lock(&instruments_lock);
+	list_del(&ins->node);
+	mutex_unlock(&instruments_lock);
+}
+EXPORT_SYMBOL_GPL(gilk_unregister_instrument);
+
+struct gilk_instrument *gilk_instrument_get(const char *name)
+{
+	struct gilk_instrument *i, *found = NULL;
+
+	mutex_lock(&instruments_lock);
+	list_for_each_entry(i, &instruments, node) {
+		if (strcmp(i->name, name))
+			continue;
+		if (i->owner == THIS_MODULE || try_module_get(i->owner)) {
+			atomic_inc(&i->users);
+			found = i;
+		}
+		break;
+	}
+	mutex_unlock(&instruments_lock);
+	return found;
+}
+
+void gilk_instrument_put(struct gilk_instrument *ins)
+{
+	atomic_dec(&ins->users);
+	if (ins->owner != THIS_MODULE)
+		module_put(ins->owner);
+}
+
+int gilk_instruments_list(struct gilk_instrument_info *out, u32 max, u32 *count)
+{
+	struct gilk_instrument *i;
+	u32 n = 0;
+
+	mutex_lock(&instruments_lock);
+	list_for_each_entry(i, &instruments, node) {
+		if (n < max) {
+			memset(&out[n], 0, sizeof(out[n]));
+			strscpy(out[n].name, i->name, sizeof(out[n].name));
+			strscpy(out[n].help, i->help ? i->help : "", sizeof(out[n].help));
+			strscpy(out[n].module, i->owner ? module_name(i->owner) : "gilk",
+				sizeof(out[n].module));
+			out[n].users = atomic_read(&i->users);
+		}
+		n++;
+	}
+	mutex_unlock(&instruments_lock);
+	*count = n;
+	return 0;
+}
+
+static void count_fn(const struct gilk_ctx *ctx)
+{
+}
+
+struct gilk_tsc_event {
+	u64 tsc;
+};
+
+static void tsc_fn(const struct gilk_ctx *ctx)
+{
+	struct gilk_tsc_event ev = { .tsc = rdtsc_ordered() };
+
+	gilk_emit(ctx, &ev, sizeof(ev));
+}
+
+/* rax..r15, rip, rflags: the order of struct gilk_regs_event in user space */
+static void regs_fn(const struct gilk_ctx *ctx)
+{
+	const struct pt_regs *r = ctx->regs;
+	u64 ev[18] = {
+		r->ax, r->bx, r->cx, r->dx, r->si, r->di, r->bp, r->sp,
+		r->r8, r->r9, r->r10, r->r11, r->r12, r->r13, r->r14, r->r15,
+		r->ip, r->flags,
+	};
+
+	gilk_emit(ctx, ev, sizeof(ev));
+}
+
+static struct gilk_instrument builtins[] = {
+	{ .name = "count", .help = "count hits (no events)", .fn = count_fn },
+	{ .name = "tsc", .help = "event per hit: TSC (and ns timestamp)", .fn = tsc_fn },
+	{ .name = "regs", .help = "event per hit: general registers, rip, rflags", .fn = regs_fn },
+};
+
+int gilk_builtin_init(void)
+{
+	int i, ret;
+
+	for (i = 0; i < ARRAY_SIZE(builtins); i++) {
+		builtins[i].owner = THIS_MODULE;
+		ret = gilk_register_instrument(&builtins[i]);
+		if (ret) {
+			while (i--)
+				gilk_unregister_instrument(&builtins[i]);
+			return ret;
+		}
+	}
+	return 0;
+}
+
+void gilk_builtin_exit(void)
+{
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(builtins); i++)
+		gilk_unregister_instrument(&builtins[i]);
+}

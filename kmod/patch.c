@@ -1,0 +1,155 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The patch protocol, in the order it happens:
+ *  1. write int3 at each live patch's first byte, sync all CPUs; from now on
+ *     the DIE_INT3 notifier sends any CPU that hits it to its divert address
+ *     (the trampoline, which does what the original bytes did);
+ *  2. synchronize_rcu_tasks(): no task is still inside the old bytes (a task
+ *     preempted there has not yet made a voluntary context switch);
+ *  3. write the rest of each patch, sync; write its first byte, sync. After
+ *     that sync no CPU can still be in the int3 handler for it.
+ * text_mutex is held around each write, never across a wait. Dead patches
+ * (bounce slots in padding nothing executes) are written directly, first.
+ */
+#include <linux/kdebug.h>
+#include <linux/notifier.h>
+#include <linux/ptrace.h>
+#include <linux/rcupdate.h>
+
+#include "gilk_internal.h"
+
+#define GILK_MAX_TRAPS (2 * GILK_MAX_SPLICES)
+
+struct gilk_trap {
+	unsigned long addr;
+	unsigned long divert;
+};
+
+/* Read locklessly from int3 context; written under gilk_lock. */
+static struct gilk_trap traps[GILK_MAX_TRAPS];
+static unsigned int ntraps_seen;	/* high-water mark of used slots */
+
+static const u8 int3 = 0xcc;
+
+void gilk_poke(unsigned long addr, const void *bytes, size_t len)
+{
+	mutex_lock(gilk_ks.text_mutex);
+	gilk_ks.text_poke((void *)addr, bytes, len);
+	gilk_ks.text_poke_sync();
+	mutex_unlock(gilk_ks.text_mutex);
+}
+
+int gilk_trap_add(unsigned long addr, unsigned long divert)
+{
+	unsigned int i;
+
+	for (i = 0; i < GILK_MAX_TRAPS; i++) {
+		if (READ_ONCE(traps[i].addr))
+			continue;
+		WRITE_ONCE(traps[i].divert, divert);
+		smp_wmb();	/* divert before addr: readers match on addr */
+		WRITE_ONCE(traps[i].addr, addr);
+		if (i >= ntraps_seen)
+			WRITE_ONCE(ntraps_seen, i + 1);
+		return 0;
+	}
+	return -ENOSPC;
+}
+
+void gilk_trap_del(unsigned long addr)
+{
+	unsigned int i;
+
+	for (i = 0; i < ntraps_seen; i++)
+		if (READ_ONCE(traps[i].addr) == addr)
+			WRITE_ONCE(traps[i].addr, 0);
+}
+
+static int gilk_int3_notify(struct notifier_block *nb, unsigned long val,
+			    void *data)
+{
+	struct die_args *args = data;
+	struct pt_regs *regs = args->regs;
+	unsigned long at;
+	unsigned int i, n;
+
+	if (val != DIE_INT3 || !regs || user_mode(regs))
+		return NOTIFY_DONE;
+	at = regs->ip - 1;	/* int3 traps after itself */
+	n = READ_ONCE(ntraps_seen);
+	for (i = 0; i < n; i++) {
+		if (READ_ONCE(traps[i].addr) != at)
+			continue;
+		smp_rmb();
+		regs->ip = READ_ONCE(traps[i].divert);
+		return NOTIFY_STOP;
+	}
+	return NOTIFY_DONE;
+}
+
+static struct notifier_block gilk_int3_nb = {
+	.notifier_call = gilk_int3_notify,
+	.priority = INT_MAX,
+};
+
+int gilk_patch_init(void)
+{
+	return register_die_notifier(&gilk_int3_nb);
+}
+
+void gilk_patch_exit(void)
+{
+	unregister_die_notifier(&gilk_int3_nb);
+}
+
+int gilk_patch_apply(struct gilk_patch_state *p, unsigned int n)
+{
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < n; i++)
+		if (p[i].kind == GILK_PATCH_DEAD)
+			gilk_poke(p[i].addr, p[i].bytes, p[i].len);
+	for (i = 0; i < n; i++) {
+		if (p[i].kind != GILK_PATCH_LIVE)
+			continue;
+		ret = gilk_trap_add(p[i].addr, p[i].divert);
+		if (ret) {
+			while (i--)
+				if (p[i].kind == GILK_PATCH_LIVE) {
+					gilk_poke(p[i].addr, p[i].orig, 1);
+					gilk_trap_del(p[i].addr);
+				}
+			return ret;
+		}
+		gilk_poke(p[i].addr, &int3, 1);
+	}
+	synchronize_rcu_tasks();
+	for (i = 0; i < n; i++) {
+		if (p[i].kind != GILK_PATCH_LIVE)
+			continue;
+		if (p[i].len > 1)
+			gilk_poke(p[i].addr + 1, p[i].bytes + 1, p[i].len - 1);
+		gilk_poke(p[i].addr, p[i].bytes, 1);
+		gilk_trap_del(p[i].addr);
+	}
+	return 0;
+}
+
+void gilk_patch_revert(struct gilk_patch_state *p, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = n; i-- > 0;) {
+		if (p[i].kind != GILK_PATCH_LIVE)
+			continue;
+		/* Until the old bytes are whole, a CPU hitting the site goes
+		 * to the trampoline, which is still there. */
+		if (gilk_trap_add(p[i].addr, p[i].divert) == 0)
+			gilk_poke(p[i].addr, &int3, 1);
+		if (p[i].len > 1)
+			gilk_poke(p[i].addr + 1, p[i].orig + 1, p[i].len - 1);
+		gilk_poke(p[i].addr, p[i].orig, 1);
+		gilk_trap_del(p[i].addr);
+	}
+}

@@ -1,0 +1,382 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Splice objects. RESERVE takes a trampoline page from the module area
+ * (module_alloc: within rel32 reach of all kernel text), made read-only and
+ * executable at once, so trampolines are only ever written with text_poke.
+ * Pages freed by unsplice go back to a small pool after the grace period.
+ * SPLICE checks every range, writes the trampolines, and runs the patch
+ * protocol. UNSPLICE reverts, waits for synchronize_rcu_tasks(), and only
+ * then frees the trampoline and drops the instrument's module reference.
+ */
+#include <linux/mm.h>
+#include <linux/percpu.h>
+#include <linux/preempt.h>
+#include <linux/rcupdate.h>
+#include <linux/slab.h>
+#include <linux/smp.h>
+#include <linux/string.h>
+
+#include "gilk_internal.h"
+
+#define EVICT_OFFSET (PAGE_SIZE / 2)
+#define POOL_MAX 32
+
+DEFINE_MUTEX(gilk_lock);
+struct gilk_splice_obj *gilk_splices[GILK_MAX_SPLICES];
+
+static void *pool[POOL_MAX];
+static unsigned int npool;
+static DEFINE_PER_CPU(int, gilk_depth);
+
+/* Called by every trampoline with the splice and the site's registers. */
+static notrace void gilk_entry(struct gilk_splice_obj *s, struct pt_regs *regs)
+{
+	struct gilk_hit hit;
+	int cpu;
+
+	preempt_disable_notrace();
+	cpu = smp_processor_id();
+	this_cpu_inc(*s->hits);
+	if (this_cpu_inc_return(gilk_depth) == 1) {
+		hit.ctx.splice = s->id;
+		hit.ctx.cpu = cpu;
+		hit.ctx.site = s->site;
+		hit.ctx.regs = regs;
+		hit.ctx.arg = s->arg;
+		hit.s = s;
+		s->ins->fn(&hit.ctx);
+	} else {
+		atomic64_inc(&s->missed);
+	}
+	this_cpu_dec(gilk_depth);
+	preempt_enable_notrace();
+}
+
+static void *page_get(void)
+{
+	void *p;
+
+	if (npool)
+		return pool[--npool];
+	p = gilk_ks.module_alloc(PAGE_SIZE);
+	if (!p)
+		return NULL;
+	/* Filled with int3 first, so a stray jump into unused bytes traps. */
+	memset(p, 0xcc, PAGE_SIZE);
+	gilk_ks.set_memory_ro((unsigned long)p, 1);
+	gilk_ks.set_memory_x((unsigned long)p, 1);
+	return p;
+}
+
+static void page_put(void *p)
+{
+	if (npool < POOL_MAX)
+		pool[npool++] = p;
+	else
+		gilk_ks.module_memfree(p);
+}
+
+static void obj_free(struct gilk_splice_obj *s)
+{
+	if (s->page)
+		page_put(s->page);
+	free_percpu(s->hits);
+	kfree(s);
+}
+
+int gilk_reserve(struct gilk_reserve *r)
+{
+	struct gilk_splice_obj *s;
+	u32 id;
+	int ret = -ENOSPC;
+
+	if (!r->tramp_size || r->tramp_size > EVICT_OFFSET ||
+	    r->evict_size > EVICT_OFFSET)
+		return -EINVAL;
+	s = kzalloc(sizeof(*s), GFP_KERNEL);
+	if (!s)
+		return -ENOMEM;
+	s->hits = alloc_percpu(u64);
+	mutex_lock(&gilk_lock);
+	s->page = page_get();
+	if (!s->hits || !s->page) {
+		ret = -ENOMEM;
+		goto fail;
+	}
+	for (id = 1; id < GILK_MAX_SPLICES; id++)
+		if (!gilk_splices[id])
+			break;
+	if (id == GILK_MAX_SPLICES)
+		goto fail;
+	s->id = id;
+	s->tramp = (unsigned long)s->page;
+	s->evict_tramp = (unsigned long)s->page + EVICT_OFFSET;
+	gilk_splices[id] = s;
+	mutex_unlock(&gilk_lock);
+	r->id = id;
+	r->tramp = s->tramp;
+	r->evict_tramp = r->evict_size ? s->evict_tramp : 0;
+	r->handler = (unsigned long)gilk_entry;
+	r->ctx = (unsigned long)s;
+	return 0;
+fail:
+	mutex_unlock(&gilk_lock);
+	obj_free(s);
+	return ret;
+}
+
+int gilk_release(u32 id)
+{
+	struct gilk_splice_obj *s;
+
+	if (!id || id >= GILK_MAX_SPLICES)
+		return -EINVAL;
+	mutex_lock(&gilk_lock);
+	s = gilk_splices[id];
+	if (!s || s->active) {
+		mutex_unlock(&gilk_lock);
+		return s ? -EBUSY : -ENOENT;
+	}
+	gilk_splices[id] = NULL;
+	obj_free(s);
+	mutex_unlock(&gilk_lock);
+	return 0;
+}
+
+static bool overlaps(unsigned long a, u32 alen, unsigned long b, u32 blen)
+{
+	return a < b + blen && b < a + alen;
+}
+
+/* Bytes another active splice owns. */
+static bool owned(unsigned long addr, u32 len)
+{
+	unsigned int i, k;
+
+	for (i = 1; i < GILK_MAX_SPLICES; i++) {
+		struct gilk_splice_obj *o = gilk_splices[i];
+
+		if (!o || !o->active)
+			continue;
+		if (overlaps(addr, len, o->site, o->region_len))
+			return true;
+		for (k = 0; k < o->npatch; k++)
+			if (overlaps(addr, len, o->patch[k].addr, o->patch[k].len))
+				return true;
+	}
+	return false;
+}
+
+static bool in_tramps(const struct gilk_splice_obj *s, unsigned long a)
+{
+	return a == s->tramp || (a >= s->evict_tramp && a < s->evict_tramp + EVICT_OFFSET);
+}
+
+static int check_request(struct gilk_splice_obj *s, struct gilk_splice *req,
+			 struct gilk_instrument *ins)
+{
+	u32 i;
+	int ret;
+
+	if (req->npatch > GILK_MAX_PATCHES || req->tramp_len > EVICT_OFFSET ||
+	    req->evict_len > EVICT_OFFSET || !req->tramp_len ||
+	    !req->region_len || req->region_len > GILK_PATCH_MAX_LEN ||
+	    ((req->flags & GILK_SPLICE_TRAP) ? req->npatch != 0 : req->npatch == 0)) {
+		snprintf(req->reason, sizeof(req->reason), "malformed splice request");
+		return -EINVAL;
+	}
+	ret = gilk_check_range(req->site, req->region_len, req->region_orig, ins,
+			       req->reason, sizeof(req->reason));
+	if (ret)
+		return ret;
+	if (owned(req->site, req->region_len)) {
+		snprintf(req->reason, sizeof(req->reason), "another splice owns bytes at %pS", (void *)req->site);
+		return -EADDRNOTAVAIL;
+	}
+	for (i = 0; i < req->npatch; i++) {
+		struct gilk_patch *p = &req->patch[i];
+
+		if ((p->kind != GILK_PATCH_LIVE && p->kind != GILK_PATCH_DEAD) ||
+		    (p->kind == GILK_PATCH_LIVE && !in_tramps(s, p->divert))) {
+			snprintf(req->reason, sizeof(req->reason), "patch %u: bad kind or divert address", i);
+			return -EINVAL;
+		}
+		ret = gilk_check_range(p->addr, p->len, p->orig, ins, req->reason,
+				       sizeof(req->reason));
+		if (ret)
+			return ret;
+		if (owned(p->addr, p->len)) {
+			snprintf(req->reason, sizeof(req->reason), "another splice owns bytes at %pS", (void *)p->addr);
+			return -EADDRNOTAVAIL;
+		}
+	}
+	return 0;
+}
+
+int gilk_splice(struct gilk_splice *req)
+{
+	struct gilk_instrument *ins;
+	struct gilk_splice_obj *s;
+	u32 i;
+	int ret;
+
+	req->instrument[GILK_NAME_MAX - 1] = 0;
+	req->arg[GILK_ARG_MAX - 1] = 0;
+	if (!req->id || req->id >= GILK_MAX_SPLICES)
+		return -EINVAL;
+	ins = gilk_instrument_get(req->instrument);
+	if (!ins) {
+		snprintf(req->reason, sizeof(req->reason), "no instrument '%s'", req->instrument);
+		return -ENOENT;
+	}
+	mutex_lock(&gilk_lock);
+	s = gilk_splices[req->id];
+	ret = !s ? -ENOENT : s->active ? -EBUSY : 0;
+	if (ret) {
+		snprintf(req->reason, sizeof(req->reason), "reservation %u %s", req->id,
+			 ret == -ENOENT ? "does not exist" : "is already spliced");
+		goto out;
+	}
+	ret = check_request(s, req, ins);
+	if (ret)
+		goto out;
+	s->site = req->site;
+	s->flags = req->flags;
+	s->region_len = req->region_len;
+	memcpy(s->region_orig, req->region_orig, sizeof(s->region_orig));
+	s->ins = ins;
+	strscpy(s->arg, req->arg, sizeof(s->arg));
+	s->npatch = req->npatch;
+	for (i = 0; i < req->npatch; i++) {
+		struct gilk_patch_state *p = &s->patch[i];
+
+		p->addr = req->patch[i].addr;
+		p->divert = req->patch[i].divert;
+		p->len = req->patch[i].len;
+		p->kind = req->patch[i].kind;
+		memcpy(p->bytes, req->patch[i].bytes, sizeof(p->bytes));
+		memcpy(p->orig, req->patch[i].orig, sizeof(p->orig));
+	}
+	gilk_poke(s->tramp, req->tramp, req->tramp_len);
+	if (req->evict_len)
+		gilk_poke(s->evict_tramp, req->evict, req->evict_len);
+	if (s->flags & GILK_SPLICE_TRAP) {
+		static const u8 int3 = 0xcc;
+
+		ret = gilk_trap_add(s->site, s->tramp);
+		if (!ret)
+			gilk_poke(s->site, &int3, 1);
+	} else {
+		ret = gilk_patch_apply(s->patch, s->npatch);
+	}
+	if (ret) {
+		snprintf(req->reason, sizeof(req->reason), "no room for another int3 divert");
+		goto out;
+	}
+	s->active = true;
+	mutex_unlock(&gilk_lock);
+	return 0;
+out:
+	mutex_unlock(&gilk_lock);
+	gilk_instrument_put(ins);
+	return ret;
+}
+
+/* Reverts an active splice's bytes; the caller waits, then finishes it. */
+static void revert(struct gilk_splice_obj *s)
+{
+	if (s->flags & GILK_SPLICE_TRAP) {
+		gilk_poke(s->site, s->region_orig, 1);
+		gilk_trap_del(s->site);
+	} else {
+		gilk_patch_revert(s->patch, s->npatch);
+	}
+}
+
+/* After the grace period: dead slots back, then the memory and the module. */
+static void finish(struct gilk_splice_obj *s)
+{
+	u32 i;
+
+	for (i = 0; i < s->npatch; i++)
+		if (s->patch[i].kind == GILK_PATCH_DEAD)
+			gilk_poke(s->patch[i].addr, s->patch[i].orig, s->patch[i].len);
+	gilk_instrument_put(s->ins);
+	obj_free(s);
+}
+
+int gilk_unsplice(u32 id)
+{
+	struct gilk_splice_obj *s;
+
+	if (!id || id >= GILK_MAX_SPLICES)
+		return -EINVAL;
+	mutex_lock(&gilk_lock);
+	s = gilk_splices[id];
+	if (!s || !s->active) {
+		mutex_unlock(&gilk_lock);
+		return -ENOENT;
+	}
+	revert(s);
+	gilk_splices[id] = NULL;
+	synchronize_rcu_tasks();
+	finish(s);
+	mutex_unlock(&gilk_lock);
+	return 0;
+}
+
+void gilk_unsplice_all(void)
+{
+	struct gilk_splice_obj **done;
+	unsigned int i, n = 0;
+
+	done = kcalloc(GILK_MAX_SPLICES, sizeof(*done), GFP_KERNEL | __GFP_NOFAIL);
+	/* One grace period for the whole batch. */
+	mutex_lock(&gilk_lock);
+	for (i = 1; i < GILK_MAX_SPLICES; i++) {
+		struct gilk_splice_obj *s = gilk_splices[i];
+
+		if (!s)
+			continue;
+		gilk_splices[i] = NULL;
+		if (s->active) {
+			revert(s);
+			done[n++] = s;
+		} else {
+			obj_free(s);
+		}
+	}
+	if (n)
+		synchronize_rcu_tasks();
+	for (i = 0; i < n; i++)
+		finish(done[i]);
+	while (npool)
+		gilk_ks.module_memfree(pool[--npool]);
+	mutex_unlock(&gilk_lock);
+	kfree(done);
+}
+
+void gilk_splice_info(const struct gilk_splice_obj *s, struct gilk_splice_info *out)
+{
+	u32 i;
+	int cpu;
+
+	memset(out, 0, sizeof(*out));
+	out->id = s->id;
+	out->flags = s->flags;
+	out->site = s->site;
+	for_each_possible_cpu(cpu)
+		out->hits += *per_cpu_ptr(s->hits, cpu);
+	out->lost = atomic64_read(&s->lost);
+	out->missed = atomic64_read(&s->missed);
+	out->region_len = s->region_len;
+	memcpy(out->region_orig, s->region_orig, sizeof(out->region_orig));
+	out->npatch = s->npatch;
+	for (i = 0; i < s->npatch; i++) {
+		out->patch[i].addr = s->patch[i].addr;
+		out->patch[i].len = s->patch[i].len;
+		memcpy(out->patch[i].orig, s->patch[i].orig, sizeof(out->patch[i].orig));
+	}
+	strscpy(out->instrument, s->ins->name, sizeof(out->instrument));
+	strscpy(out->arg, s->arg, sizeof(out->arg));
+}

@@ -1,0 +1,358 @@
+/* Live splicing through /dev/gilk (see live.h). */
+#include "live.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#define REACH 160
+
+static bool cpu_has_smap(void)
+{
+	FILE *f = fopen("/proc/cpuinfo", "r");
+	char line[4096];
+	bool yes = false;
+
+	if (!f)
+		return false;
+	while (!yes && fgets(line, sizeof(line), f))
+		if (!strncmp(line, "flags", 5) && strstr(line, " smap"))
+			yes = true;
+	fclose(f);
+	return yes;
+}
+
+int live_open(struct live *lv, const struct live_paths *paths, struct gerr *e)
+{
+	const char *dev = paths && paths->dev ? paths->dev : "/dev/gilk";
+	struct gilk_version v;
+
+	memset(lv, 0, sizeof(*lv));
+	lv->fd = open(dev, O_RDWR | O_CLOEXEC);
+	if (lv->fd < 0)
+		return gerr_set(e, "%s: %s%s", dev, strerror(errno),
+				errno == ENOENT ? " (is gilk.ko loaded?)" :
+				errno == EPERM ? " (needs CAP_SYS_ADMIN)" : "");
+	if (ioctl(lv->fd, GILK_IOC_VERSION, &v) < 0 || v.abi != GILK_ABI_VERSION) {
+		close(lv->fd);
+		return gerr_set(e, "%s speaks ABI %u, this gilk speaks %u", dev,
+				v.abi, GILK_ABI_VERSION);
+	}
+	if (kernel_open_live(&lv->k, paths && paths->kcore ? paths->kcore : "/proc/kcore",
+			     paths && paths->kallsyms ? paths->kallsyms : "/proc/kallsyms", e)) {
+		close(lv->fd);
+		return -1;
+	}
+	lv->smap = cpu_has_smap();
+	return 0;
+}
+
+void live_close(struct live *lv)
+{
+	window_free(&lv->w);
+	kernel_close(&lv->k);
+	free(lv->occupied);
+	free(lv->tails);
+	if (lv->fd >= 0)
+		close(lv->fd);
+	memset(lv, 0, sizeof(*lv));
+	lv->fd = -1;
+}
+
+int live_list(struct live *lv, struct gilk_splice_info **out, size_t *n,
+	      struct gerr *e)
+{
+	struct gilk_list l = { 0 };
+	struct gilk_splice_info *buf = NULL;
+
+	for (;;) {
+		l.buf = (uintptr_t)buf;
+		if (ioctl(lv->fd, GILK_IOC_LIST, &l) < 0) {
+			free(buf);
+			return gerr_set(e, "listing splices: %s", strerror(errno));
+		}
+		if (l.count <= l.max)
+			break;
+		free(buf);
+		l.max = l.count + 8;
+		buf = calloc(l.max, sizeof(*buf));
+		if (!buf)
+			return gerr_set(e, "out of memory");
+	}
+	*out = buf;
+	*n = l.count;
+	return 0;
+}
+
+int live_info(struct live *lv, uint32_t id, struct gilk_splice_info *out,
+	      struct gerr *e)
+{
+	struct gilk_splice_info *all;
+	size_t n;
+
+	if (live_list(lv, &all, &n, e))
+		return -1;
+	for (size_t i = 0; i < n; i++)
+		if (all[i].id == id) {
+			*out = all[i];
+			free(all);
+			return 0;
+		}
+	free(all);
+	return gerr_set(e, "no splice %u", id);
+}
+
+static int push_range(struct range **arr, size_t *n, uint64_t lo, uint64_t hi)
+{
+	struct range *r = realloc(*arr, (*n + 1) * sizeof(**arr));
+
+	if (!r)
+		return -1;
+	*arr = r;
+	r[(*n)++] = (struct range){ lo, hi };
+	return 0;
+}
+
+/* What other splices own and changed: occupied ranges, usable dead tails,
+ * and their original bytes put back into the snapshot. */
+static int learn_splices(struct live *lv, struct gerr *e)
+{
+	struct gilk_splice_info *all;
+	size_t n;
+	int rc = 0;
+
+	if (live_list(lv, &all, &n, e))
+		return -1;
+	lv->noccupied = lv->ntails = 0;
+	for (size_t i = 0; i < n && !rc; i++) {
+		const struct gilk_splice_info *s = &all[i];
+
+		kimage_overlay(lv->k.img, s->site, s->region_orig, s->region_len);
+		rc |= push_range(&lv->occupied, &lv->noccupied, s->site, s->site + s->region_len);
+		for (uint32_t k = 0; k < s->npatch && k < GILK_MAX_PATCHES; k++) {
+			const struct gilk_owned *p = &s->patch[k];
+
+			kimage_overlay(lv->k.img, p->addr, p->orig, p->len);
+			rc |= push_range(&lv->occupied, &lv->noccupied, p->addr, p->addr + p->len);
+			/* A jmp rel32 at the site leaves the rest of its region
+			 * dead: room for another splice's bounce slot. */
+			if (p->addr == s->site && p->len > 5)
+				rc |= push_range(&lv->tails, &lv->ntails, p->addr + 5, p->addr + p->len);
+		}
+	}
+	free(all);
+	return rc ? gerr_set(e, "out of memory") : 0;
+}
+
+/* ftrace sites, blacklist and kprobes live only in gilk.ko's view. */
+static int learn_facts(struct live *lv, uint64_t lo, uint64_t hi, struct gerr *e)
+{
+	struct gilk_fact f[GILK_FACTS_MAX];
+	struct gilk_facts q = { .start = lo, .end = hi, .max = GILK_FACTS_MAX,
+				.buf = (uintptr_t)f };
+	static const enum res_kind kinds[] = {
+		[GILK_RES_JUMP_LABEL] = RES_JUMP_LABEL,
+		[GILK_RES_STATIC_CALL] = RES_STATIC_CALL,
+		[GILK_RES_FTRACE] = RES_FTRACE,
+		[GILK_RES_EXTABLE] = RES_EXTABLE,
+		[GILK_RES_BLACKLIST] = RES_BLACKLIST,
+		[GILK_RES_KPROBE] = RES_KPROBE,
+		[GILK_RES_SMP_LOCK] = RES_SMP_LOCK,
+	};
+
+	if (ioctl(lv->fd, GILK_IOC_FACTS, &q) < 0)
+		return gerr_set(e, "asking gilk.ko about 0x%llx: %s",
+				(unsigned long long)lo, strerror(errno));
+	for (uint32_t i = 0; i < q.count && i < GILK_FACTS_MAX; i++)
+		if (f[i].kind < sizeof(kinds) / sizeof(kinds[0]) &&
+		    textfacts_add_range(lv->k.facts, f[i].start, f[i].end, kinds[f[i].kind]))
+			return gerr_set(e, "out of memory");
+	textfacts_finish(lv->k.facts);
+	return 0;
+}
+
+static int prepare(struct live *lv, uint64_t site, struct splice_env *env,
+		   struct gerr *e)
+{
+	uint64_t fs, fe;
+
+	if (symtab_function(lv->k.syms, site, NULL, &fs, &fe))
+		return gerr_set(e, "0x%llx is not inside a kernel function",
+				(unsigned long long)site);
+	if (site < lv->k.text_start || site >= lv->k.text_end)
+		return gerr_set(e, "0x%llx is outside the kernel's .text (module text is not supported yet)",
+				(unsigned long long)site);
+	if (learn_splices(lv, e) ||
+	    learn_facts(lv, fs < site - REACH ? fs : site - REACH,
+			fe > site + REACH ? fe : site + REACH, e))
+		return -1;
+	/* The snapshot may have changed under cached CFGs. */
+	window_free(&lv->w);
+	if (kernel_window(&lv->k, site, REACH, &lv->w, e))
+		return -1;
+	kernel_env(&lv->k, &lv->w, env);
+	env->occupied = lv->occupied;
+	env->noccupied = lv->noccupied;
+	env->tails = lv->tails;
+	env->ntails = lv->ntails;
+	return 0;
+}
+
+int live_plan(struct live *lv, uint64_t site, unsigned flags,
+	      struct splice_plan *p, struct gerr *e)
+{
+	struct splice_env env;
+	char where[128];
+
+	if (prepare(lv, site, &env, e))
+		return -1;
+	env.flags = flags;
+	if (splice_plan(&env, site, p) == 0)
+		return 0;
+	symtab_format(lv->k.syms, p->reason_addr, where, sizeof(where));
+	return gerr_set(e, "cannot splice at 0x%llx: %s (at %s)",
+			(unsigned long long)site, splice_reason_str(p->reason), where);
+}
+
+uint64_t live_block_site(struct live *lv, uint64_t addr)
+{
+	struct splice_env env;
+	struct gerr e;
+
+	if (prepare(lv, addr, &env, &e))
+		return addr;
+	return splice_site_for_block(&env, addr);
+}
+
+static void fill_request(const struct splice_plan *p, const struct splice_code *c,
+			 const struct gilk_reserve *r, struct gilk_splice *req)
+{
+	memset(req, 0, sizeof(*req));
+	req->id = r->id;
+	req->site = p->region.addr;
+	req->region_len = p->region.len;
+	memcpy(req->region_orig, p->region.orig, p->region.len);
+	req->flags = p->mode == SPLICE_TRAP ? GILK_SPLICE_TRAP : 0;
+	req->npatch = (uint32_t)c->npatch;
+	for (size_t i = 0; i < c->npatch; i++) {
+		const struct splice_patch *sp = &c->patches[i];
+		struct gilk_patch *gp = &req->patch[i];
+
+		gp->addr = sp->addr;
+		gp->len = sp->len;
+		memcpy(gp->bytes, sp->bytes, sp->len);
+		memcpy(gp->orig, sp->orig, sp->len);
+		if (sp->addr == p->region.addr) {
+			gp->kind = GILK_PATCH_LIVE;
+			gp->divert = r->tramp;
+		} else if (p->bounce_kind == BOUNCE_EVICT && sp->addr == p->evict.addr) {
+			gp->kind = GILK_PATCH_LIVE;
+			gp->divert = r->evict_tramp;
+		} else {
+			gp->kind = GILK_PATCH_DEAD; /* a slot nothing runs yet */
+		}
+	}
+	req->tramp_len = (uint32_t)c->tramp_len;
+	memcpy(req->tramp, c->tramp, c->tramp_len);
+	req->evict_len = (uint32_t)c->evict_tramp_len;
+	memcpy(req->evict, c->evict_tramp, c->evict_tramp_len);
+}
+
+int live_splice(struct live *lv, const struct splice_plan *p,
+		const char *instrument, const char *arg, uint32_t *id,
+		struct gerr *e)
+{
+	struct gilk_reserve r = {
+		.tramp_size = (uint32_t)splice_tramp_size(p),
+		.evict_size = (uint32_t)splice_evict_tramp_size(p),
+	};
+	struct splice_params sp;
+	struct splice_code code;
+	struct gilk_splice *req;
+	enum splice_reason why;
+	int err;
+
+	if (strlen(instrument) >= GILK_NAME_MAX || (arg && strlen(arg) >= GILK_ARG_MAX))
+		return gerr_set(e, "instrument name or argument too long");
+	if (ioctl(lv->fd, GILK_IOC_RESERVE, &r) < 0)
+		return gerr_set(e, "reserving trampoline memory: %s", strerror(errno));
+	sp = (struct splice_params){ .tramp = r.tramp, .evict_tramp = r.evict_tramp,
+				     .handler = r.handler, .ctx = r.ctx, .clac = lv->smap };
+	if (splice_emit(p, &sp, &code, &why)) {
+		ioctl(lv->fd, GILK_IOC_RELEASE, &r.id);
+		return gerr_set(e, "trampoline at 0x%llx: %s", (unsigned long long)r.tramp,
+				splice_reason_str(why));
+	}
+	req = malloc(sizeof(*req));
+	if (!req) {
+		ioctl(lv->fd, GILK_IOC_RELEASE, &r.id);
+		return gerr_set(e, "out of memory");
+	}
+	fill_request(p, &code, &r, req);
+	snprintf(req->instrument, sizeof(req->instrument), "%s", instrument);
+	snprintf(req->arg, sizeof(req->arg), "%s", arg ? arg : "");
+	if (ioctl(lv->fd, GILK_IOC_SPLICE, req) < 0) {
+		err = errno;
+		gerr_set(e, "gilk.ko refused the splice at 0x%llx: %s (%s)",
+			 (unsigned long long)p->region.addr,
+			 req->reason[0] ? req->reason : strerror(err), strerror(err));
+		free(req);
+		ioctl(lv->fd, GILK_IOC_RELEASE, &r.id);
+		errno = err;
+		return -1;
+	}
+	free(req);
+	*id = r.id;
+	return 0;
+}
+
+int live_unsplice(struct live *lv, uint32_t id, struct gerr *e)
+{
+	if (ioctl(lv->fd, GILK_IOC_UNSPLICE, &id) < 0)
+		return gerr_set(e, "unsplice %u: %s", id,
+				errno == ENOENT ? "no such splice" : strerror(errno));
+	return 0;
+}
+
+int live_instruments(struct live *lv, struct gilk_instrument_info **out,
+		     size_t *n, struct gerr *e)
+{
+	struct gilk_instruments l = { .max = 256 };
+	struct gilk_instrument_info *buf = calloc(256, sizeof(*buf));
+
+	if (!buf)
+		return gerr_set(e, "out of memory");
+	l.buf = (uintptr_t)buf;
+	if (ioctl(lv->fd, GILK_IOC_INSTRUMENTS, &l) < 0) {
+		free(buf);
+		return gerr_set(e, "listing instruments: %s", strerror(errno));
+	}
+	*out = buf;
+	*n = l.count < l.max ? l.count : l.max;
+	return 0;
+}
+
+int live_read_mem(struct live *lv, uint64_t addr, void *buf, size_t len,
+		  struct gerr *e)
+{
+	struct gilk_read r = { .addr = addr, .len = len, .buf = (uintptr_t)buf };
+
+	if (ioctl(lv->fd, GILK_IOC_READ, &r) < 0)
+		return gerr_set(e, "reading %zu bytes at 0x%llx: %s", len,
+				(unsigned long long)addr,
+				errno == EIO ? "not mapped" : strerror(errno));
+	return 0;
+}
+
+ssize_t live_read_events(struct live *lv, void *buf, size_t len, struct gerr *e)
+{
+	ssize_t n = read(lv->fd, buf, len);
+
+	if (n < 0)
+		gerr_set(e, "reading events: %s", strerror(errno));
+	return n;
+}

@@ -1,0 +1,63 @@
+/*
+ * live: the user-space half of live splicing. It plans with core/ from a
+ * snapshot of the running kernel (kernel_open_live), applies plans through
+ * /dev/gilk (reserve, emit for the reserved addresses, splice), unsplices,
+ * and reads counters and events. The shell and the guest tests are built on
+ * it. Like core/, it returns errors and never prints.
+ */
+#ifndef GILK_LIVE_H
+#define GILK_LIVE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "gerr.h"
+#include "kernel.h"
+#include "splice.h"
+#include "../kmod/include/uapi/gilk.h"
+
+struct live {
+	int fd;
+	struct kernel k;
+	struct cfg_window w;
+	bool smap;                  /* the CPU has SMAP: trampolines clac */
+	struct range *occupied, *tails;
+	size_t noccupied, ntails;
+};
+
+struct live_paths {
+	const char *dev, *kcore, *kallsyms;  /* NULL: the usual places */
+};
+
+int live_open(struct live *lv, const struct live_paths *paths, struct gerr *e);
+void live_close(struct live *lv);
+
+/* Plans a splice at site, knowing what gilk.ko's other splices own. */
+int live_plan(struct live *lv, uint64_t site, unsigned flags,
+	      struct splice_plan *p, struct gerr *e);
+/* The site that instruments the block at addr (past an ftrace nop). */
+uint64_t live_block_site(struct live *lv, uint64_t addr);
+/* Reserves, emits and splices p; *id is the new splice. On refusal the
+ * message is gilk.ko's reason and errno is kept. */
+int live_splice(struct live *lv, const struct splice_plan *p,
+		const char *instrument, const char *arg, uint32_t *id,
+		struct gerr *e);
+int live_unsplice(struct live *lv, uint32_t id, struct gerr *e);
+
+/* Active splices: *out is malloc'd, *n of them. */
+int live_list(struct live *lv, struct gilk_splice_info **out, size_t *n,
+	      struct gerr *e);
+int live_info(struct live *lv, uint32_t id, struct gilk_splice_info *out,
+	      struct gerr *e);
+int live_instruments(struct live *lv, struct gilk_instrument_info **out,
+		     size_t *n, struct gerr *e);
+/* Reads kernel memory through gilk.ko (faults are errors, not oopses). */
+int live_read_mem(struct live *lv, uint64_t addr, void *buf, size_t len,
+		  struct gerr *e);
+/* Drains events (struct gilk_event + payload, back to back) into buf. */
+ssize_t live_read_events(struct live *lv, void *buf, size_t len,
+			 struct gerr *e);
+
+#endif

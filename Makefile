@@ -11,7 +11,7 @@ CORE_SRC := $(wildcard core/*.c)
 CORE_OBJ := $(CORE_SRC:%.c=$(B)/%.o)
 
 .PHONY: all check bench-offline lab setup clean
-all: $(B)/libgilkcore.a $(B)/libgilklive.a $(B)/gilk.ko $(B)/bench-offline \
+all: $(B)/libgilkcore.a $(B)/libgilklive.a $(B)/gilk.ko $(B)/instruments/argfilter.ko $(B)/bench-offline \
      $(B)/bin/test-unit $(B)/bin/test-diff $(B)/bin/test-cfg-objdump \
      $(B)/bin/test-kcore $(B)/bin/test-live
 
@@ -32,6 +32,14 @@ $(B)/gilk.ko: $(KMOD_SRC)
 	cp -r kmod/. $(B)/kmod/
 	$(MAKE) -C $(KDIR) M=$(CURDIR)/$(B)/kmod modules
 	cp $(B)/kmod/gilk.ko $@
+
+# Instruments link against gilk.ko's exported symbols.
+INSTR_SRC := $(wildcard instruments/*.c instruments/Kbuild)
+$(B)/instruments/argfilter.ko: $(INSTR_SRC) $(B)/gilk.ko
+	@mkdir -p $(B)/instruments
+	cp -r instruments/. $(B)/instruments/
+	$(MAKE) -C $(KDIR) M=$(CURDIR)/$(B)/instruments \
+		KBUILD_EXTRA_SYMBOLS=$(CURDIR)/$(B)/kmod/Module.symvers modules
 
 $(B)/bench-offline: $(B)/bench/offline.o $(B)/libgilkcore.a
 	$(CC) -o $@ $^ $(CORE_LIBS)

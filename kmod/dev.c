@@ -65,7 +65,7 @@ static long do_list(void __user *arg)
 	for (i = 1; i < GILK_MAX_SPLICES; i++) {
 		const struct gilk_splice_obj *s = gilk_splices[i];
 
-		if (!s || !s->active)
+		if (!s || READ_ONCE(s->state) != GILK_ACTIVE)
 			continue;
 		if (n < l.max) {
 			gilk_splice_info(s, &info);

@@ -47,17 +47,23 @@ void gilk_patch_exit(void);
 void gilk_poke(unsigned long addr, const void *bytes, size_t len);
 int gilk_trap_add(unsigned long addr, unsigned long divert);
 void gilk_trap_del(unsigned long addr);
-/* Applies patches in order; LIVE ones through int3, one grace period. */
-int gilk_patch_apply(struct gilk_patch_state *p, unsigned int n);
+/* The protocol in two halves around the grace period the caller waits for
+ * without holding gilk_lock: int3s first, then the new bytes. */
+int gilk_patch_begin(struct gilk_patch_state *p, unsigned int n);
+void gilk_patch_finish(struct gilk_patch_state *p, unsigned int n);
 /* Undoes them in reverse; the caller waits before freeing what they
  * pointed at. */
 void gilk_patch_revert(struct gilk_patch_state *p, unsigned int n);
 
 /* splice.c: splice objects. */
+/* A splice's life; the lock is not held while a grace period passes, so
+ * SPLICING and UNSPLICING own their bytes without being ACTIVE. */
+enum gilk_state { GILK_RESERVED, GILK_SPLICING, GILK_ACTIVE, GILK_UNSPLICING };
+
 struct gilk_splice_obj {
 	u32 id;
 	u32 flags;
-	bool active;
+	enum gilk_state state;
 	unsigned long site;
 	u32 region_len;
 	u8 region_orig[GILK_PATCH_MAX_LEN];

@@ -8,7 +8,8 @@
  *     preempted there has not yet made a voluntary context switch);
  *  3. write the rest of each patch, sync; write its first byte, sync. After
  *     that sync no CPU can still be in the int3 handler for it.
- * text_mutex is held around each write, never across a wait. Dead patches
+ * text_mutex is held around each write, never across a wait, and neither is
+ * gilk_lock: splices made at the same time share grace periods. Dead patches
  * (bounce slots in padding nothing executes) are written directly, first.
  */
 #include <linux/kdebug.h>
@@ -102,7 +103,7 @@ void gilk_patch_exit(void)
 	unregister_die_notifier(&gilk_int3_nb);
 }
 
-int gilk_patch_apply(struct gilk_patch_state *p, unsigned int n)
+int gilk_patch_begin(struct gilk_patch_state *p, unsigned int n)
 {
 	unsigned int i;
 	int ret;
@@ -124,7 +125,13 @@ int gilk_patch_apply(struct gilk_patch_state *p, unsigned int n)
 		}
 		gilk_poke(p[i].addr, &int3, 1);
 	}
-	synchronize_rcu_tasks();
+	return 0;
+}
+
+void gilk_patch_finish(struct gilk_patch_state *p, unsigned int n)
+{
+	unsigned int i;
+
 	for (i = 0; i < n; i++) {
 		if (p[i].kind != GILK_PATCH_LIVE)
 			continue;
@@ -133,7 +140,6 @@ int gilk_patch_apply(struct gilk_patch_state *p, unsigned int n)
 		gilk_poke(p[i].addr, p[i].bytes, 1);
 		gilk_trap_del(p[i].addr);
 	}
-	return 0;
 }
 
 void gilk_patch_revert(struct gilk_patch_state *p, unsigned int n)

@@ -133,7 +133,7 @@ int gilk_release(u32 id)
 		return -EINVAL;
 	mutex_lock(&gilk_lock);
 	s = gilk_splices[id];
-	if (!s || s->active) {
+	if (!s || s->state != GILK_RESERVED) {
 		mutex_unlock(&gilk_lock);
 		return s ? -EBUSY : -ENOENT;
 	}
@@ -156,7 +156,7 @@ static bool owned(unsigned long addr, u32 len)
 	for (i = 1; i < GILK_MAX_SPLICES; i++) {
 		struct gilk_splice_obj *o = gilk_splices[i];
 
-		if (!o || !o->active)
+		if (!o || o->state == GILK_RESERVED)
 			continue;
 		if (overlaps(addr, len, o->site, o->region_len))
 			return true;
@@ -231,7 +231,7 @@ int gilk_splice(struct gilk_splice *req)
 	}
 	mutex_lock(&gilk_lock);
 	s = gilk_splices[req->id];
-	ret = !s ? -ENOENT : s->active ? -EBUSY : 0;
+	ret = !s ? -ENOENT : s->state != GILK_RESERVED ? -EBUSY : 0;
 	if (ret) {
 		snprintf(req->reason, sizeof(req->reason), "reservation %u %s", req->id,
 			 ret == -ENOENT ? "does not exist" : "is already spliced");
@@ -267,14 +267,23 @@ int gilk_splice(struct gilk_splice *req)
 		if (!ret)
 			gilk_poke(s->site, &int3, 1);
 	} else {
-		ret = gilk_patch_apply(s->patch, s->npatch);
+		ret = gilk_patch_begin(s->patch, s->npatch);
 	}
 	if (ret) {
 		snprintf(req->reason, sizeof(req->reason), "no room for another int3 divert");
 		goto out;
 	}
-	s->active = true;
+	/* The bytes are ours; others may splice while the grace period
+	 * passes, and share it. */
+	s->state = GILK_SPLICING;
 	mutex_unlock(&gilk_lock);
+	if (!(s->flags & GILK_SPLICE_TRAP)) {
+		synchronize_rcu_tasks();
+		mutex_lock(&gilk_lock);
+		gilk_patch_finish(s->patch, s->npatch);
+		mutex_unlock(&gilk_lock);
+	}
+	WRITE_ONCE(s->state, GILK_ACTIVE);
 	return 0;
 out:
 	mutex_unlock(&gilk_lock);
@@ -313,13 +322,17 @@ int gilk_unsplice(u32 id)
 		return -EINVAL;
 	mutex_lock(&gilk_lock);
 	s = gilk_splices[id];
-	if (!s || !s->active) {
+	if (!s || s->state != GILK_ACTIVE) {
 		mutex_unlock(&gilk_lock);
-		return -ENOENT;
+		return !s || s->state == GILK_RESERVED ? -ENOENT : -EBUSY;
 	}
 	revert(s);
-	gilk_splices[id] = NULL;
+	s->state = GILK_UNSPLICING;
+	mutex_unlock(&gilk_lock);
+	/* No task is in the trampoline or a slot after this. */
 	synchronize_rcu_tasks();
+	mutex_lock(&gilk_lock);
+	gilk_splices[id] = NULL;
 	finish(s);
 	mutex_unlock(&gilk_lock);
 	return 0;
@@ -338,8 +351,10 @@ void gilk_unsplice_all(void)
 
 		if (!s)
 			continue;
+		/* Unload waits for ioctls in flight (the file holds the
+		 * module), so no splice is mid-transition here. */
 		gilk_splices[i] = NULL;
-		if (s->active) {
+		if (s->state == GILK_ACTIVE) {
 			revert(s);
 			done[n++] = s;
 		} else {

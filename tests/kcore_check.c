@@ -112,12 +112,32 @@ static int compare(const char *file)
 	return 0;
 }
 
+/* Prints len live bytes at addr as hex: for checks from shell scripts. */
+static int peek(const char *addr, const char *len)
+{
+	struct kimage *img;
+	struct gerr e;
+	uint8_t b[64];
+	size_t n = strtoul(len, NULL, 0);
+
+	if (n > sizeof(b) || kimage_open("/proc/kcore", &img, &e) ||
+	    kimage_read(img, strtoull(addr, NULL, 16), b, n, &e))
+		return 1;
+	for (size_t i = 0; i < n; i++)
+		printf("%02x", b[i]);
+	printf("\n");
+	kimage_close(img);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 2 && !strcmp(argv[1], "live"))
 		return live();
+	if (argc == 4 && !strcmp(argv[1], "peek"))
+		return peek(argv[2], argv[3]);
 	if (argc == 3 && !strcmp(argv[1], "compare"))
 		return compare(argv[2]);
-	fprintf(stderr, "usage: test-kcore live | compare FILE\n");
+	fprintf(stderr, "usage: test-kcore live | compare FILE | peek HEXADDR LEN\n");
 	return 2;
 }

@@ -1,21 +1,785 @@
+/*
+ * Guest tests of live splicing: run in the reference kernel with gilk.ko
+ * loaded (tests/guest/run.sh). Each subcommand prints PASS/FAIL lines.
+ *   basic      entry (past ftrace), mid-function, trap mode: exact hit counts,
+ *              bytes restored on unsplice, counting stops
+ *   blocks     every block of a 50+ block function, and bounced blocks
+ *   refusals   each refusal provoked for real, with its errno and reason
+ *   events     tsc/regs/argfilter events; lost events counted when full
+ *   stress     splice/unsplice cycles on a hot path under load
+ *   fuzz       random ioctls
+ *   privs      EPERM without CAP_SYS_ADMIN
+ *   splice-hold SITE-SYMBOL INSTRUMENT ARG  (leaves a splice in place)
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <linux/capability.h>
+#include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
+#include <sys/ioctl.h>
+#include <sys/resource.h>
+#include <sys/times.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
 #include "live.h"
-int main(void){
-  struct live lv; struct gerr e; struct splice_plan p; uint32_t id; uint64_t f; const struct ksym *s;
-  if (live_open(&lv, NULL, &e)) { printf("open: %s\n", e.msg); return 1; }
-  symtab_by_name(lv.k.syms, "__x64_sys_getppid", &s, 1); f = s->addr;
-  uint64_t site = live_block_site(&lv, f);
-  printf("fn %llx site %llx\n", (unsigned long long)f, (unsigned long long)site);
-  if (live_plan(&lv, site, 0, &p, &e)) { printf("plan: %s\n", e.msg); return 1; }
-  printf("mode %s len %u\n", splice_mode_name(p.mode), p.region.len);
-  if (live_splice(&lv, &p, "count", "", &id, &e)) { printf("splice: %s\n", e.msg); return 1; }
-  for (int i = 0; i < 10000; i++) syscall(SYS_getppid);
-  struct gilk_splice_info in; live_info(&lv, id, &in, &e);
-  printf("hits %llu\n", (unsigned long long)in.hits);
-  if (live_unsplice(&lv, id, &e)) { printf("unsplice: %s\n", e.msg); return 1; }
-  uint8_t b[32]; live_read_mem(&lv, site, b, p.region.len, &e);
-  printf("restored %d\n", !memcmp(b, p.region.orig, p.region.len));
-  return 0; }
+
+static int passed, failed;
+
+static void check(int ok, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void check(int ok, const char *fmt, ...)
+{
+	va_list ap;
+
+	printf("%s ", ok ? "PASS" : "FAIL");
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+	fflush(stdout);
+	if (ok)
+		passed++;
+	else
+		failed++;
+}
+
+static uint64_t sym(struct live *lv, const char *name)
+{
+	const struct ksym *s;
+
+	return symtab_by_name(lv->k.syms, name, &s, 1) == 1 ? s->addr : 0;
+}
+
+static uint64_t hits(struct live *lv, uint32_t id)
+{
+	struct gilk_splice_info in;
+	struct gerr e;
+
+	return live_info(lv, id, &in, &e) ? UINT64_MAX : in.hits;
+}
+
+static int splice_at(struct live *lv, uint64_t site, unsigned flags,
+		     const char *ins, const char *arg, uint32_t *id,
+		     struct splice_plan *p)
+{
+	struct gerr e;
+
+	if (live_plan(lv, site, flags, p, &e) || live_splice(lv, p, ins, arg, id, &e)) {
+		printf("  note: %s\n", e.msg);
+		return -1;
+	}
+	return 0;
+}
+
+static int restored(struct live *lv, const struct splice_plan *p)
+{
+	uint8_t b[SPLICE_REGION_MAX];
+	struct gerr e;
+
+	return live_read_mem(lv, p->region.addr, b, p->region.len, &e) == 0 &&
+	       memcmp(b, p->region.orig, p->region.len) == 0;
+}
+
+static void getppid_n(int n, pid_t want, int *bad)
+{
+	for (int i = 0; i < n; i++)
+		if (syscall(SYS_getppid) != want)
+			(*bad)++;
+}
+
+static void test_basic(struct live *lv)
+{
+	uint64_t f = sym(lv, "__x64_sys_getppid"), site;
+	struct splice_plan p, mid, trap;
+	uint32_t id, id2, id3;
+	pid_t parent = getppid();
+	int bad = 0;
+	const int n = 10000;
+
+	site = live_block_site(lv, f);
+	check(site == f + 5, "entry splice point is past the ftrace nop (fn+%" PRIu64 ")", site - f);
+	if (splice_at(lv, site, 0, "count", "", &id, &p)) {
+		check(0, "splice at __x64_sys_getppid entry");
+		return;
+	}
+	getppid_n(n, parent, &bad);
+	check(hits(lv, id) == (uint64_t)n, "entry (%s): %d getppid calls, %" PRIu64 " hits",
+	      splice_mode_name(p.mode), n, hits(lv, id));
+	/* The instruction after the entry splice's region: mid-block. */
+	if (splice_at(lv, site + p.region.len, 0, "count", "", &id2, &mid) == 0) {
+		getppid_n(n, parent, &bad);
+		check(hits(lv, id2) == (uint64_t)n && hits(lv, id) == 2ull * n,
+		      "mid-function splice at +%" PRIu64 " counts %d (entry now %" PRIu64 ")",
+		      mid.region.addr - f, n, hits(lv, id));
+		check(live_unsplice(lv, id2, &(struct gerr){ 0 }) == 0 && restored(lv, &mid),
+		      "mid-function splice removed, bytes restored");
+	} else {
+		check(0, "mid-function splice");
+	}
+	check(live_unsplice(lv, id, &(struct gerr){ 0 }) == 0 && restored(lv, &p),
+	      "entry splice removed, bytes restored");
+	getppid_n(n, parent, &bad);
+	check(hits(lv, id) == UINT64_MAX, "a removed splice no longer counts (not listed)");
+	/* Trap mode: the int3 stays and diverts every hit. The planner only
+	 * chooses it where no jump fits; here a 5-byte jmp fits, so the plan
+	 * is cut down to its first instruction, as a trap plan is. */
+	trap = p;
+	trap.mode = SPLICE_TRAP;
+	trap.bounce_kind = BOUNCE_NONE;
+	trap.region.len = trap.region.live = trap.region.insns[0].len;
+	trap.region.ninsn = 1;
+	{
+		struct gilk_splice_info in;
+		struct gerr e;
+		uint8_t b = 0;
+
+		if (live_splice(lv, &trap, "count", "", &id3, &e) == 0) {
+			getppid_n(n, parent, &bad);
+			live_info(lv, id3, &in, &e);
+			live_read_mem(lv, site, &b, 1, &e);
+			check(in.hits == (uint64_t)n && (in.flags & GILK_SPLICE_TRAP) && b == 0xcc,
+			      "trap mode: int3 stays at the site, %" PRIu64 " hits for %d calls, listed as trap",
+			      (uint64_t)in.hits, n);
+			check(live_unsplice(lv, id3, &e) == 0 && restored(lv, &trap),
+			      "trap splice removed, bytes restored");
+		} else {
+			check(0, "trap splice: %s", e.msg);
+		}
+	}
+	check(bad == 0, "getppid returned the right parent on every call while spliced");
+}
+
+/* Workload for the path-walk functions: open and close a fixed path. */
+static void open_n(int n)
+{
+	for (int i = 0; i < n; i++) {
+		int fd = open("/gilk/build/bin/test-live", O_RDONLY);
+
+		if (fd >= 0)
+			close(fd);
+	}
+}
+
+#define MAXB 512
+
+/* Splices every block of fn it can; returns how many, ids in id[]. */
+static size_t splice_blocks(struct live *lv, const char *fn, uint32_t *id,
+			    struct splice_plan *plans, size_t *bounced)
+{
+	uint64_t f = sym(lv, fn), fs, fe;
+	static struct cfg g;
+	struct gerr e;
+	size_t n = 0, nblocks;
+	uint64_t starts[MAXB];
+
+	if (!f || symtab_function(lv->k.syms, f, NULL, &fs, &fe) ||
+	    kernel_cfg(&lv->k, f, &g, &e))
+		return 0;
+	nblocks = g.nblocks < MAXB ? g.nblocks : MAXB;
+	for (size_t b = 0; b < nblocks; b++)
+		starts[b] = g.blocks[b].start;
+	for (size_t b = 0; b < nblocks; b++) {
+		uint64_t site = live_block_site(lv, starts[b]);
+
+		if (splice_at(lv, site, 0, "count", "", &id[n], &plans[n]) == 0) {
+			if (plans[n].mode == SPLICE_BOUNCE)
+				(*bounced)++;
+			n++;
+		}
+	}
+	printf("  %s: %zu blocks, %zu spliced (%zu bounced)\n", fn, nblocks, n, *bounced);
+	return n;
+}
+
+static void test_blocks(struct live *lv)
+{
+	static const char *const fns[] = { "path_init", "link_path_walk.part.0.constprop.0",
+					   "complete_walk", "lookup_fast" };
+	static uint32_t id[4][MAXB];
+	static struct splice_plan plans[4][MAXB];
+	static uint64_t h0[4][MAXB], h1[4][MAXB];
+	size_t n[4], bounced[4] = { 0 };
+	const int N = 500;
+	size_t nonlinear = 0, ran_bounce = 0, ran_evict = 0, ran_pad = 0;
+
+	open_n(50); /* warm the caches: later iterations all behave alike */
+	for (int f = 0; f < 4; f++)
+		n[f] = splice_blocks(lv, fns[f], id[f], plans[f], &bounced[f]);
+	check(n[0] >= 50, "every spliceable block of path_init spliced at once (%zu)", n[0]);
+	for (int f = 0; f < 4; f++)
+		for (size_t i = 0; i < n[f]; i++)
+			h0[f][i] = hits(lv, id[f][i]);
+	open_n(N);
+	for (int f = 0; f < 4; f++)
+		for (size_t i = 0; i < n[f]; i++)
+			h1[f][i] = hits(lv, id[f][i]) - h0[f][i];
+	open_n(2 * N);
+	for (int f = 0; f < 4; f++)
+		for (size_t i = 0; i < n[f]; i++) {
+			uint64_t h2 = hits(lv, id[f][i]) - h0[f][i];
+
+			if (h2 - h1[f][i] != 2 * h1[f][i]) {
+				if (nonlinear++ < 5)
+					printf("  %s block %zu: %" PRIu64 " after N, %" PRIu64 " after 3N\n",
+					       fns[f], i, h1[f][i], h2);
+			}
+			if (plans[f][i].mode == SPLICE_BOUNCE && h1[f][i]) {
+				ran_bounce++;
+				if (plans[f][i].bounce_kind == BOUNCE_EVICT)
+					ran_evict++;
+				else
+					ran_pad++;
+			}
+		}
+	check(nonlinear == 0, "every block's count over 3N opens is exactly 3x its count over N");
+	check(h1[0][0] > 0 && h1[0][0] % N == 0, "path_init entry block: %" PRIu64 " hits for %d opens",
+	      h1[0][0], N);
+	check(ran_bounce > 0, "bounced blocks ran and counted exactly (%zu: %zu via padding, %zu via eviction)",
+	      ran_bounce, ran_pad, ran_evict);
+	{
+		size_t bad = 0;
+		struct gerr e;
+
+		for (int f = 0; f < 4; f++)
+			for (size_t i = n[f]; i-- > 0;)
+				if (live_unsplice(lv, id[f][i], &e) || !restored(lv, &plans[f][i]))
+					bad++;
+		check(bad == 0, "all block splices removed, bytes restored");
+	}
+}
+
+/* A splice request for a site the planner would refuse: the kernel's own
+ * checks must catch it. The plan is a 5-byte jmp over the live bytes. */
+static int force_splice(struct live *lv, uint64_t site, const uint8_t *orig, int *err,
+			char *reason, size_t rlen)
+{
+	struct splice_plan p;
+	struct gerr e;
+	uint32_t id;
+	static const uint8_t nop5[] = { 0x0f, 0x1f, 0x44, 0x00, 0x00 };
+
+	memset(&p, 0, sizeof(p));
+	p.mode = SPLICE_JMP;
+	p.region.addr = site;
+	p.region.len = p.region.live = 5;
+	p.region.ninsn = 1;
+	memcpy(p.region.orig, orig, 5);
+	p.region.insns[0].addr = site;
+	p.region.insns[0].len = 5;
+	memcpy(p.region.insns[0].bytes, nop5, 5);
+	if (live_splice(lv, &p, "count", "", &id, &e) == 0) {
+		live_unsplice(lv, id, &e);
+		*err = 0;
+		return 0;
+	}
+	*err = errno;
+	snprintf(reason, rlen, "%s", e.msg);
+	return -1;
+}
+
+static void expect_refusal(struct live *lv, const char *what, uint64_t site,
+			   int want, const char *words)
+{
+	uint8_t live5[5] = { 0 };
+	char reason[512] = "";
+	struct gerr e;
+	int err = 0;
+
+	live_read_mem(lv, site, live5, 5, &e);
+	force_splice(lv, site, live5, &err, reason, sizeof(reason));
+	check(err == want && strstr(reason, words), "%s refused by gilk.ko: %s (%s)", what,
+	      strerror(err), reason);
+}
+
+static void test_refusals(struct live *lv)
+{
+	uint64_t f = sym(lv, "__x64_sys_getppid");
+	const struct res_range *jl = NULL;
+	struct splice_plan p;
+	struct gerr e;
+	uint8_t live5[5], wrong[5];
+	char reason[512];
+	int err;
+
+	/* a jump label site: the first one in .text */
+	for (uint64_t a = lv->k.text_start; a < lv->k.text_end && !jl; a += 4096) {
+		const struct res_range *r = textfacts_reserved(lv->k.facts, a, a + 4096, RES_NKINDS);
+
+		if (r && r->kind == RES_JUMP_LABEL)
+			jl = r;
+	}
+	if (jl) {
+		check(live_plan(lv, jl->start, 0, &p, &e) && p.reason == SR_JUMP_LABEL,
+		      "planner refuses a jump label site: %s", e.msg);
+		expect_refusal(lv, "jump label site", jl->start, EBUSY, "jump label");
+	} else {
+		check(0, "found a jump label site");
+	}
+	check(live_plan(lv, f, 0, &p, &e) && p.reason == SR_FTRACE,
+	      "planner refuses the ftrace nop: %s", e.msg);
+	expect_refusal(lv, "ftrace site", f, EALREADY, "ftrace");
+	expect_refusal(lv, "kprobe-blacklisted function (notify_die)",
+		       live_block_site(lv, sym(lv, "notify_die")), EACCES, "blacklisted");
+	expect_refusal(lv, "non-text address (jiffies)", sym(lv, "jiffies"), EFAULT, "not kernel or module text");
+	live_read_mem(lv, f + 5, live5, 5, &e);
+	memcpy(wrong, live5, 5);
+	wrong[2] ^= 0xff;
+	force_splice(lv, f + 5, wrong, &err, reason, sizeof(reason));
+	check(err == EILSEQ && strstr(reason, "not the ones the plan was made from"),
+	      "mismatched expected bytes refused: %s (%s)", strerror(err), reason);
+	{
+		static struct cfg g;
+		uint64_t mid = 0;
+
+		if (kernel_cfg(&lv->k, f, &g, &e) == 0)
+			for (size_t i = 1; i < g.ninsn && !mid; i++)
+				if (g.insns[i].len >= 3)
+					mid = g.insns[i].addr + 1;
+		check(mid && live_plan(lv, mid, 0, &p, &e) && p.reason == SR_NOT_BOUNDARY,
+		      "an address mid-instruction is refused: %s", e.msg);
+	}
+	{
+		uint32_t id;
+
+		live_plan(lv, f + 5, 0, &p, &e);
+		check(live_splice(lv, &p, "no-such-instrument", "", &id, &e) && errno == ENOENT &&
+		      strstr(e.msg, "no instrument"), "an unknown instrument is refused: %s", e.msg);
+	}
+	check(live_unsplice(lv, 999, &e) && strstr(e.msg, "no such splice"),
+	      "unsplicing an unknown id is refused: %s", e.msg);
+}
+
+struct regs_event {
+	struct gilk_event h;
+	uint64_t args[6];
+};
+
+static void test_events(struct live *lv)
+{
+	uint64_t f = sym(lv, "do_prlimit");
+	static uint8_t buf[1 << 20];
+	struct splice_plan p;
+	struct rlimit rl;
+	uint32_t id;
+	struct gerr e;
+	size_t off, n7 = 0, n3 = 0, other = 0;
+	ssize_t got;
+
+	/* argfilter: arguments through regs_get_kernel_argument() */
+	while (live_read_events(lv, buf, sizeof(buf), &e) > 0)
+		;
+	if (splice_at(lv, live_block_site(lv, f), 0, "argfilter", "1=7", &id, &p)) {
+		check(0, "splice do_prlimit with argfilter");
+		return;
+	}
+	for (int i = 0; i < 300; i++)
+		getrlimit(RLIMIT_NOFILE, &rl); /* resource 7 */
+	for (int i = 0; i < 200; i++)
+		getrlimit(RLIMIT_STACK, &rl); /* resource 3 */
+	got = live_read_events(lv, buf, sizeof(buf), &e);
+	for (off = 0; got > 0 && off + sizeof(struct gilk_event) <= (size_t)got;) {
+		const struct gilk_event *h = (const void *)(buf + off);
+
+		if (h->splice == id && h->len == 48 && ((const uint64_t *)(h + 1))[1] == 7)
+			n7++;
+		else if (h->splice == id)
+			other++;
+		off += sizeof(*h) + h->len;
+	}
+	check(n7 == 300 && other == 0 && hits(lv, id) == 500,
+	      "argfilter (instruments/argfilter.ko) saw argument 1 == 7 exactly 300 times of %" PRIu64 " hits",
+	      hits(lv, id));
+	check(system("rmmod argfilter 2>/dev/null") != 0,
+	      "an instrument module in use cannot be unloaded");
+	live_unsplice(lv, id, &e);
+	check(system("rmmod argfilter") == 0, "after unsplice the instrument module unloads");
+
+	/* regs: every hit an event; resource visible as argument 1 (rsi) */
+	if (splice_at(lv, live_block_site(lv, f), 0, "regs", "", &id, &p) == 0) {
+		for (int i = 0; i < 400; i++)
+			getrlimit(RLIMIT_STACK, &rl);
+		got = live_read_events(lv, buf, sizeof(buf), &e);
+		n3 = 0;
+		for (off = 0; got > 0 && off < (size_t)got;) {
+			const struct gilk_event *h = (const void *)(buf + off);
+			const uint64_t *r = (const void *)(h + 1);
+
+			/* rax rbx rcx rdx rsi rdi ...; rip at 16 */
+			if (h->splice == id && h->len == 144 && r[4] == 3 && r[16] == p.region.addr)
+				n3++;
+			off += sizeof(*h) + h->len;
+		}
+		check(n3 == 400, "regs events: %zu of 400 with rsi == RLIMIT_STACK and rip == the site", n3);
+		live_unsplice(lv, id, &e);
+	}
+	/* tsc, and lost events: fill the buffer without reading it */
+	if (splice_at(lv, live_block_site(lv, f), 0, "regs", "", &id, &p) == 0) {
+		struct gilk_splice_info in;
+		size_t events = 0;
+		const int many = 40000;
+
+		for (int i = 0; i < many; i++)
+			getrlimit(RLIMIT_STACK, &rl);
+		while ((got = live_read_events(lv, buf, sizeof(buf), &e)) > 0)
+			for (off = 0; off < (size_t)got;) {
+				const struct gilk_event *h = (const void *)(buf + off);
+
+				events += h->splice == id;
+				off += sizeof(*h) + h->len;
+			}
+		live_info(lv, id, &in, &e);
+		check(in.lost > 0 && events + in.lost == (uint64_t)many && in.hits == (uint64_t)many,
+		      "a full buffer loses events, counted: %zu read + %" PRIu64 " lost = %d hits",
+		      events, (uint64_t)in.lost, many);
+		live_unsplice(lv, id, &e);
+	}
+	if (splice_at(lv, live_block_site(lv, f), 0, "tsc", "", &id, &p) == 0) {
+		uint64_t last = 0;
+		size_t ok = 0, cnt = 0;
+
+		for (int i = 0; i < 100; i++)
+			getrlimit(RLIMIT_STACK, &rl);
+		got = live_read_events(lv, buf, sizeof(buf), &e);
+		for (off = 0; got > 0 && off < (size_t)got;) {
+			const struct gilk_event *h = (const void *)(buf + off);
+
+			if (h->splice == id && h->len == 8) {
+				uint64_t tsc = *(const uint64_t *)(h + 1);
+
+				cnt++;
+				ok += tsc > last && h->ns > 0;
+				last = tsc;
+			}
+			off += sizeof(*h) + h->len;
+		}
+		check(cnt == 100 && ok == 100, "tsc events: %zu of 100, increasing", cnt);
+		live_unsplice(lv, id, &e);
+	}
+}
+
+static volatile sig_atomic_t stop;
+
+static void on_term(int s)
+{
+	(void)s;
+	stop = 1;
+}
+
+/* Syscalls whose entry points the stress test splices, and a workload that
+ * checks each one's result. */
+static const struct {
+	const char *fn;
+	long nr;
+} hot[] = {
+	{ "__x64_sys_getppid", SYS_getppid }, { "__x64_sys_getpid", SYS_getpid },
+	{ "__x64_sys_getuid", SYS_getuid }, { "__x64_sys_geteuid", SYS_geteuid },
+	{ "__x64_sys_getgid", SYS_getgid }, { "__x64_sys_getegid", SYS_getegid },
+	{ "__x64_sys_gettid", SYS_gettid }, { "__x64_sys_getpgrp", SYS_getpgrp },
+	{ "__x64_sys_getpgid", SYS_getpgid }, { "__x64_sys_getsid", SYS_getsid },
+	{ "__x64_sys_sched_yield", SYS_sched_yield }, { "__x64_sys_getresuid", SYS_getresuid },
+	{ "__x64_sys_getresgid", SYS_getresgid }, { "__x64_sys_getpriority", SYS_getpriority },
+	{ "__x64_sys_getrlimit", SYS_getrlimit }, { "__x64_sys_times", SYS_times },
+	{ "__x64_sys_newuname", SYS_uname }, { "__x64_sys_umask", SYS_umask },
+	{ "__x64_sys_getcpu", SYS_getcpu }, { "__x64_sys_getcwd", SYS_getcwd },
+};
+#define NHOT (sizeof(hot) / sizeof(hot[0]))
+
+static long call_hot(size_t i)
+{
+	static char buf[4096];
+	struct rlimit rl;
+
+	switch (hot[i].nr) {
+	case SYS_getpgid: case SYS_getsid:
+		return syscall(hot[i].nr, 0);
+	case SYS_getresuid: case SYS_getresgid: {
+		unsigned a, b, c;
+
+		return syscall(hot[i].nr, &a, &b, &c) ?: (long)(a + b + c);
+	}
+	case SYS_getpriority:
+		return syscall(hot[i].nr, PRIO_PROCESS, 0);
+	case SYS_getrlimit:
+		return syscall(hot[i].nr, RLIMIT_STACK, &rl) ?: (long)rl.rlim_cur;
+	case SYS_times:
+		return syscall(hot[i].nr, NULL) > 0;
+	case SYS_uname:
+		return syscall(hot[i].nr, buf) ?: buf[0];
+	case SYS_umask:
+		return syscall(hot[i].nr, 022);
+	case SYS_getcpu:
+		return syscall(hot[i].nr, NULL, NULL, NULL);
+	case SYS_getcwd:
+		return syscall(hot[i].nr, buf, sizeof(buf));
+	default:
+		return syscall(hot[i].nr);
+	}
+}
+
+static void test_stress(struct live *lv, int cycles)
+{
+	static struct splice_plan plans[NHOT];
+	pid_t load[2], workers[NHOT];
+	size_t nsites = 0;
+	struct gerr e;
+	int failures = 0, per;
+	struct timespec t0, t1;
+
+	umask(022);
+	for (size_t i = 0; i < NHOT; i++) {
+		uint64_t f = sym(lv, hot[i].fn);
+
+		if (f && live_plan(lv, live_block_site(lv, f), 0, &plans[nsites], &e) == 0)
+			nsites++;
+	}
+	if (nsites < 10) {
+		check(0, "stress: only %zu hot sites could be planned", nsites);
+		return;
+	}
+	per = (cycles + (int)nsites - 1) / (int)nsites;
+	/* One workload process per vCPU calls every one of the syscalls and
+	 * checks every result, all the while. */
+	for (int k = 0; k < 2; k++) {
+		load[k] = fork();
+		if (load[k] == 0) {
+			long wrong = 0, mine[NHOT];
+
+			/* pid, tid, parent and session answers are this
+			 * process's own */
+			for (size_t i = 0; i < NHOT; i++)
+				mine[i] = call_hot(i);
+			signal(SIGTERM, on_term);
+			while (!stop)
+				for (size_t i = 0; i < NHOT; i++)
+					if (hot[i].nr != SYS_getcpu && hot[i].nr != SYS_times &&
+					    call_hot(i) != mine[i] && !wrong++)
+						fprintf(stderr, "  %s returned %ld, not %ld\n",
+							hot[i].fn, call_hot(i), mine[i]);
+			_exit(wrong ? 1 : 0);
+		}
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	/* One splicer per site: grace periods are shared between them. */
+	for (size_t s = 0; s < nsites; s++) {
+		workers[s] = fork();
+		if (workers[s] == 0) {
+			int bad = 0;
+
+			for (int c = 0; c < per; c++) {
+				uint32_t id;
+				struct gerr we;
+
+				if (live_splice(lv, &plans[s], "count", "", &id, &we) ||
+				    live_unsplice(lv, id, &we)) {
+					if (!bad++)
+						fprintf(stderr, "  %s\n", we.msg);
+				}
+			}
+			_exit(bad ? 1 : 0);
+		}
+	}
+	for (size_t s = 0; s < nsites; s++) {
+		int st;
+
+		waitpid(workers[s], &st, 0);
+		if (!(WIFEXITED(st) && WEXITSTATUS(st) == 0)) {
+			printf("  splicer of %s failed\n", hot[s].fn);
+			failures++;
+		}
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	for (int k = 0; k < 2; k++) {
+		int st;
+
+		kill(load[k], SIGTERM);
+		waitpid(load[k], &st, 0);
+		if (!(WIFEXITED(st) && WEXITSTATUS(st) == 0)) {
+			printf("  workload %d saw a wrong result\n", k);
+			failures++;
+		}
+	}
+	for (size_t s = 0; s < nsites; s++)
+		if (!restored(lv, &plans[s])) {
+			printf("  bytes at %s not restored\n", hot[s].fn);
+			failures++;
+		}
+	check(failures == 0,
+	      "stress: %d splice/unsplice cycles over %zu syscall entries while both vCPUs call them (%.1f s); every result unchanged, every byte restored",
+	      per * (int)nsites, nsites,
+	      (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9);
+}
+
+static uint64_t rng_next(uint64_t *s)
+{
+	uint64_t x = *s += 0x9e3779b97f4a7c15ull;
+
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+	x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+	return x ^ (x >> 31);
+}
+
+static void test_fuzz(struct live *lv, int calls)
+{
+	static uint8_t buf[8192];
+	uint64_t rng = 0xf00d;
+	static const unsigned long cmds[] = {
+		GILK_IOC_VERSION, GILK_IOC_READ, GILK_IOC_RESERVE, GILK_IOC_SPLICE,
+		GILK_IOC_UNSPLICE, GILK_IOC_LIST, GILK_IOC_INSTRUMENTS, GILK_IOC_FACTS,
+		GILK_IOC_RELEASE,
+	};
+	int ok = 0;
+
+	for (int i = 0; i < calls; i++) {
+		uint64_t r = rng_next(&rng);
+		unsigned long cmd;
+		void *arg;
+
+		for (size_t k = 0; k < sizeof(buf); k += 8) {
+			uint64_t v = rng_next(&rng);
+
+			memcpy(buf + k, &v, 8);
+		}
+		switch (r % 4) {
+		case 0: /* a real command with random contents */
+			cmd = cmds[(r >> 8) % 9];
+			break;
+		case 1: /* a real number with a wrong size */
+			cmd = (cmds[(r >> 8) % 9] & ~(0x3fffUL << 16)) | ((r >> 16) & 0x3fff) << 16;
+			break;
+		default: /* anything */
+			cmd = (unsigned long)(r >> 20);
+			break;
+		}
+		switch ((r >> 4) % 4) {
+		case 0: arg = NULL; break;
+		case 1: arg = (void *)(uintptr_t)rng_next(&rng); break;
+		case 2: arg = (void *)0xffffffff81000000ull; break;
+		default: arg = buf; break;
+		}
+		/* Keep the fuzzer from unsplicing anything real: none exists. */
+		if (ioctl(lv->fd, cmd, arg) == 0)
+			ok++;
+	}
+	/* Give back any reservations random RESERVE calls made. */
+	{
+		struct gilk_splice_info *all = NULL;
+		struct gilk_version v;
+		struct gerr e;
+		size_t active = 1;
+		int leaked = 0;
+
+		for (uint32_t id = 1; id < 1024; id++)
+			ioctl(lv->fd, GILK_IOC_RELEASE, &id);
+		for (uint32_t id = 1; id < 1024; id++) {
+			struct gilk_reserve r = { .tramp_size = 64 };
+
+			/* every id free again: a new reservation gets id 1 */
+			if (id == 1 && (ioctl(lv->fd, GILK_IOC_RESERVE, &r) || r.id != 1))
+				leaked = 1;
+			if (id == 1)
+				ioctl(lv->fd, GILK_IOC_RELEASE, &r.id);
+		}
+		live_list(lv, &all, &active, &e);
+		free(all);
+		check(ioctl(lv->fd, GILK_IOC_VERSION, &v) == 0 && v.abi == GILK_ABI_VERSION &&
+		      active == 0 && !leaked,
+		      "fuzz: %d random ioctls (%d succeeded); gilk.ko still answers, no splice or reservation left",
+		      calls, ok);
+	}
+}
+
+static int drop_sys_admin(void)
+{
+	struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
+	struct __user_cap_data_struct d[2];
+
+	if (syscall(SYS_capget, &h, d))
+		return -1;
+	d[0].effective &= ~(1u << CAP_SYS_ADMIN);
+	d[0].permitted &= ~(1u << CAP_SYS_ADMIN);
+	return (int)syscall(SYS_capset, &h, d);
+}
+
+static void test_privs(struct live *lv)
+{
+	pid_t k = fork();
+	int st;
+
+	if (k == 0) {
+		int fd, held = lv->fd, r = 0;
+		struct gilk_version v;
+
+		if (drop_sys_admin())
+			_exit(10);
+		fd = open("/dev/gilk", O_RDWR);
+		if (!(fd < 0 && errno == EPERM))
+			r |= 1;
+		if (!(ioctl(held, GILK_IOC_VERSION, &v) < 0 && errno == EPERM))
+			r |= 2;
+		if (setuid(65534) == 0 && !(open("/dev/gilk", O_RDWR) < 0 && errno == EACCES))
+			r |= 4;
+		_exit(r);
+	}
+	waitpid(k, &st, 0);
+	check(WIFEXITED(st) && WEXITSTATUS(st) == 0,
+	      "without CAP_SYS_ADMIN: open and ioctl fail with EPERM; as nobody, EACCES (status %d)",
+	      WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+	{
+		struct stat s;
+
+		check(stat("/dev/gilk", &s) == 0 && (s.st_mode & 0777) == 0600, "/dev/gilk is mode 0600");
+	}
+}
+
+int main(int argc, char **argv)
+{
+	struct live lv;
+	struct gerr e;
+
+	if (argc < 2) {
+		fprintf(stderr, "usage: test-live basic|blocks|refusals|events|stress N|fuzz N|privs|splice-hold SYM INS ARG\n");
+		return 2;
+	}
+	if (live_open(&lv, NULL, &e)) {
+		check(0, "open gilk: %s", e.msg);
+		printf("%d passed, %d failed\n", passed, failed);
+		return 1;
+	}
+	if (!strcmp(argv[1], "basic"))
+		test_basic(&lv);
+	else if (!strcmp(argv[1], "blocks"))
+		test_blocks(&lv);
+	else if (!strcmp(argv[1], "refusals"))
+		test_refusals(&lv);
+	else if (!strcmp(argv[1], "events"))
+		test_events(&lv);
+	else if (!strcmp(argv[1], "stress"))
+		test_stress(&lv, argc > 2 ? atoi(argv[2]) : 1000);
+	else if (!strcmp(argv[1], "fuzz"))
+		test_fuzz(&lv, argc > 2 ? atoi(argv[2]) : 10000);
+	else if (!strcmp(argv[1], "privs"))
+		test_privs(&lv);
+	else if (!strcmp(argv[1], "splice-hold") && argc == 5) {
+		struct splice_plan p;
+		uint32_t id;
+
+		if (splice_at(&lv, live_block_site(&lv, sym(&lv, argv[2])), 0, argv[3], argv[4], &id, &p))
+			return 1;
+		printf("%u %" PRIx64 " %u ", id, p.region.addr, p.region.len);
+		for (unsigned i = 0; i < p.region.len; i++)
+			printf("%02x", p.region.orig[i]);
+		printf("\n");
+		live_close(&lv);
+		return 0;
+	}
+	live_close(&lv);
+	printf("%d passed, %d failed\n", passed, failed);
+	return failed ? 1 : 0;
+}

@@ -1,0 +1,50 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * argfilter: an instrument outside gilk.ko. Spliced with the argument "N=V",
+ * it records an event (the six argument registers) only when function
+ * argument N (0-5) equals V. It shows that arguments are readable through the
+ * kernel's own accessor on gilk's pt_regs, and that an instrument module
+ * stays loaded while a splice uses it.
+ */
+#include <linux/kernel.h>
+#include <linux/module.h>
+#include <linux/ptrace.h>
+
+#include "gilk.h"
+
+static void argfilter_fn(const struct gilk_ctx *ctx)
+{
+	unsigned int n;
+	unsigned long v, args[6];
+	int i;
+
+	if (sscanf(ctx->arg, "%u=%lu", &n, &v) != 2 || n > 5)
+		return;
+	if (regs_get_kernel_argument(ctx->regs, n) != v)
+		return;
+	for (i = 0; i < 6; i++)
+		args[i] = regs_get_kernel_argument(ctx->regs, i);
+	gilk_emit(ctx, args, sizeof(args));
+}
+
+static struct gilk_instrument argfilter = {
+	.name = "argfilter",
+	.help = "arg N=V: event with the 6 arguments when argument N equals V",
+	.fn = argfilter_fn,
+	.owner = THIS_MODULE,
+};
+
+static int __init argfilter_init(void)
+{
+	return gilk_register_instrument(&argfilter);
+}
+
+static void __exit argfilter_exit(void)
+{
+	gilk_unregister_instrument(&argfilter);
+}
+
+module_init(argfilter_init);
+module_exit(argfilter_exit);
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("gilk instrument: events when a function argument matches");

@@ -109,7 +109,8 @@ int gilk_check_range(unsigned long addr, u32 len, const u8 *expect,
 }
 
 /* Reserved ranges inside [lo, hi) of one kind, found by bisection: the
- * kernel's predicates answer for a range, and sites are sparse. */
+ * kernel's predicates answer for a range, and sites are sparse.
+ */
 static void bisect(unsigned long lo, unsigned long hi, u32 kind,
 		   int (*pred)(unsigned long, unsigned long),
 		   struct gilk_facts *f, struct gilk_fact *out)

@@ -48,16 +48,19 @@ void gilk_poke(unsigned long addr, const void *bytes, size_t len);
 int gilk_trap_add(unsigned long addr, unsigned long divert);
 void gilk_trap_del(unsigned long addr);
 /* The protocol in two halves around the grace period the caller waits for
- * without holding gilk_lock: int3s first, then the new bytes. */
+ * without holding gilk_lock: int3s first, then the new bytes.
+ */
 int gilk_patch_begin(struct gilk_patch_state *p, unsigned int n);
 void gilk_patch_finish(struct gilk_patch_state *p, unsigned int n);
 /* Undoes them in reverse; the caller waits before freeing what they
- * pointed at. */
+ * pointed at.
+ */
 void gilk_patch_revert(struct gilk_patch_state *p, unsigned int n);
 
 /* splice.c: splice objects. */
 /* A splice's life; the lock is not held while a grace period passes, so
- * SPLICING and UNSPLICING own their bytes without being ACTIVE. */
+ * SPLICING and UNSPLICING own their bytes without being ACTIVE.
+ */
 enum gilk_state { GILK_RESERVED, GILK_SPLICING, GILK_ACTIVE, GILK_UNSPLICING };
 
 struct gilk_splice_obj {

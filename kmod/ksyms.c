@@ -5,7 +5,9 @@
  * (registering one on a symbol name resolves its address). A missing helper
  * fails the load with a message naming it.
  */
+#include <linux/kernel.h>
 #include <linux/kprobes.h>
+#include <linux/stddef.h>
 #include <linux/printk.h>
 
 #include "gilk_internal.h"
@@ -28,37 +30,44 @@ static int find_kallsyms_lookup_name(void)
 	return 0;
 }
 
-#define RESOLVE(field, name)						\
-	do {								\
-		unsigned long a = lookup(name);				\
-		if (!a) {						\
-			pr_err("gilk: kernel symbol %s not found\n", name); \
-			return -ENOENT;					\
-		}							\
-		*(unsigned long *)&gilk_ks.field = a;			\
-	} while (0)
+#define KSYM(field, name) { offsetof(struct gilk_ksyms, field), name }
+
+static const struct {
+	size_t offset;
+	const char *name;
+} wanted[] = {
+	KSYM(text_poke, "text_poke"),
+	KSYM(text_poke_sync, "text_poke_sync"),
+	KSYM(text_mutex, "text_mutex"),
+	KSYM(module_alloc, "module_alloc"),
+	KSYM(module_memfree, "module_memfree"),
+	KSYM(set_memory_ro, "set_memory_ro"),
+	KSYM(set_memory_x, "set_memory_x"),
+	KSYM(within_kprobe_blacklist, "within_kprobe_blacklist"),
+	KSYM(search_exception_tables, "search_exception_tables"),
+	KSYM(jump_label_text_reserved, "jump_label_text_reserved"),
+	KSYM(static_call_text_reserved, "static_call_text_reserved"),
+	KSYM(ftrace_text_reserved, "ftrace_text_reserved"),
+	KSYM(alternatives_text_reserved, "alternatives_text_reserved"),
+	KSYM(core_kernel_text, "core_kernel_text"),
+	KSYM(is_module_text_address, "is_module_text_address"),
+	KSYM(get_kprobe, "get_kprobe"),
+};
 
 int gilk_resolve_ksyms(void)
 {
-	int ret = find_kallsyms_lookup_name();
+	int i, ret = find_kallsyms_lookup_name();
 
 	if (ret)
 		return ret;
-	RESOLVE(text_poke, "text_poke");
-	RESOLVE(text_poke_sync, "text_poke_sync");
-	RESOLVE(text_mutex, "text_mutex");
-	RESOLVE(module_alloc, "module_alloc");
-	RESOLVE(module_memfree, "module_memfree");
-	RESOLVE(set_memory_ro, "set_memory_ro");
-	RESOLVE(set_memory_x, "set_memory_x");
-	RESOLVE(within_kprobe_blacklist, "within_kprobe_blacklist");
-	RESOLVE(search_exception_tables, "search_exception_tables");
-	RESOLVE(jump_label_text_reserved, "jump_label_text_reserved");
-	RESOLVE(static_call_text_reserved, "static_call_text_reserved");
-	RESOLVE(ftrace_text_reserved, "ftrace_text_reserved");
-	RESOLVE(alternatives_text_reserved, "alternatives_text_reserved");
-	RESOLVE(core_kernel_text, "core_kernel_text");
-	RESOLVE(is_module_text_address, "is_module_text_address");
-	RESOLVE(get_kprobe, "get_kprobe");
+	for (i = 0; i < ARRAY_SIZE(wanted); i++) {
+		unsigned long a = lookup(wanted[i].name);
+
+		if (!a) {
+			pr_err("gilk: kernel symbol %s not found\n", wanted[i].name);
+			return -ENOENT;
+		}
+		*(unsigned long *)((char *)&gilk_ks + wanted[i].offset) = a;
+	}
 	return 0;
 }

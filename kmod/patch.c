@@ -81,7 +81,7 @@ static int gilk_int3_notify(struct notifier_block *nb, unsigned long val,
 	for (i = 0; i < n; i++) {
 		if (READ_ONCE(traps[i].addr) != at)
 			continue;
-		smp_rmb();
+		smp_rmb();	/* pairs with gilk_trap_add(): divert is set */
 		regs->ip = READ_ONCE(traps[i].divert);
 		return NOTIFY_STOP;
 	}
@@ -150,7 +150,8 @@ void gilk_patch_revert(struct gilk_patch_state *p, unsigned int n)
 		if (p[i].kind != GILK_PATCH_LIVE)
 			continue;
 		/* Until the old bytes are whole, a CPU hitting the site goes
-		 * to the trampoline, which is still there. */
+		 * to the trampoline, which is still there.
+		 */
 		if (gilk_trap_add(p[i].addr, p[i].divert) == 0)
 			gilk_poke(p[i].addr, &int3, 1);
 		if (p[i].len > 1)

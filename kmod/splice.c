@@ -274,7 +274,8 @@ int gilk_splice(struct gilk_splice *req)
 		goto out;
 	}
 	/* The bytes are ours; others may splice while the grace period
-	 * passes, and share it. */
+	 * passes, and share it.
+	 */
 	s->state = GILK_SPLICING;
 	mutex_unlock(&gilk_lock);
 	if (!(s->flags & GILK_SPLICE_TRAP)) {
@@ -352,7 +353,8 @@ void gilk_unsplice_all(void)
 		if (!s)
 			continue;
 		/* Unload waits for ioctls in flight (the file holds the
-		 * module), so no splice is mid-transition here. */
+		 * module), so no splice is mid-transition here.
+		 */
 		gilk_splices[i] = NULL;
 		if (s->state == GILK_ACTIVE) {
 			revert(s);

@@ -34,7 +34,8 @@ int gilk_register_instrument(struct gilk_instrument *ins);
 void gilk_unregister_instrument(struct gilk_instrument *ins);
 
 /* Records an event: payload (at most 4000 bytes) with a timestamp. Returns 0,
- * or -ENOSPC when the buffer is full (the splice's lost count goes up). */
+ * or -ENOSPC when the buffer is full (the splice's lost count goes up).
+ */
 int gilk_emit(const struct gilk_ctx *ctx, const void *payload, u16 len);
 
 #endif

@@ -14,6 +14,7 @@
  *   EILSEQ        the bytes are not the ones the plan was made from
  */
 #include <linux/extable.h>
+#include <linux/jump_label.h>
 #include <linux/kprobes.h>
 #include <linux/module.h>
 #include <linux/uaccess.h>
@@ -108,6 +109,9 @@ int gilk_check_range(unsigned long addr, u32 len, const u8 *expect,
 	return 0;
 }
 
+static void add_fact(struct gilk_facts *f, struct gilk_fact *out,
+		     unsigned long lo, unsigned long hi, u32 kind);
+
 /* Reserved ranges inside [lo, hi) of one kind, found by bisection: the
  * kernel's predicates answer for a range, and sites are sparse.
  */
@@ -118,14 +122,7 @@ static void bisect(unsigned long lo, unsigned long hi, u32 kind,
 	if (lo >= hi || !pred(lo, hi))
 		return;
 	if (hi - lo == 1) {
-		if (f->count > 0 && out && f->count <= f->max &&
-		    out[f->count - 1].kind == kind && out[f->count - 1].end == lo) {
-			out[f->count - 1].end = hi;
-			return;
-		}
-		if (out && f->count < f->max)
-			out[f->count] = (struct gilk_fact){ lo, hi, kind, 0 };
-		f->count++;
+		add_fact(f, out, lo, hi, kind);
 		return;
 	}
 	bisect(lo, lo + (hi - lo) / 2, kind, pred, f, out);
@@ -152,6 +149,47 @@ static int p_alt(unsigned long lo, unsigned long hi)
 	return gilk_ks.alternatives_text_reserved((void *)lo, (void *)(hi - 1));
 }
 
+static void add_fact(struct gilk_facts *f, struct gilk_fact *out,
+		     unsigned long lo, unsigned long hi, u32 kind)
+{
+	if (f->count && f->count <= f->max && out[f->count - 1].kind == kind &&
+	    out[f->count - 1].end == lo) {
+		out[f->count - 1].end = hi;
+		return;
+	}
+	if (f->count < f->max)
+		out[f->count] = (struct gilk_fact){ lo, hi, kind, 0 };
+	f->count++;
+}
+
+/*
+ * Edges no decoder sees, into [lo, hi): jump-label targets (the core
+ * kernel's table) and the landings of exception fixups in the range.
+ */
+static void add_targets(struct gilk_facts *f, struct gilk_fact *out,
+			unsigned long lo, unsigned long hi)
+{
+	const struct jump_entry *j;
+	unsigned long a;
+
+	for (j = gilk_ks.start_jump_table; j < gilk_ks.stop_jump_table; j++) {
+		unsigned long t = jump_entry_target(j);
+
+		if (t >= lo && t < hi)
+			add_fact(f, out, t, t + 1, GILK_FACT_TARGET);
+	}
+	for (a = lo; a < hi; a++) {
+		const struct exception_table_entry *e = gilk_ks.search_exception_tables(a);
+		unsigned long t;
+
+		if (!e)
+			continue;
+		t = (unsigned long)&e->fixup + e->fixup;
+		if (t >= lo && t < hi)
+			add_fact(f, out, t, t + 1, GILK_FACT_TARGET);
+	}
+}
+
 int gilk_facts(struct gilk_facts *f, struct gilk_fact *out)
 {
 	unsigned long lo = f->start, hi = f->end, a;
@@ -173,16 +211,9 @@ int gilk_facts(struct gilk_facts *f, struct gilk_fact *out)
 			gilk_ks.search_exception_tables(a) ? GILK_RES_EXTABLE :
 			kprobe_near(a, 1) ? GILK_RES_KPROBE : ~0u;
 
-		if (k == ~0u)
-			continue;
-		if (f->count && f->count <= f->max && out[f->count - 1].kind == k &&
-		    out[f->count - 1].end == a) {
-			out[f->count - 1].end = a + 1;
-			continue;
-		}
-		if (f->count < f->max)
-			out[f->count] = (struct gilk_fact){ a, a + 1, k, 0 };
-		f->count++;
+		if (k != ~0u)
+			add_fact(f, out, a, a + 1, k);
 	}
+	add_targets(f, out, lo, hi);
 	return 0;
 }

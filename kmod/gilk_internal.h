@@ -29,6 +29,7 @@ struct gilk_ksyms {
 	int (*core_kernel_text)(unsigned long addr);
 	bool (*is_module_text_address)(unsigned long addr);
 	struct kprobe *(*get_kprobe)(void *addr);
+	struct jump_entry *start_jump_table, *stop_jump_table;
 };
 
 extern struct gilk_ksyms gilk_ks;

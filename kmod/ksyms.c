@@ -52,6 +52,8 @@ static const struct {
 	KSYM(core_kernel_text, "core_kernel_text"),
 	KSYM(is_module_text_address, "is_module_text_address"),
 	KSYM(get_kprobe, "get_kprobe"),
+	KSYM(start_jump_table, "__start___jump_table"),
+	KSYM(stop_jump_table, "__stop___jump_table"),
 };
 
 int gilk_resolve_ksyms(void)

@@ -167,10 +167,17 @@ static int learn_facts(struct live *lv, uint64_t lo, uint64_t hi, struct gerr *e
 	if (ioctl(lv->fd, GILK_IOC_FACTS, &q) < 0)
 		return gerr_set(e, "asking gilk.ko about 0x%llx: %s",
 				(unsigned long long)lo, strerror(errno));
-	for (uint32_t i = 0; i < q.count && i < GILK_FACTS_MAX; i++)
-		if (f[i].kind < sizeof(kinds) / sizeof(kinds[0]) &&
-		    textfacts_add_range(lv->k.facts, f[i].start, f[i].end, kinds[f[i].kind]))
+	for (uint32_t i = 0; i < q.count && i < GILK_FACTS_MAX; i++) {
+		int rc = 0;
+
+		if (f[i].kind == GILK_FACT_TARGET)
+			rc = textfacts_add_target(lv->k.facts, f[i].start);
+		else if (f[i].kind < sizeof(kinds) / sizeof(kinds[0]))
+			rc = textfacts_add_range(lv->k.facts, f[i].start, f[i].end,
+						 kinds[f[i].kind]);
+		if (rc)
 			return gerr_set(e, "out of memory");
+	}
 	textfacts_finish(lv->k.facts);
 	return 0;
 }

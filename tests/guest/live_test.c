@@ -4,6 +4,7 @@
  *   basic      entry (past ftrace), mid-function, trap mode: exact hit counts,
  *              bytes restored on unsplice, counting stops
  *   blocks     every block of a 50+ block function, and bounced blocks
+ *   facts      instrument list, kernel facts, the recursion guard
  *   refusals   each refusal provoked for real, with its errno and reason
  *   events     tsc/regs/argfilter events; lost events counted when full
  *   stress     splice/unsplice cycles on a hot path under load
@@ -354,6 +355,91 @@ static void test_refusals(struct live *lv)
 	}
 	check(live_unsplice(lv, 999, &e) && strstr(e.msg, "no such splice"),
 	      "unsplicing an unknown id is refused: %s", e.msg);
+}
+
+static void test_facts(struct live *lv)
+{
+	struct gilk_instrument_info *ins;
+	struct gilk_fact f[GILK_FACTS_MAX];
+	size_t n, found = 0;
+	struct gerr e;
+
+	if (live_instruments(lv, &ins, &n, &e) == 0) {
+		for (size_t i = 0; i < n; i++) {
+			const char *want = !strcmp(ins[i].name, "argfilter") ? "argfilter" : "gilk";
+
+			if ((!strcmp(ins[i].name, "count") || !strcmp(ins[i].name, "tsc") ||
+			     !strcmp(ins[i].name, "regs") || !strcmp(ins[i].name, "argfilter")) &&
+			    !strcmp(ins[i].module, want) && ins[i].help[0])
+				found++;
+		}
+		free(ins);
+	}
+	check(found == 4, "instruments listed with module and help: count, tsc, regs (gilk), argfilter (argfilter)");
+
+	/* FACTS for strncpy_from_user: user accesses with exception fixups
+	 * whose landings are in the function, agreeing with the tables. */
+	{
+		uint64_t fs, fe;
+		struct gilk_facts q = { .max = GILK_FACTS_MAX, .buf = (uintptr_t)f };
+		size_t ex = 0, tgt = 0, agree = 0;
+		const uint64_t *snap;
+		size_t nsnap;
+
+		symtab_function(lv->k.syms, sym(lv, "strncpy_from_user"), NULL, &fs, &fe);
+		q.start = fs;
+		q.end = fe;
+		ioctl(lv->fd, GILK_IOC_FACTS, &q);
+		nsnap = textfacts_targets(lv->k.facts, fs, fe, &snap);
+		for (uint32_t i = 0; i < q.count && i < GILK_FACTS_MAX; i++) {
+			if (f[i].kind == GILK_RES_EXTABLE)
+				ex++;
+			if (f[i].kind == GILK_FACT_TARGET) {
+				tgt++;
+				for (size_t k = 0; k < nsnap; k++)
+					agree += snap[k] == f[i].start;
+			}
+		}
+		check(q.text == GILK_TEXT_KERNEL && ex > 0 && tgt > 0 && agree == tgt,
+		      "FACTS on strncpy_from_user: kernel text, %zu extable ranges, %zu fixup targets, all in the live tables",
+		      ex, tgt);
+	}
+	{
+		struct gilk_facts q = { .start = sym(lv, "jiffies"), .max = GILK_FACTS_MAX,
+					.buf = (uintptr_t)f };
+
+		q.end = q.start + 64;
+		check(ioctl(lv->fd, GILK_IOC_FACTS, &q) == 0 && q.text == GILK_TEXT_NONE && q.count == 0,
+		      "FACTS on data (jiffies): not text, nothing reserved");
+	}
+	/* The recursion guard: the regs instrument calls into the ring
+	 * buffer; a splice there is hit inside an instrument. */
+	{
+		struct splice_plan pr, pp;
+		uint32_t rid, pid;
+		struct rlimit rl;
+		struct gilk_splice_info in;
+		static uint8_t buf[1 << 16];
+
+		if (splice_at(lv, live_block_site(lv, sym(lv, "ring_buffer_lock_reserve")), 0,
+			      "count", "", &rid, &pr) == 0) {
+			if (splice_at(lv, live_block_site(lv, sym(lv, "do_prlimit")), 0, "regs", "",
+				      &pid, &pp) == 0) {
+				for (int i = 0; i < 100; i++)
+					getrlimit(RLIMIT_STACK, &rl);
+				live_unsplice(lv, pid, &e);
+			}
+			live_info(lv, rid, &in, &e);
+			check(in.hits >= 100 && in.missed == 100,
+			      "recursion guard: a splice hit inside an instrument counts (%" PRIu64 " hits) but does not run it (%" PRIu64 " missed)",
+			      (uint64_t)in.hits, (uint64_t)in.missed);
+			live_unsplice(lv, rid, &e);
+			while (live_read_events(lv, buf, sizeof(buf), &e) > 0)
+				;
+		} else {
+			check(0, "splice ring_buffer_lock_reserve");
+		}
+	}
 }
 
 struct regs_event {
@@ -744,7 +830,7 @@ int main(int argc, char **argv)
 	struct gerr e;
 
 	if (argc < 2) {
-		fprintf(stderr, "usage: test-live basic|blocks|refusals|events|stress N|fuzz N|privs|splice-hold SYM INS ARG\n");
+		fprintf(stderr, "usage: test-live basic|blocks|facts|refusals|events|stress N|fuzz N|privs|splice-hold SYM INS ARG\n");
 		return 2;
 	}
 	if (live_open(&lv, NULL, &e)) {
@@ -756,6 +842,8 @@ int main(int argc, char **argv)
 		test_basic(&lv);
 	else if (!strcmp(argv[1], "blocks"))
 		test_blocks(&lv);
+	else if (!strcmp(argv[1], "facts"))
+		test_facts(&lv);
 	else if (!strcmp(argv[1], "refusals"))
 		test_refusals(&lv);
 	else if (!strcmp(argv[1], "events"))

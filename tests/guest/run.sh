@@ -28,6 +28,7 @@ check "the argfilter instrument module loads" "$(grep -q '^argfilter ' /proc/mod
 
 suite basic
 suite blocks
+suite facts
 suite refusals
 suite events
 suite privs

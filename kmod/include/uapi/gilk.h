@@ -134,6 +134,8 @@ struct gilk_instruments {
 #define GILK_RES_BLACKLIST 4
 #define GILK_RES_KPROBE 5
 #define GILK_RES_SMP_LOCK 6	/* alternatives_text_reserved(): lock prefixes */
+/* start is reached by an edge no decoder sees (jump label, fixup) */
+#define GILK_FACT_TARGET 16
 
 struct gilk_fact {
 	__u64 start, end;

@@ -36,7 +36,7 @@ int live_open(struct live *lv, const struct live_paths *paths, struct gerr *e)
 	if (lv->fd < 0)
 		return gerr_set(e, "%s: %s%s", dev, strerror(errno),
 				errno == ENOENT ? " (is gilk.ko loaded?)" :
-				errno == EPERM ? " (needs CAP_SYS_ADMIN)" : "");
+				errno == EPERM ? " (needs CAP_SYS_ADMIN, and no kernel lockdown)" : "");
 	if (ioctl(lv->fd, GILK_IOC_VERSION, &v) < 0 || v.abi != GILK_ABI_VERSION) {
 		close(lv->fd);
 		return gerr_set(e, "%s speaks ABI %u, this gilk speaks %u", dev,

@@ -353,6 +353,17 @@ static void test_refusals(struct live *lv)
 		check(live_splice(lv, &p, "no-such-instrument", "", &id, &e) && errno == ENOENT &&
 		      strstr(e.msg, "no instrument"), "an unknown instrument is refused: %s", e.msg);
 	}
+	{
+		/* gilk.ko's own entry function: a hit there would recurse */
+		const struct ksym *own[4];
+		size_t k = symtab_by_name(lv->k.syms, "gilk_entry", own, 4);
+
+		if (k == 1 && own[0]->module && !strcmp(own[0]->module, "gilk"))
+			expect_refusal(lv, "gilk.ko's own code (gilk_entry)", own[0]->addr, ELOOP,
+				       "own code");
+		else
+			check(0, "gilk_entry found in /proc/kallsyms [gilk]");
+	}
 	check(live_unsplice(lv, 999, &e) && strstr(e.msg, "no such splice"),
 	      "unsplicing an unknown id is refused: %s", e.msg);
 }

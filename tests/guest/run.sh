@@ -49,6 +49,17 @@ insmod build/gilk.ko
 check "gilk.ko loads again after rmmod" "$?"
 suite basic
 
+# Lockdown (integrity) raised at run time: /dev/gilk refuses from then on.
+# Irreversible, so it is the last thing this boot does with gilk.
+mount -t securityfs securityfs /sys/kernel/security 2>/dev/null
+if echo integrity >/sys/kernel/security/lockdown 2>/dev/null; then
+	out=$(build/bin/test-live basic 2>&1 | head -1)
+	check "under integrity lockdown /dev/gilk refuses ($out)" \
+		"$(echo "$out" | grep -q 'Operation not permitted'; echo $?)"
+else
+	check "integrity lockdown can be raised" 1
+fi
+
 if dmesg | grep -E 'Oops|BUG:|WARNING:|general protection|soft lockup|RCU stall|Call Trace' >/tmp/bad; then
 	cat /tmp/bad
 	check "dmesg shows no oops, BUG, WARNING, lockup or stall" 1

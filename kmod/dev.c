@@ -148,6 +148,12 @@ static long do_splice(void __user *arg)
 	return ret;
 }
 
+static int gilk_release_file(struct inode *inode, struct file *f)
+{
+	gilk_release_owner(f);
+	return 0;
+}
+
 static long gilk_ioctl(struct file *f, unsigned int cmd, unsigned long a)
 {
 	void __user *arg = (void __user *)a;
@@ -169,7 +175,7 @@ static long gilk_ioctl(struct file *f, unsigned int cmd, unsigned long a)
 
 		if (copy_from_user(&r, arg, sizeof(r)))
 			return -EFAULT;
-		ret = gilk_reserve(&r);
+		ret = gilk_reserve(&r, f);
 		if (!ret && copy_to_user(arg, &r, sizeof(r))) {
 			gilk_release(r.id);
 			ret = -EFAULT;
@@ -212,6 +218,7 @@ static ssize_t gilk_read(struct file *f, char __user *buf, size_t len, loff_t *o
 static const struct file_operations gilk_fops = {
 	.owner = THIS_MODULE,
 	.open = gilk_open,
+	.release = gilk_release_file,
 	.unlocked_ioctl = gilk_ioctl,
 	.read = gilk_read,
 	.llseek = noop_llseek,

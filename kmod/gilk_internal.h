@@ -68,6 +68,7 @@ struct gilk_splice_obj {
 	u32 id;
 	u32 flags;
 	enum gilk_state state;
+	const void *owner;	/* the open file that reserved it */
 	unsigned long site;
 	u32 region_len;
 	u8 region_orig[GILK_PATCH_MAX_LEN];
@@ -89,8 +90,9 @@ struct gilk_hit {
 
 extern struct mutex gilk_lock;
 extern struct gilk_splice_obj *gilk_splices[GILK_MAX_SPLICES];
-int gilk_reserve(struct gilk_reserve *r);
+int gilk_reserve(struct gilk_reserve *r, const void *owner);
 int gilk_release(u32 id);
+void gilk_release_owner(const void *owner);
 int gilk_splice(struct gilk_splice *req);
 int gilk_unsplice(u32 id);
 void gilk_unsplice_all(void);

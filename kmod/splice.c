@@ -84,7 +84,7 @@ static void obj_free(struct gilk_splice_obj *s)
 	kfree(s);
 }
 
-int gilk_reserve(struct gilk_reserve *r)
+int gilk_reserve(struct gilk_reserve *r, const void *owner)
 {
 	struct gilk_splice_obj *s;
 	u32 id;
@@ -109,6 +109,7 @@ int gilk_reserve(struct gilk_reserve *r)
 	if (id == GILK_MAX_SPLICES)
 		goto fail;
 	s->id = id;
+	s->owner = owner;
 	s->tramp = (unsigned long)s->page;
 	s->evict_tramp = (unsigned long)s->page + EVICT_OFFSET;
 	gilk_splices[id] = s;
@@ -141,6 +142,26 @@ int gilk_release(u32 id)
 	obj_free(s);
 	mutex_unlock(&gilk_lock);
 	return 0;
+}
+
+/*
+ * A file closed (its process may have died) between RESERVE and SPLICE:
+ * its reservations go. Its splices stay: they outlive their maker.
+ */
+void gilk_release_owner(const void *owner)
+{
+	unsigned int i;
+
+	mutex_lock(&gilk_lock);
+	for (i = 1; i < GILK_MAX_SPLICES; i++) {
+		struct gilk_splice_obj *s = gilk_splices[i];
+
+		if (s && s->owner == owner && s->state == GILK_RESERVED) {
+			gilk_splices[i] = NULL;
+			obj_free(s);
+		}
+	}
+	mutex_unlock(&gilk_lock);
 }
 
 static bool overlaps(unsigned long a, u32 alen, unsigned long b, u32 blen)

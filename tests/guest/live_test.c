@@ -9,7 +9,7 @@
  *   events     tsc/regs/argfilter events; lost events counted when full
  *   stress     splice/unsplice cycles on a hot path under load
  *   fuzz       random ioctls
- *   privs      EPERM without CAP_SYS_ADMIN
+ *   privs      EPERM without CAP_SYS_ADMIN; a dead process's reservations go
  *   splice-hold SITE-SYMBOL INSTRUMENT ARG  (leaves a splice in place)
  */
 #include <errno.h>
@@ -792,6 +792,33 @@ static void test_fuzz(struct live *lv, int calls)
 	}
 }
 
+/* A process that reserves and dies leaves nothing behind. */
+static void test_orphans(struct live *lv)
+{
+	struct gilk_reserve r = { .tramp_size = 64 };
+	pid_t k = fork();
+	int st;
+
+	if (k == 0) {
+		int fd = open("/dev/gilk", O_RDWR);
+
+		for (int i = 0; i < 50; i++) {
+			struct gilk_reserve x = { .tramp_size = 64 };
+
+			if (ioctl(fd, GILK_IOC_RESERVE, &x))
+				_exit(1);
+		}
+		_exit(0); /* no RELEASE: the file closes as the process dies */
+	}
+	int got;
+
+	waitpid(k, &st, 0);
+	got = ioctl(lv->fd, GILK_IOC_RESERVE, &r);
+	check(WIFEXITED(st) && WEXITSTATUS(st) == 0 && got == 0 && r.id == 1,
+	      "50 reservations of a process that died are gone (next reservation is id %u)", r.id);
+	ioctl(lv->fd, GILK_IOC_RELEASE, &r.id);
+}
+
 static int drop_sys_admin(void)
 {
 	struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
@@ -863,8 +890,10 @@ int main(int argc, char **argv)
 		test_stress(&lv, argc > 2 ? atoi(argv[2]) : 1000);
 	else if (!strcmp(argv[1], "fuzz"))
 		test_fuzz(&lv, argc > 2 ? atoi(argv[2]) : 10000);
-	else if (!strcmp(argv[1], "privs"))
+	else if (!strcmp(argv[1], "privs")) {
 		test_privs(&lv);
+		test_orphans(&lv);
+	}
 	else if (!strcmp(argv[1], "splice-hold") && argc == 5) {
 		struct splice_plan p;
 		uint32_t id;

@@ -485,7 +485,13 @@ int kimage_new_snapshot(struct kimage **out, struct gerr *e)
 int kimage_copy_range(struct kimage *k, struct kimage *src, const char *name,
 		      uint64_t addr, uint64_t len, struct gerr *e)
 {
-	uint8_t *nb = realloc(k->buf, k->len + len);
+	const struct kseg *have = find_seg(k, addr, len);
+	uint8_t *nb;
+
+	/* Already held: read it again in place (it may have changed). */
+	if (have && have->addr == addr && have->size == len)
+		return kimage_read(src, addr, k->buf + have->off, len, e);
+	nb = realloc(k->buf, k->len + len);
 
 	if (!nb)
 		return gerr_set(e, "out of memory");

@@ -46,7 +46,8 @@ int kimage_elf_bytes(const struct kimage *k, const uint8_t **buf, size_t *len);
 /* A snapshot: an empty buffer-backed image to copy ranges into, so a live
  * kernel's bytes can be planned from while they change underneath. */
 int kimage_new_snapshot(struct kimage **out, struct gerr *e);
-/* Copies [addr, addr + len) from src into snapshot k as section name. */
+/* Copies [addr, addr + len) from src into snapshot k as section name; a
+ * range copied before is read again in place. */
 int kimage_copy_range(struct kimage *k, struct kimage *src, const char *name,
 		      uint64_t addr, uint64_t len, struct gerr *e);
 /* Overwrites bytes of a snapshot (the original bytes under a splice). */

@@ -172,12 +172,23 @@ static void add_targets(struct gilk_facts *f, struct gilk_fact *out,
 	const struct jump_entry *j;
 	unsigned long a;
 
-	for (j = gilk_ks.start_jump_table; j < gilk_ks.stop_jump_table; j++) {
+	const struct jump_entry *first = gilk_ks.start_jump_table;
+	const struct jump_entry *last = gilk_ks.stop_jump_table;
+	struct module *mod;
+
+	preempt_disable();	/* keeps the module's tables while we read */
+	mod = gilk_ks.module_address(lo);
+	if (mod) {
+		first = mod->jump_entries;
+		last = mod->jump_entries + mod->num_jump_entries;
+	}
+	for (j = first; j < last; j++) {
 		unsigned long t = jump_entry_target(j);
 
 		if (t >= lo && t < hi)
 			add_fact(f, out, t, t + 1, GILK_FACT_TARGET);
 	}
+	preempt_enable();
 	for (a = lo; a < hi; a++) {
 		const struct exception_table_entry *e = gilk_ks.search_exception_tables(a);
 		unsigned long t;

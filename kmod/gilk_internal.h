@@ -30,6 +30,7 @@ struct gilk_ksyms {
 	bool (*is_module_text_address)(unsigned long addr);
 	struct kprobe *(*get_kprobe)(void *addr);
 	struct jump_entry *start_jump_table, *stop_jump_table;
+	struct module *(*module_address)(unsigned long addr);
 };
 
 extern struct gilk_ksyms gilk_ks;
@@ -69,6 +70,7 @@ struct gilk_splice_obj {
 	u32 flags;
 	enum gilk_state state;
 	const void *owner;	/* the open file that reserved it */
+	struct module *text_mod;	/* the module whose text is spliced */
 	unsigned long site;
 	u32 region_len;
 	u8 region_orig[GILK_PATCH_MAX_LEN];

@@ -54,6 +54,7 @@ static const struct {
 	KSYM(get_kprobe, "get_kprobe"),
 	KSYM(start_jump_table, "__start___jump_table"),
 	KSYM(stop_jump_table, "__stop___jump_table"),
+	KSYM(module_address, "__module_address"),
 };
 
 int gilk_resolve_ksyms(void)

@@ -9,6 +9,7 @@
  * then frees the trampoline and drops the instrument's module reference.
  */
 #include <linux/mm.h>
+#include <linux/module.h>
 #include <linux/percpu.h>
 #include <linux/preempt.h>
 #include <linux/rcupdate.h>
@@ -261,6 +262,17 @@ int gilk_splice(struct gilk_splice *req)
 	ret = check_request(s, req, ins);
 	if (ret)
 		goto out;
+	/* Spliced module text must not go away under the splice. */
+	preempt_disable();
+	s->text_mod = gilk_ks.module_address(req->site);
+	if (s->text_mod && !try_module_get(s->text_mod))
+		ret = -ENOENT;
+	preempt_enable();
+	if (ret) {
+		snprintf(req->reason, sizeof(req->reason), "the module at %pS is going away", (void *)req->site);
+		s->text_mod = NULL;
+		goto out;
+	}
 	s->site = req->site;
 	s->flags = req->flags;
 	s->region_len = req->region_len;
@@ -292,6 +304,8 @@ int gilk_splice(struct gilk_splice *req)
 	}
 	if (ret) {
 		snprintf(req->reason, sizeof(req->reason), "no room for another int3 divert");
+		module_put(s->text_mod);
+		s->text_mod = NULL;
 		goto out;
 	}
 	/* The bytes are ours; others may splice while the grace period
@@ -333,6 +347,7 @@ static void finish(struct gilk_splice_obj *s)
 		if (s->patch[i].kind == GILK_PATCH_DEAD)
 			gilk_poke(s->patch[i].addr, s->patch[i].orig, s->patch[i].len);
 	gilk_instrument_put(s->ins);
+	module_put(s->text_mod);
 	obj_free(s);
 }
 

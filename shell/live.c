@@ -47,6 +47,11 @@ int live_open(struct live *lv, const struct live_paths *paths, struct gerr *e)
 		close(lv->fd);
 		return -1;
 	}
+	if (kimage_open(paths && paths->kcore ? paths->kcore : "/proc/kcore", &lv->kcore, e)) {
+		kernel_close(&lv->k);
+		close(lv->fd);
+		return -1;
+	}
 	lv->smap = cpu_has_smap();
 	return 0;
 }
@@ -55,6 +60,7 @@ void live_close(struct live *lv)
 {
 	window_free(&lv->w);
 	kernel_close(&lv->k);
+	kimage_close(lv->kcore);
 	free(lv->occupied);
 	free(lv->tails);
 	if (lv->fd >= 0)
@@ -182,20 +188,36 @@ static int learn_facts(struct live *lv, uint64_t lo, uint64_t hi, struct gerr *e
 	return 0;
 }
 
+/* Module text is not in the snapshot taken at open: read the site's function
+ * (modules come and go, so again each time) before planning there. */
+static int snapshot_module_text(struct live *lv, uint64_t fs, uint64_t fe,
+				struct gerr *e)
+{
+	struct gilk_facts q = { .start = fs, .end = fe };
+
+	if (ioctl(lv->fd, GILK_IOC_FACTS, &q) < 0 || q.text != GILK_TEXT_MODULE)
+		return gerr_set(e, "0x%llx is not kernel or module text",
+				(unsigned long long)fs);
+	return kimage_copy_range(lv->k.img, lv->kcore, "module", fs, fe - fs, e);
+}
+
 static int prepare(struct live *lv, uint64_t site, struct splice_env *env,
 		   struct gerr *e)
 {
-	uint64_t fs, fe;
+	uint64_t fs, fe, lo, hi;
+	bool module;
 
 	if (symtab_function(lv->k.syms, site, NULL, &fs, &fe))
 		return gerr_set(e, "0x%llx is not inside a kernel function",
 				(unsigned long long)site);
-	if (site < lv->k.text_start || site >= lv->k.text_end)
-		return gerr_set(e, "0x%llx is outside the kernel's .text (module text is not supported yet)",
-				(unsigned long long)site);
-	if (learn_splices(lv, e) ||
-	    learn_facts(lv, fs < site - REACH ? fs : site - REACH,
-			fe > site + REACH ? fe : site + REACH, e))
+	module = site < lv->k.text_start || site >= lv->k.text_end;
+	if (module && snapshot_module_text(lv, fs, fe, e))
+		return -1;
+	/* Facts for the function and whatever a bounce may reach; in a
+	 * module, only the function (its neighbours may not be text). */
+	lo = module || fs < site - REACH ? fs : site - REACH;
+	hi = module || fe > site + REACH ? fe : site + REACH;
+	if (learn_splices(lv, e) || learn_facts(lv, lo, hi, e))
 		return -1;
 	/* The snapshot may have changed under cached CFGs. */
 	window_free(&lv->w);

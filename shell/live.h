@@ -21,6 +21,7 @@
 struct live {
 	int fd;
 	struct kernel k;
+	struct kimage *kcore;       /* for module text, read when planned */
 	struct cfg_window w;
 	bool smap;                  /* the CPU has SMAP: trampolines clac */
 	struct range *occupied, *tails;

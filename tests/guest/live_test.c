@@ -5,6 +5,7 @@
  *              bytes restored on unsplice, counting stops
  *   blocks     every block of a 50+ block function, and bounced blocks
  *   facts      instrument list, kernel facts, the recursion guard
+ *   module     a splice in module text (argfilter.ko), which stays pinned
  *   refusals   each refusal provoked for real, with its errno and reason
  *   events     tsc/regs/argfilter events; lost events counted when full
  *   stress     splice/unsplice cycles on a hot path under load
@@ -819,6 +820,42 @@ static void test_orphans(struct live *lv)
 	ioctl(lv->fd, GILK_IOC_RELEASE, &r.id);
 }
 
+/* Module text: argfilter's function runs inside gilk_entry for each hit of
+ * a splice that uses argfilter, so a count splice on it is hit exactly
+ * as often, each time nested (missed). Its module is pinned meanwhile. */
+static void test_module_text(struct live *lv)
+{
+	const struct ksym *fn[2];
+	struct splice_plan pm, pp;
+	uint32_t mid, pid;
+	struct gilk_splice_info in;
+	struct rlimit rl;
+	struct gerr e;
+
+	if (symtab_by_name(lv->k.syms, "argfilter_fn", fn, 2) != 1 || !fn[0]->module) {
+		check(0, "argfilter_fn found in /proc/kallsyms [argfilter]");
+		return;
+	}
+	if (splice_at(lv, live_block_site(lv, fn[0]->addr), 0, "count", "", &mid, &pm)) {
+		check(0, "splice module text (argfilter_fn)");
+		return;
+	}
+	check(pm.region.addr > fn[0]->addr, "module text: the splice point is past argfilter_fn's ftrace nop (+%" PRIu64 ")",
+	      pm.region.addr - fn[0]->addr);
+	if (splice_at(lv, live_block_site(lv, sym(lv, "do_prlimit")), 0, "argfilter", "1=99", &pid, &pp) == 0) {
+		for (int i = 0; i < 250; i++)
+			getrlimit(RLIMIT_STACK, &rl);
+		live_unsplice(lv, pid, &e);
+	}
+	live_info(lv, mid, &in, &e);
+	check(in.hits == 250 && in.missed == 250,
+	      "module text: argfilter_fn spliced, %" PRIu64 " hits for 250 calls", (uint64_t)in.hits);
+	check(system("rmmod argfilter 2>/dev/null") != 0,
+	      "a module whose text is spliced cannot be unloaded");
+	check(live_unsplice(lv, mid, &e) == 0 && restored(lv, &pm),
+	      "module text splice removed, bytes restored");
+}
+
 static int drop_sys_admin(void)
 {
 	struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
@@ -882,6 +919,8 @@ int main(int argc, char **argv)
 		test_blocks(&lv);
 	else if (!strcmp(argv[1], "facts"))
 		test_facts(&lv);
+	else if (!strcmp(argv[1], "module"))
+		test_module_text(&lv);
 	else if (!strcmp(argv[1], "refusals"))
 		test_refusals(&lv);
 	else if (!strcmp(argv[1], "events"))

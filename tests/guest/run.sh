@@ -29,6 +29,7 @@ check "the argfilter instrument module loads" "$(grep -q '^argfilter ' /proc/mod
 suite basic
 suite blocks
 suite facts
+suite module
 suite refusals
 suite events
 suite privs

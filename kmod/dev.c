@@ -148,6 +148,62 @@ static long do_splice(void __user *arg)
 	return ret;
 }
 
+static long do_splice_batch(void __user *arg)
+{
+	struct gilk_batch b;
+	struct gilk_splice *reqs;
+	size_t size;
+	long ret;
+	u32 i;
+
+	if (copy_from_user(&b, arg, sizeof(b)))
+		return -EFAULT;
+	if (!b.count || b.count > GILK_BATCH_MAX)
+		return -EINVAL;
+	size = b.count * sizeof(*reqs);
+	reqs = kvmalloc(size, GFP_KERNEL);
+	if (!reqs)
+		return -ENOMEM;
+	if (copy_from_user(reqs, u64_to_user_ptr(b.items), size)) {
+		kvfree(reqs);
+		return -EFAULT;
+	}
+	for (i = 0; i < b.count; i++)
+		reqs[i].reason[0] = 0;
+	b.failed = 0;
+	ret = gilk_splice_batch(reqs, b.count, &b.failed);
+	if ((copy_to_user(u64_to_user_ptr(b.items), reqs, size) ||
+	     copy_to_user(arg, &b, sizeof(b))) && !ret)
+		ret = -EFAULT;
+	kvfree(reqs);
+	return ret;
+}
+
+static long do_unsplice_batch(void __user *arg)
+{
+	struct gilk_batch b;
+	u32 *ids;
+	long ret;
+
+	if (copy_from_user(&b, arg, sizeof(b)))
+		return -EFAULT;
+	if (!b.count || b.count > GILK_BATCH_MAX)
+		return -EINVAL;
+	ids = kcalloc(b.count, sizeof(*ids), GFP_KERNEL);
+	if (!ids)
+		return -ENOMEM;
+	if (copy_from_user(ids, u64_to_user_ptr(b.items), b.count * sizeof(*ids))) {
+		kfree(ids);
+		return -EFAULT;
+	}
+	b.failed = 0;
+	ret = gilk_unsplice_batch(ids, b.count, &b.failed);
+	if (copy_to_user(arg, &b, sizeof(b)) && !ret)
+		ret = -EFAULT;
+	kfree(ids);
+	return ret;
+}
+
 static int gilk_release_file(struct inode *inode, struct file *f)
 {
 	gilk_release_owner(f);
@@ -192,6 +248,10 @@ static long gilk_ioctl(struct file *f, unsigned int cmd, unsigned long a)
 		if (copy_from_user(&id, arg, sizeof(id)))
 			return -EFAULT;
 		return gilk_release(id);
+	case GILK_IOC_SPLICE_BATCH:
+		return do_splice_batch(arg);
+	case GILK_IOC_UNSPLICE_BATCH:
+		return do_unsplice_batch(arg);
 	case GILK_IOC_LIST:
 		return do_list(arg);
 	case GILK_IOC_INSTRUMENTS:

@@ -49,6 +49,7 @@ void gilk_patch_exit(void);
 void gilk_poke(unsigned long addr, const void *bytes, size_t len);
 int gilk_trap_add(unsigned long addr, unsigned long divert);
 void gilk_trap_del(unsigned long addr);
+unsigned int gilk_traps_free(void);
 /* The protocol in two halves around the grace period the caller waits for
  * without holding gilk_lock: int3s first, then the new bytes.
  */
@@ -97,6 +98,12 @@ int gilk_release(u32 id);
 void gilk_release_owner(const void *owner);
 int gilk_splice(struct gilk_splice *req);
 int gilk_unsplice(u32 id);
+/*
+ * All of them or none; one grace period for the lot. *failed: the index
+ * of the request refused.
+ */
+int gilk_splice_batch(struct gilk_splice *reqs, u32 n, u32 *failed);
+int gilk_unsplice_batch(const u32 *ids, u32 n, u32 *failed);
 void gilk_unsplice_all(void);
 void gilk_splice_info(const struct gilk_splice_obj *s, struct gilk_splice_info *out);
 

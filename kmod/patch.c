@@ -57,6 +57,15 @@ int gilk_trap_add(unsigned long addr, unsigned long divert)
 	return -ENOSPC;
 }
 
+unsigned int gilk_traps_free(void)
+{
+	unsigned int i, n = 0;
+
+	for (i = 0; i < GILK_MAX_TRAPS; i++)
+		n += !READ_ONCE(traps[i].addr);
+	return n;
+}
+
 void gilk_trap_del(unsigned long addr)
 {
 	unsigned int i;

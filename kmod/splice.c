@@ -235,7 +235,24 @@ static int check_request(struct gilk_splice_obj *s, struct gilk_splice *req,
 	return 0;
 }
 
-int gilk_splice(struct gilk_splice *req)
+/* int3 slots a splice needs while it goes in (trap mode: for good). */
+static unsigned int traps_needed(const struct gilk_splice_obj *s)
+{
+	unsigned int i, n = 0;
+
+	if (s->flags & GILK_SPLICE_TRAP)
+		return 1;
+	for (i = 0; i < s->npatch; i++)
+		n += s->patch[i].kind == GILK_PATCH_LIVE;
+	return n;
+}
+
+/*
+ * Checks req against its reservation and takes what the splice holds (the
+ * instrument, the spliced module); on success the splice owns its bytes
+ * (SPLICING) but nothing is written yet. gilk_lock held.
+ */
+static int claim(struct gilk_splice *req, struct gilk_splice_obj **out)
 {
 	struct gilk_instrument *ins;
 	struct gilk_splice_obj *s;
@@ -244,24 +261,25 @@ int gilk_splice(struct gilk_splice *req)
 
 	req->instrument[GILK_NAME_MAX - 1] = 0;
 	req->arg[GILK_ARG_MAX - 1] = 0;
-	if (!req->id || req->id >= GILK_MAX_SPLICES)
+	if (!req->id || req->id >= GILK_MAX_SPLICES) {
+		snprintf(req->reason, sizeof(req->reason), "no reservation %u", req->id);
 		return -EINVAL;
-	ins = gilk_instrument_get(req->instrument);
-	if (!ins) {
-		snprintf(req->reason, sizeof(req->reason), "no instrument '%s'", req->instrument);
-		return -ENOENT;
 	}
-	mutex_lock(&gilk_lock);
 	s = gilk_splices[req->id];
 	ret = !s ? -ENOENT : s->state != GILK_RESERVED ? -EBUSY : 0;
 	if (ret) {
 		snprintf(req->reason, sizeof(req->reason), "reservation %u %s", req->id,
 			 ret == -ENOENT ? "does not exist" : "is already spliced");
-		goto out;
+		return ret;
+	}
+	ins = gilk_instrument_get(req->instrument);
+	if (!ins) {
+		snprintf(req->reason, sizeof(req->reason), "no instrument '%s'", req->instrument);
+		return -ENOENT;
 	}
 	ret = check_request(s, req, ins);
 	if (ret)
-		goto out;
+		goto fail;
 	/* Spliced module text must not go away under the splice. */
 	preempt_disable();
 	s->text_mod = gilk_ks.module_address(req->site);
@@ -271,7 +289,7 @@ int gilk_splice(struct gilk_splice *req)
 	if (ret) {
 		snprintf(req->reason, sizeof(req->reason), "the module at %pS is going away", (void *)req->site);
 		s->text_mod = NULL;
-		goto out;
+		goto fail;
 	}
 	s->site = req->site;
 	s->flags = req->flags;
@@ -290,41 +308,100 @@ int gilk_splice(struct gilk_splice *req)
 		memcpy(p->bytes, req->patch[i].bytes, sizeof(p->bytes));
 		memcpy(p->orig, req->patch[i].orig, sizeof(p->orig));
 	}
+	s->state = GILK_SPLICING;
+	*out = s;
+	return 0;
+fail:
+	gilk_instrument_put(ins);
+	return ret;
+}
+
+static void unclaim(struct gilk_splice_obj *s)
+{
+	s->state = GILK_RESERVED;
+	module_put(s->text_mod);
+	s->text_mod = NULL;
+	gilk_instrument_put(s->ins);
+	s->ins = NULL;
+}
+
+/* Trampolines, dead slots, then int3s: all that goes before the wait. */
+static void begin(struct gilk_splice_obj *s, const struct gilk_splice *req)
+{
+	static const u8 int3 = 0xcc;
+
 	gilk_poke(s->tramp, req->tramp, req->tramp_len);
 	if (req->evict_len)
 		gilk_poke(s->evict_tramp, req->evict, req->evict_len);
 	if (s->flags & GILK_SPLICE_TRAP) {
-		static const u8 int3 = 0xcc;
-
-		ret = gilk_trap_add(s->site, s->tramp);
-		if (!ret)
-			gilk_poke(s->site, &int3, 1);
+		gilk_trap_add(s->site, s->tramp);
+		gilk_poke(s->site, &int3, 1);
 	} else {
-		ret = gilk_patch_begin(s->patch, s->npatch);
+		gilk_patch_begin(s->patch, s->npatch);
+	}
+}
+
+int gilk_splice_batch(struct gilk_splice *reqs, u32 n, u32 *failed)
+{
+	struct gilk_splice_obj **objs;
+	unsigned int need = 0;
+	bool wait = false;
+	u32 i;
+	int ret = 0;
+
+	if (!n || n > GILK_BATCH_MAX)
+		return -EINVAL;
+	objs = kcalloc(n, sizeof(*objs), GFP_KERNEL);
+	if (!objs)
+		return -ENOMEM;
+	mutex_lock(&gilk_lock);
+	/*
+	 * All or nothing: every request is checked (and sees the bytes the
+	 * earlier ones claimed) before any byte is written.
+	 */
+	for (i = 0; i < n && !ret; i++) {
+		ret = claim(&reqs[i], &objs[i]);
+		if (!ret)
+			need += traps_needed(objs[i]);
+	}
+	if (!ret && need > gilk_traps_free()) {
+		ret = -ENOSPC;
+		i = n;
+		snprintf(reqs[0].reason, sizeof(reqs[0].reason), "no room for %u more int3 diverts", need);
 	}
 	if (ret) {
-		snprintf(req->reason, sizeof(req->reason), "no room for another int3 divert");
-		module_put(s->text_mod);
-		s->text_mod = NULL;
-		goto out;
-	}
-	/* The bytes are ours; others may splice while the grace period
-	 * passes, and share it.
-	 */
-	s->state = GILK_SPLICING;
-	mutex_unlock(&gilk_lock);
-	if (!(s->flags & GILK_SPLICE_TRAP)) {
-		synchronize_rcu_tasks();
-		mutex_lock(&gilk_lock);
-		gilk_patch_finish(s->patch, s->npatch);
+		*failed = i - 1;
+		while (i-- > 0)
+			if (objs[i])
+				unclaim(objs[i]);
 		mutex_unlock(&gilk_lock);
+		kfree(objs);
+		return ret;
 	}
-	WRITE_ONCE(s->state, GILK_ACTIVE);
-	return 0;
-out:
+	for (i = 0; i < n; i++) {
+		begin(objs[i], &reqs[i]);
+		wait |= !(objs[i]->flags & GILK_SPLICE_TRAP);
+	}
+	/* Others may splice while the grace period passes, and share it. */
 	mutex_unlock(&gilk_lock);
-	gilk_instrument_put(ins);
-	return ret;
+	if (wait)
+		synchronize_rcu_tasks();
+	mutex_lock(&gilk_lock);
+	for (i = 0; i < n; i++) {
+		if (!(objs[i]->flags & GILK_SPLICE_TRAP))
+			gilk_patch_finish(objs[i]->patch, objs[i]->npatch);
+		WRITE_ONCE(objs[i]->state, GILK_ACTIVE);
+	}
+	mutex_unlock(&gilk_lock);
+	kfree(objs);
+	return 0;
+}
+
+int gilk_splice(struct gilk_splice *req)
+{
+	u32 failed;
+
+	return gilk_splice_batch(req, 1, &failed);
 }
 
 /* Reverts an active splice's bytes; the caller waits, then finishes it. */
@@ -351,28 +428,58 @@ static void finish(struct gilk_splice_obj *s)
 	obj_free(s);
 }
 
-int gilk_unsplice(u32 id)
+int gilk_unsplice_batch(const u32 *ids, u32 n, u32 *failed)
 {
-	struct gilk_splice_obj *s;
+	struct gilk_splice_obj **objs;
+	u32 i;
+	int ret = 0;
 
-	if (!id || id >= GILK_MAX_SPLICES)
+	if (!n || n > GILK_BATCH_MAX)
 		return -EINVAL;
+	objs = kcalloc(n, sizeof(*objs), GFP_KERNEL);
+	if (!objs)
+		return -ENOMEM;
 	mutex_lock(&gilk_lock);
-	s = gilk_splices[id];
-	if (!s || s->state != GILK_ACTIVE) {
-		mutex_unlock(&gilk_lock);
-		return !s || s->state == GILK_RESERVED ? -ENOENT : -EBUSY;
+	for (i = 0; i < n; i++) {
+		struct gilk_splice_obj *s = ids[i] && ids[i] < GILK_MAX_SPLICES ?
+					    gilk_splices[ids[i]] : NULL;
+
+		if (!s || s->state != GILK_ACTIVE) {
+			ret = !s || s->state == GILK_RESERVED ? -ENOENT : -EBUSY;
+			break;
+		}
+		/* marked now, so an id given twice is caught */
+		s->state = GILK_UNSPLICING;
+		objs[i] = s;
 	}
-	revert(s);
-	s->state = GILK_UNSPLICING;
+	if (ret) {
+		*failed = i;
+		while (i-- > 0)
+			objs[i]->state = GILK_ACTIVE;
+		mutex_unlock(&gilk_lock);
+		kfree(objs);
+		return ret;
+	}
+	for (i = 0; i < n; i++)
+		revert(objs[i]);
 	mutex_unlock(&gilk_lock);
-	/* No task is in the trampoline or a slot after this. */
+	/* No task is in a trampoline or a slot after this. */
 	synchronize_rcu_tasks();
 	mutex_lock(&gilk_lock);
-	gilk_splices[id] = NULL;
-	finish(s);
+	for (i = 0; i < n; i++) {
+		gilk_splices[objs[i]->id] = NULL;
+		finish(objs[i]);
+	}
 	mutex_unlock(&gilk_lock);
+	kfree(objs);
 	return 0;
+}
+
+int gilk_unsplice(u32 id)
+{
+	u32 failed;
+
+	return gilk_unsplice_batch(&id, 1, &failed);
 }
 
 void gilk_unsplice_all(void)

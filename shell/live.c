@@ -63,6 +63,7 @@ void live_close(struct live *lv)
 	kimage_close(lv->kcore);
 	free(lv->occupied);
 	free(lv->tails);
+	free(lv->pending);
 	if (lv->fd >= 0)
 		close(lv->fd);
 	memset(lv, 0, sizeof(*lv));
@@ -219,6 +220,10 @@ static int prepare(struct live *lv, uint64_t site, struct splice_env *env,
 	hi = module || fe > site + REACH ? fe : site + REACH;
 	if (learn_splices(lv, e) || learn_facts(lv, lo, hi, e))
 		return -1;
+	for (size_t i = 0; i < lv->npending; i++)
+		if (push_range(&lv->occupied, &lv->noccupied, lv->pending[i].start,
+			       lv->pending[i].end))
+			return gerr_set(e, "out of memory");
 	/* The snapshot may have changed under cached CFGs. */
 	window_free(&lv->w);
 	if (kernel_window(&lv->k, site, REACH, &lv->w, e))
@@ -291,9 +296,10 @@ static void fill_request(const struct splice_plan *p, const struct splice_code *
 	memcpy(req->evict, c->evict_tramp, c->evict_tramp_len);
 }
 
-int live_splice(struct live *lv, const struct splice_plan *p,
-		const char *instrument, const char *arg, uint32_t *id,
-		struct gerr *e)
+/* Reserves trampoline memory for p and builds its request. */
+static int build_request(struct live *lv, const struct splice_plan *p,
+			 const char *instrument, const char *arg,
+			 struct gilk_splice *req, struct gerr *e)
 {
 	struct gilk_reserve r = {
 		.tramp_size = (uint32_t)splice_tramp_size(p),
@@ -301,9 +307,7 @@ int live_splice(struct live *lv, const struct splice_plan *p,
 	};
 	struct splice_params sp;
 	struct splice_code code;
-	struct gilk_splice *req;
 	enum splice_reason why;
-	int err;
 
 	if (strlen(instrument) >= GILK_NAME_MAX || (arg && strlen(arg) >= GILK_ARG_MAX))
 		return gerr_set(e, "instrument name or argument too long");
@@ -316,27 +320,102 @@ int live_splice(struct live *lv, const struct splice_plan *p,
 		return gerr_set(e, "trampoline at 0x%llx: %s", (unsigned long long)r.tramp,
 				splice_reason_str(why));
 	}
-	req = malloc(sizeof(*req));
-	if (!req) {
-		ioctl(lv->fd, GILK_IOC_RELEASE, &r.id);
-		return gerr_set(e, "out of memory");
-	}
 	fill_request(p, &code, &r, req);
 	snprintf(req->instrument, sizeof(req->instrument), "%s", instrument);
 	snprintf(req->arg, sizeof(req->arg), "%s", arg ? arg : "");
-	if (ioctl(lv->fd, GILK_IOC_SPLICE, req) < 0) {
-		err = errno;
-		gerr_set(e, "gilk.ko refused the splice at 0x%llx: %s (%s)",
-			 (unsigned long long)p->region.addr,
-			 req->reason[0] ? req->reason : strerror(err), strerror(err));
-		free(req);
-		ioctl(lv->fd, GILK_IOC_RELEASE, &r.id);
-		errno = err;
-		return -1;
-	}
-	free(req);
-	*id = r.id;
 	return 0;
+}
+
+int live_splice_batch(struct live *lv, const struct splice_plan *plans,
+		      size_t n, const char *instrument, const char *arg,
+		      uint32_t *ids, struct gerr *e)
+{
+	struct gilk_splice *reqs;
+	struct gilk_batch b = { .count = (uint32_t)n };
+	size_t built = 0;
+	int err, rc = 0;
+
+	if (!n || n > GILK_BATCH_MAX)
+		return gerr_set(e, "a batch holds 1 to %d splices, not %zu", GILK_BATCH_MAX, n);
+	reqs = calloc(n, sizeof(*reqs));
+	if (!reqs)
+		return gerr_set(e, "out of memory");
+	for (; built < n; built++)
+		if (build_request(lv, &plans[built], instrument, arg, &reqs[built], e)) {
+			rc = -1;
+			break;
+		}
+	if (!rc) {
+		b.items = (uintptr_t)reqs;
+		if (ioctl(lv->fd, n == 1 ? GILK_IOC_SPLICE : GILK_IOC_SPLICE_BATCH,
+			  n == 1 ? (void *)reqs : (void *)&b) < 0) {
+			const struct gilk_splice *bad = &reqs[b.failed < n ? b.failed : 0];
+
+			err = errno;
+			gerr_set(e, "gilk.ko refused the splice at 0x%llx: %s (%s)",
+				 (unsigned long long)bad->site,
+				 bad->reason[0] ? bad->reason : strerror(err), strerror(err));
+			errno = err;
+			rc = -1;
+		}
+	}
+	err = errno;
+	for (size_t i = 0; i < built; i++) {
+		if (rc)
+			ioctl(lv->fd, GILK_IOC_RELEASE, &reqs[i].id);
+		else
+			ids[i] = reqs[i].id;
+	}
+	errno = err;
+	free(reqs);
+	return rc;
+}
+
+int live_splice(struct live *lv, const struct splice_plan *p,
+		const char *instrument, const char *arg, uint32_t *id,
+		struct gerr *e)
+{
+	return live_splice_batch(lv, p, 1, instrument, arg, id, e);
+}
+
+int live_unsplice_batch(struct live *lv, const uint32_t *ids, size_t n,
+			struct gerr *e)
+{
+	struct gilk_batch b = { .count = (uint32_t)n, .items = (uintptr_t)ids };
+
+	if (!n || n > GILK_BATCH_MAX)
+		return gerr_set(e, "a batch holds 1 to %d splices, not %zu", GILK_BATCH_MAX, n);
+	if (ioctl(lv->fd, GILK_IOC_UNSPLICE_BATCH, &b) < 0)
+		return gerr_set(e, "unsplice %u: %s", b.failed < n ? ids[b.failed] : 0,
+				errno == ENOENT ? "no such splice" : strerror(errno));
+	return 0;
+}
+
+size_t live_plan_many(struct live *lv, const uint64_t *sites, size_t n,
+		      unsigned flags, struct splice_plan *plans, bool *ok,
+		      enum splice_reason *why)
+{
+	size_t good = 0;
+	struct gerr e;
+
+	lv->npending = 0;
+	for (size_t i = 0; i < n; i++) {
+		const struct splice_plan *p = &plans[i];
+
+		ok[i] = live_plan(lv, sites[i], flags, &plans[i], &e) == 0;
+		why[i] = plans[i].reason;
+		if (!ok[i])
+			continue;
+		good++;
+		push_range(&lv->pending, &lv->npending, p->region.addr, p->region.addr + p->region.len);
+		if (p->mode == SPLICE_BOUNCE)
+			push_range(&lv->pending, &lv->npending, p->slot, p->slot + 5);
+		if (p->bounce_kind == BOUNCE_EVICT)
+			push_range(&lv->pending, &lv->npending, p->evict.addr,
+				   p->evict.addr + p->evict.len);
+	}
+	lv->npending = 0;
+	return good;
 }
 
 int live_unsplice(struct live *lv, uint32_t id, struct gerr *e)

@@ -26,6 +26,8 @@ struct live {
 	bool smap;                  /* the CPU has SMAP: trampolines clac */
 	struct range *occupied, *tails;
 	size_t noccupied, ntails;
+	struct range *pending;      /* bytes of plans not yet spliced */
+	size_t npending;
 };
 
 struct live_paths {
@@ -46,6 +48,19 @@ int live_splice(struct live *lv, const struct splice_plan *p,
 		const char *instrument, const char *arg, uint32_t *id,
 		struct gerr *e);
 int live_unsplice(struct live *lv, uint32_t id, struct gerr *e);
+
+/* Plans n sites so that the plans leave each other's bytes alone (each
+ * sees what the earlier ones will own). ok[i] says which succeeded; why[i]
+ * holds the refusal of the others. Returns how many succeeded. */
+size_t live_plan_many(struct live *lv, const uint64_t *sites, size_t n,
+		      unsigned flags, struct splice_plan *plans, bool *ok,
+		      enum splice_reason *why);
+/* Splices n plans with one grace period, all or none; ids[i] for plan i. */
+int live_splice_batch(struct live *lv, const struct splice_plan *plans,
+		      size_t n, const char *instrument, const char *arg,
+		      uint32_t *ids, struct gerr *e);
+int live_unsplice_batch(struct live *lv, const uint32_t *ids, size_t n,
+			struct gerr *e);
 
 /* Active splices: *out is malloc'd, *n of them. */
 int live_list(struct live *lv, struct gilk_splice_info **out, size_t *n,

@@ -171,32 +171,40 @@ static void open_n(int n)
 
 #define MAXB 512
 
-/* Splices every block of fn it can; returns how many, ids in id[]. */
+/* Splices every block of fn it can, in one batch; ids in id[]. */
 static size_t splice_blocks(struct live *lv, const char *fn, uint32_t *id,
 			    struct splice_plan *plans, size_t *bounced)
 {
-	uint64_t f = sym(lv, fn), fs, fe;
+	static struct splice_plan all[MAXB];
+	static uint64_t sites[MAXB];
+	static bool ok[MAXB];
+	static enum splice_reason why[MAXB];
+	uint64_t f = sym(lv, fn);
 	static struct cfg g;
 	struct gerr e;
 	size_t n = 0, nblocks;
-	uint64_t starts[MAXB];
 
-	if (!f || symtab_function(lv->k.syms, f, NULL, &fs, &fe) ||
-	    kernel_cfg(&lv->k, f, &g, &e))
+	if (!f || kernel_cfg(&lv->k, f, &g, &e))
 		return 0;
 	nblocks = g.nblocks < MAXB ? g.nblocks : MAXB;
 	for (size_t b = 0; b < nblocks; b++)
-		starts[b] = g.blocks[b].start;
+		sites[b] = live_block_site(lv, g.blocks[b].start);
+	live_plan_many(lv, sites, nblocks, 0, all, ok, why);
 	for (size_t b = 0; b < nblocks; b++) {
-		uint64_t site = live_block_site(lv, starts[b]);
-
-		if (splice_at(lv, site, 0, "count", "", &id[n], &plans[n]) == 0) {
-			if (plans[n].mode == SPLICE_BOUNCE)
-				(*bounced)++;
-			n++;
+		if (!ok[b]) {
+			printf("  note: %s block at 0x%" PRIx64 ": %s\n", fn, sites[b],
+			       splice_reason_name(why[b]));
+			continue;
 		}
+		plans[n] = all[b];
+		*bounced += all[b].mode == SPLICE_BOUNCE;
+		n++;
 	}
-	printf("  %s: %zu blocks, %zu spliced (%zu bounced)\n", fn, nblocks, n, *bounced);
+	if (n && live_splice_batch(lv, plans, n, "count", "", id, &e)) {
+		printf("  batch: %s\n", e.msg);
+		return 0;
+	}
+	printf("  %s: %zu blocks, %zu spliced in one batch (%zu bounced)\n", fn, nblocks, n, *bounced);
 	return n;
 }
 
@@ -249,11 +257,32 @@ static void test_blocks(struct live *lv)
 		size_t bad = 0;
 		struct gerr e;
 
-		for (int f = 0; f < 4; f++)
-			for (size_t i = n[f]; i-- > 0;)
-				if (live_unsplice(lv, id[f][i], &e) || !restored(lv, &plans[f][i]))
-					bad++;
-		check(bad == 0, "all block splices removed, bytes restored");
+		for (int f = 0; f < 4; f++) {
+			if (n[f] && live_unsplice_batch(lv, id[f], n[f], &e))
+				bad++;
+			for (size_t i = 0; i < n[f]; i++)
+				bad += !restored(lv, &plans[f][i]);
+		}
+		check(bad == 0, "all block splices removed in one batch per function, bytes restored");
+	}
+	{
+		/* All or nothing: the same plan twice overlaps itself. */
+		struct splice_plan twice[2];
+		uint32_t ids[2];
+		struct gilk_splice_info *act;
+		size_t nact = 1;
+		struct gerr e;
+		struct gilk_reserve r = { .tramp_size = 64 };
+
+		live_plan(lv, live_block_site(lv, sym(lv, "__x64_sys_getppid")), 0, &twice[0], &e);
+		twice[1] = twice[0];
+		check(live_splice_batch(lv, twice, 2, "count", "", ids, &e) && errno == EADDRNOTAVAIL,
+		      "a batch with overlapping members is refused whole: %s", e.msg);
+		live_list(lv, &act, &nact, &e);
+		free(act);
+		ioctl(lv->fd, GILK_IOC_RESERVE, &r);
+		check(nact == 0 && r.id == 1, "nothing of the refused batch stays spliced or reserved");
+		ioctl(lv->fd, GILK_IOC_RELEASE, &r.id);
 	}
 }
 

@@ -15,7 +15,7 @@
 #include <linux/ioctl.h>
 #include <linux/types.h>
 
-#define GILK_ABI_VERSION 1
+#define GILK_ABI_VERSION 2
 
 #define GILK_PATCH_MAX_LEN 32
 #define GILK_TRAMP_MAX 512
@@ -25,6 +25,7 @@
 #define GILK_REASON_MAX 128
 #define GILK_MAX_PATCHES 2
 #define GILK_FACTS_MAX 256
+#define GILK_BATCH_MAX 256
 
 struct gilk_version {
 	__u32 abi;		/* out: GILK_ABI_VERSION */
@@ -152,6 +153,16 @@ struct gilk_facts {
 	__u64 buf;		/* user pointer to max gilk_fact */
 };
 
+/* Many splices (or unsplices) with one grace period: all or none. */
+struct gilk_batch {
+	__u32 count;		/* in: at most GILK_BATCH_MAX */
+	__u32 failed;		/* out: index of the request refused */
+	__u64 items;		/* user pointer: struct gilk_splice[count]
+				 * (reasons come back in them), or __u32
+				 * ids[count] to unsplice
+				 */
+};
+
 /* An event as read() returns it: header, then len bytes of payload. */
 struct gilk_event {
 	__u64 ns;		/* ktime_get_ns() */
@@ -170,5 +181,7 @@ struct gilk_event {
 #define GILK_IOC_INSTRUMENTS _IOWR(GILK_IOC_MAGIC, 6, struct gilk_instruments)
 #define GILK_IOC_FACTS       _IOWR(GILK_IOC_MAGIC, 7, struct gilk_facts)
 #define GILK_IOC_RELEASE     _IOW(GILK_IOC_MAGIC, 8, __u32)
+#define GILK_IOC_SPLICE_BATCH   _IOWR(GILK_IOC_MAGIC, 9, struct gilk_batch)
+#define GILK_IOC_UNSPLICE_BATCH _IOWR(GILK_IOC_MAGIC, 10, struct gilk_batch)
 
 #endif

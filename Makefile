@@ -11,7 +11,7 @@ CORE_SRC := $(wildcard core/*.c)
 CORE_OBJ := $(CORE_SRC:%.c=$(B)/%.o)
 
 .PHONY: all check bench-offline lab setup clean
-all: $(B)/libgilkcore.a $(B)/libgilklive.a $(B)/gilk.ko $(B)/instruments/argfilter.ko $(B)/bench-offline \
+all: $(B)/gilk $(B)/libgilkcore.a $(B)/libgilklive.a $(B)/gilk.ko $(B)/instruments/argfilter.ko $(B)/bench-offline \
      $(B)/bin/test-unit $(B)/bin/test-diff $(B)/bin/test-cfg-objdump \
      $(B)/bin/test-kcore $(B)/bin/test-live
 
@@ -24,6 +24,10 @@ $(B)/libgilkcore.a: $(CORE_OBJ)
 
 $(B)/libgilklive.a: $(B)/shell/live.o
 	ar rcs $@ $^
+
+SHELL_SRC := $(filter-out shell/live.c,$(wildcard shell/*.c))
+$(B)/gilk: $(SHELL_SRC:%.c=$(B)/%.o) $(B)/libgilklive.a $(B)/libgilkcore.a
+	$(CC) -o $@ $^ $(CORE_LIBS) -lreadline
 
 # Kbuild writes next to its sources: build a copy under build/kmod.
 KMOD_SRC := $(wildcard kmod/*.c kmod/*.h kmod/Kbuild kmod/include/*.h kmod/include/uapi/*.h)

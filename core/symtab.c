@@ -28,9 +28,12 @@ static int cmp_addr(const void *a, const void *b)
 
 	if (x->addr != y->addr)
 		return x->addr < y->addr ? -1 : 1;
-	/* Text before non-text among aliases, then the order they came in. */
+	/* Text before non-text among aliases, global (T) before local (t),
+	 * then the order they came in. */
 	if (ksym_is_text(x) != ksym_is_text(y))
 		return ksym_is_text(x) ? -1 : 1;
+	if (x->type != y->type)
+		return x->type == 'T' ? -1 : y->type == 'T' ? 1 : 0;
 	return x->name < y->name ? -1 : x->name > y->name;
 }
 

@@ -202,6 +202,18 @@ static int snapshot_module_text(struct live *lv, uint64_t fs, uint64_t fe,
 	return kimage_copy_range(lv->k.img, lv->kcore, "module", fs, fe - fs, e);
 }
 
+int live_load_text(struct live *lv, uint64_t addr, struct gerr *e)
+{
+	uint64_t fs, fe;
+
+	if (symtab_function(lv->k.syms, addr, NULL, &fs, &fe))
+		return gerr_set(e, "0x%llx is not inside a kernel function",
+				(unsigned long long)addr);
+	if (addr >= lv->k.text_start && addr < lv->k.text_end)
+		return 0;
+	return snapshot_module_text(lv, fs, fe, e);
+}
+
 static int prepare(struct live *lv, uint64_t site, struct splice_env *env,
 		   struct gerr *e)
 {

@@ -37,6 +37,10 @@ struct live_paths {
 int live_open(struct live *lv, const struct live_paths *paths, struct gerr *e);
 void live_close(struct live *lv);
 
+/* Makes sure the snapshot holds the function containing addr (module text
+ * is read when first needed, and again each time: modules come and go). */
+int live_load_text(struct live *lv, uint64_t addr, struct gerr *e);
+
 /* Plans a splice at site, knowing what gilk.ko's other splices own. */
 int live_plan(struct live *lv, uint64_t site, unsigned flags,
 	      struct splice_plan *p, struct gerr *e);

@@ -12,6 +12,7 @@
  *   fuzz       random ioctls
  *   privs      EPERM without CAP_SYS_ADMIN; a dead process's reservations go
  *   splice-hold SITE-SYMBOL INSTRUMENT ARG  (leaves a splice in place)
+ *   workload getppid|getrlimit|open N       (calls for shell tests)
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -962,7 +963,22 @@ int main(int argc, char **argv)
 		test_privs(&lv);
 		test_orphans(&lv);
 	}
-	else if (!strcmp(argv[1], "splice-hold") && argc == 5) {
+	else if (!strcmp(argv[1], "workload") && argc == 4) {
+		/* N calls of getppid, getrlimit or open, for shell tests */
+		int n = atoi(argv[3]);
+		struct rlimit rl;
+
+		for (int i = 0; i < n; i++) {
+			if (!strcmp(argv[2], "getppid"))
+				syscall(SYS_getppid);
+			else if (!strcmp(argv[2], "getrlimit"))
+				getrlimit(RLIMIT_STACK, &rl);
+			else
+				open_n(1);
+		}
+		live_close(&lv);
+		return 0;
+	} else if (!strcmp(argv[1], "splice-hold") && argc == 5) {
 		struct splice_plan p;
 		uint32_t id;
 

@@ -36,6 +36,29 @@ suite privs
 suite fuzz 10000
 suite stress "${GILK_STRESS_CYCLES:-1000}"
 
+# The shell, live.
+out=$(build/gilk -c 'splice __x64_sys_getppid' 2>&1)
+check "gilk splice at a function: past its ftrace nop ($out)" \
+	"$(echo "$out" | grep -q '^splice [0-9]* at __x64_sys_getppid+0x5 (0x[0-9a-f]*): jmp'; echo $?)"
+site=$(echo "$out" | sed -n 's/.*(\(0x[0-9a-f]*\)).*/\1/p')
+build/bin/test-live workload getppid 5000
+hits=$(build/gilk -c 'info splices' | awk -v s="($site)" '$3 == s {print $4}')
+check "gilk info splices shows the hits (${hits:-none} >= 5000)" "$([ "${hits:-0}" -ge 5000 ]; echo $?)"
+out=$(build/gilk -c 'splice --blocks path_init' 2>&1)
+check "gilk splice --blocks splices a function's blocks in one batch ($out)" \
+	"$(echo "$out" | grep -q '^spliced [0-9]* of [0-9]* blocks of path_init with count in one batch'; echo $?)"
+build/gilk -c 'splice do_prlimit regs' >/dev/null
+build/bin/test-live workload getrlimit 10
+out=$(build/gilk -c 'events 3')
+check "gilk events decodes regs events and says how many it did not show" \
+	"$(echo "$out" | grep -c ' regs: rax=.*rsi=3 .*rip=' | grep -qx 3 && echo "$out" | grep -q '^([0-9]* more events drained, not shown)'; echo $?)"
+n=$(build/gilk -c 'info splices' | grep -c '^ *[0-9]')
+out=$(build/gilk -c 'unsplice all')
+check "gilk unsplice all removes every splice ($out)" \
+	"$([ "$out" = "unspliced $n" ] && build/gilk -c 'info splices' | grep -qx 'no splices'; echo $?)"
+out=$(build/gilk -c 'unsplice 12345' 2>&1)
+check "gilk unsplice of an unknown id is an error ($out)" "$(echo "$out" | grep -q 'no such splice'; echo $?)"
+
 # rmmod with splices in place: every splice removed, bytes restored.
 set -- $(build/bin/test-live splice-hold __x64_sys_getppid count "")
 site=$2 len=$3 orig=$4

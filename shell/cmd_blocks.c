@@ -1,0 +1,59 @@
+/* blocks: a function's basic blocks, edges, and whether each can be spliced. */
+#include <inttypes.h>
+#include <stdio.h>
+
+#include "commands.h"
+#include "verdict.h"
+
+static int run(struct session *s, int argc, char **argv, struct gerr *e)
+{
+	const struct ksym *sym;
+	uint64_t addr;
+	size_t nok = 0, nbounce = 0;
+	const struct cfg *gp = &s->cfg;
+	struct gerr pe;
+
+	if (argc != 2)
+		return gerr_set(e, "usage: %s", cmd_blocks.usage);
+	if (session_resolve(s, argv[1], &addr, e) || session_cfg(s, addr, &sym, e))
+		return -1;
+	/* Planning below uses its own windows; s->cfg stays this function. */
+#define g (*gp)
+	fprintf(s->out, "%s: %zu bytes, %zu instructions, %zu blocks%s%s\n", sym->name,
+		(size_t)(g.end - g.start), g.ninsn, g.nblocks,
+		g.jump_table ? ", jumps through a table" : "",
+		g.misaligned ? ", branches into an instruction" : "");
+	for (size_t b = 0; b < g.nblocks; b++) {
+		const struct block *bl = &g.blocks[b];
+		struct splice_plan p;
+		char succ[64] = "", verdict[160];
+		size_t used = 0;
+		uint64_t site = session_block_site(s, bl->start);
+		int ok = session_plan(s, site, 0, &p, &pe) == 0;
+
+		for (unsigned k = 0; k < bl->nsucc; k++)
+			used += (size_t)snprintf(succ + used, sizeof(succ) - used, "%s%u",
+						 k ? "," : "", g.edges[bl->edge_first + k].to);
+		plan_verdict(&p, ok, verdict, sizeof(verdict));
+		nok += ok;
+		nbounce += ok && p.mode == SPLICE_BOUNCE;
+		fprintf(s->out, "%4zu  +0x%-5" PRIx64 " %4u bytes %3u insns  -> %-8s %s%s\n", b,
+			bl->start - g.start, (unsigned)(bl->end - bl->start), bl->count,
+			bl->nsucc ? succ : "exit", site != bl->start ? "(past ftrace) " : "", verdict);
+	}
+	fprintf(s->out, "%zu of %zu blocks spliceable (%zu through a bounce)\n", nok, g.nblocks, nbounce);
+#undef g
+	return 0;
+}
+
+const struct command cmd_blocks = {
+	.name = "blocks",
+	.run = run,
+	.usage = "blocks FUNCTION",
+	.help = "Lists FUNCTION's basic blocks: offset, size, instructions, successor\n"
+		"blocks (\"exit\" when control leaves), and how a splice there would go:\n"
+		"a jmp, a bounce (through padding, a splice's dead tail, or an evicted\n"
+		"neighbour), or why it is refused. Blocks that start with an ftrace call\n"
+		"site are spliced past it.",
+	.complete = COMPLETE_SYMBOL,
+};

@@ -1,0 +1,84 @@
+/* disas: disassemble kernel code, marking block starts and padding. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "commands.h"
+
+static int parse_count(const char *s, size_t *n, struct gerr *e)
+{
+	char *end;
+	unsigned long v = strtoul(s, &end, 0);
+
+	if (*end || v == 0 || v > 100000)
+		return gerr_set(e, "'%s' is not a count (1 to 100000)", s);
+	*n = v;
+	return 0;
+}
+
+static int run(struct session *s, int argc, char **argv, struct gerr *e)
+{
+	const struct ksym *sym;
+	uint64_t addr;
+	size_t count = 0;
+	ssize_t first;
+	char where[160];
+	const struct cfg *g = &s->cfg;
+
+	if (argc < 2 || argc > 3)
+		return gerr_set(e, "usage: %s", cmd_disas.usage);
+	if (session_resolve(s, argv[1], &addr, e) ||
+	    (argc == 3 && parse_count(argv[2], &count, e)) ||
+	    session_cfg(s, addr, &sym, e))
+		return -1;
+	first = cfg_insn_at(g, addr);
+	if (first < 0) {
+		ssize_t in = cfg_insn_containing(g, addr);
+
+		session_where(s, addr, where, sizeof(where));
+		if (in < 0)
+			return gerr_set(e, "%s does not decode", where);
+		return gerr_set(e, "%s is inside the instruction at +0x%" PRIx64 " (%u bytes)",
+				where, g->insns[in].addr - g->start, g->insns[in].len);
+	}
+	if (!count)
+		count = addr == g->start ? g->ninsn : 16;
+	/* Label with the name given, where it names this function's start
+	 * (several names share an address: __x64_sys_X, __ia32_sys_X, ...). */
+	{
+		char name[256];
+		const struct ksym *given;
+
+		snprintf(name, sizeof(name), "%.*s", (int)strcspn(argv[1], "+"), argv[1]);
+		if (symtab_by_name(s->k->syms, name, &given, 1) == 1 && given->addr == g->start)
+			sym = given;
+	}
+	for (size_t i = (size_t)first; i < g->ninsn && count; i++, count--) {
+		const struct insn *in = &g->insns[i];
+		char text[160], bytes[3 * 8 + 1] = "";
+		ssize_t b = cfg_block_at(g, in->addr);
+		char mark = b < 0 ? '-' : g->blocks[b].start == in->addr ? '>' : ' ';
+
+		for (unsigned k = 0; k < in->len && k < 8; k++)
+			snprintf(bytes + 3 * k, sizeof(bytes) - 3 * k, "%02x ", in->bytes[k]);
+		if (decode_text(s->k->dec, in, text, sizeof(text)))
+			snprintf(text, sizeof(text), "(bad)");
+		fprintf(s->out, "%c 0x%016" PRIx64 " <%s+%" PRIu64 ">: %-24s %s\n", mark,
+			in->addr, sym->name, in->addr - g->start, bytes, text);
+	}
+	if (g->bad_addr && count)
+		fprintf(s->out, "  (bytes from 0x%" PRIx64 " on do not decode)\n", g->bad_addr);
+	return 0;
+}
+
+const struct command cmd_disas = {
+	.name = "disas",
+	.run = run,
+	.usage = "disas LOCATION [COUNT]",
+	.help = "Disassembles COUNT instructions from LOCATION; a function's start with\n"
+		"no COUNT shows the whole function. '>' marks the first instruction of\n"
+		"a basic block, '-' dead padding (a bounce may use it). Live, the bytes\n"
+		"are those gilk plans from: splices made since show their original code.",
+	.complete = COMPLETE_SYMBOL,
+};

@@ -1,0 +1,69 @@
+/* info: what is spliced and what instruments there are. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "commands.h"
+
+static int info_splices(struct session *s, struct gerr *e)
+{
+	struct gilk_splice_info *all;
+	size_t n;
+
+	if (live_list(&s->lv, &all, &n, e))
+		return -1;
+	if (!n)
+		fprintf(s->out, "no splices\n");
+	else
+		fprintf(s->out, "%4s  %-40s %12s %8s %8s  %s\n", "id", "site", "hits", "lost",
+			"nested", "instrument");
+	for (size_t i = 0; i < n; i++) {
+		char where[160];
+
+		session_where(s, all[i].site, where, sizeof(where));
+		fprintf(s->out, "%4u  %-40s %12" PRIu64 " %8" PRIu64 " %8" PRIu64 "  %s%s%s%s\n",
+			all[i].id, where, (uint64_t)all[i].hits, (uint64_t)all[i].lost,
+			(uint64_t)all[i].missed, all[i].instrument, all[i].arg[0] ? " " : "",
+			all[i].arg, (all[i].flags & GILK_SPLICE_TRAP) ? "  (trap)" : "");
+	}
+	free(all);
+	return 0;
+}
+
+static int info_instruments(struct session *s, struct gerr *e)
+{
+	struct gilk_instrument_info *ins;
+	size_t n;
+
+	if (live_instruments(&s->lv, &ins, &n, e))
+		return -1;
+	for (size_t i = 0; i < n; i++)
+		fprintf(s->out, "%-12s %-10s %3u in use  %s\n", ins[i].name, ins[i].module,
+			ins[i].users, ins[i].help);
+	free(ins);
+	return 0;
+}
+
+static int run(struct session *s, int argc, char **argv, struct gerr *e)
+{
+	if (argc != 2)
+		return gerr_set(e, "usage: %s", cmd_info.usage);
+	if (!s->live)
+		return gerr_set(e, "info %s needs live mode (/dev/gilk)", argv[1]);
+	if (!strncmp(argv[1], "splices", strlen(argv[1])))
+		return info_splices(s, e);
+	if (!strncmp(argv[1], "instruments", strlen(argv[1])))
+		return info_instruments(s, e);
+	return gerr_set(e, "info what? \"splices\" or \"instruments\"");
+}
+
+const struct command cmd_info = {
+	.name = "info",
+	.run = run,
+	.usage = "info splices|instruments",
+	.help = "info splices: every splice with its hits, events lost because the\n"
+		"buffer was full, and nested hits (inside an instrument, not run).\n"
+		"info instruments: the instruments gilk.ko knows, their modules and uses.",
+	.complete = COMPLETE_INFO,
+};

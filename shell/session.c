@@ -1,0 +1,136 @@
+/* The shell's session (see session.h). */
+#include "session.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+int session_open_live(struct session *s, struct gerr *e)
+{
+	memset(s, 0, sizeof(*s));
+	s->out = stdout;
+	if (live_open(&s->lv, NULL, e))
+		return -1;
+	s->live = true;
+	s->k = &s->lv.k;
+	return 0;
+}
+
+int session_open_offline(struct session *s, const char *image,
+			 const char *symbols, struct gerr *e)
+{
+	memset(s, 0, sizeof(*s));
+	s->out = stdout;
+	if (kernel_open(&s->offline, image, symbols, e))
+		return -1;
+	s->k = &s->offline;
+	return 0;
+}
+
+void session_close(struct session *s)
+{
+	for (size_t i = 0; i < s->nmatches; i++)
+		free(s->matches[i]);
+	free(s->matches);
+	cfg_free(&s->cfg);
+	window_free(&s->w);
+	if (s->live)
+		live_close(&s->lv);
+	else if (s->k)
+		kernel_close(&s->offline);
+	s->k = NULL;
+}
+
+int session_resolve(struct session *s, const char *expr, uint64_t *addr,
+		    struct gerr *e)
+{
+	return symtab_resolve(s->k->syms, expr, addr, e);
+}
+
+int session_cfg(struct session *s, uint64_t addr, const struct ksym **sym,
+		struct gerr *e)
+{
+	uint64_t fs, fe;
+	char where[160];
+
+	if (symtab_function(s->k->syms, addr, sym, &fs, &fe)) {
+		session_where(s, addr, where, sizeof(where));
+		return gerr_set(e, "%s is not inside a kernel function", where);
+	}
+	if (s->live && live_load_text(&s->lv, fs, e))
+		return -1;
+	return kernel_cfg(s->k, fs, &s->cfg, e);
+}
+
+uint64_t session_block_site(struct session *s, uint64_t addr)
+{
+	struct splice_env env;
+	struct gerr e;
+
+	if (s->live)
+		return live_block_site(&s->lv, addr);
+	if (kernel_window(s->k, addr, 160, &s->w, &e))
+		return addr;
+	kernel_env(s->k, &s->w, &env);
+	return splice_site_for_block(&env, addr);
+}
+
+int session_plan(struct session *s, uint64_t site, unsigned flags,
+		 struct splice_plan *p, struct gerr *e)
+{
+	struct splice_env env;
+	char where[160];
+
+	if (s->live)
+		return live_plan(&s->lv, site, flags, p, e);
+	memset(p, 0, sizeof(*p));
+	if (kernel_window(s->k, site, 160, &s->w, e)) {
+		p->reason = SR_NOT_TEXT;
+		return -1;
+	}
+	kernel_env(s->k, &s->w, &env);
+	env.flags = flags;
+	if (splice_plan(&env, site, p) == 0)
+		return 0;
+	session_where(s, p->reason_addr, where, sizeof(where));
+	return gerr_set(e, "cannot splice at 0x%" PRIx64 ": %s (at %s)", site,
+			splice_reason_str(p->reason), where);
+}
+
+int session_read(struct session *s, uint64_t addr, void *buf, size_t len,
+		 struct gerr *e)
+{
+	if (s->live)
+		return live_read_mem(&s->lv, addr, buf, len, e);
+	return kimage_read(s->k->img, addr, buf, len, e);
+}
+
+void session_where(struct session *s, uint64_t addr, char *buf, size_t len)
+{
+	char sym[128];
+
+	symtab_format(s->k->syms, addr, sym, sizeof(sym));
+	if (sym[0] == '0')
+		snprintf(buf, len, "%s", sym);
+	else
+		snprintf(buf, len, "%s (0x%" PRIx64 ")", sym, addr);
+}
+
+void session_where_as(struct session *s, uint64_t addr, const char *expr,
+		      char *buf, size_t len)
+{
+	const struct ksym *given;
+	uint64_t fs, fe;
+	char name[256];
+
+	snprintf(name, sizeof(name), "%.*s", (int)strcspn(expr, "+"), expr);
+	if (symtab_by_name(s->k->syms, name, &given, 1) == 1 &&
+	    symtab_function(s->k->syms, addr, NULL, &fs, &fe) == 0 && given->addr == fs) {
+		if (addr == fs)
+			snprintf(buf, len, "%s (0x%" PRIx64 ")", name, addr);
+		else
+			snprintf(buf, len, "%s+0x%" PRIx64 " (0x%" PRIx64 ")", name, addr - fs, addr);
+		return;
+	}
+	session_where(s, addr, buf, len);
+}

@@ -1,0 +1,56 @@
+/*
+ * session: everything one gilk shell holds: the kernel it looks at (offline:
+ * an image and its symbols; live: the running kernel through gilk.ko), how
+ * commands come in, and where output goes. The only mutable state of the
+ * shell lives here.
+ */
+#ifndef GILK_SESSION_H
+#define GILK_SESSION_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "kernel.h"
+#include "live.h"
+
+struct session {
+	bool live;
+	struct live lv;            /* live mode */
+	struct kernel offline;     /* offline mode */
+	struct kernel *k;          /* whichever of the two */
+	struct cfg_window w;       /* offline planning window */
+	struct cfg cfg;            /* the last function decoded */
+	FILE *out;
+	bool quit;
+	uint64_t lost_seen[1024];  /* lost events already reported, by splice */
+	char **matches;            /* Tab completion: candidates, and the next */
+	size_t nmatches, next;
+};
+
+int session_open_live(struct session *s, struct gerr *e);
+int session_open_offline(struct session *s, const char *image,
+			 const char *symbols, struct gerr *e);
+void session_close(struct session *s);
+
+/* An address from "sym", "sym+off" or "0xaddr". */
+int session_resolve(struct session *s, const char *expr, uint64_t *addr,
+		    struct gerr *e);
+/* The function containing addr, decoded into s->cfg. */
+int session_cfg(struct session *s, uint64_t addr, const struct ksym **sym,
+		struct gerr *e);
+/* Where to splice to instrument the block at addr (past an ftrace nop). */
+uint64_t session_block_site(struct session *s, uint64_t addr);
+/* Plans a splice at site: -1 with p->reason set when refused. */
+int session_plan(struct session *s, uint64_t site, unsigned flags,
+		 struct splice_plan *p, struct gerr *e);
+/* Reads kernel bytes: live through gilk.ko, offline from the image. */
+int session_read(struct session *s, uint64_t addr, void *buf, size_t len,
+		 struct gerr *e);
+/* "sym+0x1f (0xffffffff81...)" */
+void session_where(struct session *s, uint64_t addr, char *buf, size_t len);
+/* The same, but relative to the symbol named in expr when it is the start of
+ * addr's function: several names share an address, and the user's is best. */
+void session_where_as(struct session *s, uint64_t addr, const char *expr,
+		      char *buf, size_t len);
+
+#endif

@@ -1,0 +1,96 @@
+#!/usr/bin/env bash
+# The gilk shell, offline against the reference kernel: commands, errors and
+# exit statuses, transcripts, and Tab completion in a real terminal (tmux).
+# Kernel addresses are never written down here: checks compare the shell's
+# answers with each other and with the symbol table.
+set -u
+cd "$(dirname "$0")/.."
+ref=build/cache/ref
+G=(build/gilk --kernel "$ref/vmlinuz" --symbols "$ref/kallsyms")
+pass=0 fail=0
+check() { # check NAME STATUS
+	if [ "$2" = 0 ]; then echo "PASS $1"; pass=$((pass + 1)); else echo "FAIL $1"; fail=$((fail + 1)); fi
+}
+t=$(mktemp -d)
+trap 'rm -rf "$t"; tmux kill-session -t gilk-test 2>/dev/null' EXIT
+
+"${G[@]}" -c help >"$t/help"
+check "help lists every command" \
+	"$(for c in help disas blocks plan splice unsplice info events x source quit; do grep -q "^  $c" "$t/help" || exit 1; done; echo 0)"
+"${G[@]}" -c 'help dis' >"$t/h"
+check "help COMMAND shows usage and help; a unique prefix names a command" \
+	"$(grep -q '^usage: disas LOCATION \[COUNT\]' "$t/h" && grep -q "block" "$t/h"; echo $?)"
+
+# disas of a whole function: one line per instruction, as many as blocks says
+"${G[@]}" -c 'disas __x64_sys_getppid' >"$t/d"
+"${G[@]}" -c 'blocks __x64_sys_getppid' >"$t/b"
+ninsn=$(sed -n 's/.*, \([0-9]*\) instructions,.*/\1/p' "$t/b")
+check "disas shows every instruction of a function ($ninsn)" \
+	"$([ -n "$ninsn" ] && [ "$(wc -l <"$t/d")" = "$ninsn" ]; echo $?)"
+addr=$(awk '$1 == "__x64_sys_getppid" || $3 == "__x64_sys_getppid" {print $1}' "$ref/kallsyms" | head -1)
+check "disas starts at the symbol's address, marks the block start, labels with the name given" \
+	"$(head -1 "$t/d" | grep -q "^> 0x$addr <__x64_sys_getppid+0>:"; echo $?)"
+check "blocks: the entry block is spliced past the ftrace nop" \
+	"$(grep -q '^   0 .*(past ftrace) jmp' "$t/b"; echo $?)"
+"${G[@]}" -c 'x __x64_sys_getppid 5' >"$t/x"
+check "x shows the bytes disas decoded" \
+	"$(bytes=$(head -1 "$t/d" | awk '{print $4, $5, $6, $7, $8}'); grep -q ": $bytes\$" "$t/x"; echo $?)"
+
+# errors: specific, on stderr, status 1, nothing after them runs
+"${G[@]}" -c 'disas __x64_sys_getppid+1' >"$t/o" 2>"$t/e"
+check "an address inside an instruction is refused, naming the instruction" \
+	"$([ $? = 1 ] && grep -q 'is inside the instruction at +0x0 (5 bytes)' "$t/e"; echo $?)"
+"${G[@]}" -c 'plan __x64_sys_getppid' >"$t/o" 2>"$t/e"
+check "plan at an ftrace site is refused with the reason" \
+	"$([ $? = 1 ] && grep -q 'ftrace call site' "$t/e"; echo $?)"
+"${G[@]}" -c 'disas no_such_symbol_anywhere' 2>"$t/e"
+check "a missing symbol is named" "$([ $? = 1 ] && grep -q "no symbol 'no_such_symbol_anywhere'" "$t/e"; echo $?)"
+"${G[@]}" -c 'frobnicate' -c 'help' >"$t/o" 2>"$t/e"
+check "an unknown command stops -c with status 1; later commands do not run" \
+	"$([ $? = 1 ] && grep -q 'undefined command: "frobnicate"' "$t/e" && [ ! -s "$t/o" ]; echo $?)"
+"${G[@]}" -c 's x' 2>"$t/e"
+check "an ambiguous prefix is not a command" "$([ $? = 1 ] && grep -q 'undefined command: "s"' "$t/e"; echo $?)"
+"${G[@]}" -c 'help "disas' 2>"$t/e"
+check "an unterminated quote is an error" "$([ $? = 1 ] && grep -q 'unterminated quote' "$t/e"; echo $?)"
+"${G[@]}" -c 'splice __x64_sys_getppid' 2>"$t/e"
+check "splice offline says it needs live mode" "$([ $? = 1 ] && grep -q 'needs live mode' "$t/e"; echo $?)"
+build/gilk --kernel "$ref/vmlinuz" -c help 2>"$t/e"
+check "offline mode needs both --kernel and --symbols" "$([ $? = 2 ] && grep -q 'needs both' "$t/e"; echo $?)"
+
+# transcripts: -x, source, and a pipe; the first error names its line
+printf 'help quit\n# a comment\nblocks __x64_sys_getppid\nbogus here\nhelp\n' >"$t/script"
+"${G[@]}" -x "$t/script" >"$t/o" 2>"$t/e"
+check "-x FILE runs commands until the first error (status 1)" \
+	"$([ $? = 1 ] && grep -q 'spliceable' "$t/o" && ! grep -q 'gilk commands' "$t/o"; echo $?)"
+"${G[@]}" -c "source $t/script" >"$t/o" 2>"$t/e"
+check "source names the failing line" "$([ $? = 1 ] && grep -q "$t/script:4: undefined command" "$t/e"; echo $?)"
+printf 'help quit\nblocks __x64_sys_getppid\n' | "${G[@]}" >"$t/o" 2>&1
+check "commands piped on stdin run in batch mode (status 0)" "$([ $? = 0 ] && grep -q 'spliceable' "$t/o"; echo $?)"
+printf 'nonsense\nhelp\n' | "${G[@]}" >"$t/o" 2>&1
+check "in batch mode the first error ends the run (status 1)" "$([ $? = 1 ] && ! grep -q 'gilk commands' "$t/o"; echo $?)"
+
+# Tab completion in a real terminal
+tmux kill-session -t gilk-test 2>/dev/null
+HOME=$t tmux new-session -d -s gilk-test -x 200 -y 50 "${G[*]}"
+sleep 2
+tmux send-keys -t gilk-test 'bl' Tab
+sleep 0.3
+tmux send-keys -t gilk-test '__x64_sys_getpp' Tab
+sleep 0.5
+screen=$(tmux capture-pane -t gilk-test -p)
+check "Tab completes a command and a kernel symbol" \
+	"$(echo "$screen" | grep -q '(gilk) blocks __x64_sys_getppid'; echo $?)"
+tmux send-keys -t gilk-test C-u 'disas _' Tab Tab
+sleep 1
+screen=$(tmux capture-pane -t gilk-test -p)
+check "a long completion list is cut short, and says so" \
+	"$(echo "$screen" | grep -q 'symbols start with "_": showing the first 1000'; echo $?)"
+tmux send-keys -t gilk-test C-u 'info ' Tab
+sleep 0.3
+tmux send-keys -t gilk-test C-u 'quit' Enter
+sleep 0.5
+check "quit leaves the shell and history is saved" \
+	"$(sleep 0.5; grep -qx quit "$t/.gilk_history" 2>/dev/null && ! tmux has-session -t gilk-test 2>/dev/null; echo $?)"
+
+echo "$pass passed, $fail failed"
+[ "$fail" = 0 ]

@@ -69,6 +69,16 @@ check "commands piped on stdin run in batch mode (status 0)" "$([ $? = 0 ] && gr
 printf 'nonsense\nhelp\n' | "${G[@]}" >"$t/o" 2>&1
 check "in batch mode the first error ends the run (status 1)" "$([ $? = 1 ] && ! grep -q 'gilk commands' "$t/o"; echo $?)"
 
+# the man page documents exactly the commands help lists
+help_cmds=$(sed -n 's/^  \([a-z]*\).*/\1/p' "$t/help")
+entries=$(sed -n '/^\.SH COMMANDS/,/^\.SH INSTRUMENTS/p' shell/gilk.1 | grep -c '^\.TP')
+check "the man page documents exactly the commands help lists" \
+	"$(for c in $help_cmds; do grep -q "^\\\\fB$c\(\\\\fR\| \)" shell/gilk.1 || exit 1; done
+	   [ "$entries" = "$(echo "$help_cmds" | wc -l)" ]; echo $?)"
+check "man renders the page" "$(MANWIDTH=80 man -l shell/gilk.1 >/dev/null 2>&1 || [ ! -x /usr/bin/man ]; echo $?)"
+bash -c 'source completions/gilk.bash; COMP_WORDS=(gilk --ke); COMP_CWORD=1; _gilk; [ "${COMPREPLY[*]}" = "--kernel" ]'
+check "bash completion completes gilk's options" "$?"
+
 # Tab completion in a real terminal
 tmux kill-session -t gilk-test 2>/dev/null
 HOME=$t tmux new-session -d -s gilk-test -x 200 -y 50 "${G[*]}"

@@ -19,6 +19,7 @@ static int run(struct session *s, int argc, char **argv, struct gerr *e)
 		return -1;
 	/* Planning below uses its own windows; s->cfg stays this function. */
 #define g (*gp)
+	session_splices_refresh(s);
 	fprintf(s->out, "%s: %zu bytes, %zu instructions, %zu blocks%s%s\n", sym->name,
 		(size_t)(g.end - g.start), g.ninsn, g.nblocks,
 		g.jump_table ? ", jumps through a table" : "",
@@ -29,19 +30,25 @@ static int run(struct session *s, int argc, char **argv, struct gerr *e)
 		char succ[64] = "", verdict[160];
 		size_t used = 0;
 		uint64_t site = session_block_site(s, bl->start);
-		int ok = session_plan(s, site, 0, &p, &pe) == 0;
+		uint32_t id = session_splice_at(s, site);
+		int ok = id ? 1 : session_plan(s, site, 0, &p, &pe) == 0;
 
 		for (unsigned k = 0; k < bl->nsucc; k++)
 			used += (size_t)snprintf(succ + used, sizeof(succ) - used, "%s%u",
 						 k ? "," : "", g.edges[bl->edge_first + k].to);
-		plan_verdict(&p, ok, verdict, sizeof(verdict));
+		if (id) {
+			snprintf(verdict, sizeof(verdict), "spliced (splice %u)", id);
+		} else {
+			plan_verdict(&p, ok, verdict, sizeof(verdict));
+			nbounce += ok && p.mode == SPLICE_BOUNCE;
+		}
 		nok += ok;
-		nbounce += ok && p.mode == SPLICE_BOUNCE;
 		fprintf(s->out, "%4zu  +0x%-5" PRIx64 " %4u bytes %3u insns  -> %-8s %s%s\n", b,
 			bl->start - g.start, (unsigned)(bl->end - bl->start), bl->count,
 			bl->nsucc ? succ : "exit", site != bl->start ? "(past ftrace) " : "", verdict);
 	}
-	fprintf(s->out, "%zu of %zu blocks spliceable (%zu through a bounce)\n", nok, g.nblocks, nbounce);
+	fprintf(s->out, "%zu of %zu blocks spliceable or spliced (%zu more through a bounce)\n",
+		nok, g.nblocks, nbounce);
 #undef g
 	return 0;
 }
@@ -53,7 +60,7 @@ const struct command cmd_blocks = {
 	.help = "Lists FUNCTION's basic blocks: offset, size, instructions, successor\n"
 		"blocks (\"exit\" when control leaves), and how a splice there would go:\n"
 		"a jmp, a bounce (through padding, a splice's dead tail, or an evicted\n"
-		"neighbour), or why it is refused. Blocks that start with an ftrace call\n"
-		"site are spliced past it.",
+		"neighbour), why it is refused, or which splice is already there.\n"
+		"Blocks that start with an ftrace call site are spliced past it.",
 	.complete = COMPLETE_SYMBOL,
 };

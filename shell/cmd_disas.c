@@ -54,9 +54,11 @@ static int run(struct session *s, int argc, char **argv, struct gerr *e)
 		if (symtab_by_name(s->k->syms, name, &given, 1) == 1 && given->addr == g->start)
 			sym = given;
 	}
+	session_splices_refresh(s);
 	for (size_t i = (size_t)first; i < g->ninsn && count; i++, count--) {
 		const struct insn *in = &g->insns[i];
-		char text[160], bytes[3 * 8 + 1] = "";
+		char text[160], bytes[3 * 8 + 1] = "", spliced[24] = "";
+		uint32_t id = session_splice_at(s, in->addr);
 		ssize_t b = cfg_block_at(g, in->addr);
 		char mark = b < 0 ? '-' : g->blocks[b].start == in->addr ? '>' : ' ';
 
@@ -64,8 +66,10 @@ static int run(struct session *s, int argc, char **argv, struct gerr *e)
 			snprintf(bytes + 3 * k, sizeof(bytes) - 3 * k, "%02x ", in->bytes[k]);
 		if (decode_text(s->k->dec, in, text, sizeof(text)))
 			snprintf(text, sizeof(text), "(bad)");
-		fprintf(s->out, "%c 0x%016" PRIx64 " <%s+%" PRIu64 ">: %-24s %s\n", mark,
-			in->addr, sym->name, in->addr - g->start, bytes, text);
+		if (id)
+			snprintf(spliced, sizeof(spliced), "   [splice %u]", id);
+		fprintf(s->out, "%c 0x%016" PRIx64 " <%s+%" PRIu64 ">: %-24s %s%s\n", mark,
+			in->addr, sym->name, in->addr - g->start, bytes, text, spliced);
 	}
 	if (g->bad_addr && count)
 		fprintf(s->out, "  (bytes from 0x%" PRIx64 " on do not decode)\n", g->bad_addr);
@@ -78,7 +82,8 @@ const struct command cmd_disas = {
 	.usage = "disas LOCATION [COUNT]",
 	.help = "Disassembles COUNT instructions from LOCATION; a function's start with\n"
 		"no COUNT shows the whole function. '>' marks the first instruction of\n"
-		"a basic block, '-' dead padding (a bounce may use it). Live, the bytes\n"
-		"are those gilk plans from: splices made since show their original code.",
+		"a basic block, '-' dead padding (a bounce may use it). Live, the code\n"
+		"shown is the original, as gilk plans from it, and \"[splice N]\" marks\n"
+		"where splice N is; \"x\" shows the bytes as they are now.",
 	.complete = COMPLETE_SYMBOL,
 };

@@ -20,7 +20,8 @@ static int run(struct session *s, int argc, char **argv, struct gerr *e)
 		s->live ? "live" : "offline");
 	for (size_t i = 0; (c = command_at(i)); i++)
 		fprintf(s->out, "  %s\n", c->usage);
-	fprintf(s->out, "A LOCATION is a symbol, symbol+offset (decimal or 0x-hex) or a 0x-address.\n");
+	fprintf(s->out, "A LOCATION is a symbol, symbol+offset (decimal or 0x-hex) or a 0x-address.\n"
+		"Any command's output goes to a file with \"> FILE\" (\">> FILE\" appends).\n");
 	return 0;
 }
 

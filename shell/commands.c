@@ -1,6 +1,7 @@
 /* The command table and line dispatch (see commands.h). */
 #include "commands.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include "parse.h"
@@ -37,7 +38,8 @@ int command_run_line(struct session *s, char *line, struct gerr *e)
 	char *words[PARSE_MAX_WORDS];
 	const char *err = NULL;
 	const struct command *c;
-	int n = parse_words(line, words, PARSE_MAX_WORDS, &err);
+	int n = parse_words(line, words, PARSE_MAX_WORDS, &err), rc;
+	FILE *saved = s->out, *to = NULL;
 
 	if (n < 0)
 		return gerr_set(e, "%s", err);
@@ -46,5 +48,19 @@ int command_run_line(struct session *s, char *line, struct gerr *e)
 	c = command_find(words[0]);
 	if (!c)
 		return gerr_set(e, "undefined command: \"%s\"; try \"help\"", words[0]);
-	return c->run(s, n, words, e);
+	/* "CMD > FILE" or "CMD >> FILE", as in crash */
+	if (n >= 3 && (!strcmp(words[n - 2], ">") || !strcmp(words[n - 2], ">>"))) {
+		to = fopen(words[n - 1], words[n - 2][1] ? "a" : "w");
+		if (!to)
+			return gerr_set(e, "%s: %m", words[n - 1]);
+		s->out = to;
+		n -= 2;
+	} else if (n >= 2 && (words[n - 1][0] == '>')) {
+		return gerr_set(e, "redirection needs a file: CMD > FILE or CMD >> FILE");
+	}
+	rc = c->run(s, n, words, e);
+	s->out = saved;
+	if (to && fclose(to) && !rc)
+		rc = gerr_set(e, "%s: %m", words[n + 1]);
+	return rc;
 }

@@ -27,8 +27,28 @@ int session_open_offline(struct session *s, const char *image,
 	return 0;
 }
 
+void session_splices_refresh(struct session *s)
+{
+	struct gerr e;
+
+	free(s->spliced);
+	s->spliced = NULL;
+	s->nspliced = 0;
+	if (s->live && live_list(&s->lv, &s->spliced, &s->nspliced, &e))
+		s->nspliced = 0;
+}
+
+uint32_t session_splice_at(const struct session *s, uint64_t addr)
+{
+	for (size_t i = 0; i < s->nspliced; i++)
+		if (s->spliced[i].site == addr)
+			return s->spliced[i].id;
+	return 0;
+}
+
 void session_close(struct session *s)
 {
+	free(s->spliced);
 	for (size_t i = 0; i < s->nmatches; i++)
 		free(s->matches[i]);
 	free(s->matches);

@@ -23,6 +23,8 @@ struct session {
 	FILE *out;
 	bool quit;
 	uint64_t lost_seen[1024];  /* lost events already reported, by splice */
+	struct gilk_splice_info *spliced; /* live splices, as last read */
+	size_t nspliced;
 	char **matches;            /* Tab completion: candidates, and the next */
 	size_t nmatches, next;
 };
@@ -43,6 +45,11 @@ uint64_t session_block_site(struct session *s, uint64_t addr);
 /* Plans a splice at site: -1 with p->reason set when refused. */
 int session_plan(struct session *s, uint64_t site, unsigned flags,
 		 struct splice_plan *p, struct gerr *e);
+/* Live: the id of the splice at addr (0 when none, or offline). The list is
+ * read once per command by session_splices_refresh(). */
+void session_splices_refresh(struct session *s);
+uint32_t session_splice_at(const struct session *s, uint64_t addr);
+
 /* Reads kernel bytes: live through gilk.ko, offline from the image. */
 int session_read(struct session *s, uint64_t addr, void *buf, size_t len,
 		 struct gerr *e);

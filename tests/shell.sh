@@ -57,6 +57,16 @@ check "splice offline says it needs live mode" "$([ $? = 1 ] && grep -q 'needs l
 build/gilk --kernel "$ref/vmlinuz" -c help 2>"$t/e"
 check "offline mode needs both --kernel and --symbols" "$([ $? = 2 ] && grep -q 'needs both' "$t/e"; echo $?)"
 
+# output redirection, as in crash
+"${G[@]}" -c "blocks __x64_sys_getppid > $t/r" >"$t/o"
+"${G[@]}" -c "blocks __x64_sys_getppid >> $t/r" >>"$t/o"
+check "CMD > FILE writes FILE, >> appends, nothing on stdout" \
+	"$([ ! -s "$t/o" ] && [ "$(grep -c spliceable "$t/r")" = 2 ]; echo $?)"
+"${G[@]}" -c 'blocks __x64_sys_getppid >' 2>"$t/e"
+check "a redirection without a file is an error" "$([ $? = 1 ] && grep -q 'redirection needs a file' "$t/e"; echo $?)"
+"${G[@]}" -c 'help > /nonexistent/dir/file' 2>"$t/e"
+check "a file that cannot be written is named" "$([ $? = 1 ] && grep -q '/nonexistent/dir/file: No such file' "$t/e"; echo $?)"
+
 # transcripts: -x, source, and a pipe; the first error names its line
 printf 'help quit\n# a comment\nblocks __x64_sys_getppid\nbogus here\nhelp\n' >"$t/script"
 "${G[@]}" -x "$t/script" >"$t/o" 2>"$t/e"

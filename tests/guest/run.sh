@@ -41,6 +41,11 @@ out=$(build/gilk -c 'splice __x64_sys_getppid' 2>&1)
 check "gilk splice at a function: past its ftrace nop ($out)" \
 	"$(echo "$out" | grep -q '^splice [0-9]* at __x64_sys_getppid+0x5 (0x[0-9a-f]*): jmp'; echo $?)"
 site=$(echo "$out" | sed -n 's/.*(\(0x[0-9a-f]*\)).*/\1/p')
+id=$(echo "$out" | sed -n 's/^splice \([0-9]*\) .*/\1/p')
+check "gilk disas marks the spliced instruction" \
+	"$(build/gilk -c 'disas __x64_sys_getppid 2' | sed -n 2p | grep -q "\[splice $id\]\$"; echo $?)"
+check "gilk blocks says which block is spliced" \
+	"$(build/gilk -c 'blocks __x64_sys_getppid' | grep -q "^   0 .*spliced (splice $id)"; echo $?)"
 build/bin/test-live workload getppid 5000
 hits=$(build/gilk -c 'info splices' | awk -v s="($site)" '$3 == s {print $4}')
 check "gilk info splices shows the hits (${hits:-none} >= 5000)" "$([ "${hits:-0}" -ge 5000 ]; echo $?)"

@@ -61,7 +61,8 @@ static int run(struct session *s, int argc, char **argv, struct gerr *e)
 	while ((got = live_read_events(&s->lv, buf, cap, e)) > 0) {
 		for (size_t off = 0; off + sizeof(struct gilk_event) <= (size_t)got;) {
 			const struct gilk_event *h = (const void *)(buf + off);
-			const char *ins = "?";
+			/* events outlive their splice in the buffer */
+			const char *ins = "(removed splice)";
 
 			for (size_t i = 0; i < n; i++)
 				if (all[i].id == h->splice)

@@ -64,6 +64,19 @@ check "gilk unsplice all removes every splice ($out)" \
 out=$(build/gilk -c 'unsplice 12345' 2>&1)
 check "gilk unsplice of an unknown id is an error ($out)" "$(echo "$out" | grep -q 'no such splice'; echo $?)"
 
+# Interrupt and scheduler context: the timer tick and the CFS pick path.
+build/gilk -c events >/dev/null	# what earlier splices left in the buffer
+build/gilk -c 'splice update_process_times tsc' -c 'splice --blocks pick_next_task_fair regs' >/dev/null
+build/bin/test-live workload open 1000
+sleep 1
+info=$(build/gilk -c 'info splices')
+tick=$(echo "$info" | awk '$2 ~ /^update_process_times/ {print $4}')
+sched=$(echo "$info" | awk '$2 ~ /^pick_next_task_fair/ {s += $4} END {print s + 0}')
+ev=$(build/gilk -c 'events 1' | grep -cE ' tsc: tsc=| regs: rax=')
+check "splices in the timer interrupt ($tick hits) and the scheduler ($sched hits) run and record events" \
+	"$([ "${tick:-0}" -gt 0 ] && [ "$sched" -gt 0 ] && [ "$ev" = 1 ]; echo $?)"
+build/gilk -c 'unsplice all' >/dev/null
+
 # rmmod with splices in place: every splice removed, bytes restored.
 set -- $(build/bin/test-live splice-hold __x64_sys_getppid count "")
 site=$2 len=$3 orig=$4

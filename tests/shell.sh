@@ -90,28 +90,30 @@ check "the man page renders without a warning${warnings:+: $warnings}" "$([ -z "
 bash -c 'source completions/gilk.bash; COMP_WORDS=(gilk --ke); COMP_CWORD=1; _gilk; [ "${COMPREPLY[*]}" = "--kernel" ]'
 check "bash completion completes gilk's options" "$?"
 
-# Tab completion in a real terminal
+# Tab completion in a real terminal. Each step waits (up to 20 s) for what
+# it expects on the screen rather than sleeping a fixed time.
+screen_has() { # screen_has TEXT: wait until the pane shows TEXT
+	for _ in $(seq 200); do
+		tmux capture-pane -t gilk-test -p 2>/dev/null | grep -qF -- "$1" && return 0
+		sleep 0.1
+	done
+	return 1
+}
 tmux kill-session -t gilk-test 2>/dev/null
 HOME=$t tmux new-session -d -s gilk-test -x 200 -y 50 "${G[*]}"
-sleep 2
+screen_has '(gilk)'
 tmux send-keys -t gilk-test 'bl' Tab
-sleep 0.3
+screen_has '(gilk) blocks '
 tmux send-keys -t gilk-test '__x64_sys_getpp' Tab
-sleep 0.5
-screen=$(tmux capture-pane -t gilk-test -p)
-check "Tab completes a command and a kernel symbol" \
-	"$(echo "$screen" | grep -q '(gilk) blocks __x64_sys_getppid'; echo $?)"
+screen_has '(gilk) blocks __x64_sys_getppid'
+check "Tab completes a command and a kernel symbol" "$?"
 tmux send-keys -t gilk-test C-u 'disas _' Tab Tab
-sleep 1
-screen=$(tmux capture-pane -t gilk-test -p)
-check "a long completion list is cut short, and says so" \
-	"$(echo "$screen" | grep -q 'symbols start with "_": showing the first 1000'; echo $?)"
-tmux send-keys -t gilk-test C-u 'info ' Tab
-sleep 0.3
+screen_has 'symbols start with "_": showing the first 1000'
+check "a long completion list is cut short, and says so" "$?"
 tmux send-keys -t gilk-test C-u 'quit' Enter
-sleep 0.5
+for _ in $(seq 100); do tmux has-session -t gilk-test 2>/dev/null || break; sleep 0.1; done
 check "quit leaves the shell and history is saved" \
-	"$(sleep 0.5; grep -qx quit "$t/.gilk_history" 2>/dev/null && ! tmux has-session -t gilk-test 2>/dev/null; echo $?)"
+	"$(grep -qx quit "$t/.gilk_history" 2>/dev/null && ! tmux has-session -t gilk-test 2>/dev/null; echo $?)"
 
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]

@@ -31,7 +31,9 @@ $(B)/gilk: $(SHELL_SRC:%.c=$(B)/%.o) $(B)/libgilklive.a $(B)/libgilkcore.a
 
 # Kbuild writes next to its sources: build a copy under build/kmod.
 KMOD_SRC := $(wildcard kmod/*.c kmod/*.h kmod/Kbuild kmod/include/*.h kmod/include/uapi/*.h)
-$(B)/gilk.ko: $(KMOD_SRC)
+# Rebuilt when setup moves to another reference kernel (its ABI file changes).
+REF_ABI := $(wildcard $(B)/cache/ref/abi)
+$(B)/gilk.ko: $(KMOD_SRC) $(REF_ABI)
 	@mkdir -p $(B)/kmod
 	cp -r kmod/. $(B)/kmod/
 	$(MAKE) -C $(KDIR) M=$(CURDIR)/$(B)/kmod modules

@@ -17,6 +17,7 @@
 #include <linux/jump_label.h>
 #include <linux/kprobes.h>
 #include <linux/module.h>
+#include <linux/sched.h>
 #include <linux/uaccess.h>
 
 #include "gilk_internal.h"
@@ -169,12 +170,11 @@ static void add_fact(struct gilk_facts *f, struct gilk_fact *out,
 static void add_targets(struct gilk_facts *f, struct gilk_fact *out,
 			unsigned long lo, unsigned long hi)
 {
-	const struct jump_entry *j;
-	unsigned long a;
-
 	const struct jump_entry *first = gilk_ks.start_jump_table;
 	const struct jump_entry *last = gilk_ks.stop_jump_table;
+	const struct jump_entry *j;
 	struct module *mod;
+	unsigned long a;
 
 	preempt_disable();	/* keeps the module's tables while we read */
 	mod = gilk_ks.module_address(lo);
@@ -190,9 +190,12 @@ static void add_targets(struct gilk_facts *f, struct gilk_fact *out,
 	}
 	preempt_enable();
 	for (a = lo; a < hi; a++) {
-		const struct exception_table_entry *e = gilk_ks.search_exception_tables(a);
+		const struct exception_table_entry *e;
 		unsigned long t;
 
+		if (!((a - lo) & 4095))
+			cond_resched();
+		e = gilk_ks.search_exception_tables(a);
 		if (!e)
 			continue;
 		t = (unsigned long)&e->fixup + e->fixup;
@@ -218,7 +221,11 @@ int gilk_facts(struct gilk_facts *f, struct gilk_fact *out)
 	bisect(lo, hi, GILK_RES_FTRACE, p_ftrace, f, out);
 	bisect(lo, hi, GILK_RES_SMP_LOCK, p_alt, f, out);
 	for (a = lo; a < hi; a++) {
-		u32 k = gilk_ks.within_kprobe_blacklist(a) ? GILK_RES_BLACKLIST :
+		u32 k;
+
+		if (!((a - lo) & 4095))
+			cond_resched();	/* up to 1 MiB, byte by byte */
+		k = gilk_ks.within_kprobe_blacklist(a) ? GILK_RES_BLACKLIST :
 			gilk_ks.search_exception_tables(a) ? GILK_RES_EXTABLE :
 			kprobe_near(a, 1) ? GILK_RES_KPROBE : ~0u;
 

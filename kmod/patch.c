@@ -19,7 +19,12 @@
 
 #include "gilk_internal.h"
 
-#define GILK_MAX_TRAPS (2 * GILK_MAX_SPLICES)
+/*
+ * Trap-mode splices hold a slot for good (at most one each); a splice going
+ * in or out holds one per live patch (at most two) for a moment. Four per
+ * splice can never run out, so revert never goes without its int3.
+ */
+#define GILK_MAX_TRAPS (4 * GILK_MAX_SPLICES)
 
 struct gilk_trap {
 	unsigned long addr;

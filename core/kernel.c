@@ -10,8 +10,15 @@ int kernel_open(struct kernel *k, const char *image, const char *symbols,
 	uint64_t size;
 
 	memset(k, 0, sizeof(*k));
-	if (kimage_open(image, &k->img, e) || symtab_load(symbols, &k->syms, e) ||
-	    decoder_open(&k->dec, e))
+	if (kimage_open(image, &k->img, e))
+		goto fail;
+	if (kimage_kind(k->img) == KIMAGE_KCORE) {
+		/* The running kernel, read-only: as live mode sees it. */
+		kimage_close(k->img);
+		k->img = NULL;
+		return kernel_open_live(k, image, symbols, e);
+	}
+	if (symtab_load(symbols, &k->syms, e) || decoder_open(&k->dec, e))
 		goto fail;
 	if (kimage_section(k->img, ".text", &k->text_start, &size)) {
 		gerr_set(e, "%s has no .text section", image);
@@ -46,6 +53,45 @@ static int symbol_addr(const struct symtab *st, const char *name, uint64_t *a,
 	if (!s->addr)
 		return gerr_set(e, "%s reads as 0: kallsyms addresses are hidden (kptr_restrict); run as root", name);
 	*a = s->addr;
+	return 0;
+}
+
+/*
+ * __mcount_loc, the list of ftrace sites, is init data, gone after boot. A
+ * traceable function starts with its 5-byte site: a nop5, or a call to
+ * __fentry__ while traced. Marking every such entry is conservative (a
+ * plain nop5 there is only spliced past); gilk.ko's facts add the rest.
+ */
+static int mark_ftrace_entries(struct kernel *k, struct gerr *e)
+{
+	static const uint8_t nop5[] = { 0x0f, 0x1f, 0x44, 0x00, 0x00 };
+	const struct ksym *fentry;
+	uint64_t fentry_addr = 0;
+	size_t n = symtab_functions(k->syms, k->text_start, k->text_end, NULL, 0);
+	const struct ksym **f = malloc((n ? n : 1) * sizeof(*f));
+
+	if (!f)
+		return gerr_set(e, "out of memory");
+	if (symtab_by_name(k->syms, "__fentry__", &fentry, 1) == 1)
+		fentry_addr = fentry->addr;
+	symtab_functions(k->syms, k->text_start, k->text_end, f, n);
+	for (size_t i = 0; i < n; i++) {
+		const uint8_t *b = kimage_ptr(k->img, f[i]->addr, 5);
+		int32_t rel;
+
+		if (!b)
+			continue;
+		memcpy(&rel, b + 1, 4);
+		if ((!memcmp(b, nop5, 5) ||
+		     (b[0] == 0xe8 && fentry_addr &&
+		      f[i]->addr + 5 + (uint64_t)(int64_t)rel == fentry_addr)) &&
+		    textfacts_add_range(k->facts, f[i]->addr, f[i]->addr + 5, RES_FTRACE)) {
+			free(f);
+			return gerr_set(e, "out of memory");
+		}
+	}
+	free(f);
+	textfacts_finish(k->facts);
 	return 0;
 }
 
@@ -84,7 +130,8 @@ int kernel_open_live(struct kernel *k, const char *kcore, const char *symbols,
 		gerr_set(e, "out of memory");
 		goto fail;
 	}
-	if (textfacts_load_live(k->facts, k->img, k->syms, k->dec, e))
+	if (textfacts_load_live(k->facts, k->img, k->syms, k->dec, e) ||
+	    mark_ftrace_entries(k, e))
 		goto fail;
 	return 0;
 fail:

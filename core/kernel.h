@@ -27,7 +27,8 @@ struct kernel {
 	size_t nscratch, capscratch;
 };
 
-/* image: vmlinux, bzImage or /proc/kcore; symbols: kallsyms or System.map. */
+/* image: vmlinux, bzImage or /proc/kcore (then as kernel_open_live());
+ * symbols: kallsyms or System.map. */
 int kernel_open(struct kernel *k, const char *image, const char *symbols,
 		struct gerr *e);
 /* A running kernel: symbols from kallsyms, and a snapshot (taken now, through

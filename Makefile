@@ -12,6 +12,7 @@ CORE_OBJ := $(CORE_SRC:%.c=$(B)/%.o)
 
 .PHONY: all check bench-offline lab setup clean
 all: $(B)/gilk $(B)/libgilkcore.a $(B)/libgilklive.a $(B)/gilk.ko $(B)/instruments/argfilter.ko $(B)/bench-offline \
+     $(B)/tests/gilk_target.ko \
      $(B)/bin/test-unit $(B)/bin/test-diff $(B)/bin/test-cfg-objdump \
      $(B)/bin/test-kcore $(B)/bin/test-live
 
@@ -46,6 +47,14 @@ $(B)/instruments/argfilter.ko: $(INSTR_SRC) $(B)/gilk.ko
 	cp -r instruments/. $(B)/instruments/
 	$(MAKE) -C $(KDIR) M=$(CURDIR)/$(B)/instruments \
 		KBUILD_EXTRA_SYMBOLS=$(CURDIR)/$(B)/kmod/Module.symvers modules
+
+# Code with WARN() and BUG() sites for the guest tests to splice.
+TARGET_SRC := $(wildcard tests/guest/target/*.c tests/guest/target/Kbuild)
+$(B)/tests/gilk_target.ko: $(TARGET_SRC) $(REF_ABI)
+	@mkdir -p $(B)/tests/target
+	cp -r tests/guest/target/. $(B)/tests/target/
+	$(MAKE) -C $(KDIR) M=$(CURDIR)/$(B)/tests/target modules
+	cp $(B)/tests/target/gilk_target.ko $@
 
 $(B)/bench-offline: $(B)/bench/offline.o $(B)/libgilkcore.a
 	$(CC) -o $@ $^ $(CORE_LIBS)

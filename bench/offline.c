@@ -55,7 +55,7 @@ int main(int argc, char **argv)
 	const char *image = argc > 1 ? argv[1] : "build/cache/ref/vmlinuz";
 	const char *symbols = argc > 2 ? argv[2] : "build/cache/ref/kallsyms";
 	static struct cfg_window w;
-	size_t nfunc, nblocks = 0, ninsn = 0, by_mode[3] = { 0 }, bounce[4] = { 0 };
+	size_t nfunc, nblocks = 0, ninsn = 0, by_mode[3] = { 0 }, bounce[4] = { 0 }, bugs[3] = { 0 };
 	size_t refused[SR_NREASONS] = { 0 }, limits[SR_NREASONS] = { 0 };
 	const struct ksym **funcs;
 	struct kernel k;
@@ -90,6 +90,7 @@ int main(int argc, char **argv)
 			nblocks++;
 			if (splice_plan(&env, site, &p) == 0) {
 				by_mode[p.mode]++;
+				bugs[p.bug]++;
 				if (p.mode == SPLICE_BOUNCE)
 					bounce[p.bounce_kind]++;
 			} else {
@@ -108,6 +109,8 @@ int main(int argc, char **argv)
 	printf("  jmp rel32:         %zu (%.2f%%)\n", by_mode[SPLICE_JMP], 100.0 * (double)by_mode[SPLICE_JMP] / (double)nblocks);
 	printf("  bounce, padding:   %zu (%.2f%%)\n", bounce[BOUNCE_PADDING], 100.0 * (double)bounce[BOUNCE_PADDING] / (double)nblocks);
 	printf("  bounce, evicted:   %zu (%.2f%%)\n", bounce[BOUNCE_EVICT], 100.0 * (double)bounce[BOUNCE_EVICT] / (double)nblocks);
+	printf("  of which BUG/WARN sites gilk.ko replays: %zu BUG, %zu WARN (%.2f%%)\n", bugs[BUG_BUG], bugs[BUG_WARN],
+	       100.0 * (double)(bugs[BUG_BUG] + bugs[BUG_WARN]) / (double)nblocks);
 	printf("refused:             %zu (%.2f%%)\n", nblocks - ok, 100.0 * (double)(nblocks - ok) / (double)nblocks);
 	for (int r = 1; r < SR_NREASONS; r++)
 		if (refused[r])

@@ -76,6 +76,9 @@ static enum splice_reason insn_refusal(const struct splice_env *env,
 {
 	enum splice_reason why;
 
+	/* What reserves the bytes says more than what they are. */
+	if (is_reserved(env, in->addr, in->len, &why))
+		return why;
 	switch (in->kind) {
 	case IK_INT3: return SR_INT3;
 	case IK_UD2: return SR_UD2;
@@ -87,8 +90,6 @@ static enum splice_reason insn_refusal(const struct splice_env *env,
 	default:
 		break;
 	}
-	if (is_reserved(env, in->addr, in->len, &why))
-		return why;
 	if (env->tramp_hint) {
 		uint8_t buf[64];
 		struct x86w w;
@@ -118,11 +119,13 @@ static uint64_t padding_from(const struct cfg *g, uint64_t addr)
 /*
  * The shortest region of at least need bytes from instruction idx, or as far
  * as it can go: *stop says why it stopped short (SPLICE_OK when it did not),
- * *stop_addr where.
+ * *stop_addr where. With lead_bug, a BUG()/WARN() ud2 may be the first
+ * instruction: gilk.ko replays it (see struct splice_plan).
  */
 static void scan_prefix(const struct splice_env *env, const struct cfg *g,
-			size_t idx, unsigned need, struct splice_region *r,
-			enum splice_reason *stop, uint64_t *stop_addr)
+			size_t idx, unsigned need, bool lead_bug,
+			struct splice_region *r, enum splice_reason *stop,
+			uint64_t *stop_addr)
 {
 	memset(r, 0, offsetof(struct splice_region, insns));
 	r->addr = g->insns[idx].addr;
@@ -144,6 +147,9 @@ static void scan_prefix(const struct splice_env *env, const struct cfg *g,
 			return;
 		}
 		why = insn_refusal(env, in);
+		if (why == SR_UD2 && i == idx && lead_bug &&
+		    textfacts_bug(env->facts, in->addr) != BUG_NONE)
+			why = SPLICE_OK;
 		if (why != SPLICE_OK || r->ninsn == SPLICE_INSN_MAX) {
 			*stop = why != SPLICE_OK ? why : SR_TOO_SHORT;
 			*stop_addr = in->addr;
@@ -290,7 +296,7 @@ static bool find_slot(const struct splice_env *env, struct splice_plan *p)
 				continue;
 			if (cfg_block_at(g, in->addr) < 0)
 				continue; /* padding */
-			scan_prefix(env, g, i, EVICT_MIN, &ev, &stop, &stop_addr);
+			scan_prefix(env, g, i, EVICT_MIN, false, &ev, &stop, &stop_addr);
 			if (stop != SPLICE_OK ||
 			    overlaps(ev.addr, ev.len, p->region.addr, p->region.len) ||
 			    is_occupied(env, ev.addr, ev.len))
@@ -346,9 +352,11 @@ int splice_plan(const struct splice_env *env, uint64_t site,
 	if (g->jump_table)
 		return refuse(p, SR_JUMP_TABLE, site);
 
-	scan_prefix(env, g, (size_t)idx, JMP32_LEN, &p->region, &stop, &stop_addr);
+	scan_prefix(env, g, (size_t)idx, JMP32_LEN, true, &p->region, &stop, &stop_addr);
 	if (p->region.len == 0)
 		return refuse(p, stop, stop_addr);
+	if (p->region.insns[0].kind == IK_UD2)
+		p->bug = textfacts_bug(env->facts, site);
 	fill_padding_orig(g, &p->region);
 	if (stop == SPLICE_OK) {
 		if (is_occupied(env, site, p->region.len))
@@ -363,7 +371,7 @@ int splice_plan(const struct splice_env *env, uint64_t site,
 		enum splice_reason s2;
 		uint64_t a2;
 
-		scan_prefix(env, g, (size_t)idx, JMP8_LEN, &p->region, &s2, &a2);
+		scan_prefix(env, g, (size_t)idx, JMP8_LEN, true, &p->region, &s2, &a2);
 		fill_padding_orig(g, &p->region);
 		if (is_occupied(env, site, p->region.len))
 			return refuse(p, SR_OCCUPIED, site);
@@ -460,21 +468,27 @@ static enum splice_reason reason_of_reloc(enum reloc_status s)
 }
 
 /* The relocated instructions of r, then the jump back when the last one
- * falls through. */
+ * falls through. A replayed BUG()/WARN() ud2 (first, and then alone: it does
+ * not fall through) runs in gilk.ko before the trampoline gets here, so
+ * nothing of it is emitted; what follows it is where a WARN resumes. */
 static enum splice_reason emit_relocated(struct x86w *w,
 					 const struct splice_region *r,
-					 uint16_t *offs)
+					 bool replayed_bug, uint16_t *offs)
 {
 	for (unsigned i = 0; i < r->ninsn; i++) {
 		enum reloc_status s;
 
 		offs[i] = (uint16_t)w->len;
+		if (i == 0 && replayed_bug)
+			continue;
 		s = reloc_insn(w, &r->insns[i]);
 
 		if (s != RELOC_OK)
 			return reason_of_reloc(s);
 	}
-	if (r->ninsn && insn_falls_through(&r->insns[r->ninsn - 1]))
+	if (replayed_bug)
+		xw_jmp(w, r->addr + r->insns[0].len);
+	else if (r->ninsn && insn_falls_through(&r->insns[r->ninsn - 1]))
 		xw_jmp(w, r->addr + r->len);
 	return w->err == XW_OK ? SPLICE_OK
 	       : w->err == XW_RANGE ? SR_BRANCH_RANGE : SR_UNRELOCATABLE;
@@ -549,7 +563,7 @@ int splice_emit(const struct splice_plan *p, const struct splice_params *sp,
 	xw_init(&w, out->tramp, sizeof(out->tramp), sp->tramp);
 	emit_call_instrument(&w, p->region.addr, sp);
 	out->reloc_off = w.len;
-	r = emit_relocated(&w, &p->region, out->insn_off);
+	r = emit_relocated(&w, &p->region, p->bug != BUG_NONE, out->insn_off);
 	if (r != SPLICE_OK) {
 		*why = r;
 		return -1;
@@ -563,7 +577,7 @@ int splice_emit(const struct splice_plan *p, const struct splice_params *sp,
 		struct x86w ew, pw;
 
 		xw_init(&ew, out->evict_tramp, sizeof(out->evict_tramp), sp->evict_tramp);
-		r = emit_relocated(&ew, ev, out->evict_insn_off);
+		r = emit_relocated(&ew, ev, false, out->evict_insn_off);
 		if (r != SPLICE_OK) {
 			*why = r;
 			return -1;
@@ -613,12 +627,12 @@ static const char *const reason_names[SR_NREASONS][2] = {
 	[SR_MISALIGNED_TARGET] = { "misaligned-target", "the function branches into the middle of an instruction, so its instruction boundaries are not certain" },
 	[SR_JUMP_TABLE] = { "jump-table", "the function jumps through a table whose targets cannot be seen, so any byte may be a branch target" },
 	[SR_INT3] = { "int3", "the region holds an int3, which belongs to a debugger or to the kernel's own patching" },
-	[SR_UD2] = { "bug-site", "the region holds a ud2 (a BUG() or WARN() site, found by its address in __bug_table)" },
+	[SR_UD2] = { "bug-site", "the region holds a ud2 that gilk cannot replay: one past the region's start, or one that is not a BUG()/WARN() site in __bug_table" },
 	[SR_UNRELOCATABLE] = { "unrelocatable", "the region holds an instruction that cannot run at another address (xbegin, far transfer, call through [rsp])" },
 	[SR_RIP_RANGE] = { "rip-range", "a RIP-relative operand would be out of ±2 GiB reach from the trampoline" },
 	[SR_BRANCH_RANGE] = { "branch-range", "a branch target would be out of rel32 reach from the trampoline" },
 	[SR_JUMP_LABEL] = { "jump-label", "the region holds a jump label (static key) site, which the kernel rewrites at run time" },
-	[SR_STATIC_CALL] = { "static-call", "the region holds a static call site, which the kernel rewrites at run time" },
+	[SR_STATIC_CALL] = { "static-call", "the region holds a static call site or trampoline, which the kernel rewrites at run time" },
 	[SR_FTRACE] = { "ftrace", "the region holds an ftrace call site (splice after it)" },
 	[SR_EXTABLE] = { "extable", "the region holds an instruction with an exception-table entry: a fault there is fixed up by its address" },
 	[SR_BLACKLIST] = { "blacklist", "the code is kprobe-blacklisted, noinstr or entry code: instrumenting it can recurse or run without a valid context" },

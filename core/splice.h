@@ -9,6 +9,7 @@
  * A splice displaces a region: whole instructions from the site, never
  * crossing a branch target, a reserved range or an instruction that cannot
  * move. A call may only end a region (its callee returns past the region).
+ * A BUG()/WARN() ud2 may start one: gilk.ko replays it (see bug below).
  * After an instruction that does not fall through, the region may run on over
  * dead padding bytes, which are overwritten but not relocated.
  *  - region >= 5 bytes: `jmp rel32` to the trampoline (SPLICE_JMP);
@@ -87,6 +88,12 @@ struct splice_plan {
 	struct splice_region evict;  /* BOUNCE_EVICT: the neighbour moved away */
 	bool image_only;             /* covers alternatives: the bytes differ
 				      * in a running kernel; plan live there */
+	/* The region starts with a BUG() or WARN() ud2. The trap handler finds
+	 * those by address, so the ud2 is not relocated: gilk.ko replays it
+	 * after the instrument, as the kernel's handle_bug() would (report_bug()
+	 * at the original address; a WARN resumes after the ud2, anything else
+	 * dies). The splice must be requested with GILK_SPLICE_BUG. */
+	enum bug_kind bug;
 };
 
 #define SPLICE_ALLOW_TRAP  1u    /* plan trap mode rather than refuse */

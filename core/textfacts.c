@@ -17,6 +17,8 @@ struct textfacts {
 	uint64_t *maxend;  /* maxend[i]: greatest end among res[0..i] */
 	uint64_t *targets;
 	size_t ntargets, captargets;
+	uint64_t *bugs, *warns;      /* BUG()/WARN() ud2 sites (warns: WARN) */
+	size_t nbugs, capbugs, nwarns, capwarns;
 	size_t counts[RES_NKINDS];
 };
 
@@ -32,6 +34,8 @@ void textfacts_free(struct textfacts *tf)
 	free(tf->res);
 	free(tf->maxend);
 	free(tf->targets);
+	free(tf->bugs);
+	free(tf->warns);
 	free(tf);
 }
 
@@ -52,19 +56,48 @@ int textfacts_add_range(struct textfacts *tf, uint64_t start, uint64_t end,
 	return 0;
 }
 
-int textfacts_add_target(struct textfacts *tf, uint64_t addr)
+static int push_u64(uint64_t **a, size_t *n, size_t *cap, uint64_t v)
 {
-	if (tf->ntargets == tf->captargets) {
-		size_t cap = tf->captargets ? tf->captargets * 2 : 4096;
-		uint64_t *t = realloc(tf->targets, cap * sizeof(*t));
+	if (*n == *cap) {
+		size_t c = *cap ? *cap * 2 : 4096;
+		uint64_t *t = realloc(*a, c * sizeof(*t));
 
 		if (!t)
 			return -1;
-		tf->targets = t;
-		tf->captargets = cap;
+		*a = t;
+		*cap = c;
 	}
-	tf->targets[tf->ntargets++] = addr;
+	(*a)[(*n)++] = v;
 	return 0;
+}
+
+int textfacts_add_target(struct textfacts *tf, uint64_t addr)
+{
+	return push_u64(&tf->targets, &tf->ntargets, &tf->captargets, addr);
+}
+
+int textfacts_add_bug(struct textfacts *tf, uint64_t addr, bool warn)
+{
+	if (push_u64(&tf->bugs, &tf->nbugs, &tf->capbugs, addr))
+		return -1;
+	/* The trap handler resumes after a WARN's ud2: its next instruction
+	 * is reached, so the bytes there are never dead padding. */
+	return warn ? push_u64(&tf->warns, &tf->nwarns, &tf->capwarns, addr) ||
+		      textfacts_add_target(tf, addr + 2) : 0;
+}
+
+static bool in_set(const uint64_t *a, size_t n, uint64_t v)
+{
+	size_t i = u64_lower_bound(a, n, v);
+
+	return i < n && a[i] == v;
+}
+
+enum bug_kind textfacts_bug(const struct textfacts *tf, uint64_t addr)
+{
+	if (!in_set(tf->bugs, tf->nbugs, addr))
+		return BUG_NONE;
+	return in_set(tf->warns, tf->nwarns, addr) ? BUG_WARN : BUG_BUG;
 }
 
 static int cmp_range(const void *a, const void *b)
@@ -78,6 +111,8 @@ void textfacts_finish(struct textfacts *tf)
 {
 	qsort(tf->res, tf->nres, sizeof(*tf->res), cmp_range);
 	tf->ntargets = u64_sort_unique(tf->targets, tf->ntargets);
+	tf->nbugs = u64_sort_unique(tf->bugs, tf->nbugs);
+	tf->nwarns = u64_sort_unique(tf->warns, tf->nwarns);
 	free(tf->maxend);
 	tf->maxend = malloc((tf->nres ? tf->nres : 1) * sizeof(*tf->maxend));
 	if (!tf->maxend)
@@ -240,10 +275,20 @@ static int load_jump_table(struct textfacts *tf, struct kimage *img,
 	return 0;
 }
 
+static int add_section_range(struct textfacts *tf, const struct symtab *st,
+			     const char *start_sym, const char *end_sym,
+			     enum res_kind kind, struct gerr *e);
+
 static int load_static_calls(struct textfacts *tf, struct kimage *img,
 			     const struct symtab *st, struct gerr *e)
 {
 	struct table t;
+
+	/* The trampolines (__SCT__*): static_call_update() rewrites their jmp,
+	 * and BUG()s unless the signature after it is intact. */
+	if (add_section_range(tf, st, "__static_call_text_start", "__static_call_text_end",
+			      RES_STATIC_CALL, e))
+		return -1;
 
 	/* struct static_call_site { s32 addr; s32 key; }: a call/jmp rel32 */
 	if (find_table(img, st, "__start_static_call_sites", "__stop_static_call_sites", &t, e))
@@ -313,8 +358,7 @@ static int load_alternatives(struct textfacts *tf, struct kimage *img,
 	return 0;
 }
 
-/* WARN() is a ud2 the trap handler resumes after: its next instruction is
- * reached, so the bytes there are never dead padding. */
+/* Every BUG() and WARN() site: a ud2 the trap handler finds by address. */
 static int load_bug_table(struct textfacts *tf, struct kimage *img,
 			  const struct symtab *st, struct gerr *e)
 {
@@ -352,7 +396,7 @@ static int load_bug_table(struct textfacts *tf, struct kimage *img,
 		uint16_t flags;
 
 		memcpy(&flags, t.p + o + esz - 2 - (esz == 8 ? 2 : 0), 2);
-		if ((flags & 1) && textfacts_add_target(tf, a + 2)) /* BUGFLAG_WARNING */
+		if (textfacts_add_bug(tf, a, flags & 1)) /* BUGFLAG_WARNING */
 			return gerr_set(e, "out of memory");
 	}
 	return 0;
@@ -360,14 +404,14 @@ static int load_bug_table(struct textfacts *tf, struct kimage *img,
 
 static int add_section_range(struct textfacts *tf, const struct symtab *st,
 			     const char *start_sym, const char *end_sym,
-			     struct gerr *e)
+			     enum res_kind kind, struct gerr *e)
 {
 	const struct ksym *a, *b;
 
 	if (symtab_by_name(st, start_sym, &a, 1) != 1 ||
 	    symtab_by_name(st, end_sym, &b, 1) != 1)
 		return gerr_set(e, "symbols %s/%s not found", start_sym, end_sym);
-	if (b->addr > a->addr && textfacts_add_range(tf, a->addr, b->addr, RES_BLACKLIST))
+	if (b->addr > a->addr && textfacts_add_range(tf, a->addr, b->addr, kind))
 		return gerr_set(e, "out of memory");
 	return 0;
 }
@@ -387,7 +431,7 @@ static int load_blacklist_sections(struct textfacts *tf, const struct symtab *st
 	};
 
 	for (size_t i = 0; i < sizeof(sections) / sizeof(sections[0]); i++)
-		if (add_section_range(tf, st, sections[i][0], sections[i][1], e))
+		if (add_section_range(tf, st, sections[i][0], sections[i][1], RES_BLACKLIST, e))
 			return -1;
 	return 0;
 }

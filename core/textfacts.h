@@ -7,7 +7,9 @@
  *  - alternatives sites: bytes the kernel rewrote once at boot, so an offline
  *    plan over them holds only for the image (live plans use live bytes);
  *  - extra branch targets: jump-label targets, exception fixup landings and
- *    the instruction after each WARN() ud2: edges no decoder sees.
+ *    the instruction after each WARN() ud2: edges no decoder sees;
+ *  - BUG() and WARN() sites: the ud2s __bug_table lists, which the trap
+ *    handler looks up by address.
  * Offline they come from the image's tables; live, gilk.ko reports them.
  */
 #ifndef GILK_TEXTFACTS_H
@@ -59,6 +61,9 @@ int textfacts_load_live(struct textfacts *tf, struct kimage *img,
 int textfacts_add_range(struct textfacts *tf, uint64_t start, uint64_t end,
 			enum res_kind kind);
 int textfacts_add_target(struct textfacts *tf, uint64_t addr);
+/* A BUG() (warn false) or WARN() ud2 at addr; a WARN also makes addr + 2 a
+ * target. */
+int textfacts_add_bug(struct textfacts *tf, uint64_t addr, bool warn);
 /* Sorts what was added; queries need it. */
 void textfacts_finish(struct textfacts *tf);
 
@@ -74,6 +79,10 @@ bool textfacts_overlaps(const struct textfacts *tf, uint64_t start,
 size_t textfacts_targets(const struct textfacts *tf, uint64_t start,
 			 uint64_t end, const uint64_t **first);
 size_t textfacts_count(const struct textfacts *tf, enum res_kind kind);
+
+enum bug_kind { BUG_NONE, BUG_BUG, BUG_WARN };
+/* Whether addr is a BUG() or WARN() ud2 site. */
+enum bug_kind textfacts_bug(const struct textfacts *tf, uint64_t addr);
 
 const char *res_kind_name(enum res_kind k);
 

@@ -7,11 +7,13 @@
  *   ELOOP         gilk's own code or the instrument's: a hit would recurse
  *   EACCES        kprobe blacklist, noinstr or entry code
  *   EBUSY         a jump label site        EADDRINUSE  a static call site
+ *                                                      or trampoline
  *   EALREADY      an ftrace site           ETXTBSY     an alternatives
  *                                                      (SMP lock) site
  *   EEXIST        a kprobe                 ENOEXEC     an exception-table
  *                                                      instruction
  *   EILSEQ        the bytes are not the ones the plan was made from
+ *   EPROTO        a BUG/WARN ud2 the splice does not replay (bug.c)
  */
 #include <linux/extable.h>
 #include <linux/jump_label.h>
@@ -54,6 +56,17 @@ static bool kprobe_near(unsigned long a, u32 len)
 	return found;
 }
 
+/*
+ * The trampolines static calls go through (__SCT__*): static_call_update()
+ * rewrites their jmp and BUG()s unless the bytes after it are intact, and
+ * static_call_text_reserved() only knows the call sites.
+ */
+static bool in_static_call_tramps(unsigned long lo, unsigned long hi)
+{
+	return lo < (unsigned long)gilk_ks.static_call_text_end &&
+	       hi > (unsigned long)gilk_ks.static_call_text_start;
+}
+
 int gilk_check_range(unsigned long addr, u32 len, const u8 *expect,
 		     const struct gilk_instrument *ins, char *reason, size_t rlen)
 {
@@ -86,6 +99,10 @@ int gilk_check_range(unsigned long addr, u32 len, const u8 *expect,
 		snprintf(reason, rlen, "%pS..+%u holds a static call site", s, len);
 		return -EADDRINUSE;
 	}
+	if (in_static_call_tramps(addr, addr + len)) {
+		snprintf(reason, rlen, "%pS is a static call trampoline", s);
+		return -EADDRINUSE;
+	}
 	if (gilk_ks.ftrace_text_reserved(s, e)) {
 		snprintf(reason, rlen, "%pS..+%u holds an ftrace site", s, len);
 		return -EALREADY;
@@ -110,8 +127,6 @@ int gilk_check_range(unsigned long addr, u32 len, const u8 *expect,
 	return 0;
 }
 
-static void add_fact(struct gilk_facts *f, struct gilk_fact *out,
-		     unsigned long lo, unsigned long hi, u32 kind);
 
 /* Reserved ranges inside [lo, hi) of one kind, found by bisection: the
  * kernel's predicates answer for a range, and sites are sparse.
@@ -123,7 +138,7 @@ static void bisect(unsigned long lo, unsigned long hi, u32 kind,
 	if (lo >= hi || !pred(lo, hi))
 		return;
 	if (hi - lo == 1) {
-		add_fact(f, out, lo, hi, kind);
+		gilk_add_fact(f, out, lo, hi, kind);
 		return;
 	}
 	bisect(lo, lo + (hi - lo) / 2, kind, pred, f, out);
@@ -150,8 +165,8 @@ static int p_alt(unsigned long lo, unsigned long hi)
 	return gilk_ks.alternatives_text_reserved((void *)lo, (void *)(hi - 1));
 }
 
-static void add_fact(struct gilk_facts *f, struct gilk_fact *out,
-		     unsigned long lo, unsigned long hi, u32 kind)
+void gilk_add_fact(struct gilk_facts *f, struct gilk_fact *out,
+		   unsigned long lo, unsigned long hi, u32 kind)
 {
 	if (f->count && f->count <= f->max && out[f->count - 1].kind == kind &&
 	    out[f->count - 1].end == lo) {
@@ -186,7 +201,7 @@ static void add_targets(struct gilk_facts *f, struct gilk_fact *out,
 		unsigned long t = jump_entry_target(j);
 
 		if (t >= lo && t < hi)
-			add_fact(f, out, t, t + 1, GILK_FACT_TARGET);
+			gilk_add_fact(f, out, t, t + 1, GILK_FACT_TARGET);
 	}
 	preempt_enable();
 	for (a = lo; a < hi; a++) {
@@ -200,7 +215,7 @@ static void add_targets(struct gilk_facts *f, struct gilk_fact *out,
 			continue;
 		t = (unsigned long)&e->fixup + e->fixup;
 		if (t >= lo && t < hi)
-			add_fact(f, out, t, t + 1, GILK_FACT_TARGET);
+			gilk_add_fact(f, out, t, t + 1, GILK_FACT_TARGET);
 	}
 }
 
@@ -218,6 +233,10 @@ int gilk_facts(struct gilk_facts *f, struct gilk_fact *out)
 		return 0;
 	bisect(lo, hi, GILK_RES_JUMP_LABEL, p_jump, f, out);
 	bisect(lo, hi, GILK_RES_STATIC_CALL, p_static, f, out);
+	if (in_static_call_tramps(lo, hi))
+		gilk_add_fact(f, out, max(lo, (unsigned long)gilk_ks.static_call_text_start),
+			      min(hi, (unsigned long)gilk_ks.static_call_text_end),
+			      GILK_RES_STATIC_CALL);
 	bisect(lo, hi, GILK_RES_FTRACE, p_ftrace, f, out);
 	bisect(lo, hi, GILK_RES_SMP_LOCK, p_alt, f, out);
 	for (a = lo; a < hi; a++) {
@@ -230,8 +249,9 @@ int gilk_facts(struct gilk_facts *f, struct gilk_fact *out)
 			kprobe_near(a, 1) ? GILK_RES_KPROBE : ~0u;
 
 		if (k != ~0u)
-			add_fact(f, out, a, a + 1, k);
+			gilk_add_fact(f, out, a, a + 1, k);
 	}
 	add_targets(f, out, lo, hi);
+	gilk_bug_facts(f, out, lo, hi);
 	return 0;
 }

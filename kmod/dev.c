@@ -116,7 +116,7 @@ static long do_facts(void __user *arg)
 		return -EFAULT;
 	if (f.max > GILK_FACTS_MAX)
 		f.max = GILK_FACTS_MAX;
-	out = kcalloc(f.max ? f.max : 1, sizeof(*out), GFP_KERNEL);
+	out = kvcalloc(f.max ? f.max : 1, sizeof(*out), GFP_KERNEL);
 	if (!out)
 		return -ENOMEM;
 	ret = gilk_facts(&f, out);
@@ -124,7 +124,7 @@ static long do_facts(void __user *arg)
 				  min(f.max, f.count) * sizeof(*out)) ||
 		     copy_to_user(arg, &f, sizeof(f))))
 		ret = -EFAULT;
-	kfree(out);
+	kvfree(out);
 	return ret;
 }
 

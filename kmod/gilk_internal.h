@@ -3,6 +3,7 @@
 #ifndef _GILK_INTERNAL_H
 #define _GILK_INTERNAL_H
 
+#include <linux/bug.h>
 #include <linux/mutex.h>
 #include <linux/types.h>
 
@@ -31,6 +32,15 @@ struct gilk_ksyms {
 	struct kprobe *(*get_kprobe)(void *addr);
 	struct jump_entry *start_jump_table, *stop_jump_table;
 	struct module *(*module_address)(unsigned long addr);
+	struct bug_entry *(*find_bug)(unsigned long addr);
+	void (*bug_get_file_line)(struct bug_entry *bug, const char **file,
+				  unsigned int *line);
+	void (*warn)(const char *file, int line, void *caller, unsigned int taint,
+		     struct pt_regs *regs, struct warn_args *args);
+	void (*disable_trace_on_warning)(void);
+	void (*die)(const char *str, struct pt_regs *regs, long err);
+	struct bug_entry *start_bug_table, *stop_bug_table;
+	char *static_call_text_start, *static_call_text_end;
 };
 
 extern struct gilk_ksyms gilk_ks;
@@ -112,6 +122,18 @@ int gilk_check_range(unsigned long addr, u32 len, const u8 *expect,
 		     const struct gilk_instrument *ins, char *reason, size_t rlen);
 bool gilk_is_text(unsigned long addr, int *kind);
 int gilk_facts(struct gilk_facts *f, struct gilk_fact *out);
+void gilk_add_fact(struct gilk_facts *f, struct gilk_fact *out,
+		   unsigned long lo, unsigned long hi, u32 kind);
+
+/* bug.c: BUG()/WARN() sites, and their replay (GILK_SPLICE_BUG). */
+void gilk_bug_replay(unsigned long addr, struct pt_regs *regs);
+/* -EPROTO when [addr, addr + len) holds a bug site other than replayed. */
+int gilk_bug_check(unsigned long addr, u32 len, unsigned long replayed,
+		   char *reason, size_t rlen);
+/* -EINVAL unless site is a bug site's ud2. */
+int gilk_bug_check_replayed(unsigned long site, char *reason, size_t rlen);
+void gilk_bug_facts(struct gilk_facts *f, struct gilk_fact *out,
+		    unsigned long lo, unsigned long hi);
 
 /* instrument.c */
 struct gilk_instrument *gilk_instrument_get(const char *name);

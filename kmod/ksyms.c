@@ -55,6 +55,15 @@ static const struct {
 	KSYM(start_jump_table, "__start___jump_table"),
 	KSYM(stop_jump_table, "__stop___jump_table"),
 	KSYM(module_address, "__module_address"),
+	KSYM(find_bug, "find_bug"),
+	KSYM(bug_get_file_line, "bug_get_file_line"),
+	KSYM(warn, "__warn"),
+	KSYM(disable_trace_on_warning, "disable_trace_on_warning"),
+	KSYM(die, "die"),
+	KSYM(start_bug_table, "__start___bug_table"),
+	KSYM(stop_bug_table, "__stop___bug_table"),
+	KSYM(static_call_text_start, "__static_call_text_start"),
+	KSYM(static_call_text_end, "__static_call_text_end"),
 };
 
 int gilk_resolve_ksyms(void)

@@ -51,6 +51,11 @@ static notrace void gilk_entry(struct gilk_splice_obj *s, struct pt_regs *regs)
 	}
 	this_cpu_dec(gilk_depth);
 	preempt_enable_notrace();
+	/* Outside the guard and with preemption as the site had it: a BUG
+	 * does not come back from here.
+	 */
+	if (unlikely(s->flags & GILK_SPLICE_BUG))
+		gilk_bug_replay(s->site, regs);
 }
 
 static void *page_get(void)
@@ -197,18 +202,26 @@ static bool in_tramps(const struct gilk_splice_obj *s, unsigned long a)
 static int check_request(struct gilk_splice_obj *s, struct gilk_splice *req,
 			 struct gilk_instrument *ins)
 {
+	unsigned long replayed;
 	u32 i;
 	int ret;
 
-	if (req->npatch > GILK_MAX_PATCHES || req->tramp_len > EVICT_OFFSET ||
+	if ((req->flags & ~(GILK_SPLICE_TRAP | GILK_SPLICE_BUG)) ||
+	    req->npatch > GILK_MAX_PATCHES || req->tramp_len > EVICT_OFFSET ||
 	    req->evict_len > EVICT_OFFSET || !req->tramp_len ||
 	    !req->region_len || req->region_len > GILK_PATCH_MAX_LEN ||
 	    ((req->flags & GILK_SPLICE_TRAP) ? req->npatch != 0 : req->npatch == 0)) {
 		snprintf(req->reason, sizeof(req->reason), "malformed splice request");
 		return -EINVAL;
 	}
+	replayed = (req->flags & GILK_SPLICE_BUG) ? req->site : 0;
 	ret = gilk_check_range(req->site, req->region_len, req->region_orig, ins,
 			       req->reason, sizeof(req->reason));
+	if (!ret && replayed)
+		ret = gilk_bug_check_replayed(replayed, req->reason, sizeof(req->reason));
+	if (!ret)
+		ret = gilk_bug_check(req->site, req->region_len, replayed,
+				     req->reason, sizeof(req->reason));
 	if (ret)
 		return ret;
 	if (owned(req->site, req->region_len)) {
@@ -225,6 +238,9 @@ static int check_request(struct gilk_splice_obj *s, struct gilk_splice *req,
 		}
 		ret = gilk_check_range(p->addr, p->len, p->orig, ins, req->reason,
 				       sizeof(req->reason));
+		if (!ret)
+			ret = gilk_bug_check(p->addr, p->len, replayed, req->reason,
+					     sizeof(req->reason));
 		if (ret)
 			return ret;
 		if (owned(p->addr, p->len)) {

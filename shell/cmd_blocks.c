@@ -5,6 +5,22 @@
 #include "commands.h"
 #include "verdict.h"
 
+/* A WARN()'s ud2 ends its block, and the trap handler resumes after it:
+ * that block is the successor no decoder sees. */
+static void warn_resume(struct session *s, const struct cfg *g,
+			const struct block *bl, char *succ, size_t len)
+{
+	const struct insn *last = &g->insns[bl->first + bl->count - 1];
+	ssize_t next;
+
+	if (last->kind != IK_UD2 || !s->k->facts ||
+	    textfacts_bug(s->k->facts, last->addr) != BUG_WARN)
+		return;
+	next = cfg_block_at(g, last->addr + last->len);
+	if (next >= 0 && g->blocks[next].start == last->addr + last->len)
+		snprintf(succ, len, "%zd", next);
+}
+
 static int run(struct session *s, int argc, char **argv, struct gerr *e)
 {
 	const struct ksym *sym;
@@ -36,6 +52,8 @@ static int run(struct session *s, int argc, char **argv, struct gerr *e)
 		for (unsigned k = 0; k < bl->nsucc; k++)
 			used += (size_t)snprintf(succ + used, sizeof(succ) - used, "%s%u",
 						 k ? "," : "", g.edges[bl->edge_first + k].to);
+		if (!bl->nsucc)
+			warn_resume(s, &g, bl, succ, sizeof(succ));
 		if (id) {
 			snprintf(verdict, sizeof(verdict), "spliced (splice %u)", id);
 		} else {
@@ -45,7 +63,7 @@ static int run(struct session *s, int argc, char **argv, struct gerr *e)
 		nok += ok;
 		fprintf(s->out, "%4zu  +0x%-5" PRIx64 " %4u bytes %3u insns  -> %-8s %s%s\n", b,
 			bl->start - g.start, (unsigned)(bl->end - bl->start), bl->count,
-			bl->nsucc ? succ : "exit", site != bl->start ? "(past ftrace) " : "", verdict);
+			succ[0] ? succ : "exit", site != bl->start ? "(past ftrace) " : "", verdict);
 	}
 	fprintf(s->out, "%zu of %zu blocks spliceable or spliced (%zu more through a bounce)\n",
 		nok, g.nblocks, nbounce);
@@ -58,9 +76,10 @@ const struct command cmd_blocks = {
 	.run = run,
 	.usage = "blocks FUNCTION",
 	.help = "Lists FUNCTION's basic blocks: offset, size, instructions, successor\n"
-		"blocks (\"exit\" when control leaves), and how a splice there would go:\n"
-		"a jmp, a bounce (through padding, a splice's dead tail, or an evicted\n"
-		"neighbour), why it is refused, or which splice is already there.\n"
-		"Blocks that start with an ftrace call site are spliced past it.",
+		"blocks (\"exit\" when control leaves; after a WARN(), where it goes\n"
+		"on), and how a splice there would go: a jmp, a bounce (through\n"
+		"padding, a splice's dead tail, or an evicted neighbour), why it is\n"
+		"refused, or which splice is already there. Blocks that start with an\n"
+		"ftrace call site are spliced past it; a BUG()/WARN() ud2 is replayed.",
 	.complete = COMPLETE_SYMBOL,
 };

@@ -22,10 +22,11 @@ static int info_splices(struct session *s, struct gerr *e)
 		char where[160];
 
 		session_where(s, all[i].site, where, sizeof(where));
-		fprintf(s->out, "%4u  %-40s %12" PRIu64 " %8" PRIu64 " %8" PRIu64 "  %s%s%s%s\n",
+		fprintf(s->out, "%4u  %-40s %12" PRIu64 " %8" PRIu64 " %8" PRIu64 "  %s%s%s%s%s\n",
 			all[i].id, where, (uint64_t)all[i].hits, (uint64_t)all[i].lost,
 			(uint64_t)all[i].missed, all[i].instrument, all[i].arg[0] ? " " : "",
-			all[i].arg, (all[i].flags & GILK_SPLICE_TRAP) ? "  (trap)" : "");
+			all[i].arg, (all[i].flags & GILK_SPLICE_TRAP) ? "  (trap)" : "",
+			(all[i].flags & GILK_SPLICE_BUG) ? "  (BUG/WARN replayed)" : "");
 	}
 	free(all);
 	return 0;

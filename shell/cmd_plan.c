@@ -1,18 +1,22 @@
 /* plan: how a splice at a location would go, without splicing. */
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
 
 #include "commands.h"
 #include "verdict.h"
 
+/* replayed: the first instruction is a BUG/WARN ud2 gilk.ko replays. */
 static void show_region(struct session *s, const char *what,
-			const struct splice_region *r)
+			const struct splice_region *r, bool replayed)
 {
+	unsigned skip = replayed ? r->insns[0].len : 0;
 	char where[160];
 
 	session_where(s, r->addr, where, sizeof(where));
-	fprintf(s->out, "%s: %s, %u bytes (%u in %u instructions relocated):", what,
-		where, r->len, r->live, r->ninsn);
+	fprintf(s->out, "%s: %s, %u bytes (%s%u in %u instructions relocated):", what,
+		where, r->len, replayed ? "the ud2 replayed, " : "", r->live - skip,
+		r->ninsn - (replayed ? 1 : 0));
 	for (unsigned i = 0; i < r->len; i++)
 		fprintf(s->out, " %02x", r->orig[i]);
 	fprintf(s->out, "\n");
@@ -32,11 +36,17 @@ static int run(struct session *s, int argc, char **argv, struct gerr *e)
 		return -1;
 	plan_verdict(&p, 1, verdict, sizeof(verdict));
 	fprintf(s->out, "%s\n", verdict);
-	show_region(s, "region", &p.region);
+	show_region(s, "region", &p.region, p.bug != BUG_NONE);
 	if (p.mode == SPLICE_BOUNCE && p.bounce_kind == BOUNCE_EVICT)
-		show_region(s, "evicted", &p.evict);
+		show_region(s, "evicted", &p.evict, false);
 	fprintf(s->out, "trampoline: up to %zu bytes%s\n", splice_tramp_size(&p),
 		p.bounce_kind == BOUNCE_EVICT ? " (and one for the evicted code)" : "");
+	if (p.bug != BUG_NONE)
+		fprintf(s->out, "the ud2 is a %s site: it stays out of the trampoline, and gilk.ko replays\n"
+			"it after the instrument as the trap handler would (%s)\n",
+			p.bug == BUG_WARN ? "WARN()" : "BUG()",
+			p.bug == BUG_WARN ? "the WARNING report, then on after the ud2"
+					  : "the kernel BUG report, then an oops");
 	return 0;
 }
 
@@ -46,7 +56,9 @@ const struct command cmd_plan = {
 	.usage = "plan LOCATION",
 	.help = "Shows how a splice at LOCATION would be made: a 5-byte jmp, or a\n"
 		"2-byte jmp to a bounce slot; the bytes it displaces and how many of\n"
-		"them are instructions to relocate; or why it cannot be made. Works\n"
-		"offline too. LOCATION is used as given (see \"blocks\" for ftrace).",
+		"them are instructions to relocate; or why it cannot be made. A\n"
+		"BUG()/WARN() ud2 may start a region: gilk.ko replays it after the\n"
+		"instrument. Works offline too. LOCATION is used as given (see\n"
+		"\"blocks\" for ftrace).",
 	.complete = COMPLETE_SYMBOL,
 };

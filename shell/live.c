@@ -155,12 +155,8 @@ static int learn_splices(struct live *lv, struct gerr *e)
 	return rc ? gerr_set(e, "out of memory") : 0;
 }
 
-/* ftrace sites, blacklist and kprobes live only in gilk.ko's view. */
-static int learn_facts(struct live *lv, uint64_t lo, uint64_t hi, struct gerr *e)
+static int add_fact(struct textfacts *tf, const struct gilk_fact *f)
 {
-	struct gilk_fact f[GILK_FACTS_MAX];
-	struct gilk_facts q = { .start = lo, .end = hi, .max = GILK_FACTS_MAX,
-				.buf = (uintptr_t)f };
 	static const enum res_kind kinds[] = {
 		[GILK_RES_JUMP_LABEL] = RES_JUMP_LABEL,
 		[GILK_RES_STATIC_CALL] = RES_STATIC_CALL,
@@ -171,20 +167,53 @@ static int learn_facts(struct live *lv, uint64_t lo, uint64_t hi, struct gerr *e
 		[GILK_RES_SMP_LOCK] = RES_SMP_LOCK,
 	};
 
+	switch (f->kind) {
+	case GILK_FACT_TARGET:
+		return textfacts_add_target(tf, f->start);
+	case GILK_FACT_BUG:
+	case GILK_FACT_WARN:
+		return textfacts_add_bug(tf, f->start, f->kind == GILK_FACT_WARN);
+	default:
+		if (f->kind < sizeof(kinds) / sizeof(kinds[0]))
+			return textfacts_add_range(tf, f->start, f->end, kinds[f->kind]);
+		return 0;
+	}
+}
+
+/* ftrace sites, blacklist, kprobes and modules' tables live only in gilk.ko's
+ * view. */
+static int learn_facts(struct live *lv, uint64_t lo, uint64_t hi, struct gerr *e)
+{
+	struct gilk_fact few[256], *f = few;
+	struct gilk_facts q = { .start = lo, .end = hi, .max = 256,
+				.buf = (uintptr_t)few };
+	int rc = 0;
+
 	if (ioctl(lv->fd, GILK_IOC_FACTS, &q) < 0)
 		return gerr_set(e, "asking gilk.ko about 0x%llx: %s",
 				(unsigned long long)lo, strerror(errno));
-	for (uint32_t i = 0; i < q.count && i < GILK_FACTS_MAX; i++) {
-		int rc = 0;
-
-		if (f[i].kind == GILK_FACT_TARGET)
-			rc = textfacts_add_target(lv->k.facts, f[i].start);
-		else if (f[i].kind < sizeof(kinds) / sizeof(kinds[0]))
-			rc = textfacts_add_range(lv->k.facts, f[i].start, f[i].end,
-						 kinds[f[i].kind]);
-		if (rc)
+	if (q.count > q.max) {
+		/* More than fit: ask again with room for all of them. */
+		if (q.count > GILK_FACTS_MAX)
+			return gerr_set(e, "0x%llx..0x%llx holds %u facts, more than gilk.ko reports at once",
+					(unsigned long long)lo, (unsigned long long)hi, q.count);
+		q.max = q.count;
+		f = calloc(q.max, sizeof(*f));
+		q.buf = (uintptr_t)f;
+		if (!f)
 			return gerr_set(e, "out of memory");
+		if (ioctl(lv->fd, GILK_IOC_FACTS, &q) < 0 || q.count > q.max) {
+			free(f);
+			return gerr_set(e, "asking gilk.ko about 0x%llx: %s",
+					(unsigned long long)lo, strerror(errno));
+		}
 	}
+	for (uint32_t i = 0; i < q.count && i < q.max && !rc; i++)
+		rc = add_fact(lv->k.facts, &f[i]);
+	if (f != few)
+		free(f);
+	if (rc)
+		return gerr_set(e, "out of memory");
 	textfacts_finish(lv->k.facts);
 	return 0;
 }
@@ -282,7 +311,8 @@ static void fill_request(const struct splice_plan *p, const struct splice_code *
 	req->site = p->region.addr;
 	req->region_len = p->region.len;
 	memcpy(req->region_orig, p->region.orig, p->region.len);
-	req->flags = p->mode == SPLICE_TRAP ? GILK_SPLICE_TRAP : 0;
+	req->flags = (p->mode == SPLICE_TRAP ? GILK_SPLICE_TRAP : 0) |
+		     (p->bug != BUG_NONE ? GILK_SPLICE_BUG : 0);
 	req->npatch = (uint32_t)c->npatch;
 	for (size_t i = 0; i < c->npatch; i++) {
 		const struct splice_patch *sp = &c->patches[i];

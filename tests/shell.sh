@@ -43,6 +43,18 @@ check "an address inside an instruction is refused, naming the instruction" \
 "${G[@]}" -c 'plan __x64_sys_getppid' >"$t/o" 2>"$t/e"
 check "plan at an ftrace site is refused with the reason" \
 	"$([ $? = 1 ] && grep -q 'ftrace call site' "$t/e"; echo $?)"
+# A WARN() and a BUG() block of do_exit: replayed, so plannable.
+"${G[@]}" -c 'blocks do_exit' >"$t/o"
+warn=$(grep -m1 'WARN replayed' "$t/o" | awk '{print $2}')
+bug=$(grep -m1 'BUG replayed' "$t/o" | awk '{print $2}')
+"${G[@]}" -c "plan do_exit$warn" -c "disas do_exit$warn 1" >"$t/p" 2>"$t/e"
+check "plan at a WARN() ud2 ($warn) says it is replayed, not relocated" \
+	"$([ $? = 0 ] && grep -q 'WARN replayed' "$t/p" && grep -q 'is a WARN() site: it stays out of the trampoline' "$t/p" &&
+	   grep -q '(the ud2 replayed, 0 in 0 instructions relocated)' "$t/p" &&
+	   grep -q 'ud2' "$t/p"; echo $?)"
+"${G[@]}" -c "plan do_exit$bug" >"$t/p" 2>"$t/e"
+check "plan at a BUG() ud2 ($bug) says it is replayed, then an oops" \
+	"$([ $? = 0 ] && grep -q 'BUG replayed' "$t/p" && grep -q 'kernel BUG report, then an oops' "$t/p"; echo $?)"
 "${G[@]}" -c 'disas no_such_symbol_anywhere' 2>"$t/e"
 check "a missing symbol is named" "$([ $? = 1 ] && grep -q "no symbol 'no_such_symbol_anywhere'" "$t/e"; echo $?)"
 "${G[@]}" -c 'frobnicate' -c 'help' >"$t/o" 2>"$t/e"

@@ -128,12 +128,43 @@ static bool is_nondeterministic(uc_engine *uc, uint64_t addr)
 	       (b[i + 1] == 0xc7 && (b[i + 2] & 0xf0) == 0xf0); /* rdrand, rdseed */
 }
 
+/* report_bug() with state s; a BUG then dies, a WARN goes on at resume. */
+static void bug_report(uc_engine *uc, struct emu *m, const struct emu_state *s,
+		       uint64_t resume)
+{
+	struct emu_result *r = m->res;
+
+	if (!r->bug_reports++)
+		r->bug_state = *s;
+	if (m->bug_warn) {
+		if (resume)
+			uc_reg_write(uc, UC_X86_REG_RIP, &resume);
+		return;
+	}
+	r->died = true;
+	r->end = *s;
+	r->exit_addr = m->bug_site;
+	uc_emu_stop(uc);
+}
+
 static void on_code(uc_engine *uc, uint64_t addr, uint32_t size, void *user)
 {
 	struct emu *m = user;
 	struct emu_result *r = m->res;
 
 	(void)size;
+	if (addr == m->bug_site && m->bug_site) {
+		uint8_t ud2[2];
+		struct emu_state s;
+
+		/* Only where the ud2 itself runs (the original). */
+		if (!uc_mem_read(uc, addr, ud2, 2) && ud2[0] == 0x0f && ud2[1] == 0x0b) {
+			for (int i = 0; i < EMU_NREGS; i++)
+				uc_reg_read(uc, uc_regs[i], &s.regs[i]);
+			bug_report(uc, m, &s, addr + 2);
+			return;
+		}
+	}
 	if (addr == STUB_ADDR) {
 		/* The instrument: record pt_regs, then clobber what a C function
 		 * may clobber (caller-saved registers and flags). */
@@ -157,6 +188,19 @@ static void on_code(uc_engine *uc, uint64_t addr, uint32_t size, void *user)
 		for (size_t i = 0; i < sizeof(clobber) / sizeof(clobber[0]); i++)
 			uc_reg_write(uc, clobber[i], &junk);
 		uc_reg_write(uc, UC_X86_REG_EFLAGS, &fl);
+		if (m->bug_site) {
+			/* gilk.ko replays the ud2 with the pt_regs it was given;
+			 * a WARN returns into the trampoline. */
+			uint64_t pt[PT_NSLOTS];
+			struct emu_state s;
+
+			if (uc_mem_read(uc, rsi, pt, sizeof(pt)) == UC_ERR_OK) {
+				for (int i = 0; i < 16; i++)
+					s.regs[i] = pt[pt_slot[i]];
+				s.regs[16] = pt[PT_FLAGS];
+				bug_report(uc, m, &s, 0);
+			}
+		}
 		return;
 	}
 	if (addr == m->tramp_entry) {
@@ -300,7 +344,7 @@ void emu_run(struct emu *m, uint64_t pc, const struct emu_state *s,
 	}
 	if (r->err != UC_ERR_OK && r->err != UC_ERR_EXCEPTION)
 		uc_reg_read(m->uc, UC_X86_REG_RIP, &r->exit_addr);
-	for (int i = 0; i < EMU_NREGS; i++)
+	for (int i = 0; i < EMU_NREGS && !r->died; i++)
 		uc_reg_read(m->uc, uc_regs[i], &r->end.regs[i]);
 	m->res = NULL;
 }
@@ -332,6 +376,25 @@ bool emu_same(struct emu *a, const struct emu_result *ra, struct emu *b,
 {
 	uint64_t sp;
 
+	if (ra->bug_reports != rb->bug_reports || ra->died != rb->died) {
+		snprintf(why, len, "BUG/WARN reports: original %u%s, patched %u%s",
+			 ra->bug_reports, ra->died ? " (died)" : "",
+			 rb->bug_reports, rb->died ? " (died)" : "");
+		return false;
+	}
+	for (int i = 0; ra->bug_reports && i < EMU_NREGS; i++) {
+		uint64_t x = ra->bug_state.regs[i], y = rb->bug_state.regs[i];
+
+		if (i == 16) {
+			x &= FLAGS_MASK;
+			y &= FLAGS_MASK;
+		}
+		if (x != y) {
+			snprintf(why, len, "BUG/WARN report %s: original 0x%" PRIx64 ", patched 0x%" PRIx64,
+				 reg_names[i], x, y);
+			return false;
+		}
+	}
 	if (ra->err != rb->err || ra->exit_addr != rb->exit_addr) {
 		snprintf(why, len, "exit: original at 0x%" PRIx64 " (%s), patched at 0x%" PRIx64 " (%s)",
 			 ra->exit_addr, uc_strerror(ra->err), rb->exit_addr, uc_strerror(rb->err));

@@ -46,6 +46,12 @@ struct emu_result {
 	uint64_t seen[PT_NSLOTS];     /* the pt_regs it saw */
 	uint64_t seen_ctx;
 	unsigned instrument_calls;
+	/* The kernel's trap handler at a BUG()/WARN() ud2, as modelled:
+	 * reports, the registers of the first, and whether a BUG ended the
+	 * run (then end holds the registers the report saw). */
+	unsigned bug_reports;
+	struct emu_state bug_state;
+	bool died;
 };
 
 struct emu {
@@ -61,6 +67,11 @@ struct emu {
 	uint64_t tramp_entry;         /* trampoline start: stack snapshot */
 	uint64_t reloc_entry;         /* tramp + reloc_off: snapshot restored */
 	uint64_t rsp0;
+	/* A BUG()/WARN() site the kernel's trap handler would report: in the
+	 * original, where its ud2 runs; patched, replayed by the stub after
+	 * the instrument, as gilk.ko's entry does. 0: none. */
+	uint64_t bug_site;
+	bool bug_warn;
 	uint64_t snap_sp;
 	uint8_t snap[512];
 	struct emu_result *res;

@@ -22,7 +22,7 @@ bool emu_instrument_ok(const struct emu_state *s, uint64_t site,
 		       const struct emu_result *r, char *why, size_t len);
 
 struct tally {
-	size_t runs, diverged, looping, sites[3], bounce[4], functions;
+	size_t runs, diverged, looping, sites[3], bounce[4], bugs[3], functions;
 };
 
 struct code_src {
@@ -86,6 +86,8 @@ static void run_plan(struct emu *a, struct emu *b, const struct splice_plan *p,
 		emu_write(b, code.patches[i].addr, code.patches[i].bytes, code.patches[i].len);
 	b->tramp_entry = TRAMP_ADDR;
 	b->reloc_entry = TRAMP_ADDR + code.reloc_off;
+	a->bug_site = b->bug_site = p->bug != BUG_NONE ? p->region.addr : 0;
+	a->bug_warn = b->bug_warn = p->bug == BUG_WARN;
 	emu_reset_allowed(a);
 	emu_allow(a, fn_lo, fn_hi);
 	emu_reset_allowed(b);
@@ -140,7 +142,9 @@ static void run_plan(struct emu *a, struct emu *b, const struct splice_plan *p,
 	}
 	for (size_t i = code.npatch; i-- > 0;)
 		emu_write(b, code.patches[i].addr, code.patches[i].orig, code.patches[i].len);
+	a->bug_site = b->bug_site = 0;
 	t->sites[p->mode]++;
+	t->bugs[p->bug]++;
 	if (p->mode == SPLICE_BOUNCE)
 		t->bounce[p->bounce_kind]++;
 }
@@ -270,13 +274,15 @@ int main(int argc, char **argv)
 	if (kernel_suite(image, symbols, &kt)) {
 		check(false, "differential: reference kernel functions load");
 	} else {
-		printf("kernel: %zu functions, %zu sites (jmp %zu, bounce via padding %zu, via eviction %zu), %zu runs, %zu looping, %zu diverged\n",
+		printf("kernel: %zu functions, %zu sites (jmp %zu, bounce via padding %zu, via eviction %zu; BUG replayed %zu, WARN %zu), %zu runs, %zu looping, %zu diverged\n",
 		       kt.functions, kt.sites[SPLICE_JMP] + kt.sites[SPLICE_BOUNCE],
 		       kt.sites[SPLICE_JMP], kt.bounce[BOUNCE_PADDING], kt.bounce[BOUNCE_EVICT],
-		       kt.runs, kt.looping, kt.diverged);
+		       kt.bugs[BUG_BUG], kt.bugs[BUG_WARN], kt.runs, kt.looping, kt.diverged);
 		check(kt.functions >= 2000, "differential: at least 2000 kernel functions sampled");
 		check(kt.bounce[BOUNCE_PADDING] > 0 && kt.bounce[BOUNCE_EVICT] > 0,
 		      "differential: kernel sample includes bounced and evicted sites");
+		check(kt.bugs[BUG_BUG] > 0 && kt.bugs[BUG_WARN] > 0,
+		      "differential: kernel sample includes replayed BUG and WARN sites");
 		snprintf(line, sizeof(line), "differential: kernel functions, zero divergences in %zu runs", kt.runs);
 		check(kt.diverged == 0 && kt.runs > 0, line);
 	}

@@ -289,8 +289,8 @@ static void test_blocks(struct live *lv)
 
 /* A splice request for a site the planner would refuse: the kernel's own
  * checks must catch it. The plan is a 5-byte jmp over the live bytes. */
-static int force_splice(struct live *lv, uint64_t site, const uint8_t *orig, int *err,
-			char *reason, size_t rlen)
+static int force_splice(struct live *lv, uint64_t site, const uint8_t *orig,
+			enum bug_kind bug, int *err, char *reason, size_t rlen)
 {
 	struct splice_plan p;
 	struct gerr e;
@@ -299,6 +299,7 @@ static int force_splice(struct live *lv, uint64_t site, const uint8_t *orig, int
 
 	memset(&p, 0, sizeof(p));
 	p.mode = SPLICE_JMP;
+	p.bug = bug;
 	p.region.addr = site;
 	p.region.len = p.region.live = 5;
 	p.region.ninsn = 1;
@@ -325,7 +326,7 @@ static void expect_refusal(struct live *lv, const char *what, uint64_t site,
 	int err = 0;
 
 	live_read_mem(lv, site, live5, 5, &e);
-	force_splice(lv, site, live5, &err, reason, sizeof(reason));
+	force_splice(lv, site, live5, BUG_NONE, &err, reason, sizeof(reason));
 	check(err == want && strstr(reason, words), "%s refused by gilk.ko: %s (%s)", what,
 	      strerror(err), reason);
 }
@@ -360,10 +361,14 @@ static void test_refusals(struct live *lv)
 	expect_refusal(lv, "kprobe-blacklisted function (notify_die)",
 		       live_block_site(lv, sym(lv, "notify_die")), EACCES, "blacklisted");
 	expect_refusal(lv, "non-text address (jiffies)", sym(lv, "jiffies"), EFAULT, "not kernel or module text");
+	expect_refusal(lv, "a static call trampoline", sym(lv, "__static_call_text_start"), EADDRINUSE,
+		       "static call trampoline");
+	check(live_plan(lv, sym(lv, "__static_call_text_start"), 0, &p, &e) && p.reason == SR_STATIC_CALL,
+	      "planner refuses a static call trampoline: %s", e.msg);
 	live_read_mem(lv, f + 5, live5, 5, &e);
 	memcpy(wrong, live5, 5);
 	wrong[2] ^= 0xff;
-	force_splice(lv, f + 5, wrong, &err, reason, sizeof(reason));
+	force_splice(lv, f + 5, wrong, BUG_NONE, &err, reason, sizeof(reason));
 	check(err == EILSEQ && strstr(reason, "not the ones the plan was made from"),
 	      "mismatched expected bytes refused: %s (%s)", strerror(err), reason);
 	{
@@ -397,12 +402,33 @@ static void test_refusals(struct live *lv)
 	}
 	check(live_unsplice(lv, 999, &e) && strstr(e.msg, "no such splice"),
 	      "unsplicing an unknown id is refused: %s", e.msg);
+	{
+		/* A WARN() site: planned with its replay; forced without it,
+		 * refused. The replay flag on a site that is no bug site,
+		 * refused too. */
+		uint64_t fs, fe, warn = 0;
+
+		symtab_function(lv->k.syms, sym(lv, "do_exit"), NULL, &fs, &fe);
+		for (uint64_t a = fs; a < fe && !warn; a++)
+			if (textfacts_bug(lv->k.facts, a) == BUG_WARN)
+				warn = a;
+		check(warn && live_plan(lv, warn, 0, &p, &e) == 0 && p.bug == BUG_WARN,
+		      "planner takes a WARN() site in do_exit, replayed: %s",
+		      warn ? "" : "none found");
+		if (warn)
+			expect_refusal(lv, "a WARN() site without its replay", warn, EPROTO,
+				       "BUG/WARN site");
+		live_read_mem(lv, f + 5, live5, 5, &e);
+		force_splice(lv, f + 5, live5, BUG_WARN, &err, reason, sizeof(reason));
+		check(err == EINVAL && strstr(reason, "not a BUG/WARN ud2"),
+		      "the replay flag where there is no ud2 refused: %s (%s)", strerror(err), reason);
+	}
 }
 
 static void test_facts(struct live *lv)
 {
 	struct gilk_instrument_info *ins;
-	struct gilk_fact f[GILK_FACTS_MAX];
+	struct gilk_fact f[256];
 	size_t n, found = 0;
 	struct gerr e;
 
@@ -423,7 +449,7 @@ static void test_facts(struct live *lv)
 	 * whose landings are in the function, agreeing with the tables. */
 	{
 		uint64_t fs, fe;
-		struct gilk_facts q = { .max = GILK_FACTS_MAX, .buf = (uintptr_t)f };
+		struct gilk_facts q = { .max = 256, .buf = (uintptr_t)f };
 		size_t ex = 0, tgt = 0, agree = 0;
 		const uint64_t *snap;
 		size_t nsnap;
@@ -433,7 +459,7 @@ static void test_facts(struct live *lv)
 		q.end = fe;
 		ioctl(lv->fd, GILK_IOC_FACTS, &q);
 		nsnap = textfacts_targets(lv->k.facts, fs, fe, &snap);
-		for (uint32_t i = 0; i < q.count && i < GILK_FACTS_MAX; i++) {
+		for (uint32_t i = 0; i < q.count && i < 256; i++) {
 			if (f[i].kind == GILK_RES_EXTABLE)
 				ex++;
 			if (f[i].kind == GILK_FACT_TARGET) {
@@ -447,7 +473,7 @@ static void test_facts(struct live *lv)
 		      ex, tgt);
 	}
 	{
-		struct gilk_facts q = { .start = sym(lv, "jiffies"), .max = GILK_FACTS_MAX,
+		struct gilk_facts q = { .start = sym(lv, "jiffies"), .max = 256,
 					.buf = (uintptr_t)f };
 
 		q.end = q.start + 64;

@@ -209,6 +209,96 @@ static void bounce_via_existing_tail(void **st)
 	assert_true(p.slot == F + 0x40);
 }
 
+static uint64_t jmp32_target(const uint8_t *b, uint64_t at)
+{
+	int32_t d;
+
+	memcpy(&d, b + 1, 4);
+	return at + 5 + (uint64_t)(int64_t)d;
+}
+
+static void bug_and_warn_sites_replayed(void **st)
+{
+	/* test; jne warn; xor; ret; warn: ud2; jmp back; int3 x 8 */
+	static const uint8_t warn[] = {
+		0x85, 0xc0, 0x75, 0x03, 0x31, 0xc0, 0xc3,
+		0x0f, 0x0b,             /* 7 WARN */
+		0xeb, 0xf9,             /* 9 jmp 4 (where the WARN resumes) */
+		0xcc, 0xcc, 0xcc, 0xcc, 0xcc, 0xcc, 0xcc, 0xcc,
+	};
+	/* test; jne bug; ret; bug: ud2; int3 x 8 */
+	static const uint8_t bug[] = {
+		0x85, 0xc0, 0x75, 0x01, 0xc3,
+		0x0f, 0x0b,             /* 5 BUG */
+		0xcc, 0xcc, 0xcc, 0xcc, 0xcc, 0xcc, 0xcc, 0xcc,
+	};
+	struct splice_params sp = { .tramp = 0xffffffffc0001000ull, .handler = 0xffffffffc0000000ull };
+	struct fixture *fx;
+	struct splice_plan p;
+	struct splice_code c;
+	enum splice_reason why;
+	uint64_t ext[] = { F + 9 };
+
+	(void)st;
+	/* A WARN: 2 bytes before the place it resumes, so a bounce; the
+	 * trampoline holds no ud2, only the jump to where a WARN resumes. */
+	fx = fn(warn, sizeof(warn), ext, 1);
+	textfacts_add_bug(fx->tf, F + 7, true);
+	textfacts_finish(fx->tf);
+	assert_int_equal(splice_plan(&fx->env, F + 7, &p), 0);
+	assert_int_equal(p.bug, BUG_WARN);
+	assert_int_equal(p.mode, SPLICE_BOUNCE);
+	assert_int_equal(p.region.len, 2);
+	assert_int_equal(splice_emit(&p, &sp, &c, &why), 0);
+	assert_int_equal(c.tramp_len - c.reloc_off, 5);
+	assert_int_equal(c.tramp[c.reloc_off], 0xe9);
+	assert_true(jmp32_target(c.tramp + c.reloc_off, sp.tramp + c.reloc_off) == F + 9);
+
+	/* A BUG: nothing follows it, so the padding after it completes a
+	 * 5-byte jmp. */
+	fx = fn(bug, sizeof(bug), NULL, 0);
+	textfacts_add_bug(fx->tf, F + 5, false);
+	textfacts_finish(fx->tf);
+	assert_int_equal(splice_plan(&fx->env, F + 5, &p), 0);
+	assert_int_equal(p.bug, BUG_BUG);
+	assert_int_equal(p.mode, SPLICE_JMP);
+	assert_int_equal(p.region.len, 5);
+	assert_int_equal(p.region.live, 2);
+	assert_int_equal(splice_emit(&p, &sp, &c, &why), 0);
+	assert_null(memmem(c.tramp + c.reloc_off, c.tramp_len - c.reloc_off, "\x0f\x0b", 2));
+
+	/* A ud2 the bug table does not list is never replayed. */
+	fx = fn(bug, sizeof(bug), NULL, 0);
+	assert_int_equal(refusal(fx, F + 5), SR_UD2);
+}
+
+static void bug_site_only_at_region_start(void **st)
+{
+	/* test; jne bug; ret; bug: xor eax, eax; ud2; int3 x 8 */
+	static const uint8_t b[] = {
+		0x85, 0xc0, 0x75, 0x01, 0xc3,
+		0x31, 0xc0,             /* 5 */
+		0x0f, 0x0b,             /* 7 BUG */
+		0xcc, 0xcc, 0xcc, 0xcc, 0xcc, 0xcc, 0xcc, 0xcc,
+	};
+	struct fixture *fx = fn(b, sizeof(b), NULL, 0);
+	struct splice_plan p;
+
+	(void)st;
+	textfacts_add_bug(fx->tf, F + 7, false);
+	textfacts_finish(fx->tf);
+	/* The ud2 stays where the trap handler looks for it: the region
+	 * stops before it and bounces. */
+	assert_int_equal(splice_plan(&fx->env, F + 5, &p), 0);
+	assert_int_equal(p.bug, BUG_NONE);
+	assert_int_equal(p.mode, SPLICE_BOUNCE);
+	assert_int_equal(p.region.len, 2);
+	assert_int_equal(p.limit, SR_UD2);
+	/* Blacklisted code stays refused, ud2 or not. */
+	reserve(fx, F + 7, F + 9, RES_BLACKLIST);
+	assert_int_equal(refusal(fx, F + 7), SR_BLACKLIST);
+}
+
 static void trap_mode_only_when_asked(void **st)
 {
 	/* push rbp (1 byte), then a branch target: not even a jmp rel8 fits */
@@ -366,6 +456,8 @@ const struct CMUnitTest splice_tests[] = {
 	cmocka_unit_test(refuse_not_text_boundary_padding),
 	cmocka_unit_test(refuse_undecodable_misaligned_table),
 	cmocka_unit_test(refuse_int3_ud2_unrelocatable),
+	cmocka_unit_test(bug_and_warn_sites_replayed),
+	cmocka_unit_test(bug_site_only_at_region_start),
 	cmocka_unit_test(refuse_out_of_reach),
 	cmocka_unit_test(refuse_reserved_kinds),
 	cmocka_unit_test(alternatives_flagged_not_refused),

@@ -15,7 +15,7 @@
 #include <linux/ioctl.h>
 #include <linux/types.h>
 
-#define GILK_ABI_VERSION 2
+#define GILK_ABI_VERSION 3
 
 #define GILK_PATCH_MAX_LEN 32
 #define GILK_TRAMP_MAX 512
@@ -24,7 +24,7 @@
 #define GILK_HELP_MAX 96
 #define GILK_REASON_MAX 128
 #define GILK_MAX_PATCHES 2
-#define GILK_FACTS_MAX 256
+#define GILK_FACTS_MAX 16384	/* the most one FACTS call returns */
 #define GILK_BATCH_MAX 256
 
 struct gilk_version {
@@ -63,6 +63,13 @@ struct gilk_patch {
 };
 
 #define GILK_SPLICE_TRAP 1	/* no patches: the int3 at site stays */
+/*
+ * The region starts with a BUG()/WARN() ud2, which the trampoline leaves out:
+ * after the instrument, gilk.ko replays it as the trap handler would
+ * (report_bug() at site; a WARN goes on, a BUG dies). Without the flag, a
+ * region holding such a ud2 is refused.
+ */
+#define GILK_SPLICE_BUG 2
 
 struct gilk_splice {
 	__u32 id;		/* in: from RESERVE */
@@ -90,7 +97,7 @@ struct gilk_owned {
 
 struct gilk_splice_info {
 	__u32 id;
-	__u32 flags;		/* GILK_SPLICE_TRAP */
+	__u32 flags;		/* GILK_SPLICE_TRAP, GILK_SPLICE_BUG */
 	__u64 site;
 	__u32 region_len;
 	__u32 npatch;
@@ -137,6 +144,8 @@ struct gilk_instruments {
 #define GILK_RES_SMP_LOCK 6	/* alternatives_text_reserved(): lock prefixes */
 /* start is reached by an edge no decoder sees (jump label, fixup) */
 #define GILK_FACT_TARGET 16
+#define GILK_FACT_BUG 17	/* a BUG() ud2 at start */
+#define GILK_FACT_WARN 18	/* a WARN() ud2 at start (resumes at start + 2) */
 
 struct gilk_fact {
 	__u64 start, end;

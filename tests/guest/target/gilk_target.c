@@ -1,0 +1,84 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * gilk_target.ko: code for the guest tests to splice, with a WARN() and a
+ * BUG() reached on demand. Writing "warn N" to /proc/gilk_target runs
+ * gilk_target_warn(N), which warns when N is odd; "bug N" runs
+ * gilk_target_bug(N), which BUGs when N is 13. Reading the file gives the
+ * last result. A proc file rather than a module parameter: a BUG kills the
+ * writer, and a parameter write would die holding the module's param lock.
+ */
+#include <linux/bug.h>
+#include <linux/kernel.h>
+#include <linux/module.h>
+#include <linux/proc_fs.h>
+#include <linux/uaccess.h>
+
+static long last;
+
+static noinline long gilk_target_warn(long n)
+{
+	if (WARN_ON(n & 1))
+		return -n;
+	return n + 1;
+}
+
+static noinline long gilk_target_bug(long n)
+{
+	BUG_ON(n == 13);
+	return n * 2;
+}
+
+static ssize_t target_write(struct file *file, const char __user *ubuf,
+			    size_t len, loff_t *off)
+{
+	char buf[32], op[8];
+	long n;
+
+	if (len >= sizeof(buf))
+		return -EINVAL;
+	if (copy_from_user(buf, ubuf, len))
+		return -EFAULT;
+	buf[len] = 0;
+	if (sscanf(buf, "%7s %ld", op, &n) != 2)
+		return -EINVAL;
+	if (!strcmp(op, "warn"))
+		WRITE_ONCE(last, gilk_target_warn(n));
+	else if (!strcmp(op, "bug"))
+		WRITE_ONCE(last, gilk_target_bug(n));
+	else
+		return -EINVAL;
+	return len;
+}
+
+static ssize_t target_read(struct file *file, char __user *ubuf, size_t len,
+			   loff_t *off)
+{
+	char buf[32];
+	int n = scnprintf(buf, sizeof(buf), "%ld\n", READ_ONCE(last));
+
+	return simple_read_from_buffer(ubuf, len, off, buf, n);
+}
+
+static const struct proc_ops target_ops = {
+	.proc_read = target_read,
+	.proc_write = target_write,
+	.proc_lseek = default_llseek,
+};
+
+static struct proc_dir_entry *entry;
+
+static int __init target_init(void)
+{
+	entry = proc_create("gilk_target", 0600, NULL, &target_ops);
+	return entry ? 0 : -ENOMEM;
+}
+
+static void __exit target_exit(void)
+{
+	proc_remove(entry);
+}
+
+module_init(target_init);
+module_exit(target_exit);
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("Code with WARN() and BUG() sites for gilk's guest tests");

@@ -14,7 +14,7 @@ CORE_OBJ := $(CORE_SRC:%.c=$(B)/%.o)
 all: $(B)/gilk $(B)/libgilkcore.a $(B)/libgilklive.a $(B)/gilk.ko $(B)/instruments/argfilter.ko $(B)/bench-offline \
      $(B)/tests/gilk_target.ko \
      $(B)/bin/test-unit $(B)/bin/test-diff $(B)/bin/test-cfg-objdump \
-     $(B)/bin/test-kcore $(B)/bin/test-live
+     $(B)/bin/test-kcore $(B)/bin/test-live $(B)/bin/test-json
 
 $(B)/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -55,6 +55,10 @@ $(B)/tests/gilk_target.ko: $(TARGET_SRC) $(REF_ABI)
 	cp -r tests/guest/target/. $(B)/tests/target/
 	$(MAKE) -C $(KDIR) M=$(CURDIR)/$(B)/tests/target modules
 	cp $(B)/tests/target/gilk_target.ko $@
+
+$(B)/bin/test-json: $(B)/tests/json_check.o
+	@mkdir -p $(dir $@)
+	$(CC) -o $@ $^
 
 $(B)/bench-offline: $(B)/bench/offline.o $(B)/libgilkcore.a
 	$(CC) -o $@ $^ $(CORE_LIBS)

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "commands.h"
+#include "formats.h"
 
 static int info_splices(struct session *s, struct gerr *e)
 {
@@ -13,21 +14,7 @@ static int info_splices(struct session *s, struct gerr *e)
 
 	if (live_list(&s->lv, &all, &n, e))
 		return -1;
-	if (!n)
-		fprintf(s->out, "no splices\n");
-	else
-		fprintf(s->out, "%4s  %-40s %12s %8s %8s  %s\n", "id", "site", "hits", "lost",
-			"nested", "instrument");
-	for (size_t i = 0; i < n; i++) {
-		char where[160];
-
-		session_where(s, all[i].site, where, sizeof(where));
-		fprintf(s->out, "%4u  %-40s %12" PRIu64 " %8" PRIu64 " %8" PRIu64 "  %s%s%s%s%s\n",
-			all[i].id, where, (uint64_t)all[i].hits, (uint64_t)all[i].lost,
-			(uint64_t)all[i].missed, all[i].instrument, all[i].arg[0] ? " " : "",
-			all[i].arg, (all[i].flags & GILK_SPLICE_TRAP) ? "  (trap)" : "",
-			(all[i].flags & GILK_SPLICE_BUG) ? "  (BUG/WARN replayed)" : "");
-	}
+	format_splices(s->out, FMT_TEXT, s, all, n);
 	free(all);
 	return 0;
 }
@@ -59,6 +46,8 @@ static int run(struct session *s, int argc, char **argv, struct gerr *e)
 	return gerr_set(e, "info what? \"splices\" or \"instruments\"");
 }
 
+static const char *const what[] = { "splices", "instruments", NULL };
+
 const struct command cmd_info = {
 	.name = "info",
 	.run = run,
@@ -66,5 +55,6 @@ const struct command cmd_info = {
 	.help = "info splices: every splice with its hits, events lost because the\n"
 		"buffer was full, and nested hits (inside an instrument, not run).\n"
 		"info instruments: the instruments gilk.ko knows, their modules and uses.",
-	.complete = COMPLETE_INFO,
+	.complete = COMPLETE_WORDS,
+	.words = what,
 };

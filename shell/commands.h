@@ -10,7 +10,7 @@
 #include "session.h"
 
 enum complete_kind { COMPLETE_NONE, COMPLETE_SYMBOL, COMPLETE_SPLICE,
-		     COMPLETE_COMMAND, COMPLETE_INFO, COMPLETE_PATH,
+		     COMPLETE_COMMAND, COMPLETE_WORDS, COMPLETE_PATH,
 		     COMPLETE_INSTRUMENT };
 
 struct command {
@@ -20,10 +20,12 @@ struct command {
 	const char *help;
 	enum complete_kind complete;	/* the first argument */
 	enum complete_kind complete2;	/* the second */
+	const char *const *words;	/* COMPLETE_WORDS: NULL-terminated */
 };
 
 extern const struct command cmd_help, cmd_quit, cmd_disas, cmd_x, cmd_blocks,
-	cmd_plan, cmd_splice, cmd_unsplice, cmd_info, cmd_events, cmd_source;
+	cmd_plan, cmd_splice, cmd_unsplice, cmd_info, cmd_events, cmd_source,
+	cmd_dump;
 
 const struct command *command_find(const char *name);
 /* The i-th command, NULL past the last. */

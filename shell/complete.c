@@ -64,7 +64,8 @@ static void collect_symbols(struct session *s, const char *text)
 	free(names);
 }
 
-static void collect(struct session *s, enum complete_kind kind, const char *text)
+static void collect(struct session *s, enum complete_kind kind,
+		    const char *const *words, const char *text)
 {
 	size_t len = strlen(text);
 	struct gerr e;
@@ -81,11 +82,10 @@ static void collect(struct session *s, enum complete_kind kind, const char *text
 	case COMPLETE_SYMBOL:
 		collect_symbols(s, text);
 		break;
-	case COMPLETE_INFO:
-		if (!strncmp("splices", text, len))
-			add(s, "splices");
-		if (!strncmp("instruments", text, len))
-			add(s, "instruments");
+	case COMPLETE_WORDS:
+		for (size_t i = 0; words && words[i]; i++)
+			if (!strncmp(words[i], text, len))
+				add(s, words[i]);
 		break;
 	case COMPLETE_SPLICE: {
 		struct gilk_splice_info *all;
@@ -126,7 +126,7 @@ static char **attempt(const char *text, int start, int end)
 	struct session *s = completing;
 	char before[4096], *words[32];
 	int n = 0;
-	const struct command *c;
+	const struct command *c = NULL;
 	enum complete_kind kind;
 
 	(void)end;
@@ -148,7 +148,7 @@ static char **attempt(const char *text, int start, int end)
 			return NULL;
 		}
 	}
-	collect(s, kind, text);
+	collect(s, kind, c ? c->words : NULL, text);
 	return s->nmatches ? rl_completion_matches(text, generate) : NULL;
 }
 

@@ -16,7 +16,7 @@ trap 'rm -rf "$t"; tmux kill-session -t gilk-test 2>/dev/null' EXIT
 
 "${G[@]}" -c help >"$t/help"
 check "help lists every command" \
-	"$(for c in help disas blocks plan splice unsplice info events x source quit; do grep -q "^  $c" "$t/help" || exit 1; done; echo 0)"
+	"$(for c in help disas blocks plan splice unsplice info events dump x source quit; do grep -q "^  $c" "$t/help" || exit 1; done; echo 0)"
 "${G[@]}" -c 'help dis' >"$t/h"
 check "help COMMAND shows usage and help; a unique prefix names a command" \
 	"$(grep -q '^usage: disas LOCATION \[COUNT\]' "$t/h" && grep -q "block" "$t/h"; echo $?)"
@@ -91,6 +91,37 @@ check "commands piped on stdin run in batch mode (status 0)" "$([ $? = 0 ] && gr
 printf 'nonsense\nhelp\n' | "${G[@]}" >"$t/o" 2>&1
 check "in batch mode the first error ends the run (status 1)" "$([ $? = 1 ] && ! grep -q 'gilk commands' "$t/o"; echo $?)"
 
+# dump memory: the bytes x shows, by END or by +LENGTH; errors leave no file
+"${G[@]}" -c 'dump memory '"$t"'/m1 __x64_sys_getppid +32' -c 'dump memory '"$t"'/m2 __x64_sys_getppid __x64_sys_getppid+32' \
+	-c 'x __x64_sys_getppid 32' >"$t/o" 2>"$t/e"
+check "dump memory writes the bytes x shows, by END or +LENGTH" \
+	"$([ $? = 0 ] && grep -q '^wrote 32 bytes from __x64_sys_getppid (0x' "$t/o" && cmp -s "$t/m1" "$t/m2" &&
+	   [ "$(od -An -tx1 -v "$t/m1" | tr -s ' \n' ' ')" = "$(grep '^0x' "$t/o" | cut -d: -f2 | tr -s ' \n' ' ')" ]; echo $?)"
+"${G[@]}" -c 'dump memory '"$t"'/m3 __x64_sys_getppid+8 __x64_sys_getppid' 2>"$t/e"
+check "dump memory with END before START says so and writes nothing" \
+	"$([ $? = 1 ] && grep -q 'is not past the start' "$t/e" && [ ! -e "$t/m3" ]; echo $?)"
+"${G[@]}" -c 'dump memory '"$t"'/m3 __x64_sys_getppid +0x10000000' 2>"$t/e"
+check "dump memory refuses more than 64 MiB" "$([ $? = 1 ] && grep -q 'writes 1 byte to 64 MiB' "$t/e"; echo $?)"
+"${G[@]}" -c 'dump memory /nonexistent/dir/m __x64_sys_getppid +8' 2>"$t/e"
+check "dump to a file that cannot be made names it" "$([ $? = 1 ] && grep -q '/nonexistent/dir/m: No such file' "$t/e"; echo $?)"
+"${G[@]}" -c 'dump events '"$t"'/ev.csv' 2>"$t/e"
+check "dump events offline says it needs live mode" "$([ $? = 1 ] && grep -q 'events need live mode' "$t/e"; echo $?)"
+"${G[@]}" -c 'dump events --format yaml '"$t"'/ev' 2>"$t/e"
+check "dump with an unknown format lists the formats" "$([ $? = 1 ] && grep -q "no format 'yaml': text, csv, json or chrome" "$t/e"; echo $?)"
+"${G[@]}" -c 'dump splices --format chrome '"$t"'/sp' 2>"$t/e"
+check "dump splices as a Chrome trace is refused" "$([ $? = 1 ] && grep -q 'a Chrome trace holds events' "$t/e"; echo $?)"
+"${G[@]}" -c 'dump things x' 2>"$t/e"
+check "dump of an unknown thing names the three" "$([ $? = 1 ] && grep -q 'dump what? "memory", "events" or "splices"' "$t/e"; echo $?)"
+
+# test-json, which the guest's dump tests rely on, tells JSON from not JSON
+printf '{"a": [1, -2.5e3, "x\\u00e9\\n", true, null, {}], "events": [[1], {"b": 2}, 3]}' >"$t/j1"
+printf '{"a": [1,]}' >"$t/j2"
+printf '[1, 2] x' >"$t/j3"
+printf '["a\tb", 01]' >"$t/j4"
+check "test-json counts a valid document's array and rejects broken ones" \
+	"$([ "$(build/bin/test-json "$t/j1" events)" = 3 ] && ! build/bin/test-json "$t/j2" 2>/dev/null &&
+	   ! build/bin/test-json "$t/j3" 2>/dev/null && ! build/bin/test-json "$t/j4" 2>/dev/null; echo $?)"
+
 # the man page documents exactly the commands help lists
 help_cmds=$(sed -n 's/^  \([a-z]*\).*/\1/p' "$t/help")
 entries=$(sed -n '/^\.SH COMMANDS/,/^\.SH INSTRUMENTS/p' shell/gilk.1 | grep -c '^\.TP')
@@ -115,10 +146,13 @@ tmux kill-session -t gilk-test 2>/dev/null
 HOME=$t tmux new-session -d -s gilk-test -x 200 -y 50 "${G[*]}"
 screen_has '(gilk)'
 tmux send-keys -t gilk-test 'bl' Tab
-screen_has '(gilk) blocks '
+screen_has '(gilk) blocks'
 tmux send-keys -t gilk-test '__x64_sys_getpp' Tab
 screen_has '(gilk) blocks __x64_sys_getppid'
 check "Tab completes a command and a kernel symbol" "$?"
+tmux send-keys -t gilk-test C-u 'dump ev' Tab
+screen_has '(gilk) dump events'
+check "Tab completes what dump writes" "$?"
 tmux send-keys -t gilk-test C-u 'disas _' Tab Tab
 screen_has 'symbols start with "_": showing the first 1000'
 check "a long completion list is cut short, and says so" "$?"

@@ -72,6 +72,53 @@ check "gilk unsplice all removes every splice ($out)" \
 out=$(build/gilk -c 'unsplice 12345' 2>&1)
 check "gilk unsplice of an unknown id is an error ($out)" "$(echo "$out" | grep -q 'no such splice'; echo $?)"
 
+# dump: events and splices into files, in every format.
+build/gilk -c events >/dev/null
+out=$(build/gilk -c 'splice __x64_sys_getppid tsc' -c 'splice do_prlimit regs')
+site=$(echo "$out" | sed -n '1s/.*(\(0x[0-9a-f]*\)).*/\1/p')
+build/gilk -c "dump memory /tmp/site.bin $site +1" >/dev/null
+check "dump memory live shows the spliced jmp at the site" \
+	"$([ "$(od -An -tx1 /tmp/site.bin | tr -d ' ')" = e9 ]; echo $?)"
+build/bin/test-live workload getppid 50
+build/bin/test-live workload getrlimit 20
+# (gilk itself calls prlimit as it starts, so getppid's splice is the one
+# whose hits are exactly its events)
+out=$(build/gilk -c 'dump events /tmp/ev.csv')
+build/gilk -c 'dump splices /tmp/sp.csv' >/dev/null
+hits=$(awk -F, '$4 == "tsc" {print $6}' /tmp/sp.csv)
+rows=$(grep -c ',tsc,' /tmp/ev.csv)
+cols=$(head -1 /tmp/ev.csv | awk -F, '{print NF}')
+check "dump events as CSV: a row per hit in time order, a column per field ($out; $rows tsc rows, $hits hits)" \
+	"$([ "$rows" = "$hits" ] && [ "$rows" -ge 50 ] && [ "$(wc -l </tmp/ev.csv)" -ge 71 ] &&
+	   head -1 /tmp/ev.csv | grep -q '^time_ns,cpu,splice,site,address,instrument,' &&
+	   head -1 /tmp/ev.csv | grep -q ',tsc' && head -1 /tmp/ev.csv | grep -q ',rax,' &&
+	   awk -F, -v n="$cols" 'NF != n {exit 1}' /tmp/ev.csv &&
+	   awk -F, 'NR > 2 && $1 < prev {exit 1} {prev = $1}' /tmp/ev.csv &&
+	   grep -q '_sys_getppid+0x5,0x[0-9a-f]*,tsc,.*,[0-9][0-9]*$' /tmp/ev.csv; echo $?)"
+build/bin/test-live workload getppid 30
+out=$(build/gilk -c 'dump events --format json /tmp/ev.json')
+n=$(build/bin/test-json /tmp/ev.json events)
+check "dump events as JSON: one valid document with every event ($out; $n)" \
+	"$([ "${n:-0}" -ge 30 ] && echo "$out" | grep -q "^wrote $n events to /tmp/ev.json (json)" &&
+	   grep -q '"data": {"tsc": [0-9]*}' /tmp/ev.json; echo $?)"
+build/bin/test-live workload getrlimit 30
+out=$(build/gilk -c 'dump events --format chrome /tmp/ev.trace')
+n=$(build/bin/test-json /tmp/ev.trace traceEvents)
+inst=$(grep -c '"ph": "i"' /tmp/ev.trace)
+meta=$(grep -c '"ph": "M"' /tmp/ev.trace)
+check "dump events as a Chrome trace: valid, an instant per event, a track per CPU ($out; $inst + $meta)" \
+	"$([ "${n:-0}" = $((inst + meta)) ] && [ "$inst" -ge 30 ] && [ "$meta" -ge 1 ] &&
+	   echo "$out" | grep -q "^wrote $inst events" && grep -q '"rsi": "0x3"' /tmp/ev.trace; echo $?)"
+out=$(build/gilk -c 'dump splices /tmp/sp.json')
+n=$(build/bin/test-json /tmp/sp.json)
+check "dump splices as JSON: valid, every splice ($out; $n)" \
+	"$([ "$n" = 2 ] && grep -q '"instrument": "tsc"' /tmp/sp.json; echo $?)"
+build/bin/test-live workload getppid 10
+build/gilk -c 'dump events /tmp/ev.txt' >/dev/null
+check "dump events as text: the lines events shows" \
+	"$([ "$(grep -c ' cpu[0-9]* splice [0-9]* tsc: tsc=[0-9]*$' /tmp/ev.txt)" -ge 10 ]; echo $?)"
+build/gilk -c 'unsplice all' >/dev/null
+
 # Interrupt and scheduler context: the timer tick and the CFS pick path.
 build/gilk -c events >/dev/null	# what earlier splices left in the buffer
 build/gilk -c 'splice update_process_times tsc' -c 'splice --blocks pick_next_task_fair regs' >/dev/null

@@ -1,0 +1,199 @@
+/* dump: kernel memory, events or splices, to a file. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "commands.h"
+#include "event_log.h"
+#include "formats.h"
+
+#define DUMP_MEMORY_MAX (64u << 20)
+
+/* Closes f; a write error anywhere (a full disk) is the command's error. */
+static int finish(FILE *f, const char *path, struct gerr *e)
+{
+	int bad = ferror(f);
+
+	if (fclose(f) || bad) {
+		unlink(path);
+		return gerr_set(e, "%s: write error", path);
+	}
+	return 0;
+}
+
+static int dump_memory(struct session *s, int argc, char **argv, struct gerr *e)
+{
+	uint64_t start, end, len;
+	uint8_t *buf;
+	char where[160];
+	FILE *f;
+
+	if (argc != 5)
+		return gerr_set(e, "usage: dump memory FILE START END|+LENGTH");
+	if (session_resolve(s, argv[3], &start, e))
+		return -1;
+	if (argv[4][0] == '+') {
+		char *rest;
+
+		len = strtoull(argv[4] + 1, &rest, 0);
+		if (*rest || !argv[4][1])
+			return gerr_set(e, "'%s' is not a length", argv[4]);
+	} else {
+		if (session_resolve(s, argv[4], &end, e))
+			return -1;
+		if (end <= start)
+			return gerr_set(e, "the end 0x%" PRIx64 " is not past the start 0x%" PRIx64,
+					end, start);
+		len = end - start;
+	}
+	if (!len || len > DUMP_MEMORY_MAX)
+		return gerr_set(e, "%" PRIu64 " bytes: dump memory writes 1 byte to %u MiB",
+				len, DUMP_MEMORY_MAX >> 20);
+	buf = malloc(len);
+	if (!buf)
+		return gerr_set(e, "out of memory");
+	for (uint64_t o = 0; o < len; o += 65536) {
+		size_t n = len - o < 65536 ? (size_t)(len - o) : 65536;
+
+		if (session_read(s, start + o, buf + o, n, e)) {
+			free(buf);
+			return -1;
+		}
+	}
+	f = fopen(argv[2], "wb");
+	if (!f) {
+		free(buf);
+		return gerr_set(e, "%s: %m", argv[2]);
+	}
+	fwrite(buf, 1, len, f);
+	free(buf);
+	if (finish(f, argv[2], e))
+		return -1;
+	session_where_as(s, start, argv[3], where, sizeof(where));
+	fprintf(s->out, "wrote %" PRIu64 " bytes from %s to %s\n", len, where, argv[2]);
+	return 0;
+}
+
+/* [--format NAME] FILE, in either order; the format defaults by FILE's
+ * extension. */
+static int file_and_format(int argc, char **argv, const char **path,
+			   enum format *fmt, struct gerr *e)
+{
+	const char *name = NULL;
+
+	*path = NULL;
+	for (int i = 2; i < argc; i++) {
+		if (!strcmp(argv[i], "--format")) {
+			if (++i == argc)
+				return gerr_set(e, "--format needs one of text, csv, json, chrome");
+			name = argv[i];
+		} else if (!*path && argv[i][0] != '-') {
+			*path = argv[i];
+		} else {
+			return gerr_set(e, "usage: dump %s [--format text|csv|json|chrome] FILE",
+					argv[1]);
+		}
+	}
+	if (!*path)
+		return gerr_set(e, "dump %s: which file?", argv[1]);
+	if (name && format_parse(name, fmt))
+		return gerr_set(e, "no format '%s': text, csv, json or chrome", name);
+	if (!name)
+		*fmt = format_for_path(*path);
+	return 0;
+}
+
+static int dump_events(struct session *s, int argc, char **argv, struct gerr *e)
+{
+	struct event_log log;
+	enum format fmt;
+	const char *path;
+	FILE *f;
+	int rc;
+
+	if (file_and_format(argc, argv, &path, &fmt, e))
+		return -1;
+	if (event_log_drain(s, &log, e)) {
+		event_log_free(&log);
+		return -1;
+	}
+	f = fopen(path, "w");
+	if (!f) {
+		/* What was drained is not lost: it goes to the screen. */
+		format_events(s->out, FMT_TEXT, s, &log, SIZE_MAX);
+		event_log_free(&log);
+		return gerr_set(e, "%s: %m (the drained events are shown above)", path);
+	}
+	format_events(f, fmt, s, &log, SIZE_MAX);
+	rc = finish(f, path, e);
+	if (!rc)
+		fprintf(s->out, "wrote %zu events to %s (%s)\n", log.n, path, format_name(fmt));
+	event_log_report_lost(s, &log);
+	event_log_free(&log);
+	return rc;
+}
+
+static int dump_splices(struct session *s, int argc, char **argv, struct gerr *e)
+{
+	struct gilk_splice_info *all;
+	enum format fmt;
+	const char *path;
+	size_t n;
+	FILE *f;
+
+	if (file_and_format(argc, argv, &path, &fmt, e))
+		return -1;
+	if (fmt == FMT_CHROME)
+		return gerr_set(e, "a Chrome trace holds events: dump splices as text, csv or json");
+	if (!s->live)
+		return gerr_set(e, "dump splices needs live mode (/dev/gilk)");
+	if (live_list(&s->lv, &all, &n, e))
+		return -1;
+	f = fopen(path, "w");
+	if (!f) {
+		free(all);
+		return gerr_set(e, "%s: %m", path);
+	}
+	format_splices(f, fmt, s, all, n);
+	if (fmt == FMT_JSON)
+		fputc('\n', f);
+	free(all);
+	if (finish(f, path, e))
+		return -1;
+	fprintf(s->out, "wrote %zu splices to %s (%s)\n", n, path, format_name(fmt));
+	return 0;
+}
+
+static int run(struct session *s, int argc, char **argv, struct gerr *e)
+{
+	if (argc < 2)
+		return gerr_set(e, "usage: %s", cmd_dump.usage);
+	if (!strcmp(argv[1], "memory"))
+		return dump_memory(s, argc, argv, e);
+	if (!strcmp(argv[1], "events"))
+		return dump_events(s, argc, argv, e);
+	if (!strcmp(argv[1], "splices"))
+		return dump_splices(s, argc, argv, e);
+	return gerr_set(e, "dump what? \"memory\", \"events\" or \"splices\"");
+}
+
+static const char *const what[] = { "memory", "events", "splices", NULL };
+
+const struct command cmd_dump = {
+	.name = "dump",
+	.run = run,
+	.usage = "dump memory FILE START END|+LEN | dump events|splices [--format F] FILE",
+	.help = "dump memory: kernel memory from START up to END (or LEN bytes, at\n"
+		"most 64 MiB), raw, as gdb's dump memory; live or offline.\n"
+		"dump events: drains the events instruments recorded into FILE, with\n"
+		"the site and instrument of each, as text (what \"events\" shows), CSV\n"
+		"(a column per field), JSON, or a Chrome trace (chrome://tracing,\n"
+		"Perfetto: a track per CPU). Lost events are reported, per splice.\n"
+		"dump splices: every splice with its counters, as text, CSV or JSON.\n"
+		"Without --format, FILE's extension decides: .csv, .json, else text.",
+	.complete = COMPLETE_WORDS,
+	.words = what,
+	.complete2 = COMPLETE_PATH,
+};

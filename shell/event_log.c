@@ -1,0 +1,111 @@
+/* Draining gilk.ko's events (see event_log.h). */
+#include "event_log.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int grow(void **p, size_t *cap, size_t need, size_t size)
+{
+	size_t c = *cap ? *cap : 256;
+	void *q;
+
+	if (need <= *cap)
+		return 0;
+	while (c < need)
+		c *= 2;
+	q = realloc(*p, c * size);
+	if (!q)
+		return -1;
+	*p = q;
+	*cap = c;
+	return 0;
+}
+
+static int add(struct event_log *log, const struct gilk_event *h)
+{
+	struct event_rec *r;
+
+	if (grow((void **)&log->ev, &log->cap, log->n + 1, sizeof(*log->ev)) ||
+	    grow((void **)&log->bytes, &log->capbytes, log->nbytes + h->len, 1))
+		return -1;
+	r = &log->ev[log->n++];
+	*r = (struct event_rec){ .ns = h->ns, .splice = h->splice, .cpu = h->cpu,
+				 .len = h->len, .off = log->nbytes,
+				 .instrument = "(removed splice)" };
+	memcpy(log->bytes + log->nbytes, h + 1, h->len);
+	log->nbytes += h->len;
+	/* events outlive their splice in the buffer */
+	for (size_t i = 0; i < log->nsplices; i++)
+		if (log->splices[i].id == h->splice) {
+			r->instrument = log->splices[i].instrument;
+			r->site = log->splices[i].site;
+		}
+	return 0;
+}
+
+/* By time; equal times keep the order they were read in (off grows). */
+static int by_time(const void *a, const void *b)
+{
+	const struct event_rec *x = a, *y = b;
+
+	if (x->ns != y->ns)
+		return x->ns < y->ns ? -1 : 1;
+	return x->off < y->off ? -1 : x->off > y->off;
+}
+
+int event_log_drain(struct session *s, struct event_log *log, struct gerr *e)
+{
+	static const size_t cap = 1 << 20;
+	uint8_t *buf;
+	ssize_t got;
+
+	memset(log, 0, sizeof(*log));
+	if (!s->live)
+		return gerr_set(e, "events need live mode (/dev/gilk)");
+	if (live_list(&s->lv, &log->splices, &log->nsplices, e))
+		return -1;
+	buf = malloc(cap);
+	if (!buf)
+		return gerr_set(e, "out of memory");
+	while ((got = live_read_events(&s->lv, buf, cap, e)) > 0) {
+		for (size_t off = 0; off + sizeof(struct gilk_event) <= (size_t)got;) {
+			const struct gilk_event *h = (const void *)(buf + off);
+
+			if (add(log, h)) {
+				free(buf);
+				return gerr_set(e, "out of memory");
+			}
+			off += sizeof(*h) + h->len;
+		}
+	}
+	free(buf);
+	/* gilk.ko hands them over CPU by CPU: put them in time order. */
+	qsort(log->ev, log->n, sizeof(*log->ev), by_time);
+	return got < 0 ? -1 : 0;
+}
+
+void event_log_report_lost(struct session *s, const struct event_log *log)
+{
+	/* Lost events are always said, never silent. */
+	for (size_t i = 0; i < log->nsplices; i++) {
+		uint32_t id = log->splices[i].id;
+		uint64_t seen = id < 1024 ? s->lost_seen[id] : 0;
+
+		if (log->splices[i].lost > seen) {
+			fprintf(s->out, "Lost %" PRIu64 " events (splice %u, buffer full)\n",
+				(uint64_t)log->splices[i].lost - seen, id);
+			if (id < 1024)
+				s->lost_seen[id] = log->splices[i].lost;
+		}
+	}
+}
+
+void event_log_free(struct event_log *log)
+{
+	free(log->ev);
+	free(log->bytes);
+	free(log->splices);
+	memset(log, 0, sizeof(*log));
+}

@@ -1,0 +1,40 @@
+/*
+ * event_log: the events gilk.ko's buffer held, drained in one go, each with
+ * the splice it came from (its site and instrument), for the events and dump
+ * commands to show or write in any format.
+ */
+#ifndef GILK_EVENT_LOG_H
+#define GILK_EVENT_LOG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "session.h"
+
+struct event_rec {
+	uint64_t ns;
+	uint32_t splice;
+	uint16_t cpu;
+	uint16_t len;
+	size_t off;		/* payload: log->bytes + off */
+	const char *instrument;	/* "(removed splice)" when it is gone */
+	uint64_t site;		/* 0 when the splice is gone */
+};
+
+struct event_log {
+	struct event_rec *ev;
+	size_t n, cap;
+	uint8_t *bytes;
+	size_t nbytes, capbytes;
+	struct gilk_splice_info *splices;	/* as listed when drained */
+	size_t nsplices;
+};
+
+/* Drains every event (live mode only). On error the log holds what was
+ * read before it; event_log_free() it either way. */
+int event_log_drain(struct session *s, struct event_log *log, struct gerr *e);
+/* Says, on s->out, how many events each splice lost since last said. */
+void event_log_report_lost(struct session *s, const struct event_log *log);
+void event_log_free(struct event_log *log);
+
+#endif

@@ -1,0 +1,334 @@
+/* Output formats (see formats.h). */
+#include "formats.h"
+
+#include <inttypes.h>
+#include <string.h>
+
+#include "payload.h"
+
+static const char *const names[] = {
+	[FMT_TEXT] = "text", [FMT_CSV] = "csv", [FMT_JSON] = "json", [FMT_CHROME] = "chrome",
+};
+
+int format_parse(const char *name, enum format *f)
+{
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (!strcmp(name, names[i])) {
+			*f = (enum format)i;
+			return 0;
+		}
+	return -1;
+}
+
+enum format format_for_path(const char *path)
+{
+	const char *dot = strrchr(path, '.');
+
+	if (dot && !strcmp(dot, ".csv"))
+		return FMT_CSV;
+	if (dot && !strcmp(dot, ".json"))
+		return FMT_JSON;
+	return FMT_TEXT;
+}
+
+const char *format_name(enum format f)
+{
+	return names[f];
+}
+
+/* A JSON string, quoted and escaped. */
+static void json_str(FILE *out, const char *s)
+{
+	fputc('"', out);
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\')
+			fprintf(out, "\\%c", c);
+		else if (c < 0x20)
+			fprintf(out, "\\u%04x", c);
+		else
+			fputc(c, out);
+	}
+	fputc('"', out);
+}
+
+/* A CSV cell, quoted when it holds a comma, a quote or a line break. */
+static void csv_cell(FILE *out, const char *s)
+{
+	if (!strpbrk(s, ",\"\r\n")) {
+		fputs(s, out);
+		return;
+	}
+	fputc('"', out);
+	for (; *s; s++) {
+		if (*s == '"')
+			fputc('"', out);
+		fputc(*s, out);
+	}
+	fputc('"', out);
+}
+
+static void site_name(struct session *s, uint64_t site, char *buf, size_t len)
+{
+	if (site)
+		symtab_format(s->k->syms, site, buf, len);
+	else
+		snprintf(buf, len, "(removed splice)");
+}
+
+static void hex_bytes(FILE *out, const uint8_t *p, size_t len)
+{
+	for (size_t i = 0; i < len; i++)
+		fprintf(out, "%02x", p[i]);
+}
+
+/* A field's value: hex as 0x... (a string in JSON: beyond 2^53 a JSON
+ * number loses digits), counts in decimal. */
+static void field_value(FILE *out, const struct payload_field *f, bool json)
+{
+	if (f->hex)
+		fprintf(out, json ? "\"0x%" PRIx64 "\"" : "0x%" PRIx64, f->value);
+	else
+		fprintf(out, "%" PRIu64, f->value);
+}
+
+static void text_event(FILE *out, const struct event_log *log, const struct event_rec *r)
+{
+	struct payload_field f[PAYLOAD_FIELDS_MAX];
+	const uint8_t *p = log->bytes + r->off;
+	size_t n = payload_decode(r->instrument, p, r->len, f);
+
+	fprintf(out, "%" PRIu64 ".%09" PRIu64 " cpu%u splice %u %s: ", r->ns / 1000000000,
+		r->ns % 1000000000, r->cpu, r->splice, r->instrument);
+	for (size_t i = 0; i < n; i++)
+		fprintf(out, f[i].hex ? "%s%s=%" PRIx64 : "%s%s=%" PRIu64, i ? " " : "",
+			f[i].name, f[i].value);
+	if (!n)
+		hex_bytes(out, p, r->len);
+	fputc('\n', out);
+}
+
+/* The CSV columns after the fixed ones: every field name the events have,
+ * in order of first appearance, and "bytes" when some payload is unknown. */
+static size_t csv_columns(const struct event_log *log, size_t limit,
+			  const char **cols, size_t max, bool *raw)
+{
+	size_t ncol = 0;
+
+	*raw = false;
+	for (size_t i = 0; i < log->n && i < limit; i++) {
+		struct payload_field f[PAYLOAD_FIELDS_MAX];
+		const struct event_rec *r = &log->ev[i];
+		size_t n = payload_decode(r->instrument, log->bytes + r->off, r->len, f);
+
+		*raw |= !n;
+		for (size_t k = 0; k < n; k++) {
+			size_t c = 0;
+
+			while (c < ncol && strcmp(cols[c], f[k].name))
+				c++;
+			if (c == ncol && ncol < max)
+				cols[ncol++] = f[k].name;
+		}
+	}
+	return ncol;
+}
+
+static void csv_events(FILE *out, struct session *s, const struct event_log *log,
+		       size_t limit)
+{
+	const char *cols[64];
+	bool raw;
+	size_t ncol = csv_columns(log, limit, cols, 64, &raw);
+
+	fprintf(out, "time_ns,cpu,splice,site,address,instrument");
+	for (size_t c = 0; c < ncol; c++)
+		fprintf(out, ",%s", cols[c]);
+	fprintf(out, raw ? ",bytes\n" : "\n");
+	for (size_t i = 0; i < log->n && i < limit; i++) {
+		struct payload_field f[PAYLOAD_FIELDS_MAX];
+		const struct event_rec *r = &log->ev[i];
+		const uint8_t *p = log->bytes + r->off;
+		size_t n = payload_decode(r->instrument, p, r->len, f);
+		char site[160];
+
+		site_name(s, r->site, site, sizeof(site));
+		fprintf(out, "%" PRIu64 ",%u,%u,", r->ns, r->cpu, r->splice);
+		csv_cell(out, site);
+		fprintf(out, ",0x%" PRIx64 ",", r->site);
+		csv_cell(out, r->instrument);
+		for (size_t c = 0; c < ncol; c++) {
+			fputc(',', out);
+			for (size_t k = 0; k < n; k++)
+				if (!strcmp(f[k].name, cols[c]))
+					field_value(out, &f[k], false);
+		}
+		if (raw) {
+			fputc(',', out);
+			if (!n)
+				hex_bytes(out, p, r->len);
+		}
+		fputc('\n', out);
+	}
+}
+
+/* An event's payload as a JSON object's members (no braces). */
+static void json_fields(FILE *out, const struct event_log *log, const struct event_rec *r)
+{
+	struct payload_field f[PAYLOAD_FIELDS_MAX];
+	const uint8_t *p = log->bytes + r->off;
+	size_t n = payload_decode(r->instrument, p, r->len, f);
+
+	for (size_t k = 0; k < n; k++) {
+		fprintf(out, "%s\"%s\": ", k ? ", " : "", f[k].name);
+		field_value(out, &f[k], true);
+	}
+	if (!n) {
+		fprintf(out, "\"bytes\": \"");
+		hex_bytes(out, p, r->len);
+		fputc('"', out);
+	}
+}
+
+static void json_events(FILE *out, struct session *s, const struct event_log *log,
+			size_t limit)
+{
+	fprintf(out, "{\"splices\": ");
+	format_splices(out, FMT_JSON, s, log->splices, log->nsplices);
+	fprintf(out, ",\n\"events\": [");
+	for (size_t i = 0; i < log->n && i < limit; i++) {
+		const struct event_rec *r = &log->ev[i];
+		char site[160];
+
+		site_name(s, r->site, site, sizeof(site));
+		fprintf(out, "%s\n  {\"time_ns\": %" PRIu64 ", \"cpu\": %u, \"splice\": %u, \"site\": ",
+			i ? "," : "", r->ns, r->cpu, r->splice);
+		json_str(out, site);
+		fprintf(out, ", \"address\": \"0x%" PRIx64 "\", \"instrument\": ", r->site);
+		json_str(out, r->instrument);
+		fprintf(out, ", \"data\": {");
+		json_fields(out, log, r);
+		fprintf(out, "}}");
+	}
+	fprintf(out, "\n]}\n");
+}
+
+/* Instant events on one track per CPU, named by their site. */
+static void chrome_events(FILE *out, struct session *s, const struct event_log *log,
+			  size_t limit)
+{
+	bool named[65536] = { false };
+	const char *sep = "";
+
+	fprintf(out, "{\"displayTimeUnit\": \"ns\", \"traceEvents\": [");
+	for (size_t i = 0; i < log->n && i < limit; i++) {
+		const struct event_rec *r = &log->ev[i];
+		char site[160];
+
+		if (!named[r->cpu]) {
+			named[r->cpu] = true;
+			fprintf(out, "%s\n  {\"name\": \"thread_name\", \"ph\": \"M\", \"pid\": 1, \"tid\": %u, \"args\": {\"name\": \"CPU %u\"}}",
+				sep, r->cpu, r->cpu);
+			sep = ",";
+		}
+		site_name(s, r->site, site, sizeof(site));
+		fprintf(out, "%s\n  {\"name\": ", sep);
+		json_str(out, site);
+		fprintf(out, ", \"cat\": ");
+		json_str(out, r->instrument);
+		fprintf(out, ", \"ph\": \"i\", \"s\": \"t\", \"ts\": %" PRIu64 ".%03" PRIu64
+			", \"pid\": 1, \"tid\": %u, \"args\": {\"splice\": %u, ",
+			r->ns / 1000, r->ns % 1000, r->cpu, r->splice);
+		json_fields(out, log, r);
+		fprintf(out, "}}");
+		sep = ",";
+	}
+	fprintf(out, "\n]}\n");
+}
+
+void format_events(FILE *out, enum format f, struct session *s,
+		   const struct event_log *log, size_t limit)
+{
+	switch (f) {
+	case FMT_TEXT:
+		for (size_t i = 0; i < log->n && i < limit; i++)
+			text_event(out, log, &log->ev[i]);
+		break;
+	case FMT_CSV:
+		csv_events(out, s, log, limit);
+		break;
+	case FMT_JSON:
+		json_events(out, s, log, limit);
+		break;
+	case FMT_CHROME:
+		chrome_events(out, s, log, limit);
+		break;
+	}
+}
+
+static const char *mode_of(const struct gilk_splice_info *i)
+{
+	return (i->flags & GILK_SPLICE_TRAP) ? "trap" : "jmp";
+}
+
+void format_splices(FILE *out, enum format f, struct session *s,
+		    const struct gilk_splice_info *all, size_t n)
+{
+	char where[160];
+
+	if (f == FMT_TEXT) {
+		if (!n)
+			fprintf(out, "no splices\n");
+		else
+			fprintf(out, "%4s  %-40s %12s %8s %8s  %s\n", "id", "site", "hits",
+				"lost", "nested", "instrument");
+	} else if (f == FMT_CSV) {
+		fprintf(out, "id,site,address,instrument,arg,hits,lost,nested,mode,bug_replayed\n");
+	} else {
+		fprintf(out, "[");
+	}
+	for (size_t i = 0; i < n; i++) {
+		const struct gilk_splice_info *p = &all[i];
+		bool bug = p->flags & GILK_SPLICE_BUG;
+
+		switch (f) {
+		case FMT_TEXT:
+			session_where(s, p->site, where, sizeof(where));
+			fprintf(out, "%4u  %-40s %12" PRIu64 " %8" PRIu64 " %8" PRIu64 "  %s%s%s%s%s\n",
+				p->id, where, (uint64_t)p->hits, (uint64_t)p->lost,
+				(uint64_t)p->missed, p->instrument, p->arg[0] ? " " : "", p->arg,
+				(p->flags & GILK_SPLICE_TRAP) ? "  (trap)" : "",
+				bug ? "  (BUG/WARN replayed)" : "");
+			break;
+		case FMT_CSV:
+			symtab_format(s->k->syms, p->site, where, sizeof(where));
+			fprintf(out, "%u,", p->id);
+			csv_cell(out, where);
+			fprintf(out, ",0x%" PRIx64 ",", (uint64_t)p->site);
+			csv_cell(out, p->instrument);
+			fputc(',', out);
+			csv_cell(out, p->arg);
+			fprintf(out, ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%s,%s\n",
+				(uint64_t)p->hits, (uint64_t)p->lost, (uint64_t)p->missed,
+				mode_of(p), bug ? "yes" : "no");
+			break;
+		default:
+			symtab_format(s->k->syms, p->site, where, sizeof(where));
+			fprintf(out, "%s\n  {\"id\": %u, \"site\": ", i ? "," : "", p->id);
+			json_str(out, where);
+			fprintf(out, ", \"address\": \"0x%" PRIx64 "\", \"instrument\": ",
+				(uint64_t)p->site);
+			json_str(out, p->instrument);
+			fprintf(out, ", \"arg\": ");
+			json_str(out, p->arg);
+			fprintf(out, ", \"hits\": %" PRIu64 ", \"lost\": %" PRIu64
+				", \"nested\": %" PRIu64 ", \"mode\": \"%s\", \"bug_replayed\": %s}",
+				(uint64_t)p->hits, (uint64_t)p->lost, (uint64_t)p->missed,
+				mode_of(p), bug ? "true" : "false");
+			break;
+		}
+	}
+	if (f != FMT_TEXT && f != FMT_CSV)
+		fprintf(out, "%s]", n ? "\n" : "");
+}

@@ -1,0 +1,27 @@
+/*
+ * payload: what an instrument's event payload holds, as named fields, so
+ * every output (events, dump as text, CSV, JSON or a Chrome trace) says the
+ * same thing. The built-ins (tsc, regs) and argfilter are known; any other
+ * instrument's payload is shown as its bytes.
+ */
+#ifndef GILK_PAYLOAD_H
+#define GILK_PAYLOAD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define PAYLOAD_FIELDS_MAX 18
+
+struct payload_field {
+	const char *name;
+	uint64_t value;
+	bool hex;		/* an address or register, not a count */
+};
+
+/* Decodes len bytes of instrument ins's payload into out (room for
+ * PAYLOAD_FIELDS_MAX); 0 when the layout is not known. */
+size_t payload_decode(const char *ins, const uint8_t *p, size_t len,
+		      struct payload_field *out);
+
+#endif

@@ -1,25 +1,12 @@
 /* blocks: a function's basic blocks, edges, and whether each can be spliced. */
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
+#include <string.h>
 
+#include "cfg_dot.h"
 #include "commands.h"
 #include "verdict.h"
-
-/* A WARN()'s ud2 ends its block, and the trap handler resumes after it:
- * that block is the successor no decoder sees. */
-static void warn_resume(struct session *s, const struct cfg *g,
-			const struct block *bl, char *succ, size_t len)
-{
-	const struct insn *last = &g->insns[bl->first + bl->count - 1];
-	ssize_t next;
-
-	if (last->kind != IK_UD2 || !s->k->facts ||
-	    textfacts_bug(s->k->facts, last->addr) != BUG_WARN)
-		return;
-	next = cfg_block_at(g, last->addr + last->len);
-	if (next >= 0 && g->blocks[next].start == last->addr + last->len)
-		snprintf(succ, len, "%zd", next);
-}
 
 static int run(struct session *s, int argc, char **argv, struct gerr *e)
 {
@@ -29,13 +16,19 @@ static int run(struct session *s, int argc, char **argv, struct gerr *e)
 	const struct cfg *gp = &s->cfg;
 	struct gerr pe;
 
-	if (argc != 2)
+	bool dot = argc >= 2 && !strcmp(argv[1], "--dot");
+
+	if (argc != 2 + dot)
 		return gerr_set(e, "usage: %s", cmd_blocks.usage);
-	if (session_resolve(s, argv[1], &addr, e) || session_cfg(s, addr, &sym, e))
+	if (session_resolve(s, argv[1 + dot], &addr, e) || session_cfg(s, addr, &sym, e))
 		return -1;
 	/* Planning below uses its own windows; s->cfg stays this function. */
 #define g (*gp)
 	session_splices_refresh(s);
+	if (dot) {
+		cfg_dot(s->out, s, gp, addr == gp->start ? argv[2] : sym->name);
+		return 0;
+	}
 	fprintf(s->out, "%s: %zu bytes, %zu instructions, %zu blocks%s%s\n", sym->name,
 		(size_t)(g.end - g.start), g.ninsn, g.nblocks,
 		g.jump_table ? ", jumps through a table" : "",
@@ -52,8 +45,8 @@ static int run(struct session *s, int argc, char **argv, struct gerr *e)
 		for (unsigned k = 0; k < bl->nsucc; k++)
 			used += (size_t)snprintf(succ + used, sizeof(succ) - used, "%s%u",
 						 k ? "," : "", g.edges[bl->edge_first + k].to);
-		if (!bl->nsucc)
-			warn_resume(s, &g, bl, succ, sizeof(succ));
+		if (!bl->nsucc && session_warn_resume(s, gp, bl) >= 0)
+			snprintf(succ, sizeof(succ), "%zd", session_warn_resume(s, gp, bl));
 		if (id) {
 			snprintf(verdict, sizeof(verdict), "spliced (splice %u)", id);
 		} else {
@@ -74,12 +67,15 @@ static int run(struct session *s, int argc, char **argv, struct gerr *e)
 const struct command cmd_blocks = {
 	.name = "blocks",
 	.run = run,
-	.usage = "blocks FUNCTION",
+	.usage = "blocks [--dot] FUNCTION",
 	.help = "Lists FUNCTION's basic blocks: offset, size, instructions, successor\n"
 		"blocks (\"exit\" when control leaves; after a WARN(), where it goes\n"
 		"on), and how a splice there would go: a jmp, a bounce (through\n"
 		"padding, a splice's dead tail, or an evicted neighbour), why it is\n"
 		"refused, or which splice is already there. Blocks that start with an\n"
-		"ftrace call site are spliced past it; a BUG()/WARN() ud2 is replayed.",
+		"ftrace call site are spliced past it; a BUG()/WARN() ud2 is replayed.\n"
+		"--dot: the graph in Graphviz's dot language instead (\"> FILE\" to keep\n"
+		"it): each block's instructions and verdict, taken branches labelled,\n"
+		"entries from outside dashed; live, spliced blocks coloured by hits.",
 	.complete = COMPLETE_SYMBOL,
 };

@@ -238,9 +238,11 @@ int live_load_text(struct live *lv, uint64_t addr, struct gerr *e)
 	if (symtab_function(lv->k.syms, addr, NULL, &fs, &fe))
 		return gerr_set(e, "0x%llx is not inside a kernel function",
 				(unsigned long long)addr);
+	/* The original bytes under every splice, whoever made it: code is
+	 * shown as it was, with its splices marked, not as their jumps. */
 	if (addr >= lv->k.text_start && addr < lv->k.text_end)
-		return 0;
-	return snapshot_module_text(lv, fs, fe, e);
+		return learn_splices(lv, e);
+	return snapshot_module_text(lv, fs, fe, e) || learn_splices(lv, e);
 }
 
 static int prepare(struct live *lv, uint64_t site, struct splice_env *env,

@@ -38,6 +38,19 @@ void session_splices_refresh(struct session *s)
 		s->nspliced = 0;
 }
 
+ssize_t session_warn_resume(struct session *s, const struct cfg *g,
+			    const struct block *bl)
+{
+	const struct insn *last = &g->insns[bl->first + bl->count - 1];
+	ssize_t next;
+
+	if (last->kind != IK_UD2 || !s->k->facts ||
+	    textfacts_bug(s->k->facts, last->addr) != BUG_WARN)
+		return -1;
+	next = cfg_block_at(g, last->addr + last->len);
+	return next >= 0 && g->blocks[next].start == last->addr + last->len ? next : -1;
+}
+
 uint32_t session_splice_at(const struct session *s, uint64_t addr)
 {
 	for (size_t i = 0; i < s->nspliced; i++)

@@ -42,6 +42,11 @@ int session_cfg(struct session *s, uint64_t addr, const struct ksym **sym,
 		struct gerr *e);
 /* Where to splice to instrument the block at addr (past an ftrace nop). */
 uint64_t session_block_site(struct session *s, uint64_t addr);
+/* The block of g where a WARN() ending bl resumes (its ud2 ends the block,
+ * and the trap handler goes on after it: an edge no decoder sees), or -1
+ * when bl does not end in a WARN(). */
+ssize_t session_warn_resume(struct session *s, const struct cfg *g,
+			    const struct block *bl);
 /* Plans a splice at site: -1 with p->reason set when refused. */
 int session_plan(struct session *s, uint64_t site, unsigned flags,
 		 struct splice_plan *p, struct gerr *e);

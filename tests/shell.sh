@@ -91,6 +91,19 @@ check "commands piped on stdin run in batch mode (status 0)" "$([ $? = 0 ] && gr
 printf 'nonsense\nhelp\n' | "${G[@]}" >"$t/o" 2>&1
 check "in batch mode the first error ends the run (status 1)" "$([ $? = 1 ] && ! grep -q 'gilk commands' "$t/o"; echo $?)"
 
+# blocks --dot: the same blocks and edges as the listing, as a digraph
+"${G[@]}" -c 'blocks --dot do_exit' >"$t/dot" 2>"$t/e"
+nodes=$(grep -c '^  b[0-9]* \[label="block ' "$t/dot")
+edges=$(grep -c '^  b[0-9]* -> b[0-9]*' "$t/dot")
+"${G[@]}" -c 'blocks do_exit' >"$t/o"
+nblocks=$(sed -n 's/.*, \([0-9]*\) blocks$/\1/p' "$t/o")
+nsucc=$(awk '$7 == "->" && $8 != "exit" {n += split($8, a, ",")} END {print n + 0}' "$t/o")
+check "blocks --dot: a node per block ($nodes of $nblocks), an edge per successor ($edges of $nsucc)" \
+	"$([ "$nodes" = "$nblocks" ] && [ "$edges" = "$nsucc" ] && head -1 "$t/dot" | grep -q '^digraph "do_exit" {$' &&
+	   [ "$(tail -1 "$t/dot")" = "}" ] && grep -q 'label="after WARN"' "$t/dot" && grep -q 'WARN replayed' "$t/dot"; echo $?)"
+"${G[@]}" -c 'blocks --dot' 2>"$t/e"
+check "blocks --dot without a function is a usage error" "$([ $? = 1 ] && grep -q 'usage: blocks \[--dot\] FUNCTION' "$t/e"; echo $?)"
+
 # dump memory: the bytes x shows, by END or by +LENGTH; errors leave no file
 "${G[@]}" -c 'dump memory '"$t"'/m1 __x64_sys_getppid +32' -c 'dump memory '"$t"'/m2 __x64_sys_getppid __x64_sys_getppid+32' \
 	-c 'x __x64_sys_getppid 32' >"$t/o" 2>"$t/e"

@@ -57,9 +57,17 @@ check "gilk blocks says which block is spliced" \
 build/bin/test-live workload getppid 5000
 hits=$(build/gilk -c 'info splices' | awk -v s="($site)" '$3 == s {print $4}')
 check "gilk info splices shows the hits (${hits:-none} >= 5000)" "$([ "${hits:-0}" -ge 5000 ]; echo $?)"
+nblocks=$(build/gilk -c 'blocks path_init' | sed -n 's/.*, \([0-9]*\) blocks$/\1/p')
 out=$(build/gilk -c 'splice --blocks path_init' 2>&1)
 check "gilk splice --blocks splices a function's blocks in one batch ($out)" \
 	"$(echo "$out" | grep -q '^spliced [0-9]* of [0-9]* blocks of path_init with count in one batch'; echo $?)"
+build/bin/test-live workload open 100
+build/gilk -c 'blocks --dot path_init > /tmp/path_init.dot'
+n=$(grep -c '^  b[0-9]* \[label=' /tmp/path_init.dot)
+hot=$(grep -c 'splice [0-9]*: [1-9][0-9]* hits\\l", style=filled, fillcolor="0.0 ' /tmp/path_init.dot)
+check "blocks --dot live, from another process: the original blocks ($n of $nblocks), each with its hits, coloured ($hot hit)" \
+	"$([ "$n" = "$nblocks" ] && [ "$hot" -gt 0 ] && grep -q 'fillcolor="0.0 1.000 1.0"' /tmp/path_init.dot &&
+	   [ "$(grep -c ' hits\\l' /tmp/path_init.dot)" = "$n" ]; echo $?)"
 build/gilk -c 'splice do_prlimit regs' >/dev/null
 build/bin/test-live workload getrlimit 10
 out=$(build/gilk -c 'events 3')

@@ -10,8 +10,9 @@ KDIR    ?= $(CURDIR)/$(B)/cache/ref/headers
 CORE_SRC := $(wildcard core/*.c)
 CORE_OBJ := $(CORE_SRC:%.c=$(B)/%.o)
 
-.PHONY: all check bench-offline lab setup clean
+.PHONY: all check bench-offline bench-live lab setup clean
 all: $(B)/gilk $(B)/libgilkcore.a $(B)/libgilklive.a $(B)/gilk.ko $(B)/instruments/argfilter.ko $(B)/bench-offline \
+     $(B)/bench-live \
      $(B)/tests/gilk_target.ko \
      $(B)/bin/test-unit $(B)/bin/test-diff $(B)/bin/test-cfg-objdump \
      $(B)/bin/test-kcore $(B)/bin/test-live $(B)/bin/test-json
@@ -63,6 +64,9 @@ $(B)/bin/test-json: $(B)/tests/json_check.o
 $(B)/bench-offline: $(B)/bench/offline.o $(B)/libgilkcore.a
 	$(CC) -o $@ $^ $(CORE_LIBS)
 
+$(B)/bench-live: $(B)/bench/live.o $(B)/libgilklive.a $(B)/libgilkcore.a
+	$(CC) -o $@ $^ $(CORE_LIBS)
+
 UNIT_SRC := $(wildcard tests/unit/*.c)
 $(B)/bin/test-unit: $(UNIT_SRC:%.c=$(B)/%.o) $(B)/libgilkcore.a
 	@mkdir -p $(dir $@)
@@ -84,12 +88,18 @@ bench-offline: setup
 	@$(MAKE) --no-print-directory $(B)/bench-offline
 	@$(B)/bench-offline
 
+# In the lab: gilk.ko loaded, debugfs and tracefs mounted for the kprobe.
+bench-live: setup
+	@$(MAKE) --no-print-directory all
+	@scripts/lab --timeout 900 --run 'insmod build/gilk.ko && \
+		mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null; build/bench-live'
+
 lab: setup
 	@$(MAKE) --no-print-directory all
 	@scripts/lab
 
 clean:
-	rm -rf $(B)/core $(B)/bench $(B)/tests $(B)/shell $(B)/kmod $(B)/bin $(B)/*.a $(B)/*.ko $(B)/bench-offline
+	rm -rf $(B)/core $(B)/bench $(B)/tests $(B)/shell $(B)/kmod $(B)/bin $(B)/*.a $(B)/*.ko $(B)/bench-offline $(B)/bench-live
 
 -include $(shell find $(B) -name '*.d' 2>/dev/null)
 

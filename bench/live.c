@@ -1,0 +1,167 @@
+/*
+ * make bench-live: the cost per hit of a splice, against a kprobe at the
+ * same site, measured in one run in the lab (QEMU TCG: absolute times are
+ * the emulator's, ratios are what to read). The workload is getppid(); the
+ * site is where gilk splices its entry block (past the ftrace nop). Each
+ * figure is the median of several timed runs; a probe's cost per hit is its
+ * run's time per call minus the unprobed one's.
+ *   gilk count:        jmp to the trampoline, count, back
+ *   gilk count, trap:  the same instrument reached through an int3 per hit
+ *   kprobe:            a kprobe event at the site (tracefs), tracing off, so
+ *                      its cost is the probe's and not the trace buffer's
+ * The last line is the summary:
+ *   live: gilk N ns/hit, trap N ns/hit, kprobe N ns/hit (STATE), gilk/kprobe R
+ */
+#include <fcntl.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "live.h"
+
+#define CALLS 100000
+#define RUNS 7
+
+static double now(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec * 1e9 + (double)t.tv_nsec;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Median ns per getppid() over RUNS runs of CALLS calls. */
+static double per_call(void)
+{
+	double t[RUNS];
+
+	for (int r = 0; r < RUNS; r++) {
+		double t0 = now();
+
+		for (int i = 0; i < CALLS; i++)
+			syscall(SYS_getppid);
+		t[r] = (now() - t0) / CALLS;
+	}
+	qsort(t, RUNS, sizeof(t[0]), cmp_double);
+	return t[RUNS / 2];
+}
+
+static int write_file(const char *path, const char *text)
+{
+	int fd = open(path, O_WRONLY | O_APPEND);
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	n = write(fd, text, strlen(text));
+	close(fd);
+	return n == (ssize_t)strlen(text) ? 0 : -1;
+}
+
+/* trap: the same site reached through an int3 per hit. The planner only
+ * chooses that where no jump fits; here one does, so the plan is cut down to
+ * its first instruction, as a trap plan is. */
+static double with_splice(struct live *lv, uint64_t site, bool trap)
+{
+	struct splice_plan p;
+	struct gerr e;
+	uint32_t id;
+	double t;
+
+	if (live_plan(lv, site, 0, &p, &e)) {
+		fprintf(stderr, "bench-live: %s\n", e.msg);
+		exit(1);
+	}
+	if (trap) {
+		p.mode = SPLICE_TRAP;
+		p.bounce_kind = BOUNCE_NONE;
+		p.region.len = p.region.live = p.region.insns[0].len;
+		p.region.ninsn = 1;
+	}
+	if (live_splice(lv, &p, "count", "", &id, &e)) {
+		fprintf(stderr, "bench-live: %s\n", e.msg);
+		exit(1);
+	}
+	t = per_call();
+	live_unsplice(lv, id, &e);
+	return t;
+}
+
+#define TRACEFS "/sys/kernel/tracing"
+
+/* A kprobe event at site, enabled with tracing off; its state as listed in
+ * debugfs (optimized or not) goes to state. */
+static double with_kprobe(const char *where, char *state, size_t len)
+{
+	char def[256], line[512];
+	double t;
+	FILE *f;
+
+	snprintf(def, sizeof(def), "p:gilkbench %s\n", where);
+	if (write_file(TRACEFS "/tracing_on", "0") ||
+	    write_file(TRACEFS "/kprobe_events", def) ||
+	    write_file(TRACEFS "/events/kprobes/gilkbench/enable", "1")) {
+		fprintf(stderr, "bench-live: cannot set a kprobe event at %s\n", where);
+		exit(1);
+	}
+	/* Optimization, where the kernel can, happens in the background. */
+	sleep(1);
+	snprintf(state, len, "int3");
+	f = fopen("/sys/kernel/debug/kprobes/list", "r");
+	while (f && fgets(line, sizeof(line), f))
+		if (strstr(line, "[OPTIMIZED]"))
+			snprintf(state, len, "optimized");
+	if (f)
+		fclose(f);
+	t = per_call();
+	write_file(TRACEFS "/events/kprobes/gilkbench/enable", "0");
+	write_file(TRACEFS "/kprobe_events", "-:gilkbench\n");
+	return t;
+}
+
+int main(void)
+{
+	struct live lv;
+	struct gerr e;
+	const struct ksym *s;
+	uint64_t fn, site;
+	double base, jmp, trap, kp;
+	char where[160], state[32];
+
+	if (live_open(&lv, NULL, &e)) {
+		fprintf(stderr, "bench-live: %s\n", e.msg);
+		return 1;
+	}
+	if (symtab_by_name(lv.k.syms, "__x64_sys_getppid", &s, 1) != 1) {
+		fprintf(stderr, "bench-live: no __x64_sys_getppid\n");
+		return 1;
+	}
+	fn = s->addr;
+	site = live_block_site(&lv, fn);
+	snprintf(where, sizeof(where), "__x64_sys_getppid+%llu", (unsigned long long)(site - fn));
+	base = per_call();
+	jmp = with_splice(&lv, site, false);
+	trap = with_splice(&lv, site, true);
+	kp = with_kprobe(where, state, sizeof(state));
+	printf("site: %s; %d runs of %d getppid() calls each, medians\n", where, RUNS, CALLS);
+	printf("  unprobed:          %8.1f ns per call\n", base);
+	printf("  gilk count (jmp):  %8.1f ns per call, %+8.1f per hit\n", jmp, jmp - base);
+	printf("  gilk count (trap): %8.1f ns per call, %+8.1f per hit\n", trap, trap - base);
+	printf("  kprobe (%s):%*s%8.1f ns per call, %+8.1f per hit\n", state,
+	       (int)(9 - strlen(state)), "", kp, kp - base);
+	printf("live: gilk %.0f ns/hit, trap %.0f ns/hit, kprobe %.0f ns/hit (%s), gilk/kprobe %.2f\n",
+	       jmp - base, trap - base, kp - base, state, (jmp - base) / (kp - base));
+	live_close(&lv);
+	return 0;
+}

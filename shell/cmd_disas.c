@@ -43,7 +43,7 @@ static int run(struct session *s, int argc, char **argv, struct gerr *e)
 				where, g->insns[in].addr - g->start, g->insns[in].len);
 	}
 	if (!count)
-		count = addr == g->start ? g->ninsn : 16;
+		count = addr == g->start ? g->ninsn : s->set.listsize;
 	/* Label with the name given, where it names this function's start
 	 * (several names share an address: __x64_sys_X, __ia32_sys_X, ...). */
 	{
@@ -81,7 +81,8 @@ const struct command cmd_disas = {
 	.run = run,
 	.usage = "disas LOCATION [COUNT]",
 	.help = "Disassembles COUNT instructions from LOCATION; a function's start with\n"
-		"no COUNT shows the whole function. '>' marks the first instruction of\n"
+		"no COUNT shows the whole function (elsewhere, \"set listsize\" many,\n"
+		"16 unless set). '>' marks the first instruction of\n"
 		"a basic block, '-' dead padding (a bounce may use it). Live, the code\n"
 		"shown is the original, as gilk plans from it, and \"[splice N]\" marks\n"
 		"where splice N is; \"x\" shows the bytes as they are now.",

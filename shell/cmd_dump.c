@@ -76,9 +76,9 @@ static int dump_memory(struct session *s, int argc, char **argv, struct gerr *e)
 	return 0;
 }
 
-/* [--format NAME] FILE, in either order; the format defaults by FILE's
- * extension. */
-static int file_and_format(int argc, char **argv, const char **path,
+/* [--format NAME] FILE, in either order; without --format, fallback (the
+ * "format" setting), or when that is -1 FILE's extension decides. */
+static int file_and_format(int argc, char **argv, int fallback, const char **path,
 			   enum format *fmt, struct gerr *e)
 {
 	const char *name = NULL;
@@ -101,7 +101,7 @@ static int file_and_format(int argc, char **argv, const char **path,
 	if (name && format_parse(name, fmt))
 		return gerr_set(e, "no format '%s': text, csv, json or chrome", name);
 	if (!name)
-		*fmt = format_for_path(*path);
+		*fmt = fallback >= 0 ? (enum format)fallback : format_for_path(*path);
 	return 0;
 }
 
@@ -113,7 +113,7 @@ static int dump_events(struct session *s, int argc, char **argv, struct gerr *e)
 	FILE *f;
 	int rc;
 
-	if (file_and_format(argc, argv, &path, &fmt, e))
+	if (file_and_format(argc, argv, s->set.format, &path, &fmt, e))
 		return -1;
 	if (event_log_drain(s, &log, e)) {
 		event_log_free(&log);
@@ -143,7 +143,7 @@ static int dump_splices(struct session *s, int argc, char **argv, struct gerr *e
 	size_t n;
 	FILE *f;
 
-	if (file_and_format(argc, argv, &path, &fmt, e))
+	if (file_and_format(argc, argv, s->set.format, &path, &fmt, e))
 		return -1;
 	if (fmt == FMT_CHROME)
 		return gerr_set(e, "a Chrome trace holds events: dump splices as text, csv or json");
@@ -192,7 +192,8 @@ const struct command cmd_dump = {
 		"(a column per field), JSON, or a Chrome trace (chrome://tracing,\n"
 		"Perfetto: a track per CPU). Lost events are reported, per splice.\n"
 		"dump splices: every splice with its counters, as text, CSV or JSON.\n"
-		"Without --format, FILE's extension decides: .csv, .json, else text.",
+		"Without --format, \"set format\" decides, or else FILE's extension:\n"
+		".csv, .json, else text.",
 	.complete = COMPLETE_WORDS,
 	.words = what,
 	.complete2 = COMPLETE_PATH,

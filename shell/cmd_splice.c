@@ -95,9 +95,10 @@ out:
 
 static int run(struct session *s, int argc, char **argv, struct gerr *e)
 {
-	unsigned flags = 0;
+	unsigned flags = s->set.trap ? SPLICE_ALLOW_TRAP : 0;
 	bool blocks = false;
 	int i = 1;
+	const char *ins = s->set.instrument, *arg = s->set.arg;
 
 	if (!s->live)
 		return gerr_set(e, "splice needs live mode (/dev/gilk); offline, \"plan\" shows what it would do");
@@ -111,22 +112,25 @@ static int run(struct session *s, int argc, char **argv, struct gerr *e)
 	}
 	if (argc - i < 1 || argc - i > 3)
 		return gerr_set(e, "usage: %s", cmd_splice.usage);
+	if (argc - i > 1) {
+		ins = argv[i + 1];
+		arg = argc - i > 2 ? argv[i + 2] : "";
+	}
 	if (blocks)
-		return splice_blocks(s, argv[i], argc - i > 1 ? argv[i + 1] : "count",
-				     argc - i > 2 ? argv[i + 2] : "", e);
-	return splice_one(s, argv[i], flags, argc - i > 1 ? argv[i + 1] : "count",
-			  argc - i > 2 ? argv[i + 2] : "", e);
+		return splice_blocks(s, argv[i], ins, arg, e);
+	return splice_one(s, argv[i], flags, ins, arg, e);
 }
 
 const struct command cmd_splice = {
 	.name = "splice",
 	.run = run,
 	.usage = "splice [--blocks] [--trap] LOCATION [INSTRUMENT [ARG]]",
-	.help = "Splices INSTRUMENT (default \"count\") at LOCATION in the running\n"
-		"kernel; ARG is passed to it (quote it if it has blanks). At a function's\n"
-		"start the splice goes past its ftrace call site. --blocks splices every\n"
-		"block of LOCATION's function in one batch (one grace period); --trap\n"
-		"lets a site no jump fits be served by an int3 at a kprobe's cost per hit.\n"
+	.help = "Splices INSTRUMENT (\"count\", or what \"set instrument\" says) at\n"
+		"LOCATION in the running kernel; ARG is passed to it (quote it if it\n"
+		"has blanks). At a function's start the splice goes past its ftrace\n"
+		"call site. --blocks splices every block of LOCATION's function in one\n"
+		"batch (one grace period); --trap lets a site no jump fits be served by\n"
+		"an int3 at a kprobe's cost per hit (\"set trap on\": every splice).\n"
 		"\"info instruments\" lists the instruments; \"info splices\" the splices.",
 	.complete = COMPLETE_SYMBOL,
 	.complete2 = COMPLETE_INSTRUMENT,

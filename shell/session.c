@@ -9,6 +9,7 @@ int session_open_live(struct session *s, struct gerr *e)
 {
 	memset(s, 0, sizeof(*s));
 	s->out = stdout;
+	settings_init(&s->set);
 	if (live_open(&s->lv, NULL, e))
 		return -1;
 	s->live = true;
@@ -21,6 +22,7 @@ int session_open_offline(struct session *s, const char *image,
 {
 	memset(s, 0, sizeof(*s));
 	s->out = stdout;
+	settings_init(&s->set);
 	if (kernel_open(&s->offline, image, symbols, e))
 		return -1;
 	s->k = &s->offline;

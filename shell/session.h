@@ -12,6 +12,7 @@
 
 #include "kernel.h"
 #include "live.h"
+#include "settings.h"
 
 struct session {
 	bool live;
@@ -22,6 +23,7 @@ struct session {
 	struct cfg cfg;            /* the last function decoded */
 	FILE *out;
 	bool quit;
+	struct settings set;       /* "set" and "show" */
 	uint64_t lost_seen[1024];  /* lost events already reported, by splice */
 	struct gilk_splice_info *spliced; /* live splices, as last read */
 	size_t nspliced;

@@ -16,7 +16,7 @@ trap 'rm -rf "$t"; tmux kill-session -t gilk-test 2>/dev/null' EXIT
 
 "${G[@]}" -c help >"$t/help"
 check "help lists every command" \
-	"$(for c in help disas blocks plan splice unsplice info events dump x source quit; do grep -q "^  $c" "$t/help" || exit 1; done; echo 0)"
+	"$(for c in help disas blocks plan splice unsplice info events dump x set show source quit; do grep -q "^  $c" "$t/help" || exit 1; done; echo 0)"
 "${G[@]}" -c 'help dis' >"$t/h"
 check "help COMMAND shows usage and help; a unique prefix names a command" \
 	"$(grep -q '^usage: disas LOCATION \[COUNT\]' "$t/h" && grep -q "block" "$t/h"; echo $?)"
@@ -103,6 +103,24 @@ check "blocks --dot: a node per block ($nodes of $nblocks), an edge per successo
 	   [ "$(tail -1 "$t/dot")" = "}" ] && grep -q 'label="after WARN"' "$t/dot" && grep -q 'WARN replayed' "$t/dot"; echo $?)"
 "${G[@]}" -c 'blocks --dot' 2>"$t/e"
 check "blocks --dot without a function is a usage error" "$([ $? = 1 ] && grep -q 'usage: blocks \[--dot\] FUNCTION' "$t/e"; echo $?)"
+
+# set and show
+"${G[@]}" -c 'show' -c 'set listsize 3' -c 'set instrument tsc' -c 'set trap on' -c 'set format csv' -c 'show' \
+	-c 'disas __x64_sys_getppid+5' >"$t/o" 2>"$t/e"
+check "show lists the settings with their defaults; set changes them" \
+	"$([ $? = 0 ] && [ "$(sed -n 1,4p "$t/o" | awk '{print $1 "=" $2}' | tr '\n' ' ')" = "listsize=16 instrument=count trap=off format=auto " ] &&
+	   [ "$(sed -n 5,8p "$t/o" | awk '{print $1 "=" $2}' | tr '\n' ' ')" = "listsize=3 instrument=tsc trap=on format=csv " ]; echo $?)"
+check "set listsize is how many instructions disas shows past a function's start" \
+	"$([ "$(sed -n '9,$p' "$t/o" | wc -l)" = 3 ]; echo $?)"
+"${G[@]}" -c 'set trap maybe' 2>"$t/e"
+check "set with a bad value says what the setting takes" "$([ $? = 1 ] && grep -q 'set trap on|off' "$t/e"; echo $?)"
+"${G[@]}" -c 'set colour blue' 2>"$t/e"
+check "set of an unknown setting lists the settings" \
+	"$([ $? = 1 ] && grep -q "no setting 'colour': listsize, instrument, trap, format" "$t/e"; echo $?)"
+"${G[@]}" -c 'show version' >"$t/o" 2>"$t/e"
+check "show version: gilk's ABI and the image's own banner" \
+	"$([ $? = 0 ] && grep -q '^gilk: ioctl ABI [0-9]*, offline mode$' "$t/o" &&
+	   grep -q "^kernel: Linux version $(cat "$ref/abi")" "$t/o"; echo $?)"
 
 # dump memory: the bytes x shows, by END or by +LENGTH; errors leave no file
 "${G[@]}" -c 'dump memory '"$t"'/m1 __x64_sys_getppid +32' -c 'dump memory '"$t"'/m2 __x64_sys_getppid __x64_sys_getppid+32' \

@@ -127,6 +127,21 @@ check "dump events as text: the lines events shows" \
 	"$([ "$(grep -c ' cpu[0-9]* splice [0-9]* tsc: tsc=[0-9]*$' /tmp/ev.txt)" -ge 10 ]; echo $?)"
 build/gilk -c 'unsplice all' >/dev/null
 
+# set and show, live
+out=$(build/gilk -c 'show version')
+check "show version live: gilk.ko's ABI and the running kernel's banner ($(echo "$out" | sed -n 2p))" \
+	"$(echo "$out" | grep -q '^gilk.ko: ioctl ABI [0-9]*, up to [0-9]* splices$' &&
+	   [ "$(echo "$out" | sed -n 's/^kernel: //p')" = "$(cat /proc/version)" ]; echo $?)"
+out=$(build/gilk -c 'set instrument nosuch' 2>&1)
+check "set instrument checks the instrument live ($out)" "$(echo "$out" | grep -q "no instrument 'nosuch'"; echo $?)"
+out=$(build/gilk -c 'set instrument tsc' -c 'set format json' -c 'splice __x64_sys_getppid' 2>&1)
+build/bin/test-live workload getppid 20
+build/gilk -c 'set format json' -c 'dump events /tmp/ev.out' >/dev/null
+n=$(build/bin/test-json /tmp/ev.out events)
+check "set instrument and set format: a tsc splice, its events dumped as JSON ($out; $n)" \
+	"$(echo "$out" | grep -q 'instrument tsc$' && [ "${n:-0}" -ge 20 ]; echo $?)"
+build/gilk -c 'unsplice all' >/dev/null
+
 # Interrupt and scheduler context: the timer tick and the CFS pick path.
 build/gilk -c events >/dev/null	# what earlier splices left in the buffer
 build/gilk -c 'splice update_process_times tsc' -c 'splice --blocks pick_next_task_fair regs' >/dev/null

@@ -1,0 +1,53 @@
+/* set: change a setting (see settings.h; "show" lists them). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "commands.h"
+
+/* Live, an instrument is checked now, not at the next splice. */
+static int instrument_known(struct session *s, const char *name, struct gerr *e)
+{
+	struct gilk_instrument_info *ins;
+	size_t n;
+	bool found = false;
+
+	if (!s->live)
+		return 0;
+	if (live_instruments(&s->lv, &ins, &n, e))
+		return -1;
+	for (size_t i = 0; i < n; i++)
+		found |= !strcmp(ins[i].name, name);
+	free(ins);
+	return found ? 0 : gerr_set(e, "no instrument '%s'; \"info instruments\" lists them", name);
+}
+
+static int run(struct session *s, int argc, char **argv, struct gerr *e)
+{
+	struct settings next = s->set;
+
+	if (argc < 3)
+		return gerr_set(e, "usage: %s", cmd_set.usage);
+	if (settings_set(&next, argv[1], argc - 2, argv + 2, e))
+		return -1;
+	if (!strcmp(argv[1], "instrument") && instrument_known(s, argv[2], e))
+		return -1;
+	s->set = next;
+	return 0;
+}
+
+const struct command cmd_set = {
+	.name = "set",
+	.run = run,
+	.usage = "set listsize|instrument|trap|format VALUE...",
+	.help = "set listsize N: instructions disas shows from a LOCATION that is not\n"
+		"a function's start (16).\n"
+		"set instrument NAME [ARG]: what splice uses when no INSTRUMENT is named\n"
+		"(count).\n"
+		"set trap on|off: splice serves a site no jump fits by an int3, as\n"
+		"--trap (off).\n"
+		"set format auto|text|csv|json|chrome: dump's format without --format\n"
+		"(auto: by FILE's extension).",
+	.complete = COMPLETE_WORDS,
+	.words = settings_names,
+	.complete2 = COMPLETE_INSTRUMENT,
+};

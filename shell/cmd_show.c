@@ -1,0 +1,66 @@
+/* show: the settings, or the versions of what gilk talks to. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/ioctl.h>
+
+#include "commands.h"
+
+/* The kernel's own banner ("Linux version ..."), from wherever this session
+ * reads memory: the image offline, the running kernel live. */
+static void kernel_banner(struct session *s, char *buf, size_t len)
+{
+	const struct ksym *b;
+	struct gerr e;
+
+	snprintf(buf, len, "(no linux_banner in the symbols)");
+	if (symtab_by_name(s->k->syms, "linux_banner", &b, 1) != 1 ||
+	    session_read(s, b->addr, buf, len - 1, &e)) {
+		snprintf(buf, len, "(linux_banner cannot be read)");
+		return;
+	}
+	buf[len - 1] = 0;
+	buf[strcspn(buf, "\n")] = 0;
+}
+
+static int show_version(struct session *s, struct gerr *e)
+{
+	char banner[256];
+
+	fprintf(s->out, "gilk: ioctl ABI %d, %s mode\n", GILK_ABI_VERSION,
+		s->live ? "live" : "offline");
+	if (s->live) {
+		struct gilk_version v;
+
+		if (ioctl(s->lv.fd, GILK_IOC_VERSION, &v) < 0)
+			return gerr_set(e, "asking gilk.ko its version: %m");
+		fprintf(s->out, "gilk.ko: ioctl ABI %u, up to %u splices\n", v.abi, v.max_splices);
+	}
+	kernel_banner(s, banner, sizeof(banner));
+	fprintf(s->out, "kernel: %s\n", banner);
+	return 0;
+}
+
+static int run(struct session *s, int argc, char **argv, struct gerr *e)
+{
+	if (argc > 2)
+		return gerr_set(e, "usage: %s", cmd_show.usage);
+	if (argc == 2 && !strcmp(argv[1], "version"))
+		return show_version(s, e);
+	if (settings_show(&s->set, s->out, argc == 2 ? argv[1] : NULL, e))
+		return gerr_set(e, "show what? version, listsize, instrument, trap or format");
+	return 0;
+}
+
+static const char *const what[] = { "version", "listsize", "instrument", "trap", "format", NULL };
+
+const struct command cmd_show = {
+	.name = "show",
+	.run = run,
+	.usage = "show [version|listsize|instrument|trap|format]",
+	.help = "Shows one setting, or all of them with what each does (\"set\" changes\n"
+		"them); \"show version\" the ioctl ABI of gilk and of gilk.ko, and the\n"
+		"kernel's own version banner.",
+	.complete = COMPLETE_WORDS,
+	.words = what,
+};

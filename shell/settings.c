@@ -1,0 +1,138 @@
+/* The shell's settings (see settings.h). */
+#include "settings.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "formats.h"
+
+const char *const settings_names[] = { "listsize", "instrument", "trap", "format", NULL };
+
+void settings_init(struct settings *st)
+{
+	memset(st, 0, sizeof(*st));
+	st->listsize = 16;
+	snprintf(st->instrument, sizeof(st->instrument), "count");
+	st->format = -1;
+}
+
+static int set_listsize(struct settings *st, int n, char **v, struct gerr *e)
+{
+	char *end;
+	unsigned long x = n == 1 ? strtoul(v[0], &end, 0) : 0;
+
+	if (n != 1 || *end || !x || x > 100000)
+		return gerr_set(e, "set listsize N: 1 to 100000 instructions");
+	st->listsize = (unsigned)x;
+	return 0;
+}
+
+static int set_instrument(struct settings *st, int n, char **v, struct gerr *e)
+{
+	if (n < 1 || n > 2)
+		return gerr_set(e, "set instrument NAME [ARG]");
+	if (strlen(v[0]) >= sizeof(st->instrument) || (n == 2 && strlen(v[1]) >= sizeof(st->arg)))
+		return gerr_set(e, "an instrument name is at most %zu bytes, its argument %zu",
+				sizeof(st->instrument) - 1, sizeof(st->arg) - 1);
+	snprintf(st->instrument, sizeof(st->instrument), "%s", v[0]);
+	snprintf(st->arg, sizeof(st->arg), "%s", n == 2 ? v[1] : "");
+	return 0;
+}
+
+static int set_trap(struct settings *st, int n, char **v, struct gerr *e)
+{
+	if (n == 1 && !strcmp(v[0], "on"))
+		st->trap = true;
+	else if (n == 1 && !strcmp(v[0], "off"))
+		st->trap = false;
+	else
+		return gerr_set(e, "set trap on|off");
+	return 0;
+}
+
+static int set_format(struct settings *st, int n, char **v, struct gerr *e)
+{
+	enum format f;
+
+	if (n == 1 && !strcmp(v[0], "auto")) {
+		st->format = -1;
+		return 0;
+	}
+	if (n != 1 || format_parse(v[0], &f))
+		return gerr_set(e, "set format auto|text|csv|json|chrome");
+	st->format = (int)f;
+	return 0;
+}
+
+static const struct {
+	const char *name;
+	int (*set)(struct settings *st, int n, char **v, struct gerr *e);
+	const char *help;
+} vars[] = {
+	{ "listsize", set_listsize, "instructions disas shows from a LOCATION that is not a function's start" },
+	{ "instrument", set_instrument, "what splice puts at a LOCATION when no INSTRUMENT is named" },
+	{ "trap", set_trap, "whether splice serves a site no jump fits by an int3, without --trap" },
+	{ "format", set_format, "dump's format without --format; auto: by FILE's extension" },
+};
+
+#define NVARS (sizeof(vars) / sizeof(vars[0]))
+
+static int find(const char *name)
+{
+	for (size_t i = 0; i < NVARS; i++)
+		if (!strcmp(vars[i].name, name))
+			return (int)i;
+	return -1;
+}
+
+static int unknown(const char *name, struct gerr *e)
+{
+	return gerr_set(e, "no setting '%s': listsize, instrument, trap, format", name);
+}
+
+int settings_set(struct settings *st, const char *name, int nvalue,
+		 char **value, struct gerr *e)
+{
+	int i = find(name);
+
+	return i < 0 ? unknown(name, e) : vars[i].set(st, nvalue, value, e);
+}
+
+static void show_one(const struct settings *st, FILE *out, int i)
+{
+	char v[GILK_NAME_MAX + GILK_ARG_MAX + 2];
+
+	switch (i) {
+	case 0:
+		snprintf(v, sizeof(v), "%u", st->listsize);
+		break;
+	case 1:
+		snprintf(v, sizeof(v), "%s%s%s", st->instrument, st->arg[0] ? " " : "", st->arg);
+		break;
+	case 2:
+		snprintf(v, sizeof(v), "%s", st->trap ? "on" : "off");
+		break;
+	default:
+		snprintf(v, sizeof(v), "%s", st->format < 0 ? "auto" :
+			 format_name((enum format)st->format));
+		break;
+	}
+	fprintf(out, "%-10s %-12s %s\n", vars[i].name, v, vars[i].help);
+}
+
+int settings_show(const struct settings *st, FILE *out, const char *name,
+		  struct gerr *e)
+{
+	int i;
+
+	if (!name) {
+		for (size_t k = 0; k < NVARS; k++)
+			show_one(st, out, (int)k);
+		return 0;
+	}
+	i = find(name);
+	if (i < 0)
+		return unknown(name, e);
+	show_one(st, out, i);
+	return 0;
+}

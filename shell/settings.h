@@ -1,0 +1,33 @@
+/*
+ * settings: what "set" changes and "show" shows, as in gdb. They live in the
+ * session and last until the shell ends.
+ */
+#ifndef GILK_SETTINGS_H
+#define GILK_SETTINGS_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "gerr.h"
+#include "../kmod/include/uapi/gilk.h"
+
+struct settings {
+	unsigned listsize;		/* disas: instructions shown past a start */
+	char instrument[GILK_NAME_MAX];	/* splice's instrument when none is named */
+	char arg[GILK_ARG_MAX];		/* and its argument */
+	bool trap;			/* splice: trap mode where no jump fits */
+	int format;			/* dump: enum format, or -1 for by extension */
+};
+
+void settings_init(struct settings *st);
+/* set NAME VALUE...: 0, or -1 with *e saying what NAME takes. */
+int settings_set(struct settings *st, const char *name, int nvalue,
+		 char **value, struct gerr *e);
+/* NAME's value, or every setting's when name is NULL. */
+int settings_show(const struct settings *st, FILE *out, const char *name,
+		  struct gerr *e);
+
+/* The names, for completion: settings_names ends with NULL. */
+extern const char *const settings_names[];
+
+#endif

@@ -68,7 +68,8 @@ $(B)/bench-live: $(B)/bench/live.o $(B)/libgilklive.a $(B)/libgilkcore.a
 	$(CC) -o $@ $^ $(CORE_LIBS)
 
 UNIT_SRC := $(wildcard tests/unit/*.c)
-$(B)/bin/test-unit: $(UNIT_SRC:%.c=$(B)/%.o) $(B)/libgilkcore.a
+# The shell's pure parts are unit-tested too.
+$(B)/bin/test-unit: $(UNIT_SRC:%.c=$(B)/%.o) $(B)/shell/histogram.o $(B)/libgilkcore.a
 	@mkdir -p $(dir $@)
 	$(CC) -o $@ $^ $(CORE_LIBS) -lcmocka
 

@@ -10,7 +10,7 @@ _gilk()
 		return
 		;;
 	-c)
-		COMPREPLY=($(compgen -W "help disas blocks plan splice unsplice info events dump x set show source quit" -- "$cur"))
+		COMPREPLY=($(compgen -W "help disas blocks plan splice unsplice info events hist dump x set show source quit" -- "$cur"))
 		return
 		;;
 	esac

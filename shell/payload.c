@@ -17,6 +17,15 @@ static const struct layout {
 	{ "argfilter", 6, true, { "arg0", "arg1", "arg2", "arg3", "arg4", "arg5" } },
 };
 
+bool payload_field_known(const char *name)
+{
+	for (size_t l = 0; l < sizeof(layouts) / sizeof(layouts[0]); l++)
+		for (size_t i = 0; i < layouts[l].n; i++)
+			if (!strcmp(layouts[l].names[i], name))
+				return true;
+	return false;
+}
+
 size_t payload_decode(const char *ins, const uint8_t *p, size_t len,
 		      struct payload_field *out)
 {

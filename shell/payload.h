@@ -23,5 +23,7 @@ struct payload_field {
  * PAYLOAD_FIELDS_MAX); 0 when the layout is not known. */
 size_t payload_decode(const char *ins, const uint8_t *p, size_t len,
 		      struct payload_field *out);
+/* Whether some known payload has a field called name. */
+bool payload_field_known(const char *name);
 
 #endif

@@ -16,7 +16,7 @@ trap 'rm -rf "$t"; tmux kill-session -t gilk-test 2>/dev/null' EXIT
 
 "${G[@]}" -c help >"$t/help"
 check "help lists every command" \
-	"$(for c in help disas blocks plan splice unsplice info events dump x set show source quit; do grep -q "^  $c" "$t/help" || exit 1; done; echo 0)"
+	"$(for c in help disas blocks plan splice unsplice info events hist dump x set show source quit; do grep -q "^  $c" "$t/help" || exit 1; done; echo 0)"
 "${G[@]}" -c 'help dis' >"$t/h"
 check "help COMMAND shows usage and help; a unique prefix names a command" \
 	"$(grep -q '^usage: disas LOCATION \[COUNT\]' "$t/h" && grep -q "block" "$t/h"; echo $?)"
@@ -141,6 +141,8 @@ check "dump events offline says it needs live mode" "$([ $? = 1 ] && grep -q 'ev
 check "dump with an unknown format lists the formats" "$([ $? = 1 ] && grep -q "no format 'yaml': text, csv, json or chrome" "$t/e"; echo $?)"
 "${G[@]}" -c 'dump splices --format chrome '"$t"'/sp' 2>"$t/e"
 check "dump splices as a Chrome trace is refused" "$([ $? = 1 ] && grep -q 'a Chrome trace holds events' "$t/e"; echo $?)"
+"${G[@]}" -c 'hist rsx' 2>"$t/e"
+check "hist of an unknown field names the fields there are" "$([ $? = 1 ] && grep -q "no field 'rsx' in any known payload: tsc; rax..r15" "$t/e"; echo $?)"
 "${G[@]}" -c 'dump things x' 2>"$t/e"
 check "dump of an unknown thing names the three" "$([ $? = 1 ] && grep -q 'dump what? "memory", "events" or "splices"' "$t/e"; echo $?)"
 

@@ -142,6 +142,19 @@ check "set instrument and set format: a tsc splice, its events dumped as JSON ($
 	"$(echo "$out" | grep -q 'instrument tsc$' && [ "${n:-0}" -ge 20 ]; echo $?)"
 build/gilk -c 'unsplice all' >/dev/null
 
+# hist: a field's values in power-of-two buckets
+build/gilk -c events >/dev/null
+out=$(build/gilk -c 'splice do_prlimit regs')
+id=$(echo "$out" | sed -n 's/^splice \([0-9]*\) .*/\1/p')
+build/bin/test-live workload getrlimit 40
+err=$(build/gilk -c 'hist rsx' 2>&1)
+out=$(build/gilk -c "hist rsi $id")
+n=$(echo "$out" | sed -n 's/^rsi over \([0-9]*\) of .*/\1/p')
+check "hist rsi: every getrlimit(RLIMIT_STACK) in [2, 4), and a mistyped field drains nothing ($(echo "$out" | head -1))" \
+	"$(echo "$err" | grep -q "no field 'rsx'" && [ "${n:-0}" -ge 40 ] && echo "$out" | grep -q 'min 3, max 3$' &&
+	   echo "$out" | grep -Eq "^\[2, 4\) +$n \|@{52}\|$"; echo $?)"
+build/gilk -c 'unsplice all' >/dev/null
+
 # Interrupt and scheduler context: the timer tick and the CFS pick path.
 build/gilk -c events >/dev/null	# what earlier splices left in the buffer
 build/gilk -c 'splice update_process_times tsc' -c 'splice --blocks pick_next_task_fair regs' >/dev/null

@@ -1,0 +1,66 @@
+/* Power-of-two histograms (see histogram.h). */
+#include "histogram.h"
+
+#include <inttypes.h>
+
+#define BAR 52
+
+static unsigned bucket_of(uint64_t v)
+{
+	unsigned i = 0;
+
+	while (v) {
+		v >>= 1;
+		i++;
+	}
+	return i;	/* 0 for 0, 1 for 1, 2 for 2..3, ... */
+}
+
+void histogram_add(struct histogram *h, uint64_t v)
+{
+	if (!h->count || v < h->min)
+		h->min = v;
+	if (!h->count || v > h->max)
+		h->max = v;
+	h->count++;
+	h->bucket[bucket_of(v)]++;
+}
+
+/* 2^shift as bpftrace writes it: 512, 1K, 2K, ... 1M, ... */
+static void power(char *buf, size_t len, unsigned shift)
+{
+	static const char units[] = "KMGTPE";
+
+	if (shift < 10)
+		snprintf(buf, len, "%u", 1u << shift);
+	else
+		snprintf(buf, len, "%u%c", 1u << (shift % 10), units[shift / 10 - 1]);
+}
+
+void histogram_print(FILE *out, const struct histogram *h)
+{
+	unsigned lo = bucket_of(h->min), hi = bucket_of(h->max);
+	uint64_t most = 0;
+
+	if (!h->count)
+		return;
+	for (unsigned i = lo; i <= hi; i++)
+		most = h->bucket[i] > most ? h->bucket[i] : most;
+	for (unsigned i = lo; i <= hi; i++) {
+		char label[32], a[8], b[8];
+		unsigned bar = (unsigned)(h->bucket[i] * BAR / most);
+
+		if (i < 2) {
+			snprintf(label, sizeof(label), "[%u]", i);
+		} else {
+			power(a, sizeof(a), i - 1);
+			if (i == 64)
+				snprintf(b, sizeof(b), "...");
+			else
+				power(b, sizeof(b), i);
+			snprintf(label, sizeof(label), "[%s, %s)", a, b);
+		}
+		fprintf(out, "%-16s %10" PRIu64 " |%.*s%*s|\n", label, h->bucket[i], bar,
+			"@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@", BAR - bar, "");
+	}
+}

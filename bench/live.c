@@ -11,6 +11,8 @@
  *                      its cost is the probe's and not the trace buffer's
  * The last line is the summary:
  *   live: gilk N ns/hit, trap N ns/hit, kprobe N ns/hit (STATE), gilk/kprobe R
+ *
+ *   bench-live [CALLS [RUNS]]     (100000 calls, 7 runs)
  */
 #include <fcntl.h>
 #include <stdbool.h>
@@ -23,8 +25,11 @@
 
 #include "live.h"
 
-#define CALLS 100000
-#define RUNS 7
+#define RUNS_MAX 99
+
+struct workload {
+	int calls, runs;
+};
 
 static double now(void)
 {
@@ -41,20 +46,20 @@ static int cmp_double(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* Median ns per getppid() over RUNS runs of CALLS calls. */
-static double per_call(void)
+/* Median ns per getppid() over w's runs of w's calls. */
+static double per_call(const struct workload *w)
 {
-	double t[RUNS];
+	double t[RUNS_MAX];
 
-	for (int r = 0; r < RUNS; r++) {
+	for (int r = 0; r < w->runs; r++) {
 		double t0 = now();
 
-		for (int i = 0; i < CALLS; i++)
+		for (int i = 0; i < w->calls; i++)
 			syscall(SYS_getppid);
-		t[r] = (now() - t0) / CALLS;
+		t[r] = (now() - t0) / w->calls;
 	}
-	qsort(t, RUNS, sizeof(t[0]), cmp_double);
-	return t[RUNS / 2];
+	qsort(t, (size_t)w->runs, sizeof(t[0]), cmp_double);
+	return t[w->runs / 2];
 }
 
 static int write_file(const char *path, const char *text)
@@ -72,7 +77,8 @@ static int write_file(const char *path, const char *text)
 /* trap: the same site reached through an int3 per hit. The planner only
  * chooses that where no jump fits; here one does, so the plan is cut down to
  * its first instruction, as a trap plan is. */
-static double with_splice(struct live *lv, uint64_t site, bool trap)
+static double with_splice(struct live *lv, const struct workload *w, uint64_t site,
+			  bool trap)
 {
 	struct splice_plan p;
 	struct gerr e;
@@ -93,7 +99,7 @@ static double with_splice(struct live *lv, uint64_t site, bool trap)
 		fprintf(stderr, "bench-live: %s\n", e.msg);
 		exit(1);
 	}
-	t = per_call();
+	t = per_call(w);
 	live_unsplice(lv, id, &e);
 	return t;
 }
@@ -102,7 +108,8 @@ static double with_splice(struct live *lv, uint64_t site, bool trap)
 
 /* A kprobe event at site, enabled with tracing off; its state as listed in
  * debugfs (optimized or not) goes to state. */
-static double with_kprobe(const char *where, char *state, size_t len)
+static double with_kprobe(const struct workload *w, const char *where, char *state,
+			  size_t len)
 {
 	char def[256], line[512];
 	double t;
@@ -124,14 +131,15 @@ static double with_kprobe(const char *where, char *state, size_t len)
 			snprintf(state, len, "optimized");
 	if (f)
 		fclose(f);
-	t = per_call();
+	t = per_call(w);
 	write_file(TRACEFS "/events/kprobes/gilkbench/enable", "0");
 	write_file(TRACEFS "/kprobe_events", "-:gilkbench\n");
 	return t;
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+	struct workload w = { argc > 1 ? atoi(argv[1]) : 100000, argc > 2 ? atoi(argv[2]) : 7 };
 	struct live lv;
 	struct gerr e;
 	const struct ksym *s;
@@ -139,6 +147,10 @@ int main(void)
 	double base, jmp, trap, kp;
 	char where[160], state[32];
 
+	if (w.calls < 1 || w.runs < 1 || w.runs > RUNS_MAX) {
+		fprintf(stderr, "usage: bench-live [CALLS [RUNS (1 to %d)]]\n", RUNS_MAX);
+		return 2;
+	}
 	if (live_open(&lv, NULL, &e)) {
 		fprintf(stderr, "bench-live: %s\n", e.msg);
 		return 1;
@@ -150,11 +162,11 @@ int main(void)
 	fn = s->addr;
 	site = live_block_site(&lv, fn);
 	snprintf(where, sizeof(where), "__x64_sys_getppid+%llu", (unsigned long long)(site - fn));
-	base = per_call();
-	jmp = with_splice(&lv, site, false);
-	trap = with_splice(&lv, site, true);
-	kp = with_kprobe(where, state, sizeof(state));
-	printf("site: %s; %d runs of %d getppid() calls each, medians\n", where, RUNS, CALLS);
+	base = per_call(&w);
+	jmp = with_splice(&lv, &w, site, false);
+	trap = with_splice(&lv, &w, site, true);
+	kp = with_kprobe(&w, where, state, sizeof(state));
+	printf("site: %s; %d runs of %d getppid() calls each, medians\n", where, w.runs, w.calls);
 	printf("  unprobed:          %8.1f ns per call\n", base);
 	printf("  gilk count (jmp):  %8.1f ns per call, %+8.1f per hit\n", jmp, jmp - base);
 	printf("  gilk count (trap): %8.1f ns per call, %+8.1f per hit\n", trap, trap - base);

@@ -155,6 +155,14 @@ check "hist rsi: every getrlimit(RLIMIT_STACK) in [2, 4), and a mistyped field d
 	   echo "$out" | grep -Eq "^\[2, 4\) +$n \|@{52}\|$"; echo $?)"
 build/gilk -c 'unsplice all' >/dev/null
 
+# bench-live runs (a short run: its numbers are not checked, only that it
+# measures each probe and says what the kprobe was)
+mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null
+out=$(build/bench-live 2000 3 2>&1)
+check "bench-live measures gilk, trap mode and a kprobe ($(echo "$out" | tail -1))" \
+	"$(echo "$out" | tail -1 | grep -Eq '^live: gilk -?[0-9]+ ns/hit, trap -?[0-9]+ ns/hit, kprobe -?[0-9]+ ns/hit \((int3|optimized)\), gilk/kprobe -?[0-9.]+$' &&
+	   build/gilk -c 'info splices' | grep -qx 'no splices' && ! grep -q gilkbench /sys/kernel/tracing/kprobe_events; echo $?)"
+
 # Interrupt and scheduler context: the timer tick and the CFS pick path.
 build/gilk -c events >/dev/null	# what earlier splices left in the buffer
 build/gilk -c 'splice update_process_times tsc' -c 'splice --blocks pick_next_task_fair regs' >/dev/null

@@ -87,6 +87,7 @@ struct gilk_splice_obj {
 	u8 region_orig[GILK_PATCH_MAX_LEN];
 	void *page;
 	unsigned long tramp, evict_tramp;
+	u32 tramp_len, evict_len;	/* bytes written there */
 	u32 npatch;
 	struct gilk_patch_state patch[GILK_MAX_PATCHES];
 	struct gilk_instrument *ins;

@@ -310,6 +310,8 @@ static int claim(struct gilk_splice *req, struct gilk_splice_obj **out)
 	s->site = req->site;
 	s->flags = req->flags;
 	s->region_len = req->region_len;
+	s->tramp_len = req->tramp_len;
+	s->evict_len = req->evict_len;
 	memcpy(s->region_orig, req->region_orig, sizeof(s->region_orig));
 	s->ins = ins;
 	strscpy(s->arg, req->arg, sizeof(s->arg));
@@ -547,6 +549,10 @@ void gilk_splice_info(const struct gilk_splice_obj *s, struct gilk_splice_info *
 	out->missed = atomic64_read(&s->missed);
 	out->region_len = s->region_len;
 	memcpy(out->region_orig, s->region_orig, sizeof(out->region_orig));
+	out->tramp = s->tramp;
+	out->tramp_len = s->tramp_len;
+	out->evict_tramp = s->evict_len ? s->evict_tramp : 0;
+	out->evict_len = s->evict_len;
 	out->npatch = s->npatch;
 	for (i = 0; i < s->npatch; i++) {
 		out->patch[i].addr = s->patch[i].addr;

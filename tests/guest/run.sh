@@ -50,6 +50,15 @@ check "gilk splice at a function: past its ftrace nop ($out)" \
 	"$(echo "$out" | grep -q '^splice [0-9]* at __x64_sys_getppid+0x5 (0x[0-9a-f]*): jmp'; echo $?)"
 site=$(echo "$out" | sed -n 's/.*(\(0x[0-9a-f]*\)).*/\1/p')
 id=$(echo "$out" | sed -n 's/^splice \([0-9]*\) .*/\1/p')
+out=$(build/gilk -c "info splice $id")
+entry=$(awk '$3 == "gilk_entry" {print $1}' /proc/kallsyms)
+displaced=$(echo "$out" | sed -n 's/^  displaced [0-9]* bytes: //p')
+check "info splice ID: displaced and written bytes, and the trampoline calling gilk_entry, then back past the region" \
+	"$(echo "$out" | grep -q "^splice $id at [_a-z0-9]*sys_getppid+0x5 ($site): jmp, instrument count, [0-9]* hits$" &&
+	   echo "$out" | grep -q '^  wrote at .*: e9' && [ -n "$displaced" ] &&
+	   echo "$out" | grep -q "^         was: $displaced\$" &&
+	   echo "$out" | grep -Eq "(call|movabs rax,) 0x$entry( |$)" &&
+	   echo "$out" | tail -1 | grep -q "jmp 0x[0-9a-f]* *; [_a-z0-9]*sys_getppid+0x$(printf %x $((5 + $(echo "$displaced" | wc -w))))"; echo $?)"
 check "gilk disas marks the spliced instruction" \
 	"$(build/gilk -c 'disas __x64_sys_getppid 2' | sed -n 2p | grep -q "\[splice $id\]\$"; echo $?)"
 check "gilk blocks says which block is spliced" \

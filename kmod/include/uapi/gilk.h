@@ -15,7 +15,7 @@
 #include <linux/ioctl.h>
 #include <linux/types.h>
 
-#define GILK_ABI_VERSION 3
+#define GILK_ABI_VERSION 4
 
 #define GILK_PATCH_MAX_LEN 32
 #define GILK_TRAMP_MAX 512
@@ -106,6 +106,10 @@ struct gilk_splice_info {
 	__u64 hits;
 	__u64 lost;		/* events that found the buffer full */
 	__u64 missed;		/* hits while an instrument already ran */
+	__u64 tramp;		/* the trampoline, tramp_len bytes */
+	__u64 evict_tramp;	/* an evicted neighbour's, evict_len bytes */
+	__u32 tramp_len;
+	__u32 evict_len;
 	char instrument[GILK_NAME_MAX];
 	char arg[GILK_ARG_MAX];
 };

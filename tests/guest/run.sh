@@ -242,6 +242,18 @@ echo "warn 7" >/proc/gilk_target
 check "after unsplice the kernel's own WARN() runs again" \
 	"$([ "$(cat /proc/gilk_target)" = -7 ] && [ $(($(warned) - before)) = 4 ]; echo $?)"
 
+# WARN_ON_ONCE: counted every time, reported once, as the kernel would
+line=$(build/gilk -c 'blocks gilk_target_once' | grep 'WARN replayed')
+off=$(echo "$line" | awk '{print $2}')
+out=$(build/gilk -c "splice gilk_target_once$off" 2>&1)
+id=$(echo "$out" | sed -n 's/^splice \([0-9]*\) .*/\1/p')
+for n in 1 3 5; do echo "once $n" >/proc/gilk_target; done
+hits=$(build/gilk -c 'info splices' | awk -v id="$id" '$1 == id {print $4}')
+once=$(dmesg | grep -c 'WARNING: .* gilk_target_once+')
+check "a replayed WARN_ON_ONCE() is counted every time ($hits) and reported once ($once)" \
+	"$([ -n "$id" ] && [ "$hits" = 3 ] && [ "$once" = 1 ] && [ "$(cat /proc/gilk_target)" = -5 ]; echo $?)"
+build/gilk -c "unsplice $id" >/dev/null
+
 line=$(build/gilk -c 'blocks gilk_target_bug' | grep 'BUG replayed')
 off=$(echo "$line" | awk '{print $2}')
 out=$(build/gilk -c "splice gilk_target_bug$off" 2>&1)

@@ -2,7 +2,8 @@
 /*
  * gilk_target.ko: code for the guest tests to splice, with a WARN() and a
  * BUG() reached on demand. Writing "warn N" to /proc/gilk_target runs
- * gilk_target_warn(N), which warns when N is odd; "bug N" runs
+ * gilk_target_warn(N), which warns when N is odd; "once N" runs
+ * gilk_target_once(N), which warns the first time N is odd; "bug N" runs
  * gilk_target_bug(N), which BUGs when N is 13. Reading the file gives the
  * last result. A proc file rather than a module parameter: a BUG kills the
  * writer, and a parameter write would die holding the module's param lock.
@@ -18,6 +19,13 @@ static long last;
 static noinline long gilk_target_warn(long n)
 {
 	if (WARN_ON(n & 1))
+		return -n;
+	return n + 1;
+}
+
+static noinline long gilk_target_once(long n)
+{
+	if (WARN_ON_ONCE(n & 1))
 		return -n;
 	return n + 1;
 }
@@ -43,6 +51,8 @@ static ssize_t target_write(struct file *file, const char __user *ubuf,
 		return -EINVAL;
 	if (!strcmp(op, "warn"))
 		WRITE_ONCE(last, gilk_target_warn(n));
+	else if (!strcmp(op, "once"))
+		WRITE_ONCE(last, gilk_target_once(n));
 	else if (!strcmp(op, "bug"))
 		WRITE_ONCE(last, gilk_target_bug(n));
 	else

@@ -279,6 +279,35 @@ static int add_section_range(struct textfacts *tf, const struct symtab *st,
 			     const char *start_sym, const char *end_sym,
 			     enum res_kind kind, struct gerr *e);
 
+/* Every __SCT__ symbol's extent: modules' trampolines too, which no section
+ * bounds (live, the symbols include the loaded modules'). */
+static int add_trampoline_symbols(struct textfacts *tf, const struct symtab *st,
+				  struct gerr *e)
+{
+	size_t n = symtab_complete(st, "__SCT__", NULL, 0);
+	const char **names = calloc(n ? n : 1, sizeof(*names));
+	int rc = 0;
+
+	if (!names)
+		return gerr_set(e, "out of memory");
+	n = symtab_complete(st, "__SCT__", names, n);
+	for (size_t i = 0; i < n && !rc; i++) {
+		const struct ksym *s[8];
+		size_t k = symtab_by_name(st, names[i], s, 8);
+
+		for (size_t j = 0; j < k && j < 8 && !rc; j++) {
+			uint64_t start, end;
+
+			if (ksym_is_text(s[j]) &&
+			    !symtab_function(st, s[j]->addr, NULL, &start, &end) &&
+			    textfacts_add_range(tf, start, end, RES_STATIC_CALL))
+				rc = gerr_set(e, "out of memory");
+		}
+	}
+	free(names);
+	return rc;
+}
+
 static int load_static_calls(struct textfacts *tf, struct kimage *img,
 			     const struct symtab *st, struct gerr *e)
 {
@@ -290,6 +319,8 @@ static int load_static_calls(struct textfacts *tf, struct kimage *img,
 			      RES_STATIC_CALL, e))
 		return -1;
 
+	if (add_trampoline_symbols(tf, st, e))
+		return -1;
 	/* struct static_call_site { s32 addr; s32 key; }: a call/jmp rel32 */
 	if (find_table(img, st, "__start_static_call_sites", "__stop_static_call_sites", &t, e))
 		return -1;

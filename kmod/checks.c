@@ -17,6 +17,7 @@
  */
 #include <linux/extable.h>
 #include <linux/jump_label.h>
+#include <linux/kallsyms.h>
 #include <linux/kprobes.h>
 #include <linux/module.h>
 #include <linux/sched.h>
@@ -67,6 +68,20 @@ static bool in_static_call_tramps(unsigned long lo, unsigned long hi)
 	       hi > (unsigned long)gilk_ks.static_call_text_start;
 }
 
+/* A module's trampolines have no section bounds: known by their names. */
+static bool in_module_static_call_tramp(unsigned long lo, unsigned long hi)
+{
+	char name[KSYM_SYMBOL_LEN];
+	unsigned long a;
+
+	for (a = lo; a < hi; a++) {
+		sprint_symbol_no_offset(name, a);
+		if (!strncmp(name, "__SCT__", 7))
+			return true;
+	}
+	return false;
+}
+
 int gilk_check_range(unsigned long addr, u32 len, const u8 *expect,
 		     const struct gilk_instrument *ins, char *reason, size_t rlen)
 {
@@ -99,7 +114,8 @@ int gilk_check_range(unsigned long addr, u32 len, const u8 *expect,
 		snprintf(reason, rlen, "%pS..+%u holds a static call site", s, len);
 		return -EADDRINUSE;
 	}
-	if (in_static_call_tramps(addr, addr + len)) {
+	if (in_static_call_tramps(addr, addr + len) ||
+	    (kind == GILK_TEXT_MODULE && in_module_static_call_tramp(addr, addr + len))) {
 		snprintf(reason, rlen, "%pS is a static call trampoline", s);
 		return -EADDRINUSE;
 	}

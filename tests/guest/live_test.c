@@ -1004,6 +1004,19 @@ int main(int argc, char **argv)
 		}
 		live_close(&lv);
 		return 0;
+	} else if (!strcmp(argv[1], "refuse") && argc == 5) {
+		/* refuse SYM ERRNO WORDS: gilk.ko refuses a forced splice at SYM
+		 * with that errno and a reason holding WORDS */
+		static const struct { const char *name; int err; } errs[] = {
+			{ "EADDRINUSE", EADDRINUSE }, { "EBUSY", EBUSY }, { "EPROTO", EPROTO },
+			{ "EACCES", EACCES }, { "EFAULT", EFAULT },
+		};
+		int want = -1;
+
+		for (size_t i = 0; i < sizeof(errs) / sizeof(errs[0]); i++)
+			if (!strcmp(errs[i].name, argv[3]))
+				want = errs[i].err;
+		expect_refusal(&lv, argv[2], sym(&lv, argv[2]), want, argv[4]);
 	} else if (!strcmp(argv[1], "splice-hold") && argc == 5) {
 		struct splice_plan p;
 		uint32_t id;

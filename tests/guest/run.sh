@@ -242,6 +242,14 @@ echo "warn 7" >/proc/gilk_target
 check "after unsplice the kernel's own WARN() runs again" \
 	"$([ "$(cat /proc/gilk_target)" = -7 ] && [ $(($(warned) - before)) = 4 ]; echo $?)"
 
+# A module's static call trampoline: refused by the planner and by gilk.ko
+echo "call 2" >/proc/gilk_target
+out=$(build/gilk -c 'plan __SCT__gilk_target_sc' 2>&1)
+check "the planner refuses a module's static call trampoline ($out)" \
+	"$(echo "$out" | grep -q 'static call site or trampoline'; echo $?)"
+suite refuse __SCT__gilk_target_sc EADDRINUSE "static call trampoline"
+check "the static call still works ($(cat /proc/gilk_target))" "$([ "$(cat /proc/gilk_target)" = 3 ]; echo $?)"
+
 # WARN_ON_ONCE: counted every time, reported once, as the kernel would
 line=$(build/gilk -c 'blocks gilk_target_once' | grep 'WARN replayed')
 off=$(echo "$line" | awk '{print $2}')

@@ -3,7 +3,9 @@
  * gilk_target.ko: code for the guest tests to splice, with a WARN() and a
  * BUG() reached on demand. Writing "warn N" to /proc/gilk_target runs
  * gilk_target_warn(N), which warns when N is odd; "once N" runs
- * gilk_target_once(N), which warns the first time N is odd; "bug N" runs
+ * gilk_target_once(N), which warns the first time N is odd; "call N" runs
+ * gilk_target_warn(N) through a static call (whose trampoline no splice may
+ * take); "bug N" runs
  * gilk_target_bug(N), which BUGs when N is 13. Reading the file gives the
  * last result. A proc file rather than a module parameter: a BUG kills the
  * writer, and a parameter write would die holding the module's param lock.
@@ -12,6 +14,7 @@
 #include <linux/kernel.h>
 #include <linux/module.h>
 #include <linux/proc_fs.h>
+#include <linux/static_call.h>
 #include <linux/uaccess.h>
 
 static long last;
@@ -22,6 +25,8 @@ static noinline long gilk_target_warn(long n)
 		return -n;
 	return n + 1;
 }
+
+DEFINE_STATIC_CALL(gilk_target_sc, gilk_target_warn);
 
 static noinline long gilk_target_once(long n)
 {
@@ -51,6 +56,8 @@ static ssize_t target_write(struct file *file, const char __user *ubuf,
 		return -EINVAL;
 	if (!strcmp(op, "warn"))
 		WRITE_ONCE(last, gilk_target_warn(n));
+	else if (!strcmp(op, "call"))
+		WRITE_ONCE(last, static_call(gilk_target_sc)(n));
 	else if (!strcmp(op, "once"))
 		WRITE_ONCE(last, gilk_target_once(n));
 	else if (!strcmp(op, "bug"))

@@ -242,7 +242,10 @@ int live_load_text(struct live *lv, uint64_t addr, struct gerr *e)
 	 * shown as it was, with its splices marked, not as their jumps. */
 	if (addr >= lv->k.text_start && addr < lv->k.text_end)
 		return learn_splices(lv, e);
-	return snapshot_module_text(lv, fs, fe, e) || learn_splices(lv, e);
+	/* A module's facts (WARN continuations, fixup landings) are edges
+	 * its CFG needs: ask before it is built. */
+	return snapshot_module_text(lv, fs, fe, e) || learn_splices(lv, e) ||
+	       learn_facts(lv, fs, fe, e);
 }
 
 static int prepare(struct live *lv, uint64_t site, struct splice_env *env,

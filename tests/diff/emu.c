@@ -371,6 +371,23 @@ static bool same_pages(struct emu *a, struct emu *b, uint64_t lo, uint64_t hi,
 	return true;
 }
 
+/* Registers and the flags code can observe; what names the first that
+ * differs. */
+static bool same_state(const struct emu_state *x, const struct emu_state *y,
+		       const char *what, char *why, size_t len)
+{
+	for (int i = 0; i < EMU_NREGS; i++) {
+		uint64_t mask = i == 16 ? FLAGS_MASK : ~0ull;
+
+		if ((x->regs[i] & mask) != (y->regs[i] & mask)) {
+			snprintf(why, len, "%s%s: original 0x%" PRIx64 ", patched 0x%" PRIx64,
+				 what, reg_names[i], x->regs[i] & mask, y->regs[i] & mask);
+			return false;
+		}
+	}
+	return true;
+}
+
 bool emu_same(struct emu *a, const struct emu_result *ra, struct emu *b,
 	      const struct emu_result *rb, char *why, size_t len)
 {
@@ -382,37 +399,15 @@ bool emu_same(struct emu *a, const struct emu_result *ra, struct emu *b,
 			 rb->bug_reports, rb->died ? " (died)" : "");
 		return false;
 	}
-	for (int i = 0; ra->bug_reports && i < EMU_NREGS; i++) {
-		uint64_t x = ra->bug_state.regs[i], y = rb->bug_state.regs[i];
-
-		if (i == 16) {
-			x &= FLAGS_MASK;
-			y &= FLAGS_MASK;
-		}
-		if (x != y) {
-			snprintf(why, len, "BUG/WARN report %s: original 0x%" PRIx64 ", patched 0x%" PRIx64,
-				 reg_names[i], x, y);
-			return false;
-		}
-	}
+	if (ra->bug_reports && !same_state(&ra->bug_state, &rb->bug_state, "BUG/WARN report ", why, len))
+		return false;
 	if (ra->err != rb->err || ra->exit_addr != rb->exit_addr) {
 		snprintf(why, len, "exit: original at 0x%" PRIx64 " (%s), patched at 0x%" PRIx64 " (%s)",
 			 ra->exit_addr, uc_strerror(ra->err), rb->exit_addr, uc_strerror(rb->err));
 		return false;
 	}
-	for (int i = 0; i < EMU_NREGS; i++) {
-		uint64_t x = ra->end.regs[i], y = rb->end.regs[i];
-
-		if (i == 16) {
-			x &= FLAGS_MASK;
-			y &= FLAGS_MASK;
-		}
-		if (x != y) {
-			snprintf(why, len, "%s: original 0x%" PRIx64 ", patched 0x%" PRIx64,
-				 reg_names[i], x, y);
-			return false;
-		}
-	}
+	if (!same_state(&ra->end, &rb->end, "", why, len))
+		return false;
 	if (a->ndata != b->ndata) {
 		snprintf(why, len, "original touched %zu data pages, patched %zu", a->ndata, b->ndata);
 		return false;

@@ -17,17 +17,27 @@ all: $(B)/gilk $(B)/libgilkcore.a $(B)/libgilklive.a $(B)/gilk.ko $(B)/instrumen
      $(B)/bin/test-unit $(B)/bin/test-diff $(B)/bin/test-cfg-objdump \
      $(B)/bin/test-kcore $(B)/bin/test-live $(B)/bin/test-json
 
+# Each folder sees core/; lib/ sees core/; the shell, the benchmarks and the
+# tests see lib/ too. Nothing sees the shell's folder but the shell.
+INC_core  := -Icore
+INC_lib   := -Icore -Ilib
+INC_shell := -Icore -Ilib -Ishell
+INC_bench := -Icore -Ilib
+INC_tests := -Icore -Ilib -Ishell
+inc_of = $(INC_$(firstword $(subst /, ,$(1))))
+
 $(B)/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -Icore -Ishell -MMD -MP -c $< -o $@
+	$(CC) $(CFLAGS) $(call inc_of,$<) -MMD -MP -c $< -o $@
 
 $(B)/libgilkcore.a: $(CORE_OBJ)
 	ar rcs $@ $^
 
-$(B)/libgilklive.a: $(B)/shell/live.o
+LIB_SRC := $(wildcard lib/*.c)
+$(B)/libgilklive.a: $(LIB_SRC:%.c=$(B)/%.o)
 	ar rcs $@ $^
 
-SHELL_SRC := $(filter-out shell/live.c,$(wildcard shell/*.c))
+SHELL_SRC := $(wildcard shell/*.c)
 $(B)/gilk: $(SHELL_SRC:%.c=$(B)/%.o) $(B)/libgilklive.a $(B)/libgilkcore.a
 	$(CC) -o $@ $^ $(CORE_LIBS) -lreadline
 
@@ -100,7 +110,7 @@ lab: setup
 	@scripts/lab
 
 clean:
-	rm -rf $(B)/core $(B)/bench $(B)/tests $(B)/shell $(B)/kmod $(B)/bin $(B)/*.a $(B)/*.ko $(B)/bench-offline $(B)/bench-live
+	rm -rf $(B)/core $(B)/lib $(B)/bench $(B)/tests $(B)/shell $(B)/kmod $(B)/bin $(B)/*.a $(B)/*.ko $(B)/bench-offline $(B)/bench-live
 
 -include $(shell find $(B) -name '*.d' 2>/dev/null)
 

@@ -1,5 +1,6 @@
 /* Live splicing through /dev/gilk (see live.h). */
 #include "live.h"
+#include "request.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -308,41 +309,6 @@ uint64_t live_block_site(struct live *lv, uint64_t addr)
 	return splice_site_for_block(&env, addr);
 }
 
-static void fill_request(const struct splice_plan *p, const struct splice_code *c,
-			 const struct gilk_reserve *r, struct gilk_splice *req)
-{
-	memset(req, 0, sizeof(*req));
-	req->id = r->id;
-	req->site = p->region.addr;
-	req->region_len = p->region.len;
-	memcpy(req->region_orig, p->region.orig, p->region.len);
-	req->flags = (p->mode == SPLICE_TRAP ? GILK_SPLICE_TRAP : 0) |
-		     (p->bug != BUG_NONE ? GILK_SPLICE_BUG : 0);
-	req->npatch = (uint32_t)c->npatch;
-	for (size_t i = 0; i < c->npatch; i++) {
-		const struct splice_patch *sp = &c->patches[i];
-		struct gilk_patch *gp = &req->patch[i];
-
-		gp->addr = sp->addr;
-		gp->len = sp->len;
-		memcpy(gp->bytes, sp->bytes, sp->len);
-		memcpy(gp->orig, sp->orig, sp->len);
-		if (sp->addr == p->region.addr) {
-			gp->kind = GILK_PATCH_LIVE;
-			gp->divert = r->tramp;
-		} else if (p->bounce_kind == BOUNCE_EVICT && sp->addr == p->evict.addr) {
-			gp->kind = GILK_PATCH_LIVE;
-			gp->divert = r->evict_tramp;
-		} else {
-			gp->kind = GILK_PATCH_DEAD; /* a slot nothing runs yet */
-		}
-	}
-	req->tramp_len = (uint32_t)c->tramp_len;
-	memcpy(req->tramp, c->tramp, c->tramp_len);
-	req->evict_len = (uint32_t)c->evict_tramp_len;
-	memcpy(req->evict, c->evict_tramp, c->evict_tramp_len);
-}
-
 /* Reserves trampoline memory for p and builds its request. */
 static int build_request(struct live *lv, const struct splice_plan *p,
 			 const char *instrument, const char *arg,
@@ -367,7 +333,7 @@ static int build_request(struct live *lv, const struct splice_plan *p,
 		return gerr_set(e, "trampoline at 0x%llx: %s", (unsigned long long)r.tramp,
 				splice_reason_str(why));
 	}
-	fill_request(p, &code, &r, req);
+	request_from_plan(p, &code, &r, req);
 	snprintf(req->instrument, sizeof(req->instrument), "%s", instrument);
 	snprintf(req->arg, sizeof(req->arg), "%s", arg ? arg : "");
 	return 0;

@@ -60,12 +60,26 @@ $(B)/instruments/argfilter.ko: $(INSTR_SRC) $(B)/gilk.ko
 		KBUILD_EXTRA_SYMBOLS=$(CURDIR)/$(B)/kmod/Module.symvers modules
 
 # Code with WARN() and BUG() sites for the guest tests to splice.
-TARGET_SRC := $(wildcard tests/guest/target/*.c tests/guest/target/Kbuild)
+TARGET_SRC := $(wildcard tests/guest/target/*.c tests/guest/target/*.h tests/guest/target/Kbuild)
 $(B)/tests/gilk_target.ko: $(TARGET_SRC) $(REF_ABI)
 	@mkdir -p $(B)/tests/target
 	cp -r tests/guest/target/. $(B)/tests/target/
 	$(MAKE) -C $(KDIR) M=$(CURDIR)/$(B)/tests/target modules
 	cp $(B)/tests/target/gilk_target.ko $@
+
+# gilk.ko's code checker and templates, built for user space with the
+# kernel's own x86 decoder from its tools tree (scripts/setup fetches it), so
+# the tests feed plans and mutations to the very checker the kernel runs.
+KD      := $(B)/cache/kdecoder
+KV_INC  := -Ikmod -I$(KD)/arch/x86/include -I$(KD)/include
+$(B)/kverify/%.o: kmod/%.c $(wildcard kmod/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) -O2 -g -std=gnu11 -Wall -Wextra -Werror -Wno-sign-compare $(KV_INC) -c $< -o $@
+$(B)/kverify/%.o: $(KD)/arch/x86/lib/%.c
+	@mkdir -p $(dir $@)
+	$(CC) -O2 -g -w $(KV_INC) -I$(KD)/arch/x86/lib -c $< -o $@
+$(B)/libkverify.a: $(B)/kverify/verify.o $(B)/kverify/tramp.o $(B)/kverify/insn.o $(B)/kverify/inat.o
+	ar rcs $@ $^
 
 $(B)/bin/test-json: $(B)/tests/json_check.o
 	@mkdir -p $(dir $@)
@@ -79,12 +93,16 @@ $(B)/bench-live: $(B)/bench/live.o $(B)/libgilklive.a $(B)/libgilkcore.a
 
 UNIT_SRC := $(wildcard tests/unit/*.c)
 # The shell's pure parts are unit-tested too.
-$(B)/bin/test-unit: $(UNIT_SRC:%.c=$(B)/%.o) $(B)/shell/histogram.o $(B)/libgilkcore.a
+$(B)/bin/test-unit: $(UNIT_SRC:%.c=$(B)/%.o) $(B)/shell/histogram.o $(B)/libgilklive.a $(B)/libgilkcore.a
 	@mkdir -p $(dir $@)
 	$(CC) -o $@ $^ $(CORE_LIBS) -lcmocka
 
-DIFF_SRC := $(wildcard tests/diff/*.c)
-$(B)/bin/test-diff: $(DIFF_SRC:%.c=$(B)/%.o) $(B)/libgilkcore.a
+DIFF_SRC := $(filter-out tests/diff/kverify_glue.c,$(wildcard tests/diff/*.c))
+$(B)/kverify/kverify_glue.o: tests/diff/kverify_glue.c $(wildcard kmod/*.h) tests/diff/kverify.h
+	@mkdir -p $(dir $@)
+	$(CC) -O2 -g -std=gnu11 -Wall -Wextra -Werror $(KV_INC) -c $< -o $@
+$(B)/bin/test-diff: $(DIFF_SRC:%.c=$(B)/%.o) $(B)/kverify/kverify_glue.o $(B)/libkverify.a \
+		$(B)/libgilklive.a $(B)/libgilkcore.a
 	@mkdir -p $(dir $@)
 	$(CC) -o $@ $^ $(CORE_LIBS) -lunicorn -lpthread
 
@@ -112,7 +130,7 @@ lab: setup
 clean:
 	rm -rf $(B)/core $(B)/lib $(B)/bench $(B)/tests $(B)/shell $(B)/kmod $(B)/bin $(B)/*.a $(B)/*.ko $(B)/bench-offline $(B)/bench-live
 
--include $(shell find $(B) -name '*.d' 2>/dev/null)
+-include $(shell find $(B) -path $(B)/cache -prune -o -name '*.d' -type f -print 2>/dev/null)
 
 $(B)/bin/test-cfg-objdump: $(B)/tests/cfg_objdump.o $(B)/libgilkcore.a
 	@mkdir -p $(dir $@)
@@ -122,6 +140,7 @@ $(B)/bin/test-kcore: $(B)/tests/kcore_check.o $(B)/libgilkcore.a
 	@mkdir -p $(dir $@)
 	$(CC) -o $@ $^ $(CORE_LIBS)
 
-$(B)/bin/test-live: $(B)/tests/guest/live_test.o $(B)/libgilklive.a $(B)/libgilkcore.a
+GUEST_SRC := $(wildcard tests/guest/*.c)
+$(B)/bin/test-live: $(GUEST_SRC:%.c=$(B)/%.o) $(B)/libgilklive.a $(B)/libgilkcore.a
 	@mkdir -p $(dir $@)
 	$(CC) -o $@ $^ $(CORE_LIBS)

@@ -167,6 +167,30 @@ bool insn_has_target(const struct insn *in)
 	}
 }
 
+bool insn_is_idle(const struct insn *in)
+{
+	switch (in->id) {
+	case X86_INS_HLT: case X86_INS_MWAIT: case X86_INS_MONITOR:
+		return true;
+	default:
+		/* mwaitx, monitorx (0f 01 fb, fa), unknown to Capstone 4 */
+		return in->len == 3 && in->bytes[0] == 0x0f && in->bytes[1] == 0x01 &&
+		       (in->bytes[2] == 0xfa || in->bytes[2] == 0xfb);
+	}
+}
+
+bool insn_is_trap_or_sys(const struct insn *in)
+{
+	switch (in->id) {
+	case X86_INS_INT: case X86_INS_INTO: case X86_INS_INT1:
+	case X86_INS_SYSCALL: case X86_INS_SYSENTER: case X86_INS_SYSRET:
+	case X86_INS_SYSEXIT:
+		return true;
+	default:
+		return false;
+	}
+}
+
 bool insn_falls_through(const struct insn *in)
 {
 	switch (in->kind) {

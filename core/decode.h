@@ -62,6 +62,11 @@ int decode_text(struct decoder *d, const struct insn *in, char *buf, size_t len)
 
 /* Whether control can continue to the next instruction. */
 bool insn_falls_through(const struct insn *in);
+/* hlt, mwait, monitor: idle, where RCU-tasks does not wait. */
+bool insn_is_idle(const struct insn *in);
+/* int n, into, int1 and the sys* instructions: they trap or switch
+ * context, and must not move. */
+bool insn_is_trap_or_sys(const struct insn *in);
 /* Whether the instruction ends a basic block. */
 bool insn_ends_block(const struct insn *in);
 /* Whether it has a direct target (JMP, JCC, LOOP, CALL, XBEGIN). */

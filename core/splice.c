@@ -45,6 +45,7 @@ static enum splice_reason reason_of_reservation(enum res_kind k)
 	case RES_EXTABLE: return SR_EXTABLE;
 	case RES_KPROBE: return SR_KPROBE;
 	case RES_SMP_LOCK: return SR_SMP_LOCK;
+	case RES_IDLE: return SR_IDLE;
 	default: return SR_BLACKLIST;
 	}
 }
@@ -79,6 +80,11 @@ static enum splice_reason insn_refusal(const struct splice_env *env,
 	/* What reserves the bytes says more than what they are. */
 	if (is_reserved(env, in->addr, in->len, &why))
 		return why;
+	if (insn_is_idle(in))
+		return SR_IDLE;
+	/* Traps and sys* stay where they are (gilk.ko refuses them too). */
+	if (insn_is_trap_or_sys(in))
+		return SR_UNRELOCATABLE;
 	switch (in->kind) {
 	case IK_INT3: return SR_INT3;
 	case IK_UD2: return SR_UD2;
@@ -641,6 +647,7 @@ static const char *const reason_names[SR_NREASONS][2] = {
 	[SR_OCCUPIED] = { "occupied", "another splice already owns some of these bytes" },
 	[SR_TOO_SHORT] = { "too-short", "not even a 2-byte jmp fits before the next branch target or the end of the function" },
 	[SR_NO_BOUNCE_SLOT] = { "no-bounce-slot", "the block is shorter than a 5-byte jmp and no 5 free bytes lie within a 2-byte jmp's reach" },
+	[SR_IDLE] = { "idle", "idle code (.cpuidle.text, hlt, mwait): RCU-tasks does not wait for a CPU idling there, so its trampoline could be freed under it" },
 };
 
 const char *splice_reason_name(enum splice_reason r)

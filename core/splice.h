@@ -59,6 +59,7 @@ enum splice_reason {
 	SR_OCCUPIED,          /* another splice owns these bytes */
 	SR_TOO_SHORT,         /* not even a 2-byte jmp fits before the limit */
 	SR_NO_BOUNCE_SLOT,    /* 2..4 bytes, and no slot within rel8 reach */
+	SR_IDLE,              /* idle code, or hlt/mwait in the region */
 	SR_NREASONS
 };
 

@@ -193,6 +193,7 @@ const char *res_kind_name(enum res_kind k)
 		[RES_BLACKLIST] = "kprobe-blacklisted or noinstr code",
 		[RES_KPROBE] = "kprobe",
 		[RES_SMP_LOCK] = "SMP lock prefix site",
+		[RES_IDLE] = "idle code",
 	};
 	return (unsigned)k < RES_NKINDS ? names[k] : "?";
 }
@@ -461,9 +462,18 @@ static int load_blacklist_sections(struct textfacts *tf, const struct symtab *st
 		{ "__indirect_thunk_start", "__indirect_thunk_end" },
 	};
 
+	const struct ksym *a, *b;
+
 	for (size_t i = 0; i < sizeof(sections) / sizeof(sections[0]); i++)
 		if (add_section_range(tf, st, sections[i][0], sections[i][1], RES_BLACKLIST, e))
 			return -1;
+	/* Idle code: the idle tasks are not waited for by RCU-tasks, so a
+	 * trampoline could be freed under a CPU idling in it. Kernels
+	 * without the section have nothing to refuse here. */
+	if (symtab_by_name(st, "__cpuidle_text_start", &a, 1) == 1 &&
+	    symtab_by_name(st, "__cpuidle_text_end", &b, 1) == 1 && b->addr > a->addr &&
+	    textfacts_add_range(tf, a->addr, b->addr, RES_IDLE))
+		return gerr_set(e, "out of memory");
 	return 0;
 }
 

@@ -21,6 +21,7 @@
 #include <linux/uaccess.h>
 
 #include "gilk_internal.h"
+#include "verify_env.h"
 
 static enum bug_trap_type report(unsigned long addr, struct pt_regs *regs)
 {
@@ -95,6 +96,15 @@ int gilk_bug_check(unsigned long addr, u32 len, unsigned long replayed,
 		return -EPROTO;
 	}
 	return 0;
+}
+
+int gilk_bug_kind(unsigned long addr)
+{
+	struct bug_entry *bug = is_ud2(addr) ? gilk_ks.find_bug(addr) : NULL;
+
+	if (!bug)
+		return GILK_NOT_BUG;
+	return (bug->flags & BUGFLAG_WARNING) ? GILK_WARN : GILK_BUG;
 }
 
 int gilk_bug_check_replayed(unsigned long site, char *reason, size_t rlen)

@@ -4,8 +4,9 @@
  * re-checks what it can without decoding x86, and refuses with a distinct
  * errno and a reason string:
  *   EFAULT        not kernel or module text
- *   ELOOP         gilk's own code or the instrument's: a hit would recurse
- *   EACCES        kprobe blacklist, noinstr or entry code
+ *   EACCES        kprobe blacklist, noinstr, entry or idle code
+ *   ELOOP         gilk's own code, the instrument's, or a thunk gilk's
+ *                 own path runs through
  *   EBUSY         a jump label site        EADDRINUSE  a static call site
  *                                                      or trampoline
  *   EALREADY      an ftrace site           ETXTBSY     an alternatives
@@ -45,7 +46,7 @@ static bool in_module(unsigned long addr, struct module *mod)
 }
 
 /* A kprobe at any byte, or an optimized one whose jmp reaches into it. */
-static bool kprobe_near(unsigned long a, u32 len)
+bool gilk_kprobe_near(unsigned long a, u32 len)
 {
 	unsigned long i;
 	bool found = false;
@@ -82,6 +83,49 @@ static bool in_module_static_call_tramp(unsigned long lo, unsigned long hi)
 	return false;
 }
 
+/* alternatives_text_reserved() walks lists text_mutex guards. */
+static int alt_reserved(unsigned long lo, unsigned long hi)
+{
+	int ret;
+
+	mutex_lock(gilk_ks.text_mutex);
+	ret = gilk_ks.alternatives_text_reserved((void *)lo, (void *)(hi - 1));
+	mutex_unlock(gilk_ks.text_mutex);
+	return ret;
+}
+
+/*
+ * Idle code: RCU-tasks does not wait for the idle tasks, and the CPU runs
+ * it without RCU watching, so a trampoline could be freed under it.
+ */
+static bool in_idle_text(unsigned long a)
+{
+	return a >= (unsigned long)gilk_ks.cpuidle_text_start &&
+	       a < (unsigned long)gilk_ks.cpuidle_text_end;
+}
+
+/*
+ * gilk_entry() returns through the return thunk and the trampoline may
+ * call through a retpoline: a splice there would be hit from inside gilk,
+ * outside its recursion guard. Known by name, as their sections vary.
+ */
+static bool is_thunk(unsigned long a)
+{
+	static const char *const thunks[] = {
+		"__x86_indirect_", "__x86_return_", "srso_", "zen_untrain_ret",
+		"retbleed_", "entry_untrain_ret", "entry_ibpb", "call_depth_",
+		"__indirect_thunk_", "__x86_return_thunk",
+	};
+	char name[KSYM_SYMBOL_LEN];
+	unsigned int i;
+
+	sprint_symbol_no_offset(name, a);
+	for (i = 0; i < ARRAY_SIZE(thunks); i++)
+		if (!strncmp(name, thunks[i], strlen(thunks[i])))
+			return true;
+	return false;
+}
+
 int gilk_check_range(unsigned long addr, u32 len, const u8 *expect,
 		     const struct gilk_instrument *ins, char *reason, size_t rlen)
 {
@@ -98,13 +142,28 @@ int gilk_check_range(unsigned long addr, u32 len, const u8 *expect,
 		snprintf(reason, rlen, "0x%lx is not kernel or module text", addr);
 		return -EFAULT;
 	}
-	if (in_module(addr, THIS_MODULE) || (ins && in_module(addr, ins->owner))) {
-		snprintf(reason, rlen, "0x%lx is gilk's or the instrument's own code", addr);
-		return -ELOOP;
+	for (i = 0; i < len; i++) {
+		unsigned long a = addr + i;
+
+		if (in_module(a, THIS_MODULE) || (ins && in_module(a, ins->owner))) {
+			snprintf(reason, rlen, "0x%lx is gilk's or the instrument's own code", a);
+			return -ELOOP;
+		}
+		if (gilk_ks.within_kprobe_blacklist(a)) {
+			snprintf(reason, rlen, "%pS is kprobe-blacklisted, noinstr or entry code",
+				 (void *)a);
+			return -EACCES;
+		}
+		if (in_idle_text(a)) {
+			snprintf(reason, rlen, "%pS is idle code (.cpuidle.text), where RCU-tasks does not wait",
+				 (void *)a);
+			return -EACCES;
+		}
 	}
-	if (gilk_ks.within_kprobe_blacklist(addr)) {
-		snprintf(reason, rlen, "%pS is kprobe-blacklisted, noinstr or entry code", s);
-		return -EACCES;
+	if (is_thunk(addr) || is_thunk(addr + len - 1)) {
+		snprintf(reason, rlen, "%pS is a retpoline or return thunk: gilk's own path runs through it",
+			 s);
+		return -ELOOP;
 	}
 	if (gilk_ks.jump_label_text_reserved(s, e)) {
 		snprintf(reason, rlen, "%pS..+%u holds a jump label site", s, len);
@@ -123,11 +182,11 @@ int gilk_check_range(unsigned long addr, u32 len, const u8 *expect,
 		snprintf(reason, rlen, "%pS..+%u holds an ftrace site", s, len);
 		return -EALREADY;
 	}
-	if (gilk_ks.alternatives_text_reserved(s, e)) {
+	if (alt_reserved(addr, addr + len)) {
 		snprintf(reason, rlen, "%pS..+%u holds an SMP alternatives site", s, len);
 		return -ETXTBSY;
 	}
-	if (kprobe_near(addr, len)) {
+	if (gilk_kprobe_near(addr, len)) {
 		snprintf(reason, rlen, "%pS..+%u has a kprobe", s, len);
 		return -EEXIST;
 	}
@@ -178,7 +237,7 @@ static int p_ftrace(unsigned long lo, unsigned long hi)
 
 static int p_alt(unsigned long lo, unsigned long hi)
 {
-	return gilk_ks.alternatives_text_reserved((void *)lo, (void *)(hi - 1));
+	return alt_reserved(lo, hi);
 }
 
 void gilk_add_fact(struct gilk_facts *f, struct gilk_fact *out,
@@ -235,6 +294,47 @@ static void add_targets(struct gilk_facts *f, struct gilk_fact *out,
 	}
 }
 
+/* Whether a is text of the same kind and module as lo's. */
+static bool same_text(unsigned long a, int kind, const struct module *mod)
+{
+	const struct module *m;
+	int k;
+
+	if (!gilk_is_text(a, &k) || k != kind)
+		return false;
+	preempt_disable();
+	m = gilk_ks.module_address(a);
+	preempt_enable();
+	return m == mod;
+}
+
+/*
+ * The end of the text lo is in, or hi if sooner: the kernel's reservation
+ * predicates WARN when a range runs from one module's text into another
+ * (or out of it), which panics under panic_on_warn. Text is one run from
+ * lo on, so a bisection finds where it stops.
+ */
+static unsigned long clamp_to_text(unsigned long lo, unsigned long hi, int kind)
+{
+	const struct module *mod;
+	unsigned long ok = lo + 1, bad = hi;
+
+	preempt_disable();
+	mod = gilk_ks.module_address(lo);
+	preempt_enable();
+	if (same_text(hi - 1, kind, mod))
+		return hi;
+	while (bad - ok > 1) {
+		unsigned long mid = ok + (bad - ok) / 2;
+
+		if (same_text(mid - 1, kind, mod))
+			ok = mid;
+		else
+			bad = mid;
+	}
+	return ok;
+}
+
 int gilk_facts(struct gilk_facts *f, struct gilk_fact *out)
 {
 	unsigned long lo = f->start, hi = f->end, a;
@@ -247,6 +347,7 @@ int gilk_facts(struct gilk_facts *f, struct gilk_fact *out)
 	f->count = 0;
 	if (kind == GILK_TEXT_NONE)
 		return 0;
+	hi = clamp_to_text(lo, hi, kind);
 	bisect(lo, hi, GILK_RES_JUMP_LABEL, p_jump, f, out);
 	bisect(lo, hi, GILK_RES_STATIC_CALL, p_static, f, out);
 	if (in_static_call_tramps(lo, hi))
@@ -262,7 +363,7 @@ int gilk_facts(struct gilk_facts *f, struct gilk_fact *out)
 			cond_resched();	/* up to 1 MiB, byte by byte */
 		k = gilk_ks.within_kprobe_blacklist(a) ? GILK_RES_BLACKLIST :
 			gilk_ks.search_exception_tables(a) ? GILK_RES_EXTABLE :
-			kprobe_near(a, 1) ? GILK_RES_KPROBE : ~0u;
+			gilk_kprobe_near(a, 1) ? GILK_RES_KPROBE : ~0u;
 
 		if (k != ~0u)
 			gilk_add_fact(f, out, a, a + 1, k);

@@ -31,6 +31,28 @@ static int gilk_open(struct inode *inode, struct file *f)
 	return allowed();
 }
 
+/*
+ * What READ may read: the kernel image, the module area (modules, and the
+ * trampolines) and RAM's direct map, as /proc/kcore shows them; never
+ * ioremapped device memory, where a read has side effects.
+ */
+static bool readable(unsigned long a, unsigned long len)
+{
+	unsigned long end = a + len, p;
+
+	if (end < a)
+		return false;
+	if (a >= (unsigned long)gilk_ks.stext && end <= (unsigned long)gilk_ks.end)
+		return true;
+	/* modules, and module_alloc()ed memory such as trampolines */
+	if (a >= MODULES_VADDR && end <= MODULES_END)
+		return true;
+	for (p = a & PAGE_MASK; p < end; p += PAGE_SIZE)
+		if (p < PAGE_OFFSET || !virt_addr_valid((void *)p))
+			return false;
+	return true;
+}
+
 static long do_read_mem(void __user *arg)
 {
 	struct gilk_read r;
@@ -41,6 +63,8 @@ static long do_read_mem(void __user *arg)
 		return -EFAULT;
 	if (!r.len || r.len > GILK_READ_MAX)
 		return -EINVAL;
+	if (!readable(r.addr, r.len))
+		return -EACCES;
 	buf = kvmalloc(r.len, GFP_KERNEL);
 	if (!buf)
 		return -ENOMEM;
@@ -52,35 +76,40 @@ static long do_read_mem(void __user *arg)
 	return ret;
 }
 
+/*
+ * The splices are copied out under gilk_lock into a kernel buffer, and to
+ * user space after: a copy that faults (or waits on userfaultfd) must not
+ * hold the lock every splice and unsplice needs.
+ */
 static long do_list(void __user *arg)
 {
+	struct gilk_splice_info *info;
 	struct gilk_list l;
-	struct gilk_splice_info info;
-	u32 i, n = 0;
+	u32 i, n = 0, room;
 	long ret = 0;
 
 	if (copy_from_user(&l, arg, sizeof(l)))
 		return -EFAULT;
+	room = min_t(u32, l.max, GILK_MAX_SPLICES);
+	info = kvcalloc(room ? room : 1, sizeof(*info), GFP_KERNEL);
+	if (!info)
+		return -ENOMEM;
 	mutex_lock(&gilk_lock);
 	for (i = 1; i < GILK_MAX_SPLICES; i++) {
 		const struct gilk_splice_obj *s = gilk_splices[i];
 
 		if (!s || READ_ONCE(s->state) != GILK_ACTIVE)
 			continue;
-		if (n < l.max) {
-			gilk_splice_info(s, &info);
-			if (copy_to_user(u64_to_user_ptr(l.buf) + n * sizeof(info),
-					 &info, sizeof(info))) {
-				ret = -EFAULT;
-				break;
-			}
-		}
+		if (n < room)
+			gilk_splice_info(s, &info[n]);
 		n++;
 	}
 	mutex_unlock(&gilk_lock);
 	l.count = n;
-	if (!ret && copy_to_user(arg, &l, sizeof(l)))
+	if (copy_to_user(u64_to_user_ptr(l.buf), info, min(n, room) * sizeof(*info)) ||
+	    copy_to_user(arg, &l, sizeof(l)))
 		ret = -EFAULT;
+	kvfree(info);
 	return ret;
 }
 
@@ -306,10 +335,15 @@ static int __init gilk_init(void)
 	ret = gilk_patch_init();
 	if (ret)
 		goto fail_builtin;
-	ret = misc_register(&gilk_dev);
+	ret = gilk_modules_init();
 	if (ret)
 		goto fail_patch;
+	ret = misc_register(&gilk_dev);
+	if (ret)
+		goto fail_modules;
 	return 0;
+fail_modules:
+	gilk_modules_exit();
 fail_patch:
 	gilk_patch_exit();
 fail_builtin:
@@ -322,6 +356,7 @@ fail_events:
 static void __exit gilk_exit(void)
 {
 	misc_deregister(&gilk_dev);
+	gilk_modules_exit();
 	gilk_unsplice_all();
 	gilk_patch_exit();
 	gilk_builtin_exit();

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Events: the kernel's lockless per-CPU ring_buffer (NMI-safe), not in
+ * Events: the kernel's lockless per-CPU ring_buffer (NMI-safe), stamped
+ * with the NMI-safe monotonic clock (ktime_get_ns() can spin forever in an
+ * NMI that lands in a timekeeping update), not in
  * overwrite mode, so a full buffer refuses a write and the splice's lost
  * count goes up: lost events are counted, never silent. read() on /dev/gilk
  * drains whole events (struct gilk_event + payload) from every CPU.
@@ -45,7 +47,7 @@ int gilk_event_write(struct gilk_splice_obj *s, int cpu, const void *p, u16 len)
 		return -ENOSPC;
 	}
 	h = ring_buffer_event_data(e);
-	h->ns = ktime_get_ns();
+	h->ns = ktime_get_mono_fast_ns();	/* NMI-safe: splices run in NMIs */
 	h->splice = s->id;
 	h->cpu = cpu;
 	h->len = len;

@@ -3,6 +3,7 @@
 #ifndef _GILK_INTERNAL_H
 #define _GILK_INTERNAL_H
 
+#include <asm/insn.h>
 #include <linux/bug.h>
 #include <linux/mutex.h>
 #include <linux/types.h>
@@ -41,6 +42,14 @@ struct gilk_ksyms {
 	void (*die)(const char *str, struct pt_regs *regs, long err);
 	struct bug_entry *start_bug_table, *stop_bug_table;
 	char *static_call_text_start, *static_call_text_end;
+	int (*insn_decode)(struct insn *insn, const void *kaddr, int buf_len,
+			   enum insn_mode m);
+	int (*kallsyms_lookup_size_offset)(unsigned long addr,
+					   unsigned long *size,
+					   unsigned long *offset);
+	void *(*text_poke_set)(void *addr, int c, size_t len);
+	char *cpuidle_text_start, *cpuidle_text_end;
+	char *stext, *end;	/* the kernel image: _stext to _end */
 };
 
 extern struct gilk_ksyms gilk_ks;
@@ -103,6 +112,7 @@ struct gilk_hit {
 };
 
 extern struct mutex gilk_lock;
+void gilk_entry(struct gilk_splice_obj *s, struct pt_regs *regs);
 extern struct gilk_splice_obj *gilk_splices[GILK_MAX_SPLICES];
 int gilk_reserve(struct gilk_reserve *r, const void *owner);
 int gilk_release(u32 id);
@@ -118,13 +128,25 @@ int gilk_unsplice_batch(const u32 *ids, u32 n, u32 *failed);
 void gilk_unsplice_all(void);
 void gilk_splice_info(const struct gilk_splice_obj *s, struct gilk_splice_info *out);
 
+/* modules.c: splices of a module force-unloaded go first. */
+int gilk_modules_init(void);
+void gilk_modules_exit(void);
+
 /* checks.c: re-validation before any write. */
 int gilk_check_range(unsigned long addr, u32 len, const u8 *expect,
 		     const struct gilk_instrument *ins, char *reason, size_t rlen);
 bool gilk_is_text(unsigned long addr, int *kind);
+bool gilk_kprobe_near(unsigned long a, u32 len);
 int gilk_facts(struct gilk_facts *f, struct gilk_fact *out);
 void gilk_add_fact(struct gilk_facts *f, struct gilk_fact *out,
 		   unsigned long lo, unsigned long hi, u32 kind);
+
+/* textread.c: kernel text as it was before gilk's splices and kprobes. */
+int gilk_text_read(unsigned long addr, void *buf, size_t len);
+
+/* verify_kernel.c: the code checker (verify.c) on a request, in the kernel. */
+int gilk_verify_request(const struct gilk_splice_obj *s,
+			struct gilk_splice *req);
 
 /* bug.c: BUG()/WARN() sites, and their replay (GILK_SPLICE_BUG). */
 void gilk_bug_replay(unsigned long addr, struct pt_regs *regs);
@@ -133,6 +155,8 @@ int gilk_bug_check(unsigned long addr, u32 len, unsigned long replayed,
 		   char *reason, size_t rlen);
 /* -EINVAL unless site is a bug site's ud2. */
 int gilk_bug_check_replayed(unsigned long site, char *reason, size_t rlen);
+/* GILK_BUG, GILK_WARN or GILK_NOT_BUG (verify_env.h) for a ud2 at addr. */
+int gilk_bug_kind(unsigned long addr);
 void gilk_bug_facts(struct gilk_facts *f, struct gilk_fact *out,
 		    unsigned long lo, unsigned long hi);
 

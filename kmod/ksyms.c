@@ -64,6 +64,13 @@ static const struct {
 	KSYM(stop_bug_table, "__stop___bug_table"),
 	KSYM(static_call_text_start, "__static_call_text_start"),
 	KSYM(static_call_text_end, "__static_call_text_end"),
+	KSYM(insn_decode, "insn_decode"),
+	KSYM(kallsyms_lookup_size_offset, "kallsyms_lookup_size_offset"),
+	KSYM(text_poke_set, "text_poke_set"),
+	KSYM(cpuidle_text_start, "__cpuidle_text_start"),
+	KSYM(cpuidle_text_end, "__cpuidle_text_end"),
+	KSYM(stext, "_stext"),
+	KSYM(end, "_end"),
 };
 
 int gilk_resolve_ksyms(void)

@@ -13,6 +13,7 @@
  * (bounce slots in padding nothing executes) are written directly, first.
  */
 #include <linux/kdebug.h>
+#include <linux/kprobes.h>
 #include <linux/notifier.h>
 #include <linux/ptrace.h>
 #include <linux/rcupdate.h>
@@ -101,6 +102,8 @@ static int gilk_int3_notify(struct notifier_block *nb, unsigned long val,
 	}
 	return NOTIFY_DONE;
 }
+
+NOKPROBE_SYMBOL(gilk_int3_notify);
 
 static struct notifier_block gilk_int3_nb = {
 	.notifier_call = gilk_int3_notify,

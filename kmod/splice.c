@@ -8,6 +8,9 @@
  * protocol. UNSPLICE reverts, waits for synchronize_rcu_tasks(), and only
  * then frees the trampoline and drops the instrument's module reference.
  */
+#include <asm/cpufeature.h>
+#include <linux/delay.h>
+#include <linux/kprobes.h>
 #include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/percpu.h>
@@ -18,6 +21,7 @@
 #include <linux/string.h>
 
 #include "gilk_internal.h"
+#include "tramp.h"
 
 #define EVICT_OFFSET (PAGE_SIZE / 2)
 #define POOL_MAX 32
@@ -30,7 +34,7 @@ static unsigned int npool;
 static DEFINE_PER_CPU(int, gilk_depth);
 
 /* Called by every trampoline with the splice and the site's registers. */
-static notrace void gilk_entry(struct gilk_splice_obj *s, struct pt_regs *regs)
+notrace void gilk_entry(struct gilk_splice_obj *s, struct pt_regs *regs)
 {
 	struct gilk_hit hit;
 	int cpu;
@@ -50,13 +54,22 @@ static notrace void gilk_entry(struct gilk_splice_obj *s, struct pt_regs *regs)
 		atomic64_inc(&s->missed);
 	}
 	this_cpu_dec(gilk_depth);
-	preempt_enable_notrace();
+	/*
+	 * No reschedule from here: preempt_schedule_notrace() would run
+	 * outside the guard, and a splice on it would be hit again from
+	 * here, without end (preempt=full). A pending reschedule waits for
+	 * the next preemption point, at worst the next interrupt. (This is
+	 * preempt_enable_no_resched_notrace(), which modules do not get.)
+	 */
+	barrier();
+	__preempt_count_dec();
 	/* Outside the guard and with preemption as the site had it: a BUG
 	 * does not come back from here.
 	 */
 	if (unlikely(s->flags & GILK_SPLICE_BUG))
 		gilk_bug_replay(s->site, regs);
 }
+NOKPROBE_SYMBOL(gilk_entry);
 
 static void *page_get(void)
 {
@@ -76,10 +89,16 @@ static void *page_get(void)
 
 static void page_put(void *p)
 {
-	if (npool < POOL_MAX)
+	if (npool < POOL_MAX) {
+		/* int3 again, as a new page is: the next splice's unused
+		 * bytes must not be an old trampoline (text_mutex is taken
+		 * inside)
+		 */
+		gilk_ks.text_poke_set(p, 0xcc, PAGE_SIZE);
 		pool[npool++] = p;
-	else
+	} else {
 		gilk_ks.module_memfree(p);
+	}
 }
 
 static void obj_free(struct gilk_splice_obj *s)
@@ -194,11 +213,6 @@ static bool owned(unsigned long addr, u32 len)
 	return false;
 }
 
-static bool in_tramps(const struct gilk_splice_obj *s, unsigned long a)
-{
-	return a == s->tramp || (a >= s->evict_tramp && a < s->evict_tramp + EVICT_OFFSET);
-}
-
 static int check_request(struct gilk_splice_obj *s, struct gilk_splice *req,
 			 struct gilk_instrument *ins)
 {
@@ -207,8 +221,8 @@ static int check_request(struct gilk_splice_obj *s, struct gilk_splice *req,
 	int ret;
 
 	if ((req->flags & ~(GILK_SPLICE_TRAP | GILK_SPLICE_BUG)) ||
-	    req->npatch > GILK_MAX_PATCHES || req->tramp_len > EVICT_OFFSET ||
-	    req->evict_len > EVICT_OFFSET || !req->tramp_len ||
+	    req->npatch > GILK_MAX_PATCHES || req->tramp_len > GILK_TRAMP_MAX ||
+	    req->evict_len > GILK_TRAMP_MAX || !req->tramp_len ||
 	    !req->region_len || req->region_len > GILK_PATCH_MAX_LEN ||
 	    ((req->flags & GILK_SPLICE_TRAP) ? req->npatch != 0 : req->npatch == 0)) {
 		snprintf(req->reason, sizeof(req->reason), "malformed splice request");
@@ -231,9 +245,9 @@ static int check_request(struct gilk_splice_obj *s, struct gilk_splice *req,
 	for (i = 0; i < req->npatch; i++) {
 		struct gilk_patch *p = &req->patch[i];
 
-		if ((p->kind != GILK_PATCH_LIVE && p->kind != GILK_PATCH_DEAD) ||
-		    (p->kind == GILK_PATCH_LIVE && !in_tramps(s, p->divert))) {
-			snprintf(req->reason, sizeof(req->reason), "patch %u: bad kind or divert address", i);
+		/* where a live patch's divert goes, the checker decides */
+		if (p->kind != GILK_PATCH_LIVE && p->kind != GILK_PATCH_DEAD) {
+			snprintf(req->reason, sizeof(req->reason), "patch %u: unknown kind %u", i, p->kind);
 			return -EINVAL;
 		}
 		ret = gilk_check_range(p->addr, p->len, p->orig, ins, req->reason,
@@ -248,7 +262,8 @@ static int check_request(struct gilk_splice_obj *s, struct gilk_splice *req,
 			return -EADDRNOTAVAIL;
 		}
 	}
-	return 0;
+	/* Last, with every byte known to be what the plan was made from. */
+	return gilk_verify_request(s, req);
 }
 
 /* int3 slots a splice needs while it goes in (trap mode: for good). */
@@ -261,6 +276,52 @@ static unsigned int traps_needed(const struct gilk_splice_obj *s)
 	for (i = 0; i < s->npatch; i++)
 		n += s->patch[i].kind == GILK_PATCH_LIVE;
 	return n;
+}
+
+/*
+ * Takes a reference on the module whose text the request patches (NULL for
+ * the core kernel), before anything is checked there, and makes sure every
+ * patch lies in that same module's core text: not its init text, which is
+ * freed after init, nor another module's.
+ */
+static int pin_text_module(struct gilk_splice *req, struct module **out)
+{
+	struct module *mod;
+	int ret = 0;
+	u32 i;
+
+	preempt_disable();
+	mod = gilk_ks.module_address(req->site);
+	if (mod && !try_module_get(mod)) {
+		snprintf(req->reason, sizeof(req->reason), "the module at %pS is going away",
+			 (void *)req->site);
+		ret = -ENOENT;
+	}
+	preempt_enable();
+	if (ret)
+		return ret;
+	*out = mod;
+	if (mod && within_module_init(req->site, mod)) {
+		snprintf(req->reason, sizeof(req->reason), "%pS is module init text, freed after init",
+			 (void *)req->site);
+		return -EFAULT;
+	}
+	for (i = 0; i < req->npatch && i < GILK_MAX_PATCHES; i++) {
+		unsigned long a = req->patch[i].addr;
+		struct module *m;
+
+		preempt_disable();
+		m = gilk_ks.module_address(a);
+		if (m == mod && req->patch[i].len)
+			m = gilk_ks.module_address(a + req->patch[i].len - 1);
+		preempt_enable();
+		if (m != mod || (mod && within_module_init(a, mod))) {
+			snprintf(req->reason, sizeof(req->reason), "patch %u at 0x%lx is outside the spliced %s",
+				 i, a, mod ? "module's text" : "kernel text");
+			return -EXDEV;
+		}
+	}
+	return 0;
 }
 
 /*
@@ -293,20 +354,12 @@ static int claim(struct gilk_splice *req, struct gilk_splice_obj **out)
 		snprintf(req->reason, sizeof(req->reason), "no instrument '%s'", req->instrument);
 		return -ENOENT;
 	}
-	ret = check_request(s, req, ins);
+	/* The spliced module first: it must not go away while it is checked. */
+	ret = pin_text_module(req, &s->text_mod);
+	if (!ret)
+		ret = check_request(s, req, ins);
 	if (ret)
 		goto fail;
-	/* Spliced module text must not go away under the splice. */
-	preempt_disable();
-	s->text_mod = gilk_ks.module_address(req->site);
-	if (s->text_mod && !try_module_get(s->text_mod))
-		ret = -ENOENT;
-	preempt_enable();
-	if (ret) {
-		snprintf(req->reason, sizeof(req->reason), "the module at %pS is going away", (void *)req->site);
-		s->text_mod = NULL;
-		goto fail;
-	}
 	s->site = req->site;
 	s->flags = req->flags;
 	s->region_len = req->region_len;
@@ -330,6 +383,8 @@ static int claim(struct gilk_splice *req, struct gilk_splice_obj **out)
 	*out = s;
 	return 0;
 fail:
+	module_put(s->text_mod);
+	s->text_mod = NULL;
 	gilk_instrument_put(ins);
 	return ret;
 }
@@ -422,18 +477,73 @@ int gilk_splice(struct gilk_splice *req)
 	return gilk_splice_batch(req, 1, &failed);
 }
 
-/* Reverts an active splice's bytes; the caller waits, then finishes it. */
-static void revert(struct gilk_splice_obj *s)
+/*
+ * Whether the bytes a splice wrote are still its own, with no kprobe on or
+ * just before them: another patcher that came since saved gilk's bytes as
+ * the original ones, and would put them back after gilk restored its own.
+ */
+static bool still_own(const struct gilk_splice_obj *s)
+{
+	u8 now[GILK_PATCH_MAX_LEN];
+	u32 i;
+
+	if (s->flags & GILK_SPLICE_TRAP)
+		return !copy_from_kernel_nofault(now, (void *)s->site, 1) &&
+		       now[0] == 0xcc && !gilk_kprobe_near(s->site, s->region_len);
+	for (i = 0; i < s->npatch; i++) {
+		const struct gilk_patch_state *p = &s->patch[i];
+
+		if (copy_from_kernel_nofault(now, (void *)p->addr, p->len) ||
+		    memcmp(now, p->bytes, p->len) || gilk_kprobe_near(p->addr, p->len))
+			return false;
+	}
+	return true;
+}
+
+/* The live patch at the site: the first to go. */
+static struct gilk_patch_state *site_patch(struct gilk_splice_obj *s)
+{
+	u32 i;
+
+	for (i = 0; i < s->npatch; i++)
+		if (s->patch[i].addr == s->site)
+			return &s->patch[i];
+	return NULL;
+}
+
+/*
+ * Unsplicing happens in two steps, each followed by a grace period. First
+ * the site: after it, nothing new enters the splice. Then an evicted
+ * neighbour that holds the bounce slot: a task may sit between the site's
+ * jmp rel8 and the slot's jmp (interrupted or preempted there) until the
+ * first grace period has passed, and must find the slot still there.
+ */
+static void revert_site(struct gilk_splice_obj *s)
 {
 	if (s->flags & GILK_SPLICE_TRAP) {
 		gilk_poke(s->site, s->region_orig, 1);
 		gilk_trap_del(s->site);
 	} else {
-		gilk_patch_revert(s->patch, s->npatch);
+		gilk_patch_revert(site_patch(s), 1);
 	}
 }
 
-/* After the grace period: dead slots back, then the memory and the module. */
+/* Returns whether a live host (an evicted neighbour) was reverted. */
+static bool revert_host(struct gilk_splice_obj *s)
+{
+	u32 i;
+	bool any = false;
+
+	for (i = 0; i < s->npatch; i++) {
+		if (s->patch[i].addr == s->site || s->patch[i].kind != GILK_PATCH_LIVE)
+			continue;
+		gilk_patch_revert(&s->patch[i], 1);
+		any = true;
+	}
+	return any;
+}
+
+/* After the grace periods: dead slots back, then the memory and the module. */
 static void finish(struct gilk_splice_obj *s)
 {
 	u32 i;
@@ -444,6 +554,32 @@ static void finish(struct gilk_splice_obj *s)
 	gilk_instrument_put(s->ins);
 	module_put(s->text_mod);
 	obj_free(s);
+}
+
+/* Reverts n splices (UNSPLICING) in the two steps; gilk_lock not held. */
+static void unsplice_objs(struct gilk_splice_obj **objs, u32 n)
+{
+	bool hosts = false;
+	u32 i;
+
+	mutex_lock(&gilk_lock);
+	for (i = 0; i < n; i++)
+		revert_site(objs[i]);
+	mutex_unlock(&gilk_lock);
+	/* No task is in a trampoline, or on its way to one, after this. */
+	synchronize_rcu_tasks();
+	mutex_lock(&gilk_lock);
+	for (i = 0; i < n; i++)
+		hosts |= revert_host(objs[i]);
+	mutex_unlock(&gilk_lock);
+	if (hosts)
+		synchronize_rcu_tasks();
+	mutex_lock(&gilk_lock);
+	for (i = 0; i < n; i++) {
+		gilk_splices[objs[i]->id] = NULL;
+		finish(objs[i]);
+	}
+	mutex_unlock(&gilk_lock);
 }
 
 int gilk_unsplice_batch(const u32 *ids, u32 n, u32 *failed)
@@ -466,6 +602,11 @@ int gilk_unsplice_batch(const u32 *ids, u32 n, u32 *failed)
 			ret = !s || s->state == GILK_RESERVED ? -ENOENT : -EBUSY;
 			break;
 		}
+		/* Refused while another patcher holds the bytes: see still_own() */
+		if (!still_own(s)) {
+			ret = -EBUSY;
+			break;
+		}
 		/* marked now, so an id given twice is caught */
 		s->state = GILK_UNSPLICING;
 		objs[i] = s;
@@ -478,17 +619,8 @@ int gilk_unsplice_batch(const u32 *ids, u32 n, u32 *failed)
 		kfree(objs);
 		return ret;
 	}
-	for (i = 0; i < n; i++)
-		revert(objs[i]);
 	mutex_unlock(&gilk_lock);
-	/* No task is in a trampoline or a slot after this. */
-	synchronize_rcu_tasks();
-	mutex_lock(&gilk_lock);
-	for (i = 0; i < n; i++) {
-		gilk_splices[objs[i]->id] = NULL;
-		finish(objs[i]);
-	}
-	mutex_unlock(&gilk_lock);
+	unsplice_objs(objs, n);
 	kfree(objs);
 	return 0;
 }
@@ -500,13 +632,33 @@ int gilk_unsplice(u32 id)
 	return gilk_unsplice_batch(&id, 1, &failed);
 }
 
+/*
+ * A splice whose bytes another patcher holds cannot be reverted, and gilk.ko
+ * is going away: its trampoline stays, made to skip the call into gilk
+ * (a jmp over the header to the relocated code), and is never freed.
+ */
+static void abandon(struct gilk_splice_obj *s)
+{
+	struct gilk_tramp_params tp = {
+		s->tramp, s->site, (unsigned long)s, (unsigned long)gilk_entry,
+		boot_cpu_has(X86_FEATURE_SMAP)
+	};
+	u8 hdr[GILK_TRAMP_HEADER_MAX], jmp[5] = { 0xe9 };
+	s32 rel = (s32)gilk_tramp_header(hdr, &tp) - 5;
+
+	memcpy(jmp + 1, &rel, 4);
+	gilk_poke(s->tramp, jmp, sizeof(jmp));
+	pr_warn("gilk: splice %u at %pS left in place without its instrument: another patcher changed its bytes\n",
+		s->id, (void *)s->site);
+	s->page = NULL;		/* its trampoline lives on */
+}
+
 void gilk_unsplice_all(void)
 {
 	struct gilk_splice_obj **done;
-	unsigned int i, n = 0;
+	unsigned int i, n = 0, k = 0;
 
 	done = kcalloc(GILK_MAX_SPLICES, sizeof(*done), GFP_KERNEL | __GFP_NOFAIL);
-	/* One grace period for the whole batch. */
 	mutex_lock(&gilk_lock);
 	for (i = 1; i < GILK_MAX_SPLICES; i++) {
 		struct gilk_splice_obj *s = gilk_splices[i];
@@ -516,18 +668,35 @@ void gilk_unsplice_all(void)
 		/* Unload waits for ioctls in flight (the file holds the
 		 * module), so no splice is mid-transition here.
 		 */
-		gilk_splices[i] = NULL;
-		if (s->state == GILK_ACTIVE) {
-			revert(s);
-			done[n++] = s;
-		} else {
+		if (s->state != GILK_ACTIVE) {
+			gilk_splices[i] = NULL;
 			obj_free(s);
+		} else if (!still_own(s)) {
+			abandon(s);
+			s->state = GILK_UNSPLICING;
+			done[GILK_MAX_SPLICES - 1 - k++] = s;
+		} else {
+			s->state = GILK_UNSPLICING;
+			done[n++] = s;
 		}
 	}
-	if (n)
-		synchronize_rcu_tasks();
-	for (i = 0; i < n; i++)
-		finish(done[i]);
+	mutex_unlock(&gilk_lock);
+	/* one pair of grace periods for the whole lot */
+	unsplice_objs(done, n);
+	if (k) {
+		synchronize_rcu_tasks();	/* no task still in a header */
+		mutex_lock(&gilk_lock);
+		for (i = 0; i < k; i++) {
+			struct gilk_splice_obj *s = done[GILK_MAX_SPLICES - 1 - i];
+
+			gilk_splices[s->id] = NULL;
+			gilk_instrument_put(s->ins);
+			module_put(s->text_mod);
+			obj_free(s);
+		}
+		mutex_unlock(&gilk_lock);
+	}
+	mutex_lock(&gilk_lock);
 	while (npool)
 		gilk_ks.module_memfree(pool[--npool]);
 	mutex_unlock(&gilk_lock);

@@ -38,7 +38,14 @@ int live_open(struct live *lv, const struct live_paths *paths, struct gerr *e)
 		return gerr_set(e, "%s: %s%s", dev, strerror(errno),
 				errno == ENOENT ? " (is gilk.ko loaded?)" :
 				errno == EPERM ? " (needs CAP_SYS_ADMIN, and no kernel lockdown)" : "");
-	if (ioctl(lv->fd, GILK_IOC_VERSION, &v) < 0 || v.abi != GILK_ABI_VERSION) {
+	if (ioctl(lv->fd, GILK_IOC_VERSION, &v) < 0) {
+		int err = errno;
+
+		close(lv->fd);
+		return gerr_set(e, "%s does not answer gilk's VERSION request: %s", dev,
+				strerror(err));
+	}
+	if (v.abi != GILK_ABI_VERSION) {
 		close(lv->fd);
 		return gerr_set(e, "%s speaks ABI %u, this gilk speaks %u", dev,
 				v.abi, GILK_ABI_VERSION);
@@ -146,10 +153,11 @@ static int learn_splices(struct live *lv, struct gerr *e)
 
 			kimage_overlay(lv->k.img, p->addr, p->orig, p->len);
 			rc |= push_range(&lv->occupied, &lv->noccupied, p->addr, p->addr + p->len);
-			/* A jmp rel32 at the site leaves the rest of its region
-			 * dead: room for another splice's bounce slot. */
-			if (p->addr == s->site && p->len > 5)
-				rc |= push_range(&lv->tails, &lv->ntails, p->addr + 5, p->addr + p->len);
+			/* No bounce slot goes in the dead tail of another
+			 * splice's region: that splice's unsplice would put
+			 * the original bytes back under it, and gilk.ko's
+			 * checker accepts slots only over padding or in a
+			 * neighbour the same splice evicts. */
 		}
 	}
 	free(all);
@@ -309,10 +317,9 @@ uint64_t live_block_site(struct live *lv, uint64_t addr)
 	return splice_site_for_block(&env, addr);
 }
 
-/* Reserves trampoline memory for p and builds its request. */
-static int build_request(struct live *lv, const struct splice_plan *p,
-			 const char *instrument, const char *arg,
-			 struct gilk_splice *req, struct gerr *e)
+int live_request(struct live *lv, const struct splice_plan *p,
+		 const char *instrument, const char *arg,
+		 struct gilk_splice *req, size_t *reloc_off, struct gerr *e)
 {
 	struct gilk_reserve r = {
 		.tramp_size = (uint32_t)splice_tramp_size(p),
@@ -334,6 +341,8 @@ static int build_request(struct live *lv, const struct splice_plan *p,
 				splice_reason_str(why));
 	}
 	request_from_plan(p, &code, &r, req);
+	if (reloc_off)
+		*reloc_off = code.reloc_off;
 	snprintf(req->instrument, sizeof(req->instrument), "%s", instrument);
 	snprintf(req->arg, sizeof(req->arg), "%s", arg ? arg : "");
 	return 0;
@@ -354,7 +363,7 @@ int live_splice_batch(struct live *lv, const struct splice_plan *plans,
 	if (!reqs)
 		return gerr_set(e, "out of memory");
 	for (; built < n; built++)
-		if (build_request(lv, &plans[built], instrument, arg, &reqs[built], e)) {
+		if (live_request(lv, &plans[built], instrument, arg, &reqs[built], NULL, e)) {
 			rc = -1;
 			break;
 		}
@@ -394,13 +403,18 @@ int live_splice(struct live *lv, const struct splice_plan *p,
 int live_unsplice_batch(struct live *lv, const uint32_t *ids, size_t n,
 			struct gerr *e)
 {
-	struct gilk_batch b = { .count = (uint32_t)n, .items = (uintptr_t)ids };
+	if (!n)
+		return gerr_set(e, "nothing to unsplice");
+	/* gilk.ko takes GILK_BATCH_MAX at a time: one grace period each */
+	for (size_t done = 0; done < n; done += GILK_BATCH_MAX) {
+		size_t k = n - done < GILK_BATCH_MAX ? n - done : GILK_BATCH_MAX;
+		struct gilk_batch b = { .count = (uint32_t)k, .items = (uintptr_t)(ids + done) };
 
-	if (!n || n > GILK_BATCH_MAX)
-		return gerr_set(e, "a batch holds 1 to %d splices, not %zu", GILK_BATCH_MAX, n);
-	if (ioctl(lv->fd, GILK_IOC_UNSPLICE_BATCH, &b) < 0)
-		return gerr_set(e, "unsplice %u: %s", b.failed < n ? ids[b.failed] : 0,
-				errno == ENOENT ? "no such splice" : strerror(errno));
+		if (ioctl(lv->fd, GILK_IOC_UNSPLICE_BATCH, &b) < 0)
+			return gerr_set(e, "unsplice %u: %s%s", b.failed < k ? ids[done + b.failed] : 0,
+					errno == ENOENT ? "no such splice" : strerror(errno),
+					done ? " (the splices before it are removed)" : "");
+	}
 	return 0;
 }
 

@@ -52,6 +52,13 @@ int live_splice(struct live *lv, const struct splice_plan *p,
 		const char *instrument, const char *arg, uint32_t *id,
 		struct gerr *e);
 int live_unsplice(struct live *lv, uint32_t id, struct gerr *e);
+/* The SPLICE request for p, with trampoline memory reserved for it (what
+ * live_splice sends; tests send it changed), and where its relocated code
+ * starts (reloc_off may be NULL). GILK_IOC_RELEASE frees the reservation
+ * req->id if the request is not sent. */
+int live_request(struct live *lv, const struct splice_plan *p,
+		 const char *instrument, const char *arg,
+		 struct gilk_splice *req, size_t *reloc_off, struct gerr *e);
 
 /* Plans n sites so that the plans leave each other's bytes alone (each
  * sees what the earlier ones will own). ok[i] says which succeeded; why[i]
@@ -63,6 +70,7 @@ size_t live_plan_many(struct live *lv, const uint64_t *sites, size_t n,
 int live_splice_batch(struct live *lv, const struct splice_plan *plans,
 		      size_t n, const char *instrument, const char *arg,
 		      uint32_t *ids, struct gerr *e);
+/* Any number: GILK_BATCH_MAX at a time, each all or none. */
 int live_unsplice_batch(struct live *lv, const uint32_t *ids, size_t n,
 			struct gerr *e);
 

@@ -7,8 +7,9 @@
 
 static int run(struct session *s, int argc, char **argv, struct gerr *e)
 {
-	uint32_t ids[GILK_BATCH_MAX];
+	uint32_t *ids = NULL;
 	size_t n = 0;
+	int rc;
 
 	if (!s->live)
 		return gerr_set(e, "unsplice needs live mode (/dev/gilk)");
@@ -20,24 +21,37 @@ static int run(struct session *s, int argc, char **argv, struct gerr *e)
 
 		if (live_list(&s->lv, &all, &total, e))
 			return -1;
-		for (size_t i = 0; i < total && n < GILK_BATCH_MAX; i++)
+		ids = malloc((total ? total : 1) * sizeof(*ids));
+		if (!ids) {
+			free(all);
+			return gerr_set(e, "out of memory");
+		}
+		for (size_t i = 0; i < total; i++)
 			ids[n++] = all[i].id;
 		free(all);
 		if (!n) {
+			free(ids);
 			fprintf(s->out, "no splices\n");
 			return 0;
 		}
 	} else {
+		ids = malloc((size_t)argc * sizeof(*ids));
+		if (!ids)
+			return gerr_set(e, "out of memory");
 		for (int i = 1; i < argc; i++) {
 			char *end;
 			unsigned long v = strtoul(argv[i], &end, 10);
 
-			if (*end || !v || v > UINT32_MAX || n == GILK_BATCH_MAX)
+			if (*end || !v || v > UINT32_MAX) {
+				free(ids);
 				return gerr_set(e, "'%s' is not a splice id", argv[i]);
+			}
 			ids[n++] = (uint32_t)v;
 		}
 	}
-	if (live_unsplice_batch(&s->lv, ids, n, e))
+	rc = live_unsplice_batch(&s->lv, ids, n, e);
+	free(ids);
+	if (rc)
 		return -1;
 	fprintf(s->out, "unspliced %zu\n", n);
 	return 0;

@@ -17,13 +17,18 @@
 #include "gen.h"
 #include "kernel.h"
 #include "splice.h"
+#include "verify_check.h"
 
 bool emu_instrument_ok(const struct emu_state *s, uint64_t site,
 		       const struct emu_result *r, char *why, size_t len);
 
 struct tally {
 	size_t runs, diverged, looping, sites[3], bounce[4], bugs[3], functions;
+	struct vc_tally verify;
 };
+
+/* Mutations of each plan the code checker must refuse. */
+#define MUTATIONS_PER_PLAN 2
 
 struct code_src {
 	const uint8_t *base;
@@ -64,7 +69,7 @@ static void dump_state(FILE *f, const char *what, const struct emu_state *s)
  */
 static void run_plan(struct emu *a, struct emu *b, const struct splice_plan *p,
 		     uint64_t fn_lo, uint64_t fn_hi, uint64_t *rng, int states,
-		     const char *name, struct tally *t)
+		     const char *name, const struct vc_text *vt, struct tally *t)
 {
 	struct splice_params sp = {
 		.tramp = TRAMP_ADDR, .evict_tramp = EVICT_ADDR,
@@ -79,6 +84,7 @@ static void run_plan(struct emu *a, struct emu *b, const struct splice_plan *p,
 			name, p->region.addr, splice_reason_str(why));
 		return;
 	}
+	vc_check_plan(p, &sp, &code, vt, MUTATIONS_PER_PLAN, &t->verify);
 	emu_write(b, TRAMP_ADDR, code.tramp, code.tramp_len);
 	if (code.evict_tramp_len)
 		emu_write(b, EVICT_ADDR, code.evict_tramp, code.evict_tramp_len);
@@ -190,13 +196,15 @@ static int kernel_suite(const char *image, const char *symbols, struct tally *t)
 			continue;
 		}
 		t->functions++;
+		struct vc_text vt = { code_byte, &src, k.syms, 0, k.facts, g };
+
 		for (size_t i = 0; i < g->nblocks; i++) {
 			struct splice_plan p;
 			uint64_t site = splice_site_for_block(&env, g->blocks[i].start);
 
 			if (splice_plan(&env, site, &p))
 				continue;
-			run_plan(&a, &b, &p, g->start, g->end, &rng, 2, funcs[f]->name, t);
+			run_plan(&a, &b, &p, g->start, g->end, &rng, 2, funcs[f]->name, &vt, t);
 		}
 	}
 	emu_close(&a);
@@ -241,8 +249,10 @@ static int generated_suite(size_t count, struct tally *t)
 			struct splice_plan p;
 			size_t bi = rng_next(&rng) % g.nblocks;
 
+			struct vc_text vt = { code_byte, &src, NULL, GEN_BASE, NULL, &g };
+
 			if (splice_plan(&env, g.blocks[bi].start, &p) == 0)
-				run_plan(&a, &b, &p, GEN_BASE, GEN_BASE + len, &rng, 1, name, t);
+				run_plan(&a, &b, &p, GEN_BASE, GEN_BASE + len, &rng, 1, name, &vt, t);
 		}
 	}
 	cfg_free(&g);
@@ -263,12 +273,31 @@ static void check(bool ok, const char *what)
 		failed++;
 }
 
+/* The code checker's verdicts on a suite's plans and their mutations. */
+static void verify_report(const char *suite, const struct vc_tally *v)
+{
+	char line[256];
+	int n = 0;
+
+	printf("checker, %s: %zu plans accepted, %zu refused; %zu mutations, %zu refused (",
+	       suite, v->accepted, v->refused_plans, v->mutations, v->mutations_refused);
+	for (unsigned k = 0; k < vc_mutation_kinds(); k++)
+		n += printf("%s%s %zu", n ? ", " : "", vc_mutation_name(k), v->by_kind[k]);
+	printf(")\n");
+	snprintf(line, sizeof(line), "checker: every %s plan passes gilk.ko's code checker (%zu)",
+		 suite, v->accepted);
+	check(v->refused_plans == 0 && v->accepted >= 10000, line);
+	snprintf(line, sizeof(line), "checker: every mutation of a %s plan is refused (%zu)",
+		 suite, v->mutations);
+	check(v->mutations == v->mutations_refused && v->mutations >= 10000, line);
+}
+
 int main(int argc, char **argv)
 {
 	const char *image = argc > 1 ? argv[1] : "build/cache/ref/vmlinuz";
 	const char *symbols = argc > 2 ? argv[2] : "build/cache/ref/kallsyms";
 	size_t ngen = argc > 3 ? strtoul(argv[3], NULL, 0) : 120000;
-	struct tally kt = { 0 }, gt = { 0 };
+	struct tally kt = { .verify.rng = 0x7e51f1 }, gt = { .verify.rng = 0x9e7 };
 	char line[256];
 
 	if (kernel_suite(image, symbols, &kt)) {
@@ -297,6 +326,8 @@ int main(int argc, char **argv)
 		snprintf(line, sizeof(line), "differential: generated sequences, zero divergences in %zu runs", gt.runs);
 		check(gt.diverged == 0 && gt.runs > 0, line);
 	}
+	verify_report("kernel", &kt.verify);
+	verify_report("generated", &gt.verify);
 	printf("%d passed, %d failed\n", passed, failed);
 	return failed ? 1 : 0;
 }

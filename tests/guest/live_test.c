@@ -7,6 +7,10 @@
  *   facts      instrument list, kernel facts, the recursion guard
  *   module     a splice in module text (argfilter.ko), which stays pinned
  *   refusals   each refusal provoked for real, with its errno and reason
+ *   verifier   gilk.ko's code checker: real plans pass, tampered ones are
+ *              refused (verify_test.c)
+ *   defects    each defect found by review, provoked (defects_test.c)
+ *   badreq N   N requests with one field changed, racing (badreq_test.c)
  *   events     tsc/regs/argfilter events; lost events counted when full
  *   stress     splice/unsplice cycles on a hot path under load
  *   fuzz       random ioctls
@@ -32,63 +36,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "guest.h"
 #include "live.h"
-
-static int passed, failed;
-
-static void check(int ok, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void check(int ok, const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("%s ", ok ? "PASS" : "FAIL");
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-	fflush(stdout);
-	if (ok)
-		passed++;
-	else
-		failed++;
-}
-
-static uint64_t sym(struct live *lv, const char *name)
-{
-	const struct ksym *s;
-
-	return symtab_by_name(lv->k.syms, name, &s, 1) == 1 ? s->addr : 0;
-}
-
-static uint64_t hits(struct live *lv, uint32_t id)
-{
-	struct gilk_splice_info in;
-	struct gerr e;
-
-	return live_info(lv, id, &in, &e) ? UINT64_MAX : in.hits;
-}
-
-static int splice_at(struct live *lv, uint64_t site, unsigned flags,
-		     const char *ins, const char *arg, uint32_t *id,
-		     struct splice_plan *p)
-{
-	struct gerr e;
-
-	if (live_plan(lv, site, flags, p, &e) || live_splice(lv, p, ins, arg, id, &e)) {
-		printf("  note: %s\n", e.msg);
-		return -1;
-	}
-	return 0;
-}
-
-static int restored(struct live *lv, const struct splice_plan *p)
-{
-	uint8_t b[SPLICE_REGION_MAX];
-	struct gerr e;
-
-	return live_read_mem(lv, p->region.addr, b, p->region.len, &e) == 0 &&
-	       memcmp(b, p->region.orig, p->region.len) == 0;
-}
 
 static void getppid_n(int n, pid_t want, int *bad)
 {
@@ -770,15 +719,6 @@ static void test_stress(struct live *lv, int cycles)
 	      (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9);
 }
 
-static uint64_t rng_next(uint64_t *s)
-{
-	uint64_t x = *s += 0x9e3779b97f4a7c15ull;
-
-	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-	x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-	return x ^ (x >> 31);
-}
-
 static void test_fuzz(struct live *lv, int calls)
 {
 	static uint8_t buf[8192];
@@ -966,7 +906,7 @@ int main(int argc, char **argv)
 	}
 	if (live_open(&lv, NULL, &e)) {
 		check(0, "open gilk: %s", e.msg);
-		printf("%d passed, %d failed\n", passed, failed);
+		check_summary();
 		return 1;
 	}
 	if (!strcmp(argv[1], "basic"))
@@ -979,6 +919,12 @@ int main(int argc, char **argv)
 		test_module_text(&lv);
 	else if (!strcmp(argv[1], "refusals"))
 		test_refusals(&lv);
+	else if (!strcmp(argv[1], "verifier"))
+		test_verifier(&lv);
+	else if (!strcmp(argv[1], "defects"))
+		test_defects(&lv);
+	else if (!strcmp(argv[1], "badreq"))
+		test_badreq(&lv, argc > 2 ? atoi(argv[2]) : 100000);
 	else if (!strcmp(argv[1], "events"))
 		test_events(&lv);
 	else if (!strcmp(argv[1], "stress"))
@@ -1031,6 +977,5 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	live_close(&lv);
-	printf("%d passed, %d failed\n", passed, failed);
-	return failed ? 1 : 0;
+	return check_summary();
 }

@@ -363,6 +363,28 @@ static void refuse_int3_ud2_unrelocatable(void **st)
 	assert_int_equal(refusal(fx, F + 11), SR_UNRELOCATABLE);
 }
 
+/* Idle and trapping instructions stay where they are: a CPU idles in hlt
+ * or mwait where RCU-tasks does not wait, and traps are found by address. */
+static void refuse_idle_and_traps(void **st)
+{
+	static const uint8_t b[] = {
+		0xf4,                   /* 0 hlt */
+		0x0f, 0x01, 0xc9,       /* 1 mwait */
+		0xcd, 0x80,             /* 4 int 0x80 */
+		0x0f, 0x05,             /* 6 syscall */
+		0xb8, 1, 0, 0, 0,       /* 8 */
+		0xc3,
+	};
+	uint64_t ext[] = { F + 1, F + 4, F + 6 };
+	struct fixture *fx = fn(b, sizeof(b), ext, 3);
+
+	(void)st;
+	assert_int_equal(refusal(fx, F), SR_IDLE);
+	assert_int_equal(refusal(fx, F + 1), SR_IDLE);
+	assert_int_equal(refusal(fx, F + 4), SR_UNRELOCATABLE);
+	assert_int_equal(refusal(fx, F + 6), SR_UNRELOCATABLE);
+}
+
 static void refuse_out_of_reach(void **st)
 {
 	static const uint8_t rip[] = { 0x48, 0x8b, 0x05, 0, 0, 0, 0, 0xc3 };
@@ -387,7 +409,7 @@ static void refuse_reserved_kinds(void **st)
 		{ RES_JUMP_LABEL, SR_JUMP_LABEL }, { RES_STATIC_CALL, SR_STATIC_CALL },
 		{ RES_FTRACE, SR_FTRACE }, { RES_EXTABLE, SR_EXTABLE },
 		{ RES_BLACKLIST, SR_BLACKLIST }, { RES_KPROBE, SR_KPROBE },
-		{ RES_SMP_LOCK, SR_SMP_LOCK },
+		{ RES_SMP_LOCK, SR_SMP_LOCK }, { RES_IDLE, SR_IDLE },
 	};
 
 	(void)st;
@@ -456,6 +478,7 @@ const struct CMUnitTest splice_tests[] = {
 	cmocka_unit_test(refuse_not_text_boundary_padding),
 	cmocka_unit_test(refuse_undecodable_misaligned_table),
 	cmocka_unit_test(refuse_int3_ud2_unrelocatable),
+	cmocka_unit_test(refuse_idle_and_traps),
 	cmocka_unit_test(bug_and_warn_sites_replayed),
 	cmocka_unit_test(bug_site_only_at_region_start),
 	cmocka_unit_test(refuse_out_of_reach),

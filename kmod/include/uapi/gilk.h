@@ -15,7 +15,7 @@
 #include <linux/ioctl.h>
 #include <linux/types.h>
 
-#define GILK_ABI_VERSION 4
+#define GILK_ABI_VERSION 5
 
 #define GILK_PATCH_MAX_LEN 32
 #define GILK_TRAMP_MAX 512
@@ -178,7 +178,7 @@ struct gilk_batch {
 
 /* An event as read() returns it: header, then len bytes of payload. */
 struct gilk_event {
-	__u64 ns;		/* ktime_get_ns() */
+	__u64 ns;		/* CLOCK_MONOTONIC (ktime_get_mono_fast_ns()) */
 	__u32 splice;
 	__u16 cpu;
 	__u16 len;

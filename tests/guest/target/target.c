@@ -6,7 +6,8 @@
  * gilk_target_once(N), which warns the first time N is odd; "call N" runs
  * gilk_target_warn(N) through a static call (whose trampoline no splice may
  * take); "bug N" runs
- * gilk_target_bug(N), which BUGs when N is 13. Reading the file gives the
+ * gilk_target_bug(N), which BUGs when N is 13; "evict N" runs
+ * gilk_target_evict(N) (evict.c). Reading the file gives the
  * last result. A proc file rather than a module parameter: a BUG kills the
  * writer, and a parameter write would die holding the module's param lock.
  */
@@ -16,6 +17,8 @@
 #include <linux/proc_fs.h>
 #include <linux/static_call.h>
 #include <linux/uaccess.h>
+
+#include "target.h"
 
 static long last;
 
@@ -62,6 +65,8 @@ static ssize_t target_write(struct file *file, const char __user *ubuf,
 		WRITE_ONCE(last, gilk_target_once(n));
 	else if (!strcmp(op, "bug"))
 		WRITE_ONCE(last, gilk_target_bug(n));
+	else if (!strcmp(op, "evict"))
+		WRITE_ONCE(last, gilk_target_evict(n));
 	else
 		return -EINVAL;
 	return len;
@@ -86,13 +91,22 @@ static struct proc_dir_entry *entry;
 
 static int __init target_init(void)
 {
+	int ret = park_init();
+
+	if (ret)
+		return ret;
 	entry = proc_create("gilk_target", 0600, NULL, &target_ops);
-	return entry ? 0 : -ENOMEM;
+	if (!entry) {
+		park_exit();
+		return -ENOMEM;
+	}
+	return 0;
 }
 
 static void __exit target_exit(void)
 {
 	proc_remove(entry);
+	park_exit();
 }
 
 module_init(target_init);

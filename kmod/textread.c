@@ -1,0 +1,71 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Kernel text as it was before gilk's splices and kprobes changed it: what
+ * the code checker decodes a function from (a jmp and int3 fill over another
+ * splice's region, or a kprobe's int3 in the middle of an instruction, would
+ * otherwise put it off the instruction boundaries). gilk_lock held.
+ */
+#include <linux/kprobes.h>
+#include <linux/rcupdate.h>
+#include <linux/uaccess.h>
+
+#include "gilk_internal.h"
+
+static void overlay(unsigned long addr, u8 *buf, size_t len,
+		    unsigned long at, const u8 *orig, u32 n)
+{
+	unsigned long lo = max(addr, at), hi = min(addr + len, at + n);
+
+	if (lo < hi)
+		memcpy(buf + (lo - addr), orig + (lo - at), hi - lo);
+}
+
+static void overlay_splices(unsigned long addr, u8 *buf, size_t len)
+{
+	unsigned int i, k;
+
+	for (i = 1; i < GILK_MAX_SPLICES; i++) {
+		const struct gilk_splice_obj *o = gilk_splices[i];
+
+		if (!o || o->state == GILK_RESERVED)
+			continue;
+		overlay(addr, buf, len, o->site, o->region_orig, o->region_len);
+		for (k = 0; k < o->npatch; k++)
+			overlay(addr, buf, len, o->patch[k].addr, o->patch[k].orig,
+				o->patch[k].len);
+	}
+}
+
+/* A kprobe's int3 (or an optimized one's jmp) hides the instruction it saved. */
+static void overlay_kprobes(unsigned long addr, u8 *buf, size_t len)
+{
+	unsigned long a;
+
+	rcu_read_lock();
+	for (a = addr; a < addr + len; a++) {
+		struct kprobe *kp = gilk_ks.get_kprobe((void *)a);
+
+		if (!kp)
+			continue;
+		buf[a - addr] = kp->opcode;
+#ifdef CONFIG_OPTPROBES
+		if (kprobe_optimized(kp)) {
+			struct optimized_kprobe *op =
+				container_of(kp, struct optimized_kprobe, kp);
+
+			overlay(addr, buf, len, a + 1, op->optinsn.copied_insn,
+				DISP32_SIZE);
+		}
+#endif
+	}
+	rcu_read_unlock();
+}
+
+int gilk_text_read(unsigned long addr, void *buf, size_t len)
+{
+	if (copy_from_kernel_nofault(buf, (void *)addr, len))
+		return -EFAULT;
+	overlay_splices(addr, buf, len);
+	overlay_kprobes(addr, buf, len);
+	return 0;
+}

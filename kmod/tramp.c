@@ -1,0 +1,135 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * gilk.ko's trampoline templates (see tramp.h), emitted here independently
+ * of user space's writer: the checker trusts these bytes and nothing else.
+ */
+#include "tramp.h"
+
+/* x86-64 register numbers, and the pt_regs slots (8 bytes each) of x86-64. */
+enum { RAX, RCX, RDX, RBX, RSP, RBP, RSI, RDI, R8, R9, R10, R11, R12, R13,
+	R14, R15 };
+enum { PT_ORIG_AX = 15, PT_IP, PT_CS, PT_FLAGS, PT_SP, PT_SS, PT_SLOTS };
+
+#define FRAME (PT_SLOTS * 8)
+#define KERNEL_CS 0x10
+#define KERNEL_DS 0x18
+
+/* pt_regs order from r15 down to rdi: slot i holds saved[i]. */
+static const u8 saved[] = { R15, R14, R13, R12, RBP, RBX, R11, R10, R9, R8,
+			    RAX, RCX, RDX, RSI, RDI };
+
+struct emit {
+	u8 *p;
+	size_t n;
+};
+
+static void b1(struct emit *e, u8 v)
+{
+	e->p[e->n++] = v;
+}
+
+static void b4(struct emit *e, u32 v)
+{
+	int i;
+
+	for (i = 0; i < 4; i++)
+		b1(e, v >> (8 * i));
+}
+
+static void b8(struct emit *e, u64 v)
+{
+	b4(e, (u32)v);
+	b4(e, (u32)(v >> 32));
+}
+
+/* ModRM, SIB and displacement of [rsp + off], reg field r. */
+static void rsp_mem(struct emit *e, u8 r, s32 off)
+{
+	bool short_disp = off >= -128 && off <= 127;
+
+	b1(e, (short_disp ? 0x44 : 0x84) | (r & 7) << 3);
+	b1(e, 0x24);
+	if (short_disp)
+		b1(e, (u8)off);
+	else
+		b4(e, (u32)off);
+}
+
+static u8 rex_r(u8 r)
+{
+	return 0x48 | (r >= R8 ? 4 : 0);
+}
+
+/* op is 0x89 (store r), 0x8b (load r) or 0x8d (lea r). */
+static void rsp_op(struct emit *e, u8 op, u8 r, s32 off)
+{
+	b1(e, rex_r(r));
+	b1(e, op);
+	rsp_mem(e, r, off);
+}
+
+static void store_imm(struct emit *e, s32 off, s32 imm)
+{
+	b1(e, 0x48);
+	b1(e, 0xc7);
+	rsp_mem(e, 0, off);
+	b4(e, (u32)imm);
+}
+
+static void movabs(struct emit *e, u8 r, u64 imm)
+{
+	b1(e, 0x48 | (r >= R8 ? 1 : 0));
+	b1(e, 0xb8 | (r & 7));
+	b8(e, imm);
+}
+
+static bool rel32_fits(unsigned long from_end, unsigned long to)
+{
+	long d = (long)(to - from_end);
+
+	return d >= -0x80000000L && d <= 0x7fffffffL;
+}
+
+size_t gilk_tramp_header(u8 *buf, const struct gilk_tramp_params *p)
+{
+	struct emit e = { buf, 0 };
+	unsigned int i;
+
+	rsp_op(&e, 0x8d, RSP, -FRAME);	/* lea keeps the flags */
+	for (i = 0; i < ARRAY_SIZE(saved); i++)
+		rsp_op(&e, 0x89, saved[i], i * 8);
+	b1(&e, 0x9c);			/* pushfq; pop rax */
+	b1(&e, 0x58);
+	rsp_op(&e, 0x89, RAX, PT_FLAGS * 8);
+	rsp_op(&e, 0x8d, RAX, FRAME);	/* the site's rsp */
+	rsp_op(&e, 0x89, RAX, PT_SP * 8);
+	movabs(&e, RAX, p->site);
+	rsp_op(&e, 0x89, RAX, PT_IP * 8);
+	store_imm(&e, PT_ORIG_AX * 8, -1);
+	store_imm(&e, PT_CS * 8, KERNEL_CS);
+	store_imm(&e, PT_SS * 8, KERNEL_DS);
+	if (p->clac) {
+		b1(&e, 0x0f);
+		b1(&e, 0x01);
+		b1(&e, 0xca);
+	}
+	movabs(&e, RDI, p->ctx);
+	b1(&e, 0x48);			/* mov rsi, rsp */
+	b1(&e, 0x89);
+	b1(&e, 0xe6);
+	if (rel32_fits(p->tramp + e.n + 5, p->handler)) {
+		b1(&e, 0xe8);
+		b4(&e, (u32)(p->handler - (p->tramp + e.n + 4)));
+	} else {
+		movabs(&e, RAX, p->handler);
+		b1(&e, 0xff);		/* call rax */
+		b1(&e, 0xd0);
+	}
+	for (i = 0; i < ARRAY_SIZE(saved); i++)
+		rsp_op(&e, 0x8b, saved[i], i * 8);
+	b1(&e, 0xff);			/* push [rsp + flags]; popfq */
+	rsp_mem(&e, 6, PT_FLAGS * 8);
+	b1(&e, 0x9d);
+	rsp_op(&e, 0x8d, RSP, FRAME);
+	return e.n;
+}

@@ -1,0 +1,591 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The code checker (see verify.h). For every byte proposed it derives what
+ * gilk itself would accept there and compares: the relocation of an
+ * instruction has one faithful form, so "the same instructions in the same
+ * order, each relocated as documented" is checked byte for byte.
+ */
+#ifdef __KERNEL__
+#include <linux/stdarg.h>
+#else
+#include <stdarg.h>
+#endif
+
+#include "tramp.h"
+#include "verify.h"
+
+#define JMP32 5
+#define JMP8 2
+#define RELOC_MAX 48	/* the longest relocation of one instruction */
+
+struct vctx {
+	const struct gilk_splice *req;
+	const struct gilk_verify_env *env;
+	char *reason;
+	size_t rlen;
+};
+
+static __printf(4, 5) int refuse(struct vctx *v, const char *part, u32 off,
+				 const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	n = snprintf(v->reason, v->rlen, "unverified code at %s+%u: ", part, off);
+	if (n >= 0 && (size_t)n < v->rlen) {
+		va_start(ap, fmt);
+		vsnprintf(v->reason + n, v->rlen - n, fmt, ap);
+		va_end(ap);
+	}
+	return -EBADMSG;
+}
+
+static bool rel32_ok(long d)
+{
+	return d >= -0x80000000L && d <= 0x7fffffffL;
+}
+
+static void put32(u8 *p, u32 v)
+{
+	p[0] = v;
+	p[1] = v >> 8;
+	p[2] = v >> 16;
+	p[3] = v >> 24;
+}
+
+static s32 get32(const u8 *p)
+{
+	return (s32)(p[0] | p[1] << 8 | p[2] << 16 | (u32)p[3] << 24);
+}
+
+/* `jmp rel32` from at to target into out; false when out of reach. */
+static bool jmp32(u8 *out, unsigned long at, unsigned long target)
+{
+	long d = (long)(target - (at + JMP32));
+
+	out[0] = 0xe9;
+	put32(out + 1, (u32)d);
+	return rel32_ok(d);
+}
+
+/* What pushes v as a call would push its return address (flags kept). */
+static size_t push64(u8 *out, u64 v)
+{
+	static const u8 lea[] = { 0x48, 0x8d, 0x64, 0x24, 0xf8 };
+
+	if ((u64)(s64)(s32)v == v) {
+		out[0] = 0x68;
+		put32(out + 1, (u32)v);
+		return 5;
+	}
+	memcpy(out, lea, sizeof(lea));	/* lea rsp, [rsp - 8] */
+	out[5] = 0xc7;			/* mov dword [rsp], lo */
+	out[6] = 0x04;
+	out[7] = 0x24;
+	put32(out + 8, (u32)v);
+	out[12] = 0xc7;			/* mov dword [rsp + 4], hi */
+	out[13] = 0x44;
+	out[14] = 0x24;
+	out[15] = 0x04;
+	put32(out + 16, (u32)(v >> 32));
+	return 20;
+}
+
+static u8 op0(const struct insn *in)
+{
+	return in->opcode.bytes[0];
+}
+
+static u8 op1(const struct insn *in)
+{
+	return in->opcode.nbytes > 1 ? in->opcode.bytes[1] : 0;
+}
+
+static u8 modrm(const struct insn *in)
+{
+	return in->modrm.nbytes ? in->modrm.bytes[0] : 0;
+}
+
+static u8 rex(const struct insn *in)
+{
+	return in->rex_prefix.nbytes ? in->rex_prefix.bytes[0] : 0;
+}
+
+static bool is_rip_relative(const struct insn *in)
+{
+	return in->modrm.nbytes && X86_MODRM_MOD(modrm(in)) == 0 &&
+	       X86_MODRM_RM(modrm(in)) == 5;
+}
+
+static bool has_prefix(const struct insn *in, u8 b)
+{
+	int i;
+
+	for (i = 0; i < 4; i++)
+		if (in->prefixes.bytes[i] == b)
+			return true;
+	return false;
+}
+
+static bool is_padding(const struct insn *in)
+{
+	if (op0(in) == 0xcc)
+		return true;
+	/* 90 is nop only without REX.B (41 90 is xchg r8, rax); f3 90 is pause */
+	if (op0(in) == 0x90 && !(rex(in) & 1) && in->opcode.nbytes == 1)
+		return !has_prefix(in, 0xf3);
+	return op0(in) == 0x0f && op1(in) == 0x1f && X86_MODRM_REG(modrm(in)) == 0;
+}
+
+static bool is_ud(const struct insn *in)
+{
+	return op0(in) == 0x0f && (op1(in) == 0x0b || op1(in) == 0xb9 || op1(in) == 0xff);
+}
+
+static bool is_call(const struct insn *in)
+{
+	return op0(in) == 0xe8 || (op0(in) == 0xff && X86_MODRM_REG(modrm(in)) == 2);
+}
+
+/* A BUG() ud2 does not come back; a WARN() goes on after it. */
+static bool falls_through(const struct vctx *v, const struct insn *in,
+			  unsigned long a)
+{
+	switch (op0(in)) {
+	case 0xeb: case 0xe9:			/* jmp */
+	case 0xc2: case 0xc3: case 0xca: case 0xcb: case 0xcf:	/* ret, iret */
+		return false;
+	case 0xff:
+		return X86_MODRM_REG(modrm(in)) != 4 && X86_MODRM_REG(modrm(in)) != 5;
+	case 0x0f:
+		if (op1(in) == 0x0b)
+			return v->env->bug_kind(v->env, a) != GILK_BUG;
+		return true;
+	default:
+		return true;
+	}
+}
+
+/* Why in may not be displaced at all, or NULL. */
+static const char *forbidden(const struct insn *in)
+{
+	u8 o = op0(in), o1 = op1(in), m = modrm(in);
+
+	switch (o) {
+	case 0xcc: case 0xcd: case 0xce: case 0xf1:
+		return "a trap instruction (int3, int, into, int1)";
+	case 0xf4:
+		return "hlt: idle code";
+	case 0xc7:
+		return m == 0xf8 ? "xbegin" : NULL;
+	case 0xff:
+		if (X86_MODRM_REG(m) == 3 || X86_MODRM_REG(m) == 5)
+			return "a far call or jmp";
+		return NULL;
+	case 0x0f:
+		break;
+	default:
+		return NULL;
+	}
+	if (is_ud(in))
+		return "a ud0/ud1/ud2 the trap handler finds by address";
+	switch (o1) {
+	case 0x05: case 0x07: case 0x34: case 0x35:
+		return "syscall, sysret, sysenter or sysexit";
+	case 0x01:
+		if (m == 0xc8 || m == 0xc9 || m == 0xfa || m == 0xfb)
+			return "monitor or mwait: idle code";
+		return NULL;
+	case 0xae:
+		if (X86_MODRM_REG(m) == 6 && X86_MODRM_MOD(m) == 3 &&
+		    (has_prefix(in, 0x66) || has_prefix(in, 0xf2) ||
+		     has_prefix(in, 0xf3)))
+			return "tpause, umwait or umonitor: idle code";
+		return NULL;
+	default:
+		return NULL;
+	}
+}
+
+/* Only branch hints (and bnd) may be dropped from a direct branch. */
+static bool branch_prefixes_ok(const struct insn *in, const u8 *b)
+{
+	int i;
+
+	if (rex(in))
+		return false;
+	for (i = 0; i < in->prefixes.nbytes; i++)
+		if (b[i] != 0x2e && b[i] != 0x3e && b[i] != 0xf2)
+			return false;
+	return true;
+}
+
+/* Register rsp in the operand: a push before it moves what it reads. */
+static bool uses_rsp(const struct insn *in)
+{
+	u8 m = modrm(in);
+	bool b = rex(in) & 1;
+
+	if (X86_MODRM_RM(m) != 4 || b)
+		return false;
+	return X86_MODRM_MOD(m) == 3 ||
+	       (in->sib.nbytes && X86_SIB_BASE(in->sib.bytes[0]) == 4);
+}
+
+/*
+ * Copies the instruction's bytes to out for running at to: a RIP-relative
+ * displacement rebased to the same absolute address. NULL, or why not.
+ */
+static const char *copy_rebased(struct insn *in, const u8 *b, unsigned long a,
+				unsigned long to, u8 *out)
+{
+	int off;
+	long abs, d;
+
+	memcpy(out, b, in->length);
+	if (!is_rip_relative(in))
+		return NULL;
+	off = insn_offset_displacement(in);
+	abs = (long)(a + in->length) + get32(b + off);
+	d = abs - (long)(to + in->length);
+	if (!rel32_ok(d))
+		return "a RIP-relative operand out of reach";
+	put32(out + off, (u32)d);
+	return NULL;
+}
+
+/*
+ * The one relocation gilk accepts for the instruction in (bytes b, at a) when
+ * it runs at to: into out, *n bytes. NULL, or why it cannot move.
+ */
+static const char *relocate(struct insn *in, const u8 *b, unsigned long a,
+			    unsigned long to, u8 *out, size_t *n)
+{
+	unsigned long end = a + in->length;
+	u8 o = op0(in), o1 = op1(in);
+	const char *why = forbidden(in);
+	unsigned long target = end + in->immediate.value;
+	size_t k;
+
+	if (why)
+		return why;
+	if (o == 0xeb || o == 0xe9 || o == 0xe8 || (o >= 0x70 && o <= 0x7f) ||
+	    (o == 0x0f && o1 >= 0x80 && o1 <= 0x8f)) {
+		if (!branch_prefixes_ok(in, b))
+			return "a direct branch with a prefix that changes it";
+		if (o == 0xe8) {
+			k = push64(out, end);
+			*n = k + JMP32;
+			return jmp32(out + k, to + k, target) ? NULL :
+			       "a call target out of reach";
+		}
+		if (o == 0xeb || o == 0xe9) {
+			*n = JMP32;
+			return jmp32(out, to, target) ? NULL : "a jmp target out of reach";
+		}
+		out[0] = 0x0f;		/* jcc rel32, same condition */
+		out[1] = 0x80 | ((o == 0x0f ? o1 : o) & 15);
+		put32(out + 2, (u32)(target - (to + 6)));
+		*n = 6;
+		return rel32_ok((long)(target - (to + 6))) ? NULL :
+		       "a jcc target out of reach";
+	}
+	if (o >= 0xe0 && o <= 0xe3) {
+		/* loop +2; jmp8 +5 (not taken); jmp target (taken) */
+		memcpy(out, b, in->length);
+		out[in->length - 1] = 2;
+		out[in->length] = 0xeb;
+		out[in->length + 1] = 5;
+		*n = in->length + 2 + JMP32;
+		return jmp32(out + in->length + 2, to + in->length + 2, target) ?
+		       NULL : "a loop target out of reach";
+	}
+	if (o == 0xff && X86_MODRM_REG(modrm(in)) == 2) {
+		if (uses_rsp(in))
+			return "an indirect call through rsp";
+		k = push64(out, end);
+		why = copy_rebased(in, b, a, to + k, out + k);
+		/* ff /2 (call) becomes ff /4 (jmp) */
+		out[k + insn_offset_modrm(in)] = (modrm(in) & ~0x38) | 4 << 3;
+		*n = k + in->length;
+		return why;
+	}
+	*n = in->length;
+	return copy_rebased(in, b, a, to, out);
+}
+
+static int decode(const struct vctx *v, struct insn *in, const u8 *b, int len)
+{
+	int ret = v->env->decode(in, b, len, INSN_MODE_64);
+
+	return ret < 0 || !in->length || in->length > len ? -1 : 0;
+}
+
+/*
+ * The displaced instructions of [a, a + len) (bytes orig; the live text
+ * after them, for a last padding instruction that runs past the end) against
+ * the proposed relocation t of tlen bytes at ta. part and base name where
+ * t lives in a refusal. bug: the first instruction is a replayed ud2.
+ */
+static int check_relocated(struct vctx *v, const char *part, u32 base,
+			   unsigned long a, const u8 *orig, u32 len, bool bug,
+			   const u8 *t, u32 tlen, unsigned long ta)
+{
+	u8 win[GILK_PATCH_MAX_LEN + MAX_INSN_SIZE], exp[RELOC_MAX];
+	bool falls = true, call = false;
+	u32 k = 0, pos = 0, i;
+	struct insn in;
+	size_t n;
+
+	memcpy(win, orig, len);
+	if (v->env->read(v->env, a + len, win + len, MAX_INSN_SIZE))
+		memset(win + len, 0, MAX_INSN_SIZE);
+	if (bug) {
+		enum gilk_bug_kind kind = v->env->bug_kind(v->env, a);
+
+		if (decode(v, &in, win, len + MAX_INSN_SIZE) || !is_ud(&in) ||
+		    op1(&in) != 0x0b || kind == GILK_NOT_BUG)
+			return refuse(v, "site", 0, "no BUG/WARN ud2 to replay");
+		if (kind == GILK_WARN && len != in.length)
+			return refuse(v, "site", in.length, "a WARN resumes after its ud2: nothing else may be displaced");
+		k = in.length;
+		falls = false;
+	}
+	while (k < len && falls) {
+		const char *why;
+
+		if (decode(v, &in, win + k, len + MAX_INSN_SIZE - k))
+			return refuse(v, "site", k, "undecodable instruction at 0x%lx", a + k);
+		if (k + in.length > len)
+			return refuse(v, "site", k, "the region ends inside the instruction at 0x%lx", a + k);
+		if (call)
+			return refuse(v, "site", k, "a call must end the region: its callee returns after it");
+		if (tlen - pos < RELOC_MAX && tlen - pos < in.length)
+			return refuse(v, part, base + pos, "missing relocation of the instruction at 0x%lx", a + k);
+		why = relocate(&in, win + k, a + k, ta + pos, exp, &n);
+		if (why)
+			return refuse(v, "site", k, "%s at 0x%lx", why, a + k);
+		for (i = 0; i < n; i++)
+			if (pos + i >= tlen || t[pos + i] != exp[i])
+				return refuse(v, part, base + pos + i, "not the relocation of the instruction at 0x%lx",
+					      a + k);
+		call = is_call(&in);
+		falls = falls_through(v, &in, a + k);
+		pos += n;
+		k += in.length;
+	}
+	/* Nothing runs into the rest: it must be padding. */
+	while (k < len) {
+		if (decode(v, &in, win + k, len + MAX_INSN_SIZE - k) || !is_padding(&in))
+			return refuse(v, "site", k, "live code after the last displaced instruction at 0x%lx", a + k);
+		k += in.length;
+	}
+	if (bug || falls) {
+		unsigned long back = bug ? a + 2 : a + len;
+
+		if (tlen - pos < JMP32 || !jmp32(exp, ta + pos, back) ||
+		    memcmp(t + pos, exp, JMP32)) {
+			for (i = 0; i < JMP32 && pos + i < tlen && t[pos + i] == exp[i]; i++)
+				;
+			return refuse(v, part, base + pos + i, "not the jump back to 0x%lx", back);
+		}
+		pos += JMP32;
+	}
+	if (pos != tlen)
+		return refuse(v, part, base + pos, "bytes after the end of the relocated code");
+	return 0;
+}
+
+/* What reaches an instruction from the one before it. */
+enum flow {
+	FLOW_LIVE,	/* control falls into it */
+	FLOW_DEAD,	/* nothing does: padding after a jmp, ret or BUG */
+	/*
+	 * after a call: only if the callee returns, and where the bytes are
+	 * int3 the original would trap there too (noreturn calls end so)
+	 */
+	FLOW_AFTER_CALL,
+};
+
+/*
+ * Decodes the function holding lo from its start, as kprobes' can_probe()
+ * does, up to hi. With dead, every instruction overlapping [lo, hi) must be
+ * padding that nothing falls into; otherwise lo must start an instruction.
+ */
+static int walk(struct vctx *v, const char *part, unsigned long lo,
+		unsigned long hi, bool dead)
+{
+	unsigned long a = v->env->func_start(v->env, lo), got = 0, ender = 0;
+	enum flow flow = FLOW_LIVE;
+	u8 buf[64];
+	struct insn in;
+
+	if (!a || a > lo)
+		return refuse(v, part, 0, "0x%lx is in no known function", lo);
+	while (a < hi) {
+		unsigned long off = a - got;
+
+		if (!got || off + MAX_INSN_SIZE > sizeof(buf)) {
+			if (v->env->read(v->env, a, buf, sizeof(buf)) &&
+			    v->env->read(v->env, a, buf, MAX_INSN_SIZE))
+				return refuse(v, part, 0, "cannot read the code at 0x%lx", a);
+			got = a;
+			off = 0;
+		}
+		if (decode(v, &in, buf + off, sizeof(buf) - off))
+			return refuse(v, part, 0, "cannot decode the function up to 0x%lx (stuck at 0x%lx)", lo, a);
+		if (!dead && a + in.length > lo)
+			return a == lo ? 0 :
+			       refuse(v, part, 0, "0x%lx is inside the instruction at 0x%lx", lo, a);
+		if (!is_padding(&in) ||
+		    (flow == FLOW_AFTER_CALL && op0(&in) != 0xcc)) {
+			flow = is_call(&in) ? FLOW_AFTER_CALL :
+			       falls_through(v, &in, a) ? FLOW_LIVE : FLOW_DEAD;
+			ender = a;
+		}
+		if (a + in.length > lo && (flow == FLOW_LIVE || ender == a))
+			return refuse(v, part, a > lo ? a - lo : 0, "0x%lx is not dead padding", a);
+		a += in.length;
+	}
+	/* A jmp at a jump label site becomes a nop when its key flips. */
+	if (ender && v->env->jump_label(v->env, ender, 1))
+		return refuse(v, part, 0, "the padding follows a jump label site at 0x%lx", ender);
+	return 0;
+}
+
+static bool overlap(unsigned long a, u32 alen, unsigned long b, u32 blen)
+{
+	return a < b + blen && b < a + alen;
+}
+
+/* The site: `jmp rel32` to the trampoline, or `jmp rel8` to slot; int3 after. */
+static int check_site_patch(struct vctx *v, u32 idx, unsigned long slot)
+{
+	const struct gilk_splice *req = v->req;
+	const struct gilk_patch *p = &req->patch[idx];
+	const char *part = idx ? "patch1" : "patch0";
+	u8 exp[GILK_PATCH_MAX_LEN];
+	long d = (long)(slot - (req->site + JMP8));
+	u32 i;
+
+	if (p->addr != req->site || p->len != req->region_len ||
+	    p->kind != GILK_PATCH_LIVE || memcmp(p->orig, req->region_orig, p->len))
+		return refuse(v, part, 0, "not the site's patch, last");
+	if (p->divert != v->env->tramp)
+		return refuse(v, part, 0, "the int3 divert must go to the trampoline");
+	memset(exp, 0xcc, sizeof(exp));
+	if (slot) {
+		exp[0] = 0xeb;
+		exp[1] = (u8)d;
+		if (d < -128 || d > 127)
+			return refuse(v, part, 1, "the bounce slot is out of rel8 reach");
+	} else if (p->len < JMP32 || !jmp32(exp, req->site, v->env->tramp)) {
+		return refuse(v, part, 0, "no room or no reach for a jmp rel32");
+	}
+	for (i = 0; i < p->len; i++)
+		if (p->bytes[i] != exp[i])
+			return refuse(v, part, i, "not the site's jmp and int3 fill");
+	return 0;
+}
+
+/* A 5-byte slot in dead padding: `jmp rel32` to the trampoline. */
+static int check_slot(struct vctx *v)
+{
+	const struct gilk_patch *p = &v->req->patch[0];
+	u8 exp[JMP32];
+	u32 i;
+
+	if (p->len != JMP32 || v->req->evict_len ||
+	    overlap(p->addr, p->len, v->req->site, v->req->region_len))
+		return refuse(v, "patch0", 0, "a bounce slot is 5 bytes apart from the region");
+	if (!jmp32(exp, p->addr, v->env->tramp))
+		return refuse(v, "patch0", 0, "the trampoline is out of the slot's reach");
+	for (i = 0; i < JMP32; i++)
+		if (p->bytes[i] != exp[i])
+			return refuse(v, "patch0", i, "not a jmp rel32 to the trampoline");
+	return walk(v, "patch0", p->addr, p->addr + JMP32, true);
+}
+
+/*
+ * An evicted neighbour: `jmp rel32` to its own trampoline (the relocation
+ * of what it displaced), int3, and the slot's `jmp rel32` in its dead tail.
+ */
+static int check_evicted(struct vctx *v, unsigned long slot)
+{
+	const struct gilk_splice *req = v->req;
+	const struct gilk_patch *p = &req->patch[0];
+	u8 exp[GILK_PATCH_MAX_LEN];
+	unsigned long so = slot - p->addr;
+	u32 i;
+	int ret;
+
+	if (p->divert != v->env->evict_tramp)
+		return refuse(v, "patch0", 0, "the int3 divert must go to the evicted trampoline");
+	if (overlap(p->addr, p->len, req->site, req->region_len) ||
+	    slot < p->addr + JMP32 || so + JMP32 > p->len)
+		return refuse(v, "patch0", 0, "the slot must lie in the evicted region's dead tail");
+	ret = walk(v, "patch0", p->addr, p->addr + 1, false);
+	if (ret)
+		return ret;
+	memset(exp, 0xcc, sizeof(exp));
+	if (!jmp32(exp, p->addr, v->env->evict_tramp) ||
+	    !jmp32(exp + so, slot, v->env->tramp))
+		return refuse(v, "patch0", 0, "a trampoline out of reach");
+	for (i = 0; i < p->len; i++)
+		if (p->bytes[i] != exp[i])
+			return refuse(v, "patch0", i, "not the evicted region's jmp, int3 fill and slot");
+	return check_relocated(v, "evicted", 0, p->addr, p->orig, p->len, false,
+			       req->evict, req->evict_len, v->env->evict_tramp);
+}
+
+int gilk_verify(const struct gilk_splice *req,
+		const struct gilk_verify_env *env, char *reason, size_t rlen)
+{
+	struct vctx v = { req, env, reason, rlen };
+	struct gilk_tramp_params tp = {
+		env->tramp, req->site, env->ctx, env->handler, env->clac
+	};
+	u8 exp[GILK_TRAMP_HEADER_MAX];
+	size_t hlen = gilk_tramp_header(exp, &tp);
+	unsigned long slot;
+	u32 i;
+	int ret;
+
+	if (req->tramp_len > GILK_TRAMP_MAX || req->evict_len > GILK_TRAMP_MAX ||
+	    !req->region_len || req->region_len > GILK_PATCH_MAX_LEN ||
+	    req->npatch > GILK_MAX_PATCHES)
+		return refuse(&v, "request", 0, "lengths out of range");
+	for (i = 0; i < hlen; i++)
+		if (i >= req->tramp_len || req->tramp[i] != exp[i])
+			return refuse(&v, "trampoline", i, "not gilk's trampoline header");
+	ret = walk(&v, "site", req->site, req->site + 1, false);
+	if (!ret)
+		ret = check_relocated(&v, "trampoline", hlen, req->site, req->region_orig,
+				      req->region_len, req->flags & GILK_SPLICE_BUG,
+				      req->tramp + hlen, req->tramp_len - hlen,
+				      env->tramp + hlen);
+	if (ret)
+		return ret;
+	switch (req->npatch) {
+	case 0:
+		if (!(req->flags & GILK_SPLICE_TRAP) || req->evict_len)
+			return refuse(&v, "request", 0, "no patch, and not trap mode");
+		return 0;
+	case 1:
+		if (req->evict_len)
+			return refuse(&v, "evicted", 0, "an evicted trampoline without an evicted region");
+		return check_site_patch(&v, 0, 0);
+	default:
+		/* host of the bounce slot first, the site last */
+		slot = req->site + JMP8 + (s8)req->patch[1].bytes[1];
+		ret = check_site_patch(&v, 1, slot);
+		if (ret)
+			return ret;
+		if (req->patch[0].kind == GILK_PATCH_DEAD)
+			return slot == req->patch[0].addr ? check_slot(&v) :
+			       refuse(&v, "patch1", 1, "the jmp rel8 misses the slot");
+		if (req->patch[0].kind == GILK_PATCH_LIVE)
+			return check_evicted(&v, slot);
+		return refuse(&v, "patch0", 0, "unknown patch kind");
+	}
+}

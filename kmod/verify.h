@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * gilk.ko's code checker. User space plans a splice and proposes every byte
+ * of it; before anything is written, gilk_verify() accepts the proposal only
+ * if each byte that will run is one of:
+ *  - gilk's own trampoline header (tramp.c), byte for byte;
+ *  - the displaced original instructions, decoded with the kernel's own
+ *    decoder from the live bytes and relocated the one faithful way: copied
+ *    when position-independent, RIP-relative operands and branch targets
+ *    rebased to the same absolute address, rel8 widened to rel32, `call`
+ *    as `push <return address>; jmp`, loop/jrcxz through a short hop; a
+ *    replayed BUG/WARN ud2 left out;
+ *  - the jump back to the end of the region;
+ *  - the site's `jmp rel32` to the trampoline or `jmp rel8` to the bounce
+ *    slot, int3 after it;
+ *  - a bounce slot's `jmp rel32` to the trampoline, over dead int3/nop
+ *    padding or in the dead tail of the neighbour the same splice evicts
+ *    (whose own trampoline passes the same checks).
+ * It also checks that the site and an evicted neighbour start at
+ * instruction boundaries (decoding their function from its start, as
+ * kprobes' can_probe() does), that a call only ends a region (a sleeping
+ * callee returns to the byte after it), and that nothing in a region is
+ * an instruction that must not move or run elsewhere (int3 and other traps,
+ * ud0/ud1/ud2, xbegin, far transfers, hlt and mwait, sys* instructions).
+ *
+ * What it cannot see is the function's control flow: that no branch lands
+ * inside a region is the planner's CFG; gilk.ko adds what the kernel knows
+ * (bug sites, exception tables, jump labels, checks.c). A wrong answer there
+ * meets int3 fill, a trap, never code of the caller's choosing.
+ */
+#ifndef _GILK_VERIFY_H
+#define _GILK_VERIFY_H
+
+#include "verify_env.h"
+
+/*
+ * 0, or -EBADMSG with reason "unverified code at PART+OFFSET: why" (PART is
+ * the trampoline, the evicted trampoline, a patch or the site; OFFSET the
+ * first byte refused).
+ */
+int gilk_verify(const struct gilk_splice *req,
+		const struct gilk_verify_env *env, char *reason, size_t rlen);
+
+#endif

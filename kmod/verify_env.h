@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What gilk.ko's code checker (verify.c) and templates (tramp.c) need from
+ * their surroundings. Both are built into gilk.ko and, unchanged, into the
+ * user-space tests with the kernel's own instruction decoder from its tools
+ * tree (arch/x86/lib/insn.c there is the same decoder), so the checker that
+ * runs in the kernel is the one the tests feed every plan and mutation to.
+ */
+#ifndef _GILK_VERIFY_ENV_H
+#define _GILK_VERIFY_ENV_H
+
+#ifdef __KERNEL__
+#include <linux/errno.h>
+#include <linux/kernel.h>
+#include <linux/string.h>
+#include <linux/types.h>
+#else
+#include <errno.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+#include <linux/compiler.h>
+#include <linux/types.h>
+#ifndef ARRAY_SIZE
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#endif
+#endif
+#include <asm/insn.h>
+
+#include "include/uapi/gilk.h"
+
+/* A ud2 at an address: not a bug site, a BUG() (does not return), a WARN(). */
+enum gilk_bug_kind { GILK_NOT_BUG, GILK_BUG, GILK_WARN };
+
+struct gilk_verify_env {
+	unsigned long tramp, evict_tramp;	/* reserved for this splice */
+	unsigned long handler, ctx;	/* what the header calls, with what */
+	bool clac;		/* SMAP is on: the header clears AC */
+	/* The kernel's insn_decode(). */
+	int (*decode)(struct insn *insn, const void *kaddr, int buf_len,
+		      enum insn_mode m);
+	/* Copies kernel text: 0, or -EFAULT. */
+	int (*read)(const struct gilk_verify_env *env, unsigned long addr,
+		    void *buf, size_t len);
+	/* The start of the function (symbol) holding addr, or 0. */
+	unsigned long (*func_start)(const struct gilk_verify_env *env,
+				    unsigned long addr);
+	enum gilk_bug_kind (*bug_kind)(const struct gilk_verify_env *env,
+				       unsigned long addr);
+	/* A jump label site in [addr, addr + len): a jmp there may fall through. */
+	bool (*jump_label)(const struct gilk_verify_env *env, unsigned long addr,
+			   u32 len);
+	void *priv;
+};
+
+#endif

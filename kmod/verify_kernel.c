@@ -1,0 +1,59 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The code checker (verify.c) in the kernel: its environment is the
+ * kernel's own decoder, its symbols, its bug table and jump labels, and the
+ * text as it was before gilk and kprobes (textread.c). gilk_lock held.
+ */
+#include <asm/cpufeature.h>
+#include <linux/jump_label.h>
+
+#include "gilk_internal.h"
+#include "verify.h"
+
+static int read_text(const struct gilk_verify_env *env, unsigned long addr,
+		     void *buf, size_t len)
+{
+	return gilk_text_read(addr, buf, len);
+}
+
+static unsigned long func_start(const struct gilk_verify_env *env,
+				unsigned long addr)
+{
+	unsigned long size, off;
+
+	if (!gilk_ks.kallsyms_lookup_size_offset(addr, &size, &off))
+		return 0;
+	return addr - off;
+}
+
+static enum gilk_bug_kind bug_kind(const struct gilk_verify_env *env,
+				   unsigned long addr)
+{
+	return gilk_bug_kind(addr);
+}
+
+static bool jump_label(const struct gilk_verify_env *env, unsigned long addr,
+		       u32 len)
+{
+	return gilk_ks.jump_label_text_reserved((void *)addr,
+						 (void *)(addr + len - 1));
+}
+
+int gilk_verify_request(const struct gilk_splice_obj *s,
+			struct gilk_splice *req)
+{
+	struct gilk_verify_env env = {
+		.tramp = s->tramp,
+		.evict_tramp = s->evict_tramp,
+		.handler = (unsigned long)gilk_entry,
+		.ctx = (unsigned long)s,
+		.clac = boot_cpu_has(X86_FEATURE_SMAP),
+		.decode = gilk_ks.insn_decode,
+		.read = read_text,
+		.func_start = func_start,
+		.bug_kind = bug_kind,
+		.jump_label = jump_label,
+	};
+
+	return gilk_verify(req, &env, req->reason, sizeof(req->reason));
+}

@@ -1,0 +1,297 @@
+/* The code checker against every plan and its mutations (see verify_check.h). */
+#include "verify_check.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "emu.h"
+#include "kverify.h"
+#include "request.h"
+
+enum mutation {
+	MUT_BYTE,        /* one byte of the relocated code changed */
+	MUT_INSERT,      /* an instruction added among the relocated ones */
+	MUT_REMOVE,      /* a relocated instruction removed */
+	MUT_SWAP,        /* two relocated instructions swapped */
+	MUT_TARGET,      /* a branch target, displacement or the jump back moved */
+	MUT_SLOT_LIVE,   /* the bounce slot moved over live code */
+	MUT_DIVERT,      /* the int3 divert sent elsewhere */
+	MUT_HEADER,      /* one byte of the trampoline header changed */
+	MUT_TRAILING,    /* bytes after the relocated code */
+	MUT_SITE_PATCH,  /* one byte of the site's jmp or its int3 fill changed */
+	MUT_EVICT_BYTE,  /* one byte of an evicted neighbour's trampoline changed */
+	MUT_NKINDS
+};
+
+static const char *const names[MUT_NKINDS] = {
+	"byte", "insert", "remove", "swap", "target", "slot-over-live-code",
+	"divert", "header", "trailing", "site-patch", "evicted-byte",
+};
+
+const char *vc_mutation_name(unsigned kind)
+{
+	return kind < MUT_NKINDS ? names[kind] : "?";
+}
+
+unsigned vc_mutation_kinds(void)
+{
+	return MUT_NKINDS;
+}
+
+static int text_read(void *priv, uint64_t addr, void *buf, size_t len)
+{
+	const struct vc_text *t = priv;
+
+	for (size_t i = 0; i < len; i++) {
+		const uint8_t *b = t->byte(t->ctx, addr + i);
+
+		if (!b)
+			return -1;
+		((uint8_t *)buf)[i] = *b;
+	}
+	return 0;
+}
+
+static uint64_t text_func_start(void *priv, uint64_t addr)
+{
+	const struct vc_text *t = priv;
+	const struct ksym *s;
+
+	if (!t->syms)
+		return addr >= t->func_start ? t->func_start : 0;
+	s = symtab_by_addr(t->syms, addr);
+	return s ? s->addr : 0;
+}
+
+static enum kv_bug text_bug(void *priv, uint64_t addr)
+{
+	const struct vc_text *t = priv;
+
+	switch (t->facts ? textfacts_bug(t->facts, addr) : BUG_NONE) {
+	case BUG_BUG: return KV_BUG;
+	case BUG_WARN: return KV_WARN;
+	default: return KV_NOT_BUG;
+	}
+}
+
+static bool text_jump_label(void *priv, uint64_t addr, uint32_t len)
+{
+	const struct vc_text *t = priv;
+
+	return t->facts && textfacts_overlaps(t->facts, addr, addr + len, RES_JUMP_LABEL);
+}
+
+static uint64_t rnd(uint64_t *rng, uint64_t n)
+{
+	return n ? rng_next(rng) % n : 0;
+}
+
+/* Boundaries of the relocated instructions in the trampoline, and its end. */
+static size_t boundaries(const struct splice_plan *p, const struct splice_code *c,
+			 size_t hlen, size_t *at)
+{
+	size_t n = 0;
+
+	for (unsigned i = 0; i < p->region.ninsn; i++)
+		if (c->insn_off[i] >= hlen && (n == 0 || c->insn_off[i] > at[n - 1]))
+			at[n++] = c->insn_off[i];
+	at[n] = c->tramp_len;
+	return n;
+}
+
+static void put32(uint8_t *b, uint32_t v)
+{
+	memcpy(b, &v, 4);
+}
+
+/* An instruction of a block after the region, within the site's jmp8 reach
+ * and clear of the plan's other bytes: live code. 0 when there is none. */
+static uint64_t live_code_near(const struct splice_plan *p, const struct cfg *g)
+{
+	uint64_t end = p->region.addr + p->region.len;
+	ssize_t i = g ? cfg_insn_at(g, end) : -1;
+
+	for (; i >= 0 && (size_t)i < g->ninsn; i++) {
+		uint64_t a = g->insns[i].addr;
+
+		if (a + 5 > p->region.addr + 2 + 127)
+			break;
+		if (cfg_block_at(g, a) >= 0 &&
+		    (p->bounce_kind != BOUNCE_EVICT ||
+		     a + 5 <= p->evict.addr || a >= p->evict.addr + p->evict.len))
+			return a;
+	}
+	return 0;
+}
+
+/*
+ * Applies mutation kind to m (a copy of the request); false when it does
+ * not apply to this plan.
+ */
+static bool mutate(unsigned kind, struct gilk_splice *m, const struct splice_plan *p,
+		   const struct splice_code *c, size_t hlen, const struct kv_env *env,
+		   const struct cfg *g, uint64_t *rng)
+{
+	size_t at[SPLICE_INSN_MAX + 1], n = boundaries(p, c, hlen, at), i, a, b;
+	uint8_t tmp[SPLICE_TRAMP_MAX];
+
+	switch (kind) {
+	case MUT_BYTE:
+		if (m->tramp_len <= hlen)
+			return false;
+		m->tramp[hlen + rnd(rng, m->tramp_len - hlen)] ^= (uint8_t)(1 + rnd(rng, 255));
+		return true;
+	case MUT_INSERT: {
+		static const uint8_t ins[][3] = { { 0x90 }, { 0x48, 0x31, 0xc0 }, { 0xc3 }, { 0xcc } };
+		const uint8_t *x = ins[rnd(rng, 4)];
+		size_t len = x[0] == 0x48 ? 3 : 1;
+
+		i = at[rnd(rng, n + 1)];
+		if (m->tramp_len + len > GILK_TRAMP_MAX)
+			return false;
+		memmove(m->tramp + i + len, m->tramp + i, m->tramp_len - i);
+		memcpy(m->tramp + i, x, len);
+		m->tramp_len += (uint32_t)len;
+		return true;
+	}
+	case MUT_REMOVE:
+		if (!n)
+			return false;
+		i = rnd(rng, n);
+		memmove(m->tramp + at[i], m->tramp + at[i + 1], m->tramp_len - at[i + 1]);
+		m->tramp_len -= (uint32_t)(at[i + 1] - at[i]);
+		return true;
+	case MUT_SWAP:
+		if (n < 2)
+			return false;
+		i = rnd(rng, n - 1);
+		a = at[i + 1] - at[i];
+		b = at[i + 2] - at[i + 1];
+		memcpy(tmp, m->tramp + at[i + 1], b);
+		memcpy(tmp + b, m->tramp + at[i], a);
+		memcpy(m->tramp + at[i], tmp, a + b);
+		return true;
+	case MUT_TARGET: {
+		/* the last rel32 or displacement of a relocated instruction,
+		 * or the jump back: the last 4 bytes of the trampoline */
+		size_t pos = m->tramp_len - 4;
+		uint32_t v;
+
+		for (i = 0; i < p->region.ninsn && i < n; i++) {
+			const struct insn *in = &p->region.insns[i];
+
+			if (in->disp_off && p->bug == BUG_NONE) {
+				pos = at[i] + (in->kind == IK_CALL_IND ?
+					       (at[i + 1] - at[i]) - in->len : 0) + in->disp_off;
+				break;
+			}
+			if (insn_has_target(in) && p->bug == BUG_NONE) {
+				pos = at[i + 1] - 4;
+				break;
+			}
+		}
+		if (m->tramp_len < hlen + 4 || pos < hlen)
+			return false;
+		memcpy(&v, m->tramp + pos, 4);
+		put32(m->tramp + pos, v + (rnd(rng, 2) ? 1 : 0x1000));
+		return true;
+	}
+	case MUT_SLOT_LIVE: {
+		uint64_t s = live_code_near(p, g), site = m->site;
+		uint8_t j[5] = { 0xe9 };
+		long d8;
+
+		if (p->mode != SPLICE_BOUNCE || !s)
+			return false;
+		d8 = (long)(s - (site + 2));
+		if (d8 > 127 || env->read(env->priv, s, m->patch[0].orig, 5))
+			return false;
+		put32(j + 1, (uint32_t)(env->tramp - (s + 5)));
+		m->patch[0].addr = s;
+		m->patch[0].len = 5;
+		m->patch[0].kind = GILK_PATCH_DEAD;
+		memcpy(m->patch[0].bytes, j, 5);
+		m->patch[1].bytes[1] = (uint8_t)d8;
+		m->evict_len = 0;
+		return true;
+	}
+	case MUT_DIVERT: {
+		struct gilk_patch *pt = &m->patch[rnd(rng, m->npatch ? m->npatch : 1)];
+
+		if (!m->npatch || pt->kind != GILK_PATCH_LIVE)
+			return false;
+		pt->divert = rnd(rng, 2) ? pt->divert + 1 + rnd(rng, 16) :
+			     (pt->divert == env->tramp ? env->evict_tramp : env->tramp);
+		return true;
+	}
+	case MUT_HEADER:
+		m->tramp[rnd(rng, hlen)] ^= (uint8_t)(1 + rnd(rng, 255));
+		return true;
+	case MUT_TRAILING:
+		if (m->tramp_len >= GILK_TRAMP_MAX)
+			return false;
+		m->tramp[m->tramp_len++] = rnd(rng, 2) ? 0x90 : 0xcc;
+		return true;
+	case MUT_SITE_PATCH: {
+		struct gilk_patch *pt = &m->patch[m->npatch ? m->npatch - 1 : 0];
+
+		if (!m->npatch)
+			return false;
+		pt->bytes[rnd(rng, pt->len)] ^= (uint8_t)(1 + rnd(rng, 255));
+		return true;
+	}
+	case MUT_EVICT_BYTE:
+		if (!m->evict_len)
+			return false;
+		m->evict[rnd(rng, m->evict_len)] ^= (uint8_t)(1 + rnd(rng, 255));
+		return true;
+	}
+	return false;
+}
+
+void vc_check_plan(const struct splice_plan *p, const struct splice_params *sp,
+		   const struct splice_code *code, const struct vc_text *text,
+		   unsigned mutations, struct vc_tally *t)
+{
+	uint64_t *rng = &t->rng;
+	struct gilk_reserve r = { .id = 1, .tramp = sp->tramp,
+				  .evict_tramp = code->evict_tramp_len ? sp->evict_tramp : 0 };
+	struct kv_env env = {
+		.tramp = sp->tramp, .evict_tramp = sp->evict_tramp,
+		.handler = sp->handler, .ctx = sp->ctx, .clac = sp->clac,
+		.read = text_read, .func_start = text_func_start,
+		.bug_kind = text_bug, .jump_label = text_jump_label,
+		.priv = (void *)text,
+	};
+	static struct gilk_splice req, m;
+	char why[GILK_REASON_MAX];
+	size_t hlen = kv_header_len(&env, p->region.addr);
+
+	request_from_plan(p, code, &r, &req);
+	if (kv_verify(&req, &env, why, sizeof(why))) {
+		if (t->refused_plans++ < 10)
+			fprintf(stderr, "FAIL-DETAIL the checker refuses a %s plan at 0x%" PRIx64 ": %s\n",
+				splice_mode_name(p->mode), p->region.addr, why);
+		return;
+	}
+	t->accepted++;
+	for (unsigned k = 0; k < mutations; k++) {
+		unsigned kind = (unsigned)rnd(rng, MUT_NKINDS);
+
+		m = req;
+		if (!mutate(kind, &m, p, code, hlen, &env, text->cfg, rng) || !memcmp(&m, &req, sizeof(m)))
+			continue;
+		t->mutations++;
+		t->by_kind[kind]++;
+		if (kv_verify(&m, &env, why, sizeof(why)) == -EBADMSG &&
+		    !strncmp(why, "unverified code at ", 19)) {
+			t->mutations_refused++;
+			continue;
+		}
+		if (t->escaped_by_kind[kind]++ < 3)
+			fprintf(stderr, "FAIL-DETAIL the checker accepts a %s mutation of the %s plan at 0x%" PRIx64 "\n",
+				names[kind], splice_mode_name(p->mode), p->region.addr);
+	}
+}

@@ -1,0 +1,47 @@
+/*
+ * verify_check: every plan the differential tests run is also handed, as the
+ * SPLICE request live splicing would send, to gilk.ko's code checker
+ * (kmod/verify.c, built for user space with the kernel's own decoder). It
+ * must accept the plan, and refuse every mutation of it: a changed byte, an
+ * instruction added, removed or swapped, a changed target or displacement, a
+ * slot over live code, a divert elsewhere, a changed header, trailing bytes.
+ */
+#ifndef GILK_TEST_VERIFY_CHECK_H
+#define GILK_TEST_VERIFY_CHECK_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cfg.h"
+#include "splice.h"
+#include "symtab.h"
+#include "textfacts.h"
+
+/* Where the code the checker reads comes from: the image as the kernel has it. */
+struct vc_text {
+	const uint8_t *(*byte)(void *ctx, uint64_t addr);
+	void *ctx;
+	const struct symtab *syms;      /* NULL: every address is in one function */
+	uint64_t func_start;            /* used when syms is NULL */
+	const struct textfacts *facts;  /* may be NULL */
+	const struct cfg *cfg;          /* the site's function */
+};
+
+struct vc_tally {
+	uint64_t rng;                   /* the mutations' own, so the runs
+					 * see the same states with or
+					 * without the checker */
+	size_t accepted, refused_plans, mutations, mutations_refused;
+	size_t by_kind[16], escaped_by_kind[16];
+};
+
+/* Checks one emitted plan and count mutations of it; failures go to stderr. */
+void vc_check_plan(const struct splice_plan *p, const struct splice_params *sp,
+		   const struct splice_code *code, const struct vc_text *text,
+		   unsigned mutations, struct vc_tally *t);
+
+const char *vc_mutation_name(unsigned kind);
+unsigned vc_mutation_kinds(void);
+
+#endif

@@ -1,0 +1,649 @@
+/*
+ * Each defect a review of gilk.ko found, provoked for real (issue 7, part 2).
+ * On the gilk.ko before the fixes each of these fails, most by crashing the
+ * guest; the numbers are the issue's. Defect 2 (unsplicing an eviction
+ * bounce) needs a task parked on the bounce slot: run.sh provokes it with the
+ * target module, which can hold a CPU there. Defect 5 bites under
+ * preempt=full: the suite runs booted that way too.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <linux/userfaultfd.h>
+#include <poll.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/mount.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "guest.h"
+
+#define TRACING "/sys/kernel/tracing"
+
+static int write_file(const char *path, const char *s, int flags)
+{
+	int fd = open(path, O_WRONLY | flags);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = write(fd, s, strlen(s));
+	n = n < 0 ? -errno : 0;
+	close(fd);
+	return (int)n;
+}
+
+static int dmesg_count(const char *what)
+{
+	char cmd[256], line[64] = "";
+	FILE *p;
+
+	snprintf(cmd, sizeof(cmd), "dmesg | grep -c '%s'", what);
+	p = popen(cmd, "r");
+	if (!p)
+		return -1;
+	if (!fgets(line, sizeof(line), p))
+		line[0] = 0;
+	pclose(p);
+	return atoi(line);
+}
+
+/* 4: a kprobe placed over a splice after it was made. */
+static void defect_kprobe_after_splice(struct live *lv)
+{
+	struct splice_plan p;
+	uint32_t id;
+	char def[128];
+	struct gerr e;
+	int ret, err;
+	pid_t me = getpid();
+
+	mount("nodev", TRACING, "tracefs", 0, NULL);
+	if (splice_at(lv, live_block_site(lv, sym(lv, "__x64_sys_getppid")), 0, "count", "", &id, &p)) {
+		check(0, "defect 4: a splice to put a kprobe on");
+		return;
+	}
+	snprintf(def, sizeof(def), "p:gilk_d4 0x%" PRIx64 "\n", p.region.addr);
+	ret = write_file(TRACING "/kprobe_events", def, O_APPEND);
+	if (!ret)
+		ret = write_file(TRACING "/events/kprobes/gilk_d4/enable", "1", 0);
+	check(ret == 0, "defect 4: a kprobe event armed at the spliced site (%s)", strerror(-ret));
+	ret = live_unsplice(lv, id, &e);
+	err = errno;
+	check(ret && err == EBUSY,
+	      "defect 4: unsplice refused while a kprobe holds the splice's bytes: %s", e.msg);
+	for (int i = 0; i < 100; i++)
+		syscall(SYS_getppid);
+	write_file(TRACING "/events/kprobes/gilk_d4/enable", "0", 0);
+	write_file(TRACING "/kprobe_events", "-:gilk_d4\n", O_APPEND);
+	ret = live_unsplice(lv, id, &e);
+	check(ret == 0 && restored(lv, &p) && syscall(SYS_getppid) == getppid() && getpid() == me,
+	      "defect 4: once the kprobe is gone, unsplice restores the original bytes (%s)",
+	      ret ? e.msg : "ok");
+}
+
+/* 5: a splice on what gilk_entry calls outside its recursion guard. */
+static void *spin(void *arg)
+{
+	volatile int *stop = arg;
+
+	while (!*stop)
+		;
+	return NULL;
+}
+
+static void defect_recursion(struct live *lv)
+{
+	struct splice_plan p, q;
+	uint32_t id, hot;
+	char mode[64] = "";
+	volatile int stop = 0;
+	pthread_t t[2];
+	struct gerr e;
+	FILE *f;
+	uint64_t n;
+	const struct ksym *thunk;
+
+	f = fopen("/sys/kernel/debug/sched/preempt", "r");
+	if (f) {
+		if (!fgets(mode, sizeof(mode), f))
+			mode[0] = 0;
+		fclose(f);
+	}
+	mode[strcspn(mode, "\n")] = 0;
+	if (splice_at(lv, live_block_site(lv, sym(lv, "preempt_schedule_notrace")), 0, "count", "",
+		      &id, &p) ||
+	    splice_at(lv, live_block_site(lv, sym(lv, "__x64_sys_getppid")), 0, "tsc", "", &hot, &q)) {
+		check(0, "defect 5: splices on preempt_schedule_notrace and getppid");
+		return;
+	}
+	/* Busy threads keep a reschedule pending while getppid's hits run
+	 * gilk_entry: its preempt_enable then reschedules, from outside
+	 * the guard, into the spliced preempt_schedule_notrace. */
+	for (int i = 0; i < 2; i++)
+		pthread_create(&t[i], NULL, spin, (void *)&stop);
+	for (int i = 0; i < 20000; i++)
+		syscall(SYS_getppid);
+	stop = 1;
+	for (int i = 0; i < 2; i++)
+		pthread_join(t[i], NULL);
+	n = hits(lv, id);
+	check(n != UINT64_MAX && hits(lv, hot) >= 20000,
+	      "defect 5: preempt_schedule_notrace spliced while gilk_entry runs under contention: no recursion (%" PRIu64 " hits; preemption %s)",
+	      n, mode[0] ? mode : "unknown");
+	live_unsplice(lv, id, &e);
+	live_unsplice(lv, hot, &e);
+	thunk = NULL;
+	symtab_by_name(lv->k.syms, "__x86_return_thunk", &thunk, 1);
+	if (thunk) {
+		struct splice_plan t3;
+		static struct gilk_splice req;
+
+		/* forced: the planner refuses it already */
+		memset(&t3, 0, sizeof(t3));
+		t3.mode = SPLICE_TRAP;
+		t3.region.addr = thunk->addr;
+		t3.region.len = t3.region.live = 1;
+		t3.region.ninsn = 1;
+		live_read_mem(lv, thunk->addr, t3.region.orig, 1, &e);
+		t3.region.insns[0].addr = thunk->addr;
+		t3.region.insns[0].len = 1;
+		t3.region.insns[0].kind = IK_RET;
+		t3.region.insns[0].bytes[0] = t3.region.orig[0];
+		if (live_request(lv, &t3, "count", "", &req, NULL, &e) == 0) {
+			int err = ioctl(lv->fd, GILK_IOC_SPLICE, &req) ? errno : 0;
+
+			if (err)
+				ioctl(lv->fd, GILK_IOC_RELEASE, &req.id);
+			else
+				live_unsplice(lv, req.id, &e);
+			check(err == ELOOP && strstr(req.reason, "thunk"),
+			      "defect 5: the return thunk gilk_entry returns through is refused: %s (%s)",
+			      err ? strerror(err) : "accepted", req.reason);
+		}
+	}
+}
+
+/* 6: idle code, and hlt in a region. */
+static void defect_idle(struct live *lv)
+{
+	struct splice_plan p;
+	static struct cfg g;
+	struct gerr e;
+	uint32_t id;
+	uint64_t hlt = 0, f = sym(lv, "default_idle");
+
+	if (live_plan(lv, live_block_site(lv, f), 0, &p, &e) == 0) {
+		int ret = live_splice(lv, &p, "count", "", &id, &e);
+		int err = errno;
+
+		if (!ret)
+			live_unsplice(lv, id, &e);
+		check(ret && err == EACCES && strstr(e.msg, "idle code"),
+		      "defect 6: default_idle (.cpuidle.text) refused by gilk.ko: %s", ret ? e.msg : "spliced");
+	} else {
+		check(p.reason == SR_BLACKLIST || p.reason == SR_IDLE,
+		      "defect 6: default_idle refused by the planner: %s", e.msg);
+	}
+	if (kernel_cfg(&lv->k, sym(lv, "stop_this_cpu"), &g, &e) == 0)
+		for (size_t i = 0; i < g.ninsn && !hlt; i++)
+			if (g.insns[i].len == 1 && g.insns[i].bytes[0] == 0xf4)
+				hlt = g.insns[i].addr;
+	if (!hlt) {
+		check(0, "defect 6: a hlt in stop_this_cpu");
+		return;
+	}
+	check(live_plan(lv, hlt, SPLICE_ALLOW_TRAP, &p, &e) && p.reason == SR_IDLE,
+	      "defect 6: the planner refuses a region holding hlt: %s", e.msg);
+	{
+		static struct gilk_splice req;
+		struct splice_plan t;
+		int err;
+
+		memset(&t, 0, sizeof(t));
+		t.mode = SPLICE_TRAP;
+		t.region.addr = hlt;
+		t.region.len = t.region.live = 1;
+		t.region.ninsn = 1;
+		t.region.orig[0] = 0xf4;
+		t.region.insns[0].addr = hlt;
+		t.region.insns[0].len = 1;
+		t.region.insns[0].bytes[0] = 0xf4;
+		if (live_request(lv, &t, "count", "", &req, NULL, &e)) {
+			check(0, "defect 6: request at the hlt: %s", e.msg);
+			return;
+		}
+		err = ioctl(lv->fd, GILK_IOC_SPLICE, &req) ? errno : 0;
+		if (err)
+			ioctl(lv->fd, GILK_IOC_RELEASE, &req.id);
+		else
+			live_unsplice(lv, req.id, &e);
+		check(err == EBADMSG && strstr(req.reason, "hlt"),
+		      "defect 6: gilk.ko refuses a region holding hlt: %s (%s)",
+		      err ? strerror(err) : "accepted", req.reason);
+	}
+}
+
+/* 7: a patch outside the spliced module's text. */
+static void defect_patch_outside(struct live *lv)
+{
+	static struct gilk_splice req;
+	const struct ksym *fn;
+	struct splice_plan p;
+	struct gerr e;
+	int err;
+
+	if (symtab_by_name(lv->k.syms, "argfilter_fn", &fn, 1) != 1 ||
+	    live_plan(lv, live_block_site(lv, sym(lv, "__x64_sys_getppid")), 0, &p, &e) ||
+	    live_request(lv, &p, "count", "", &req, NULL, &e)) {
+		check(0, "defect 7: a request to change");
+		return;
+	}
+	/* the site in the core kernel, a patch in a module's text */
+	req.patch[0].addr = fn->addr + 8;
+	live_read_mem(lv, req.patch[0].addr, req.patch[0].orig, req.patch[0].len, &e);
+	err = ioctl(lv->fd, GILK_IOC_SPLICE, &req) ? errno : 0;
+	if (err)
+		ioctl(lv->fd, GILK_IOC_RELEASE, &req.id);
+	else
+		live_unsplice(lv, req.id, &e);
+	check(err == EXDEV && strstr(req.reason, "outside"),
+	      "defect 7: a patch outside the spliced text is refused: %s (%s)",
+	      err ? strerror(err) : "accepted", req.reason);
+}
+
+/* 8: FACTS over a range that runs past a module's text. */
+static void defect_facts_range(struct live *lv)
+{
+	static struct gilk_fact out[64];
+	const struct ksym *fn;
+	int before = dmesg_count("WARNING:");
+	struct gilk_facts f = { .max = 64, .buf = (uintptr_t)out };
+	int ret;
+
+	if (symtab_by_name(lv->k.syms, "argfilter_fn", &fn, 1) != 1) {
+		check(0, "defect 8: argfilter_fn in /proc/kallsyms");
+		return;
+	}
+	f.start = fn->addr;
+	f.end = fn->addr + (1 << 20);
+	ret = ioctl(lv->fd, GILK_IOC_FACTS, &f);
+	check(ret == 0 && f.text == GILK_TEXT_MODULE && dmesg_count("WARNING:") == before,
+	      "defect 8: FACTS from a module's text 1 MiB on answers without a WARNING (%d warnings before, %d after)",
+	      before, dmesg_count("WARNING:"));
+}
+
+/* 9: a trampoline page reused from the pool is all int3 again. */
+static void defect_pool(struct live *lv)
+{
+	struct gilk_reserve r = { .tramp_size = 64 };
+	static uint8_t page[4096];
+	struct gilk_read rd = { .len = sizeof(page), .buf = (uintptr_t)page };
+	struct splice_plan p;
+	struct gerr e;
+	uint32_t id;
+	size_t bad = 0;
+
+	if (splice_at(lv, live_block_site(lv, sym(lv, "__x64_sys_getppid")), 0, "count", "", &id, &p) ||
+	    live_unsplice(lv, id, &e) || ioctl(lv->fd, GILK_IOC_RESERVE, &r)) {
+		check(0, "defect 9: splice, unsplice, reserve");
+		return;
+	}
+	rd.addr = r.tramp;
+	if (ioctl(lv->fd, GILK_IOC_READ, &rd) == 0)
+		for (size_t i = 0; i < sizeof(page); i++)
+			bad += page[i] != 0xcc;
+	else
+		bad = SIZE_MAX;
+	ioctl(lv->fd, GILK_IOC_RELEASE, &r.id);
+	check(bad == 0, "defect 9: a reused trampoline page holds only int3 (%zu other bytes)", bad);
+}
+
+/* 9: gilk's own handlers cannot be kprobed (a probe there recurses). */
+static void defect_nokprobe(void)
+{
+	int a, b;
+
+	mount("nodev", TRACING, "tracefs", 0, NULL);
+	a = write_file(TRACING "/kprobe_events", "p:gilk_d9a gilk_entry\n", O_APPEND);
+	b = write_file(TRACING "/kprobe_events", "p:gilk_d9b gilk_int3_notify\n", O_APPEND);
+	write_file(TRACING "/kprobe_events", "-:gilk_d9a\n", O_APPEND);
+	write_file(TRACING "/kprobe_events", "-:gilk_d9b\n", O_APPEND);
+	check(a && b, "defect 9: kprobes on gilk_entry and the int3 notifier are refused (%s, %s)",
+	      strerror(-a), strerror(-b));
+}
+
+/* 9: READ of ioremapped device memory. */
+static void defect_read_mmio(struct live *lv)
+{
+	FILE *f = fopen("/proc/vmallocinfo", "r");
+	char line[256];
+	unsigned long long lo = 0;
+	uint8_t b[4];
+	struct gilk_read rd = { .len = 4, .buf = (uintptr_t)b };
+	int err;
+
+	while (f && fgets(line, sizeof(line), f) && !lo)
+		if (strstr(line, " ioremap"))
+			sscanf(line, "0x%llx", &lo);
+	if (f)
+		fclose(f);
+	if (!lo) {
+		check(0, "defect 9: an ioremap area in /proc/vmallocinfo");
+		return;
+	}
+	rd.addr = lo;
+	err = ioctl(lv->fd, GILK_IOC_READ, &rd) ? errno : 0;
+	check(err == EACCES, "defect 9: READ of ioremapped memory at 0x%llx refused: %s", lo,
+	      err ? strerror(err) : "read");
+	rd.addr = sym(lv, "jiffies");
+	check(ioctl(lv->fd, GILK_IOC_READ, &rd) == 0, "defect 9: READ of kernel data (jiffies) still works");
+}
+
+/* 9: a blacklisted function reached only by a patch's later bytes. */
+static void defect_blacklist_bytes(struct live *lv)
+{
+	FILE *f = fopen("/sys/kernel/debug/kprobes/blacklist", "r");
+	unsigned long long s, e2;
+	char name[128];
+	uint64_t site = 0;
+	struct gerr e;
+
+	while (f && !site && fscanf(f, "0x%llx-0x%llx %127s\n", &s, &e2, name) == 3) {
+		FILE *g = fopen("/sys/kernel/debug/kprobes/blacklist", "r");
+		unsigned long long s2, e3;
+		char n2[128];
+		int covered = 0;
+
+		/* the 3 bytes before it are in no blacklisted range */
+		while (g && fscanf(g, "0x%llx-0x%llx %127s\n", &s2, &e3, n2) == 3)
+			covered |= s - 3 < e3 && s2 < s;
+		if (g)
+			fclose(g);
+		if (!covered && s > 0xffffffff81000000ull && strcmp(name, "__do_softirq"))
+			site = s - 3;
+	}
+	if (f)
+		fclose(f);
+	if (!site) {
+		check(0, "defect 9: a blacklisted function with free bytes before it");
+		return;
+	}
+	{
+		static struct gilk_splice req;
+		struct splice_plan t;
+		int err;
+
+		memset(&t, 0, sizeof(t));
+		t.mode = SPLICE_JMP;
+		t.region.addr = site;
+		t.region.len = t.region.live = 5;
+		t.region.ninsn = 1;
+		live_read_mem(lv, site, t.region.orig, 5, &e);
+		t.region.insns[0].addr = site;
+		t.region.insns[0].len = 5;
+		memcpy(t.region.insns[0].bytes, t.region.orig, 5);
+		if (live_request(lv, &t, "count", "", &req, NULL, &e)) {
+			check(0, "defect 9: request: %s", e.msg);
+			return;
+		}
+		err = ioctl(lv->fd, GILK_IOC_SPLICE, &req) ? errno : 0;
+		if (err)
+			ioctl(lv->fd, GILK_IOC_RELEASE, &req.id);
+		else
+			live_unsplice(lv, req.id, &e);
+		check(err == EACCES && strstr(req.reason, "blacklisted"),
+		      "defect 9: 5 bytes from 3 before blacklisted %s are refused: %s (%s)", name,
+		      err ? strerror(err) : "accepted", req.reason);
+	}
+}
+
+/* 9: LIST copies to user space without gilk_lock. A LIST whose buffer
+ * faults into userfaultfd waits there; a RESERVE meanwhile must not. */
+struct list_arg {
+	int fd;
+	void *buf;
+	int ret;
+};
+
+static void *list_thread(void *p)
+{
+	struct list_arg *a = p;
+	struct gilk_list l = { .max = 1, .buf = (uintptr_t)a->buf };
+
+	a->ret = ioctl(a->fd, GILK_IOC_LIST, &l);
+	return NULL;
+}
+
+static int ms_since(const struct timespec *t0)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (int)((t.tv_sec - t0->tv_sec) * 1000 + (t.tv_nsec - t0->tv_nsec) / 1000000);
+}
+
+static void defect_list_lock(struct live *lv)
+{
+	long pg = sysconf(_SC_PAGESIZE);
+	int uffd = (int)syscall(SYS_userfaultfd, O_CLOEXEC | O_NONBLOCK);
+	struct uffdio_api api = { .api = UFFD_API };
+	struct uffdio_register reg;
+	struct gilk_reserve r = { .tramp_size = 64 };
+	struct list_arg a = { .fd = lv->fd };
+	struct splice_plan p;
+	struct timespec t0;
+	struct gerr e;
+	pthread_t t;
+	uint32_t id;
+	int ms, got;
+	void *area;
+
+	if (uffd < 0 || ioctl(uffd, UFFDIO_API, &api)) {
+		check(0, "defect 9: userfaultfd (%s)", strerror(errno));
+		return;
+	}
+	/* one splice, so LIST has something to copy */
+	if (splice_at(lv, live_block_site(lv, sym(lv, "__x64_sys_getppid")), 0, "count", "", &id, &p)) {
+		check(0, "defect 9: a splice to list");
+		close(uffd);
+		return;
+	}
+	area = mmap(NULL, (size_t)pg, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	reg.range.start = (uintptr_t)area;
+	reg.range.len = (uint64_t)pg;
+	reg.mode = UFFDIO_REGISTER_MODE_MISSING;
+	if (ioctl(uffd, UFFDIO_REGISTER, &reg)) {
+		check(0, "defect 9: userfaultfd register (%s)", strerror(errno));
+		live_unsplice(lv, id, &e);
+		close(uffd);
+		return;
+	}
+	a.buf = area;
+	pthread_create(&t, NULL, list_thread, &a);
+	{
+		struct pollfd pf = { .fd = uffd, .events = POLLIN };
+
+		poll(&pf, 1, 5000);	/* LIST is now waiting in its copy */
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	{
+		pid_t k = fork();
+		int st;
+
+		if (k == 0) {
+			/* a RESERVE that gilk_lock held by LIST would block */
+			alarm(5);
+			_exit(ioctl(lv->fd, GILK_IOC_RESERVE, &r) ? 1 : 0);
+		}
+		waitpid(k, &st, 0);
+		got = WIFEXITED(st) && WEXITSTATUS(st) == 0;
+	}
+	ms = ms_since(&t0);
+	{
+		struct uffdio_zeropage z = { .range = { (uintptr_t)area, (uint64_t)pg } };
+
+		ioctl(uffd, UFFDIO_ZEROPAGE, &z);
+	}
+	pthread_join(t, NULL);
+	check(got && ms < 3000 && a.ret == 0,
+	      "defect 9: a RESERVE is not held up by a LIST waiting on its user buffer (%d ms)", ms);
+	for (uint32_t i = 1; i < 1024; i++)
+		if (i != id)
+			ioctl(lv->fd, GILK_IOC_RELEASE, &i);
+	live_unsplice(lv, id, &e);
+	munmap(area, (size_t)pg);
+	close(uffd);
+}
+
+/* 9: more splices than one batch; unsplice all takes them all. */
+static void defect_unsplice_all(struct live *lv)
+{
+	static const char *const fns[] = {
+		"path_init", "link_path_walk", "walk_component", "do_sys_openat2",
+		"do_filp_open", "tcp_v4_rcv", "ip_rcv", "__do_sys_newuname", "do_exit",
+		"copy_process", "do_mmap", "vfs_read", "vfs_write", "tcp_sendmsg_locked", NULL,
+	};
+	static struct splice_plan plans[GILK_BATCH_MAX];
+	static uint64_t sites[GILK_BATCH_MAX];
+	static bool ok[GILK_BATCH_MAX];
+	static enum splice_reason why[GILK_BATCH_MAX];
+	static uint32_t ids[GILK_BATCH_MAX];
+	static struct cfg g;
+	size_t total = 0;
+	struct gerr e;
+	char out[256] = "";
+	FILE *f;
+
+	for (const char *const *fn = fns; *fn && total < 300; fn++) {
+		size_t n = 0, good = 0;
+
+		if (kernel_cfg(&lv->k, sym(lv, *fn), &g, &e))
+			continue;
+		for (size_t b = 0; b < g.nblocks && n < GILK_BATCH_MAX; b++)
+			sites[n++] = live_block_site(lv, g.blocks[b].start);
+		live_plan_many(lv, sites, n, 0, plans, ok, why);
+		for (size_t i = 0; i < n; i++)
+			if (ok[i])
+				plans[good++] = plans[i];
+		if (good && live_splice_batch(lv, plans, good, "count", "", ids, &e) == 0)
+			total += good;
+	}
+	f = popen("build/gilk -c 'unsplice all' 2>&1; build/gilk -c 'info splices' 2>&1", "r");
+	if (f) {
+		size_t k = fread(out, 1, sizeof(out) - 1, f);
+
+		out[k] = 0;
+		pclose(f);
+	}
+	{
+		char want[64];
+
+		snprintf(want, sizeof(want), "unspliced %zu\nno splices\n", total);
+		check(total > GILK_BATCH_MAX && !strcmp(out, want),
+		      "defect 9: unsplice all removes all %zu splices, more than a batch (%s)", total, out);
+	}
+}
+
+/* 3: a tsc splice hit in NMI context (backtraces of every CPU by NMI). */
+static void defect_nmi(struct live *lv)
+{
+	static uint8_t buf[1 << 16];
+	struct splice_plan p;
+	struct timespec t0, t1;
+	uint32_t id;
+	struct gerr e;
+	uint64_t n;
+	ssize_t got;
+	size_t events = 0, sane = 0;
+	pid_t busy;
+
+	/* The backtraces print Call Traces: the log must be clean before,
+	 * and is cleared after, so the suite's last look sees only real ones. */
+	check(system("dmesg | grep -qE 'Oops|BUG:|WARNING:|general protection|soft lockup|RCU stall|Call Trace'") != 0,
+	      "defect 3: dmesg clean before the NMI backtraces");
+	live_read_events(lv, buf, sizeof(buf), &e);
+	if (splice_at(lv, live_block_site(lv, sym(lv, "show_regs")), 0, "tsc", "", &id, &p)) {
+		check(0, "defect 3: a tsc splice on show_regs");
+		return;
+	}
+	/* An idle CPU's backtrace is skipped: keep the other one busy, so
+	 * the NMI finds it running and calls show_regs() there. */
+	busy = fork();
+	if (busy == 0) {
+		cpu_set_t set;
+
+		CPU_ZERO(&set);
+		CPU_SET(1, &set);
+		sched_setaffinity(0, sizeof(set), &set);
+		for (;;)
+			;
+	}
+	{
+		cpu_set_t set;
+
+		CPU_ZERO(&set);
+		CPU_SET(0, &set);
+		sched_setaffinity(0, sizeof(set), &set);
+	}
+	usleep(200000);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	write_file("/proc/sysrq-trigger", "l", 0);
+	sleep(1);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	kill(busy, SIGKILL);
+	waitpid(busy, NULL, 0);
+	{
+		cpu_set_t set;
+
+		CPU_ZERO(&set);
+		CPU_SET(0, &set);
+		CPU_SET(1, &set);
+		sched_setaffinity(0, sizeof(set), &set);
+	}
+	if (system("dmesg -c >/dev/null"))
+		check(0, "defect 3: dmesg cleared");
+	n = hits(lv, id);
+	got = live_read_events(lv, buf, sizeof(buf), &e);
+	for (ssize_t off = 0; got > 0 && off + (ssize_t)sizeof(struct gilk_event) <= got;) {
+		const struct gilk_event *ev = (const void *)(buf + off);
+		uint64_t a = (uint64_t)t0.tv_sec * 1000000000ull + (uint64_t)t0.tv_nsec;
+		uint64_t b = (uint64_t)t1.tv_sec * 1000000000ull + (uint64_t)t1.tv_nsec;
+
+		if (ev->splice == id) {
+			events++;
+			sane += ev->ns >= a && ev->ns <= b;
+		}
+		off += (ssize_t)sizeof(*ev) + ev->len;
+	}
+	live_unsplice(lv, id, &e);
+	check(n >= 1 && events == n && sane == events,
+	      "defect 3: show_regs spliced with tsc, hit in NMI by sysrq-l backtraces: %" PRIu64 " hits, %zu events, %zu on the monotonic clock",
+	      n, events, sane);
+}
+
+void test_defects(struct live *lv)
+{
+	defect_pool(lv);
+	defect_nokprobe();
+	defect_read_mmio(lv);
+	defect_blacklist_bytes(lv);
+	defect_list_lock(lv);
+	defect_facts_range(lv);
+	defect_patch_outside(lv);
+	defect_idle(lv);
+	defect_nmi(lv);
+	defect_kprobe_after_splice(lv);
+	defect_recursion(lv);
+	defect_unsplice_all(lv);
+}

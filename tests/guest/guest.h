@@ -1,0 +1,33 @@
+/*
+ * What every guest test file shares: PASS/FAIL lines and their counts, and
+ * small lookups in the running kernel. The suites are subcommands of one
+ * binary, build/bin/test-live (live_test.c holds main()).
+ */
+#ifndef GILK_GUEST_H
+#define GILK_GUEST_H
+
+#include <stdint.h>
+
+#include "live.h"
+
+void check(int ok, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* "N passed, N failed"; returns the exit status. */
+int check_summary(void);
+
+uint64_t sym(struct live *lv, const char *name);
+uint64_t rng_next(uint64_t *s);
+/* A splice's hits, UINT64_MAX when it is gone. */
+uint64_t hits(struct live *lv, uint32_t id);
+/* Plans and splices at site; 0, or -1 with a note printed. */
+int splice_at(struct live *lv, uint64_t site, unsigned flags,
+	      const char *ins, const char *arg, uint32_t *id,
+	      struct splice_plan *p);
+/* Whether p's region holds its original bytes again. */
+int restored(struct live *lv, const struct splice_plan *p);
+
+/* The suites in other files. */
+void test_verifier(struct live *lv);
+void test_defects(struct live *lv);
+void test_badreq(struct live *lv, int count);
+
+#endif

@@ -1,0 +1,12 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Shared by the parts of gilk_target.ko. */
+#ifndef _GILK_TARGET_H
+#define _GILK_TARGET_H
+
+long gilk_target_evict(long n);
+
+/* park.c: /proc/gilk_target_park */
+int park_init(void);
+void park_exit(void);
+
+#endif

@@ -522,6 +522,9 @@ static void emit_call_instrument(struct x86w *w, uint64_t site,
 	xw_pushfq(w);
 	xw_pop(w, R_RAX);
 	xw_store_rsp(w, PT_FLAGS * 8, R_RAX);
+	/* A site between std and cld (memmove copying backwards) must not
+	 * hand the instrument DF set; popfq puts the site's back. */
+	xw_cld(w);
 	xw_lea_reg_rsp(w, R_RAX, frame);
 	xw_store_rsp(w, PT_SP * 8, R_RAX);
 	xw_movabs(w, R_RAX, site);

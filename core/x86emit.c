@@ -223,3 +223,8 @@ void xw_clac(struct x86w *w)
 {
 	put1(w, 0x0f); put1(w, 0x01); put1(w, 0xca);
 }
+
+void xw_cld(struct x86w *w)
+{
+	put1(w, 0xfc);
+}

@@ -54,5 +54,6 @@ void xw_mov_reg(struct x86w *w, enum x86reg dst, enum x86reg src);
 void xw_pop(struct x86w *w, enum x86reg r);
 void xw_call_reg(struct x86w *w, enum x86reg r);
 void xw_clac(struct x86w *w);
+void xw_cld(struct x86w *w);
 
 #endif

@@ -52,8 +52,12 @@ bool gilk_kprobe_near(unsigned long a, u32 len)
 	bool found = false;
 
 	rcu_read_lock();
-	for (i = a - 4; i < a + len && !found; i++)
-		found = gilk_ks.get_kprobe((void *)i) != NULL;
+	for (i = a - 4; i < a + len && !found; i++) {
+		struct kprobe *kp = gilk_ks.get_kprobe((void *)i);
+
+		/* a gone one's module is going: it writes nothing more */
+		found = kp && !kprobe_gone(kp);
+	}
 	rcu_read_unlock();
 	return found;
 }
@@ -107,18 +111,22 @@ static bool in_idle_text(unsigned long a)
 /*
  * gilk_entry() returns through the return thunk and the trampoline may
  * call through a retpoline: a splice there would be hit from inside gilk,
- * outside its recursion guard. Known by name, as their sections vary.
+ * outside its recursion guard. Known by their section where the kernel
+ * bounds it, and by name (the SRSO aliases live elsewhere; 6.12 moves them).
  */
 static bool is_thunk(unsigned long a)
 {
 	static const char *const thunks[] = {
 		"__x86_indirect_", "__x86_return_", "srso_", "zen_untrain_ret",
 		"retbleed_", "entry_untrain_ret", "entry_ibpb", "call_depth_",
-		"__indirect_thunk_", "__x86_return_thunk",
+		"its_", "__indirect_thunk_",
 	};
 	char name[KSYM_SYMBOL_LEN];
 	unsigned int i;
 
+	if (a >= (unsigned long)gilk_ks.indirect_thunk_start &&
+	    a < (unsigned long)gilk_ks.indirect_thunk_end)
+		return true;
 	sprint_symbol_no_offset(name, a);
 	for (i = 0; i < ARRAY_SIZE(thunks); i++)
 		if (!strncmp(name, thunks[i], strlen(thunks[i])))

@@ -50,6 +50,9 @@ struct gilk_ksyms {
 	void *(*text_poke_set)(void *addr, int c, size_t len);
 	char *cpuidle_text_start, *cpuidle_text_end;
 	char *stext, *end;	/* the kernel image: _stext to _end */
+	void (*text_poke_bp)(void *addr, const void *opcode, size_t len,
+			     const void *emulate);
+	char *indirect_thunk_start, *indirect_thunk_end;	/* may be 0 */
 };
 
 extern struct gilk_ksyms gilk_ks;
@@ -126,6 +129,15 @@ int gilk_unsplice(u32 id);
 int gilk_splice_batch(struct gilk_splice *reqs, u32 n, u32 *failed);
 int gilk_unsplice_batch(const u32 *ids, u32 n, u32 *failed);
 void gilk_unsplice_all(void);
+/* Makes an unrevertible splice's trampoline skip gilk; it is never freed. */
+void gilk_abandon(struct gilk_splice_obj *s);
+/*
+ * Removes every splice that depends on a module (its text, or one of its
+ * instruments) or on one instrument: reverted, or abandoned where another
+ * patcher holds the bytes. For modules and instruments going away.
+ */
+void gilk_unsplice_dependents(const struct module *mod,
+			      const struct gilk_instrument *ins);
 void gilk_splice_info(const struct gilk_splice_obj *s, struct gilk_splice_info *out);
 
 /* modules.c: splices of a module force-unloaded go first. */

@@ -38,7 +38,14 @@ EXPORT_SYMBOL_GPL(gilk_register_instrument);
 
 void gilk_unregister_instrument(struct gilk_instrument *ins)
 {
-	/* A splice using it holds its module, so none can be left here. */
+	/*
+	 * A splice using it holds its module, so none is left here, unless
+	 * the module is force-unloaded (rmmod -f), whose exit runs before
+	 * anything else hears of it: its splices go now, while its code is
+	 * still there.
+	 */
+	if (atomic_read(&ins->users))
+		gilk_unsplice_dependents(NULL, ins);
 	mutex_lock(&instruments_lock);
 	list_del(&ins->node);
 	mutex_unlock(&instruments_lock);

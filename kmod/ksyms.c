@@ -30,11 +30,14 @@ static int find_kallsyms_lookup_name(void)
 	return 0;
 }
 
-#define KSYM(field, name) { offsetof(struct gilk_ksyms, field), name }
+#define KSYM(field, name) { offsetof(struct gilk_ksyms, field), name, false }
+/* Where a kernel may not have it: left 0, and what needs it does without. */
+#define KSYM_OPTIONAL(field, name) { offsetof(struct gilk_ksyms, field), name, true }
 
 static const struct {
 	size_t offset;
 	const char *name;
+	bool optional;
 } wanted[] = {
 	KSYM(text_poke, "text_poke"),
 	KSYM(text_poke_sync, "text_poke_sync"),
@@ -71,6 +74,9 @@ static const struct {
 	KSYM(cpuidle_text_end, "__cpuidle_text_end"),
 	KSYM(stext, "_stext"),
 	KSYM(end, "_end"),
+	KSYM(text_poke_bp, "text_poke_bp"),
+	KSYM_OPTIONAL(indirect_thunk_start, "__indirect_thunk_start"),
+	KSYM_OPTIONAL(indirect_thunk_end, "__indirect_thunk_end"),
 };
 
 int gilk_resolve_ksyms(void)
@@ -82,7 +88,7 @@ int gilk_resolve_ksyms(void)
 	for (i = 0; i < ARRAY_SIZE(wanted); i++) {
 		unsigned long a = lookup(wanted[i].name);
 
-		if (!a) {
+		if (!a && !wanted[i].optional) {
 			pr_err("gilk: kernel symbol %s not found\n", wanted[i].name);
 			return -ENOENT;
 		}

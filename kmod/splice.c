@@ -22,6 +22,7 @@
 
 #include "gilk_internal.h"
 #include "tramp.h"
+#include "verify_env.h"
 
 #define EVICT_OFFSET (PAGE_SIZE / 2)
 #define POOL_MAX 32
@@ -146,8 +147,8 @@ int gilk_reserve(struct gilk_reserve *r, const void *owner)
 	r->ctx = (unsigned long)s;
 	return 0;
 fail:
+	obj_free(s);	/* its page goes back to the pool: under the lock */
 	mutex_unlock(&gilk_lock);
-	obj_free(s);
 	return ret;
 }
 
@@ -487,9 +488,10 @@ static bool still_own(const struct gilk_splice_obj *s)
 	u8 now[GILK_PATCH_MAX_LEN];
 	u32 i;
 
+	/* no kprobe can sit on gilk's int3 (kprobes refuse another's int3) */
 	if (s->flags & GILK_SPLICE_TRAP)
 		return !copy_from_kernel_nofault(now, (void *)s->site, 1) &&
-		       now[0] == 0xcc && !gilk_kprobe_near(s->site, s->region_len);
+		       now[0] == 0xcc;
 	for (i = 0; i < s->npatch; i++) {
 		const struct gilk_patch_state *p = &s->patch[i];
 
@@ -634,60 +636,106 @@ int gilk_unsplice(u32 id)
 
 /*
  * A splice whose bytes another patcher holds cannot be reverted, and gilk.ko
- * is going away: its trampoline stays, made to skip the call into gilk
- * (a jmp over the header to the relocated code), and is never freed.
+ * (or its instrument) is going away: its trampoline stays, made to skip the
+ * call into gilk (a jmp over the header to the relocated code, written with
+ * the kernel's own int3-protected text_poke_bp()), and is never freed. A
+ * BUG site's goes to the int3 after the trampoline instead: a BUG must still
+ * stop the kernel. Never a trap-mode splice: its int3 is always its own.
  */
-static void abandon(struct gilk_splice_obj *s)
+void gilk_abandon(struct gilk_splice_obj *s)
 {
 	struct gilk_tramp_params tp = {
 		s->tramp, s->site, (unsigned long)s, (unsigned long)gilk_entry,
 		boot_cpu_has(X86_FEATURE_SMAP)
 	};
 	u8 hdr[GILK_TRAMP_HEADER_MAX], jmp[5] = { 0xe9 };
-	s32 rel = (s32)gilk_tramp_header(hdr, &tp) - 5;
+	unsigned long to = s->tramp + gilk_tramp_header(hdr, &tp);
+	s32 rel;
 
+	if (s->flags & GILK_SPLICE_BUG && gilk_bug_kind(s->site) == GILK_BUG)
+		to = s->tramp + s->tramp_len;
+	rel = (s32)(to - (s->tramp + sizeof(jmp)));
 	memcpy(jmp + 1, &rel, 4);
-	gilk_poke(s->tramp, jmp, sizeof(jmp));
+	mutex_lock(gilk_ks.text_mutex);
+	gilk_ks.text_poke_bp((void *)s->tramp, jmp, sizeof(jmp), NULL);
+	mutex_unlock(gilk_ks.text_mutex);
 	pr_warn("gilk: splice %u at %pS left in place without its instrument: another patcher changed its bytes\n",
 		s->id, (void *)s->site);
 	s->page = NULL;		/* its trampoline lives on */
 }
 
-void gilk_unsplice_all(void)
+static bool depends_on(const struct gilk_splice_obj *s, const struct module *mod,
+		       const struct gilk_instrument *ins)
 {
-	struct gilk_splice_obj **done;
+	if (!mod && !ins)
+		return true;
+	return (mod && (s->text_mod == mod || (s->ins && s->ins->owner == mod))) ||
+	       (ins && s->ins == ins);
+}
+
+/* Splices of theirs still on their way in or out: they settle first. */
+static bool settling(const struct module *mod, const struct gilk_instrument *ins)
+{
+	unsigned int i;
+
+	for (i = 1; i < GILK_MAX_SPLICES; i++) {
+		const struct gilk_splice_obj *s = gilk_splices[i];
+
+		if (s && (s->state == GILK_SPLICING || s->state == GILK_UNSPLICING) &&
+		    depends_on(s, mod, ins))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Removes the active splices that depend on mod or ins (all of them when
+ * both are NULL, at unload, which also frees reservations): reverted where
+ * their bytes are their own, abandoned where another patcher holds them.
+ * One pair of grace periods for the lot.
+ */
+static void unsplice_dependents(const struct module *mod,
+				const struct gilk_instrument *ins)
+{
+	struct gilk_splice_obj **objs;
 	unsigned int i, n = 0, k = 0;
 
-	done = kcalloc(GILK_MAX_SPLICES, sizeof(*done), GFP_KERNEL | __GFP_NOFAIL);
-	mutex_lock(&gilk_lock);
+	objs = kcalloc(GILK_MAX_SPLICES, sizeof(*objs), GFP_KERNEL | __GFP_NOFAIL);
+	for (;;) {
+		mutex_lock(&gilk_lock);
+		if (!settling(mod, ins))
+			break;
+		mutex_unlock(&gilk_lock);
+		msleep(20);
+	}
 	for (i = 1; i < GILK_MAX_SPLICES; i++) {
 		struct gilk_splice_obj *s = gilk_splices[i];
 
-		if (!s)
+		if (!s || !depends_on(s, mod, ins))
 			continue;
-		/* Unload waits for ioctls in flight (the file holds the
-		 * module), so no splice is mid-transition here.
-		 */
 		if (s->state != GILK_ACTIVE) {
-			gilk_splices[i] = NULL;
-			obj_free(s);
-		} else if (!still_own(s)) {
-			abandon(s);
-			s->state = GILK_UNSPLICING;
-			done[GILK_MAX_SPLICES - 1 - k++] = s;
+			if (!mod && !ins) {
+				gilk_splices[i] = NULL;
+				obj_free(s);
+			}
+			continue;
+		}
+		s->state = GILK_UNSPLICING;
+		if (still_own(s)) {
+			objs[n++] = s;
 		} else {
-			s->state = GILK_UNSPLICING;
-			done[n++] = s;
+			gilk_abandon(s);
+			objs[GILK_MAX_SPLICES - 1 - k++] = s;
 		}
 	}
 	mutex_unlock(&gilk_lock);
-	/* one pair of grace periods for the whole lot */
-	unsplice_objs(done, n);
+	if (n)
+		unsplice_objs(objs, n);
 	if (k) {
 		synchronize_rcu_tasks();	/* no task still in a header */
 		mutex_lock(&gilk_lock);
 		for (i = 0; i < k; i++) {
-			struct gilk_splice_obj *s = done[GILK_MAX_SPLICES - 1 - i];
+			struct gilk_splice_obj *s = objs[GILK_MAX_SPLICES - 1 - i];
 
 			gilk_splices[s->id] = NULL;
 			gilk_instrument_put(s->ins);
@@ -696,11 +744,25 @@ void gilk_unsplice_all(void)
 		}
 		mutex_unlock(&gilk_lock);
 	}
+	if (n + k && (mod || ins))
+		pr_info("gilk: %s %s is going: %u splices removed\n", mod ? "module" : "instrument",
+			mod ? mod->name : ins->name, n + k);
+	kfree(objs);
+}
+
+void gilk_unsplice_dependents(const struct module *mod,
+			      const struct gilk_instrument *ins)
+{
+	unsplice_dependents(mod, ins);
+}
+
+void gilk_unsplice_all(void)
+{
+	unsplice_dependents(NULL, NULL);
 	mutex_lock(&gilk_lock);
 	while (npool)
 		gilk_ks.module_memfree(pool[--npool]);
 	mutex_unlock(&gilk_lock);
-	kfree(done);
 }
 
 void gilk_splice_info(const struct gilk_splice_obj *s, struct gilk_splice_info *out)

@@ -45,11 +45,14 @@ static void overlay_kprobes(unsigned long addr, u8 *buf, size_t len)
 	for (a = addr; a < addr + len; a++) {
 		struct kprobe *kp = gilk_ks.get_kprobe((void *)a);
 
-		if (!kp)
+		/* an ftrace-based kprobe writes nothing of its own */
+		if (!kp || kprobe_ftrace(kp))
 			continue;
-		buf[a - addr] = kp->opcode;
 #ifdef CONFIG_OPTPROBES
-		if (kprobe_optimized(kp)) {
+		/* optimized: its jmp is there, the bytes it covers saved
+		 * (only once the jmp is written; until then, its int3)
+		 */
+		if (kprobe_optimized(kp) && buf[a - addr] == 0xe9) {
 			struct optimized_kprobe *op =
 				container_of(kp, struct optimized_kprobe, kp);
 
@@ -57,6 +60,7 @@ static void overlay_kprobes(unsigned long addr, u8 *buf, size_t len)
 				DISP32_SIZE);
 		}
 #endif
+		buf[a - addr] = kp->opcode;
 	}
 	rcu_read_unlock();
 }

@@ -101,6 +101,7 @@ size_t gilk_tramp_header(u8 *buf, const struct gilk_tramp_params *p)
 	b1(&e, 0x9c);			/* pushfq; pop rax */
 	b1(&e, 0x58);
 	rsp_op(&e, 0x89, RAX, PT_FLAGS * 8);
+	b1(&e, 0xfc);			/* cld: the site may run with DF set */
 	rsp_op(&e, 0x8d, RAX, FRAME);	/* the site's rsp */
 	rsp_op(&e, 0x89, RAX, PT_SP * 8);
 	movabs(&e, RAX, p->site);

@@ -6,8 +6,9 @@
  * listed here and nowhere else in the kernel.
  *
  * The one template today, "full": a struct pt_regs built on the stack as the
- * site saw the machine (flags and every general register), clac where SMAP
- * is on, a call handler(ctx, regs), every register and the flags restored
+ * site saw the machine (flags and every general register), cld (the site
+ * may be between std and cld, as memmove's backward copy is), clac where
+ * SMAP is on, a call handler(ctx, regs), every register and the flags restored
  * from pt_regs (an instrument may change them), rsp as it was. The kernel
  * has no red zone, so the frame starts right at rsp.
  */

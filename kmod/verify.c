@@ -23,6 +23,9 @@ struct vctx {
 	const struct gilk_verify_env *env;
 	char *reason;
 	size_t rlen;
+	/* what the splice overwrites: no relocated branch may land inside */
+	unsigned long region, evicted, slot;
+	u32 region_len, evicted_len;
 };
 
 static __printf(4, 5) int refuse(struct vctx *v, const char *part, u32 off,
@@ -111,6 +114,15 @@ static u8 rex(const struct insn *in)
 	return in->rex_prefix.nbytes ? in->rex_prefix.bytes[0] : 0;
 }
 
+/*
+ * VEX/EVEX: opcode.bytes[0] is the opcode in the VEX map, not a legacy one
+ * (vpor is eb, not jmp): such an instruction is only ever copied.
+ */
+static bool vex(const struct insn *in)
+{
+	return in->vex_prefix.nbytes;
+}
+
 static bool is_rip_relative(const struct insn *in)
 {
 	return in->modrm.nbytes && X86_MODRM_MOD(modrm(in)) == 0 &&
@@ -129,6 +141,8 @@ static bool has_prefix(const struct insn *in, u8 b)
 
 static bool is_padding(const struct insn *in)
 {
+	if (vex(in))
+		return false;
 	if (op0(in) == 0xcc)
 		return true;
 	/* 90 is nop only without REX.B (41 90 is xchg r8, rax); f3 90 is pause */
@@ -139,18 +153,21 @@ static bool is_padding(const struct insn *in)
 
 static bool is_ud(const struct insn *in)
 {
-	return op0(in) == 0x0f && (op1(in) == 0x0b || op1(in) == 0xb9 || op1(in) == 0xff);
+	return !vex(in) && op0(in) == 0x0f && (op1(in) == 0x0b || op1(in) == 0xb9 || op1(in) == 0xff);
 }
 
 static bool is_call(const struct insn *in)
 {
-	return op0(in) == 0xe8 || (op0(in) == 0xff && X86_MODRM_REG(modrm(in)) == 2);
+	return !vex(in) &&
+	       (op0(in) == 0xe8 || (op0(in) == 0xff && X86_MODRM_REG(modrm(in)) == 2));
 }
 
 /* A BUG() ud2 does not come back; a WARN() goes on after it. */
 static bool falls_through(const struct vctx *v, const struct insn *in,
 			  unsigned long a)
 {
+	if (vex(in))
+		return true;
 	switch (op0(in)) {
 	case 0xeb: case 0xe9:			/* jmp */
 	case 0xc2: case 0xc3: case 0xca: case 0xcb: case 0xcf:	/* ret, iret */
@@ -171,6 +188,11 @@ static const char *forbidden(const struct insn *in)
 {
 	u8 o = op0(in), o1 = op1(in), m = modrm(in);
 
+	/* a ud2 can hide in the escape that emulation prefixes start with */
+	if (in->emulate_prefix_size)
+		return "an emulation prefix";
+	if (vex(in))
+		return NULL;
 	switch (o) {
 	case 0xcc: case 0xcd: case 0xce: case 0xf1:
 		return "a trap instruction (int3, int, into, int1)";
@@ -258,8 +280,16 @@ static const char *copy_rebased(struct insn *in, const u8 *b, unsigned long a,
  * The one relocation gilk accepts for the instruction in (bytes b, at a) when
  * it runs at to: into out, *n bytes. NULL, or why it cannot move.
  */
-static const char *relocate(struct insn *in, const u8 *b, unsigned long a,
-			    unsigned long to, u8 *out, size_t *n)
+/* Inside what the splice overwrites, past the start of a region. */
+static bool lands_inside(const struct vctx *v, unsigned long t)
+{
+	return (t > v->region && t < v->region + v->region_len) ||
+	       (v->evicted_len && t > v->evicted && t < v->evicted + v->evicted_len) ||
+	       (v->slot && t >= v->slot && t < v->slot + JMP32);
+}
+
+static const char *relocate(const struct vctx *v, struct insn *in, const u8 *b,
+			    unsigned long a, unsigned long to, u8 *out, size_t *n)
 {
 	unsigned long end = a + in->length;
 	u8 o = op0(in), o1 = op1(in);
@@ -269,6 +299,14 @@ static const char *relocate(struct insn *in, const u8 *b, unsigned long a,
 
 	if (why)
 		return why;
+	if (vex(in)) {
+		*n = in->length;
+		return copy_rebased(in, b, a, to, out);
+	}
+	if (((o >= 0x70 && o <= 0x7f) || (o >= 0xe0 && o <= 0xe3) || o == 0xe8 ||
+	     o == 0xe9 || o == 0xeb || (o == 0x0f && o1 >= 0x80 && o1 <= 0x8f)) &&
+	    lands_inside(v, target))
+		return "a branch into bytes the splice overwrites";
 	if (o == 0xeb || o == 0xe9 || o == 0xe8 || (o >= 0x70 && o <= 0x7f) ||
 	    (o == 0x0f && o1 >= 0x80 && o1 <= 0x8f)) {
 		if (!branch_prefixes_ok(in, b))
@@ -362,7 +400,7 @@ static int check_relocated(struct vctx *v, const char *part, u32 base,
 			return refuse(v, "site", k, "a call must end the region: its callee returns after it");
 		if (tlen - pos < RELOC_MAX && tlen - pos < in.length)
 			return refuse(v, part, base + pos, "missing relocation of the instruction at 0x%lx", a + k);
-		why = relocate(&in, win + k, a + k, ta + pos, exp, &n);
+		why = relocate(v, &in, win + k, a + k, ta + pos, exp, &n);
 		if (why)
 			return refuse(v, "site", k, "%s at 0x%lx", why, a + k);
 		for (i = 0; i < n; i++)
@@ -417,6 +455,7 @@ static int walk(struct vctx *v, const char *part, unsigned long lo,
 {
 	unsigned long a = v->env->func_start(v->env, lo), got = 0, ender = 0;
 	enum flow flow = FLOW_LIVE;
+	size_t valid = 0;
 	u8 buf[64];
 	struct insn in;
 
@@ -425,14 +464,17 @@ static int walk(struct vctx *v, const char *part, unsigned long lo,
 	while (a < hi) {
 		unsigned long off = a - got;
 
-		if (!got || off + MAX_INSN_SIZE > sizeof(buf)) {
-			if (v->env->read(v->env, a, buf, sizeof(buf)) &&
-			    v->env->read(v->env, a, buf, MAX_INSN_SIZE))
-				return refuse(v, part, 0, "cannot read the code at 0x%lx", a);
+		if (!valid || off + MAX_INSN_SIZE > valid) {
+			valid = sizeof(buf);
+			if (v->env->read(v->env, a, buf, valid)) {
+				valid = MAX_INSN_SIZE;
+				if (v->env->read(v->env, a, buf, valid))
+					return refuse(v, part, 0, "cannot read the code at 0x%lx", a);
+			}
 			got = a;
 			off = 0;
 		}
-		if (decode(v, &in, buf + off, sizeof(buf) - off))
+		if (decode(v, &in, buf + off, valid - off))
 			return refuse(v, part, 0, "cannot decode the function up to 0x%lx (stuck at 0x%lx)", lo, a);
 		if (!dead && a + in.length > lo)
 			return a == lo ? 0 :
@@ -475,6 +517,8 @@ static int check_site_patch(struct vctx *v, u32 idx, unsigned long slot)
 		return refuse(v, part, 0, "the int3 divert must go to the trampoline");
 	memset(exp, 0xcc, sizeof(exp));
 	if (slot) {
+		if (p->len < JMP8)
+			return refuse(v, part, 0, "no room for a jmp rel8");
 		exp[0] = 0xeb;
 		exp[1] = (u8)d;
 		if (d < -128 || d > 127)
@@ -541,7 +585,7 @@ static int check_evicted(struct vctx *v, unsigned long slot)
 int gilk_verify(const struct gilk_splice *req,
 		const struct gilk_verify_env *env, char *reason, size_t rlen)
 {
-	struct vctx v = { req, env, reason, rlen };
+	struct vctx v = { .req = req, .env = env, .reason = reason, .rlen = rlen };
 	struct gilk_tramp_params tp = {
 		env->tramp, req->site, env->ctx, env->handler, env->clac
 	};
@@ -555,6 +599,18 @@ int gilk_verify(const struct gilk_splice *req,
 	    !req->region_len || req->region_len > GILK_PATCH_MAX_LEN ||
 	    req->npatch > GILK_MAX_PATCHES)
 		return refuse(&v, "request", 0, "lengths out of range");
+	for (i = 0; i < req->npatch; i++)
+		if (!req->patch[i].len || req->patch[i].len > GILK_PATCH_MAX_LEN)
+			return refuse(&v, "request", 0, "patch %u's length out of range", i);
+	v.region = req->site;
+	v.region_len = req->region_len;
+	if (req->npatch == 2) {
+		v.slot = req->site + JMP8 + (s8)req->patch[1].bytes[1];
+		if (req->patch[0].kind == GILK_PATCH_LIVE) {
+			v.evicted = req->patch[0].addr;
+			v.evicted_len = req->patch[0].len;
+		}
+	}
 	for (i = 0; i < hlen; i++)
 		if (i >= req->tramp_len || req->tramp[i] != exp[i])
 			return refuse(&v, "trampoline", i, "not gilk's trampoline header");

@@ -54,6 +54,13 @@ int gilk_verify_request(const struct gilk_splice_obj *s,
 		.bug_kind = bug_kind,
 		.jump_label = jump_label,
 	};
+	int ret;
 
-	return gilk_verify(req, &env, req->reason, sizeof(req->reason));
+	/* no text_poke_bp() half done under the decoder, as kprobes'
+	 * can_probe() holds it too
+	 */
+	mutex_lock(gilk_ks.text_mutex);
+	ret = gilk_verify(req, &env, req->reason, sizeof(req->reason));
+	mutex_unlock(gilk_ks.text_mutex);
+	return ret;
 }

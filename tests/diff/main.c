@@ -326,6 +326,16 @@ int main(int argc, char **argv)
 		snprintf(line, sizeof(line), "differential: generated sequences, zero divergences in %zu runs", gt.runs);
 		check(gt.diverged == 0 && gt.runs > 0, line);
 	}
+	{
+		char why[128] = "";
+
+		snprintf(line, sizeof(line), "checker: VEX instructions that look like branches are copied, not relocated as branches");
+		bool ok = vc_vex_copied(why, sizeof(why));
+
+		if (!ok)
+			printf("FAIL-DETAIL %s\n", why);
+		check(ok, line);
+	}
 	verify_report("kernel", &kt.verify);
 	verify_report("generated", &gt.verify);
 	printf("%d passed, %d failed\n", passed, failed);

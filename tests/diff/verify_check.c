@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "emu.h"
+#include "gen.h"
 #include "kverify.h"
 #include "request.h"
 
@@ -81,6 +82,14 @@ static bool text_jump_label(void *priv, uint64_t addr, uint32_t len)
 	const struct vc_text *t = priv;
 
 	return t->facts && textfacts_overlaps(t->facts, addr, addr + len, RES_JUMP_LABEL);
+}
+
+/* The code a vc_text without a callback of its own reads: a buffer. */
+static const uint8_t *src_byte(void *ctx, uint64_t a)
+{
+	const struct { const uint8_t *base; uint64_t lo, hi; } *c = ctx;
+
+	return a >= c->lo && a < c->hi ? c->base + (a - c->lo) : NULL;
 }
 
 static uint64_t rnd(uint64_t *rng, uint64_t n)
@@ -294,4 +303,75 @@ void vc_check_plan(const struct splice_plan *p, const struct splice_params *sp,
 			fprintf(stderr, "FAIL-DETAIL the checker accepts a %s mutation of the %s plan at 0x%" PRIx64 "\n",
 				names[kind], splice_mode_name(p->mode), p->region.addr);
 	}
+}
+
+/*
+ * VEX-encoded instructions whose opcode byte is a legacy branch's (vpor is
+ * eb, vpavgb e0, vcmpps c2, vmovdqu 7f) must be copied, never taken for
+ * jmp, loop, ret or jg: a plan over them passes, and one relocating vpor
+ * as a jmp is refused.
+ */
+bool vc_vex_copied(char *why, size_t len)
+{
+	static const uint8_t code[] = {
+		0xc5, 0xf1, 0xeb, 0xc2,                         /* vpor xmm0, xmm1, xmm2 */
+		0xc5, 0xf1, 0xe0, 0xc2,                         /* vpavgb */
+		0xc5, 0xf0, 0xc2, 0xc2, 0x00,                   /* vcmpps */
+		0xc5, 0xfa, 0x7f, 0x05, 0x00, 0x10, 0x00, 0x00, /* vmovdqu [rip+0x1000] */
+		0xc3,
+	};
+	uint8_t buf[GEN_MAX + 64];
+	struct vc_text text = { NULL, NULL, NULL, GEN_BASE, NULL, NULL };
+	struct code_src { const uint8_t *base; uint64_t lo, hi; } src = { buf, GEN_BASE, GEN_BASE + sizeof(buf) };
+	struct splice_params sp = { .tramp = TRAMP_ADDR, .evict_tramp = EVICT_ADDR,
+				    .handler = STUB_ADDR, .ctx = INSTR_CTX };
+	struct gilk_reserve r = { .id = 1, .tramp = TRAMP_ADDR };
+	static struct gilk_splice req;
+	static struct splice_code c;
+	struct decoder *dec;
+	struct splice_plan p;
+	struct cfg g;
+	struct gerr e;
+	enum splice_reason bad;
+	bool ok = false;
+
+	memset(buf, 0xcc, sizeof(buf));
+	memcpy(buf, code, sizeof(code));
+	memset(&g, 0, sizeof(g));
+	if (decoder_open(&dec, &e) ||
+	    cfg_build(&g, dec, buf, GEN_BASE, GEN_BASE + sizeof(code), NULL, 0, &e)) {
+		snprintf(why, len, "no CFG: %s", e.msg);
+		return false;
+	}
+	{
+		const struct cfg *view[1] = { &g };
+		struct splice_env env = { .cfgs = view, .ncfg = 1, .tramp_hint = TRAMP_ADDR };
+		struct kv_env kenv = {
+			.tramp = TRAMP_ADDR, .evict_tramp = EVICT_ADDR, .handler = STUB_ADDR,
+			.ctx = INSTR_CTX, .read = text_read, .func_start = text_func_start,
+			.bug_kind = text_bug, .jump_label = text_jump_label, .priv = &text,
+		};
+
+		text.byte = src_byte;
+		text.ctx = &src;
+		if (splice_plan(&env, GEN_BASE, &p) || splice_emit(&p, &sp, &c, &bad)) {
+			snprintf(why, len, "no plan at the VEX code");
+		} else {
+			request_from_plan(&p, &c, &r, &req);
+			if (kv_verify(&req, &kenv, why, len)) {
+				/* why says it */
+			} else {
+				size_t at = c.reloc_off;
+
+				/* vpor relocated as if it were jmp rel8 */
+				req.tramp[at] = 0xe9;
+				ok = kv_verify(&req, &kenv, why, len) == -EBADMSG;
+				if (!ok)
+					snprintf(why, len, "a vpor turned jmp was accepted");
+			}
+		}
+	}
+	cfg_free(&g);
+	decoder_close(dec);
+	return ok;
 }

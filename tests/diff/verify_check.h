@@ -42,6 +42,9 @@ void vc_check_plan(const struct splice_plan *p, const struct splice_params *sp,
 		   unsigned mutations, struct vc_tally *t);
 
 const char *vc_mutation_name(unsigned kind);
+/* VEX instructions that look like branches are copied, and a jmp for one
+ * refused; false with why when not. */
+bool vc_vex_copied(char *why, size_t len);
 unsigned vc_mutation_kinds(void);
 
 #endif

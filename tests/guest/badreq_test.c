@@ -136,6 +136,26 @@ static pid_t churner(void)
 	return k;
 }
 
+/* Trampoline pages gilk.ko holds: module-area memory it allocated. */
+static int gilk_pages(void)
+{
+	FILE *f;
+	char line[256];
+	int n = 0;
+
+	f = fopen("/proc/sys/kernel/kptr_restrict", "w");
+	if (f) {
+		fputs("1", f);	/* callers named, addresses real */
+		fclose(f);
+	}
+	f = fopen("/proc/vmallocinfo", "r");
+	while (f && fgets(line, sizeof(line), f))
+		n += strstr(line, "[gilk]") != NULL;
+	if (f)
+		fclose(f);
+	return f ? n : -1;
+}
+
 void test_badreq(struct live *lv, int count)
 {
 	static struct gilk_splice base, req;
@@ -147,11 +167,13 @@ void test_badreq(struct live *lv, int count)
 	struct gerr e;
 	pid_t race, churn;
 	bool have = false;
+	int pages0, pages1;
 
 	if (live_plan(lv, other, 0, &p, &e)) {
 		check(0, "bad requests: a plan to change: %s", e.msg);
 		return;
 	}
+	pages0 = gilk_pages();
 	race = racer(site);
 	churn = churner();
 	for (int n = 0; n < count; n++) {
@@ -215,10 +237,15 @@ void test_badreq(struct live *lv, int count)
 		ioctl(lv->fd, GILK_IOC_RELEASE, &r.id);
 		live_list(lv, &all, &active, &e);
 		free(all);
+		pages1 = gilk_pages();
 		check(vague == 0 && refused > 0 && ioctl(lv->fd, GILK_IOC_VERSION, &v) == 0 &&
 		      active == 0 && !leaked,
-		      "bad requests: %d sent with one field changed (%zu refused, each with its own errno and a reason; %zu harmless accepted), racing another file's splices and an instrument module coming and going; nothing left",
+		      "bad requests: %d sent with one field changed (%zu refused, each with its own errno and a reason; %zu harmless accepted), racing another file's splices and an instrument module coming and going; no splice or reservation left",
 		      count, refused, accepted);
+		/* with nothing spliced, only the pool of free pages remains */
+		check(pages0 >= 0 && pages1 >= 0 && pages1 <= 32,
+		      "bad requests: no trampoline page leaked (%d pages before, %d after: the pool of at most 32)",
+		      pages0, pages1);
 	}
 	system("rmmod argfilter 2>/dev/null; insmod build/instruments/argfilter.ko");
 }

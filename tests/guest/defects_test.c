@@ -58,6 +58,40 @@ static int dmesg_count(const char *what)
 	return atoi(line);
 }
 
+/*
+ * Sends the request for a plan the planner would not make: a region of len
+ * live bytes at site, displaced as one instruction (trap mode when shorter
+ * than a jmp). Returns 0 (the splice is then removed) or errno; *req keeps
+ * gilk.ko's reason.
+ */
+static int send_forced(struct live *lv, uint64_t site, unsigned len,
+		       struct gilk_splice *req)
+{
+	struct splice_plan t;
+	struct gerr e;
+	int err;
+
+	memset(&t, 0, sizeof(t));
+	t.mode = len < 5 ? SPLICE_TRAP : SPLICE_JMP;
+	t.region.addr = site;
+	t.region.len = t.region.live = (uint8_t)len;
+	t.region.ninsn = 1;
+	live_read_mem(lv, site, t.region.orig, len, &e);
+	t.region.insns[0].addr = site;
+	t.region.insns[0].len = (uint8_t)len;
+	memcpy(t.region.insns[0].bytes, t.region.orig, len);
+	if (live_request(lv, &t, "count", "", req, NULL, &e)) {
+		snprintf(req->reason, sizeof(req->reason), "no request: %.100s", e.msg);
+		return -1;
+	}
+	err = ioctl(lv->fd, GILK_IOC_SPLICE, req) ? errno : 0;
+	if (err)
+		ioctl(lv->fd, GILK_IOC_RELEASE, &req->id);
+	else
+		live_unsplice(lv, req->id, &e);
+	return err;
+}
+
 /* 4: a kprobe placed over a splice after it was made. */
 static void defect_kprobe_after_splice(struct live *lv)
 {
@@ -146,31 +180,13 @@ static void defect_recursion(struct live *lv)
 	thunk = NULL;
 	symtab_by_name(lv->k.syms, "__x86_return_thunk", &thunk, 1);
 	if (thunk) {
-		struct splice_plan t3;
 		static struct gilk_splice req;
+		int err = send_forced(lv, thunk->addr, 1, &req);
 
 		/* forced: the planner refuses it already */
-		memset(&t3, 0, sizeof(t3));
-		t3.mode = SPLICE_TRAP;
-		t3.region.addr = thunk->addr;
-		t3.region.len = t3.region.live = 1;
-		t3.region.ninsn = 1;
-		live_read_mem(lv, thunk->addr, t3.region.orig, 1, &e);
-		t3.region.insns[0].addr = thunk->addr;
-		t3.region.insns[0].len = 1;
-		t3.region.insns[0].kind = IK_RET;
-		t3.region.insns[0].bytes[0] = t3.region.orig[0];
-		if (live_request(lv, &t3, "count", "", &req, NULL, &e) == 0) {
-			int err = ioctl(lv->fd, GILK_IOC_SPLICE, &req) ? errno : 0;
-
-			if (err)
-				ioctl(lv->fd, GILK_IOC_RELEASE, &req.id);
-			else
-				live_unsplice(lv, req.id, &e);
-			check(err == ELOOP && strstr(req.reason, "thunk"),
-			      "defect 5: the return thunk gilk_entry returns through is refused: %s (%s)",
-			      err ? strerror(err) : "accepted", req.reason);
-		}
+		check(err == ELOOP && strstr(req.reason, "thunk"),
+		      "defect 5: the return thunk gilk_entry returns through is refused: %s (%s)",
+		      err > 0 ? strerror(err) : "accepted", req.reason);
 	}
 }
 
@@ -207,30 +223,11 @@ static void defect_idle(struct live *lv)
 	      "defect 6: the planner refuses a region holding hlt: %s", e.msg);
 	{
 		static struct gilk_splice req;
-		struct splice_plan t;
-		int err;
+		int err = send_forced(lv, hlt, 1, &req);
 
-		memset(&t, 0, sizeof(t));
-		t.mode = SPLICE_TRAP;
-		t.region.addr = hlt;
-		t.region.len = t.region.live = 1;
-		t.region.ninsn = 1;
-		t.region.orig[0] = 0xf4;
-		t.region.insns[0].addr = hlt;
-		t.region.insns[0].len = 1;
-		t.region.insns[0].bytes[0] = 0xf4;
-		if (live_request(lv, &t, "count", "", &req, NULL, &e)) {
-			check(0, "defect 6: request at the hlt: %s", e.msg);
-			return;
-		}
-		err = ioctl(lv->fd, GILK_IOC_SPLICE, &req) ? errno : 0;
-		if (err)
-			ioctl(lv->fd, GILK_IOC_RELEASE, &req.id);
-		else
-			live_unsplice(lv, req.id, &e);
 		check(err == EBADMSG && strstr(req.reason, "hlt"),
 		      "defect 6: gilk.ko refuses a region holding hlt: %s (%s)",
-		      err ? strerror(err) : "accepted", req.reason);
+		      err > 0 ? strerror(err) : "accepted", req.reason);
 	}
 }
 
@@ -326,20 +323,23 @@ static void defect_nokprobe(void)
 /* 9: READ of ioremapped device memory. */
 static void defect_read_mmio(struct live *lv)
 {
-	FILE *f = fopen("/proc/vmallocinfo", "r");
+	FILE *f;
 	char line[256];
 	unsigned long long lo = 0;
 	uint8_t b[4];
 	struct gilk_read rd = { .len = 4, .buf = (uintptr_t)b };
 	int err;
 
+	/* real addresses in /proc/vmallocinfo, not hashed ones */
+	write_file("/proc/sys/kernel/kptr_restrict", "1", 0);
+	f = fopen("/proc/vmallocinfo", "r");
 	while (f && fgets(line, sizeof(line), f) && !lo)
 		if (strstr(line, " ioremap"))
 			sscanf(line, "0x%llx", &lo);
 	if (f)
 		fclose(f);
-	if (!lo) {
-		check(0, "defect 9: an ioremap area in /proc/vmallocinfo");
+	if (!(lo >> 63)) {
+		check(0, "defect 9: an ioremap area in /proc/vmallocinfo (0x%llx)", lo);
 		return;
 	}
 	rd.addr = lo;
@@ -357,7 +357,6 @@ static void defect_blacklist_bytes(struct live *lv)
 	unsigned long long s, e2;
 	char name[128];
 	uint64_t site = 0;
-	struct gerr e;
 
 	while (f && !site && fscanf(f, "0x%llx-0x%llx %127s\n", &s, &e2, name) == 3) {
 		FILE *g = fopen("/sys/kernel/debug/kprobes/blacklist", "r");
@@ -381,30 +380,11 @@ static void defect_blacklist_bytes(struct live *lv)
 	}
 	{
 		static struct gilk_splice req;
-		struct splice_plan t;
-		int err;
+		int err = send_forced(lv, site, 5, &req);
 
-		memset(&t, 0, sizeof(t));
-		t.mode = SPLICE_JMP;
-		t.region.addr = site;
-		t.region.len = t.region.live = 5;
-		t.region.ninsn = 1;
-		live_read_mem(lv, site, t.region.orig, 5, &e);
-		t.region.insns[0].addr = site;
-		t.region.insns[0].len = 5;
-		memcpy(t.region.insns[0].bytes, t.region.orig, 5);
-		if (live_request(lv, &t, "count", "", &req, NULL, &e)) {
-			check(0, "defect 9: request: %s", e.msg);
-			return;
-		}
-		err = ioctl(lv->fd, GILK_IOC_SPLICE, &req) ? errno : 0;
-		if (err)
-			ioctl(lv->fd, GILK_IOC_RELEASE, &req.id);
-		else
-			live_unsplice(lv, req.id, &e);
 		check(err == EACCES && strstr(req.reason, "blacklisted"),
 		      "defect 9: 5 bytes from 3 before blacklisted %s are refused: %s (%s)", name,
-		      err ? strerror(err) : "accepted", req.reason);
+		      err > 0 ? strerror(err) : "accepted", req.reason);
 	}
 }
 

@@ -16,7 +16,7 @@
  *   fuzz       random ioctls
  *   privs      EPERM without CAP_SYS_ADMIN; a dead process's reservations go
  *   splice-hold SITE-SYMBOL INSTRUMENT ARG  (leaves a splice in place)
- *   workload getppid|getrlimit|open N       (calls for shell tests)
+ *   workload getppid|getpgrp|getrlimit|open N (calls for shell tests)
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -895,6 +895,25 @@ static void test_privs(struct live *lv)
 	}
 }
 
+/* N calls of getppid, getpgrp, getrlimit or open, for shell tests; it needs
+ * no gilk.ko, so it also runs after gilk.ko is gone. */
+static int workload(const char *kind, int n)
+{
+	struct rlimit rl;
+
+	for (int i = 0; i < n; i++) {
+		if (!strcmp(kind, "getppid"))
+			syscall(SYS_getppid);
+		else if (!strcmp(kind, "getpgrp"))
+			syscall(SYS_getpgrp);
+		else if (!strcmp(kind, "getrlimit"))
+			getrlimit(RLIMIT_STACK, &rl);
+		else
+			open_n(1);
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct live lv;
@@ -904,6 +923,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: test-live basic|blocks|facts|refusals|events|stress N|fuzz N|privs|splice-hold SYM INS ARG\n");
 		return 2;
 	}
+	if (!strcmp(argv[1], "workload") && argc == 4)
+		return workload(argv[2], atoi(argv[3]));
 	if (live_open(&lv, NULL, &e)) {
 		check(0, "open gilk: %s", e.msg);
 		check_summary();
@@ -934,22 +955,6 @@ int main(int argc, char **argv)
 	else if (!strcmp(argv[1], "privs")) {
 		test_privs(&lv);
 		test_orphans(&lv);
-	}
-	else if (!strcmp(argv[1], "workload") && argc == 4) {
-		/* N calls of getppid, getrlimit or open, for shell tests */
-		int n = atoi(argv[3]);
-		struct rlimit rl;
-
-		for (int i = 0; i < n; i++) {
-			if (!strcmp(argv[2], "getppid"))
-				syscall(SYS_getppid);
-			else if (!strcmp(argv[2], "getrlimit"))
-				getrlimit(RLIMIT_STACK, &rl);
-			else
-				open_n(1);
-		}
-		live_close(&lv);
-		return 0;
 	} else if (!strcmp(argv[1], "refuse") && argc == 5) {
 		/* refuse SYM ERRNO WORDS: gilk.ko refuses a forced splice at SYM
 		 * with that errno and a reason holding WORDS */

@@ -44,6 +44,7 @@ suite defects
 suite events
 suite privs
 suite fuzz 10000
+suite badreq "${GILK_BADREQ:-100000}"
 suite stress "${GILK_STRESS_CYCLES:-1000}"
 
 # The shell, live.
@@ -187,6 +188,20 @@ check "splices in the timer interrupt ($tick hits) and the scheduler ($sched hit
 	"$([ "${tick:-0}" -gt 0 ] && [ "$sched" -gt 0 ] && [ "$ev" = 1 ]; echo $?)"
 build/gilk -c 'unsplice all' >/dev/null
 
+# Defect 7: a module force-unloaded (rmmod -f) under splices in its text
+# and of its instrument: gilk removes them while the module is going.
+dmesg -c >/dev/null
+build/gilk -c 'splice argfilter_fn' -c 'splice do_prlimit argfilter 1=99' >/dev/null
+n=$(build/gilk -c 'info splices' | grep -c '^ *[0-9]')
+rmmod -f argfilter
+st=$?
+build/bin/test-live workload getrlimit 10
+check "defect 7: rmmod -f of a module with $n splices depending on it: they go first (status $st)" \
+	"$([ "$n" = 2 ] && [ "$st" = 0 ] && ! grep -q '^argfilter ' /proc/modules &&
+	   build/gilk -c 'info splices' | grep -qx 'no splices' &&
+	   dmesg | grep -q 'gilk: instrument argfilter is going: 1 splices removed' &&
+	   dmesg | grep -q 'gilk: module argfilter is going: 1 splices removed'; echo $?)"
+
 # rmmod with splices in place: every splice removed, bytes restored.
 set -- $(build/bin/test-live splice-hold __x64_sys_getppid count "")
 site=$2 len=$3 orig=$4
@@ -256,6 +271,7 @@ id=$(echo "$out" | sed -n 's/^splice \([0-9]*\) .*/\1/p')
 echo "evict 5" >/proc/gilk_target
 check "the target's short block is bounced through an evicted neighbour's slot ($line; $out)" \
 	"$([ -n "$id" ] && [ -n "$slot" ] && [ "$(cat /proc/gilk_target)" = 46 ]; echo $?)"
+dmesg -c >/dev/null	# (the WARN tests above left their reports)
 echo "park $slot" >/proc/gilk_target_park
 (echo "evict 5" >/proc/gilk_target) &
 writer=$!
@@ -306,6 +322,29 @@ check "the replayed BUG() oopses as the kernel's own: kernel BUG at the line, in
 	   dmesg | grep 'RIP: 0010:' | tail -1 | grep -q "gilk_target_bug$off/"; echo $?)"
 out=$(build/gilk -c "unsplice $id" 2>&1)
 check "after the oops gilk still works: unsplice ($out)" "$([ "$out" = "unspliced $id" ]; echo $?)"
+
+# Defect 4 at unload: a kprobe over a splice's bytes when gilk.ko goes. The
+# splice cannot be reverted, so its trampoline stays, skipping gilk, and the
+# code it holds keeps working after gilk.ko is gone and after the kprobe.
+mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null
+out=$(build/gilk -c 'splice __x64_sys_getpgrp' 2>&1)
+site=$(echo "$out" | sed -n 's/.*(\(0x[0-9a-f]*\)).*/\1/p')
+echo "p:gilk_unload $site" >>/sys/kernel/tracing/kprobe_events &&
+	echo 1 >/sys/kernel/tracing/events/kprobes/gilk_unload/enable
+rmmod argfilter 2>/dev/null
+rmmod gilk
+st=$?
+build/bin/test-live workload getpgrp 100
+w1=$?
+echo 0 >/sys/kernel/tracing/events/kprobes/gilk_unload/enable
+echo '-:gilk_unload' >>/sys/kernel/tracing/kprobe_events
+build/bin/test-live workload getpgrp 100
+w2=$?
+check "defect 4: rmmod gilk with a kprobe on a splice: the trampoline stays, without gilk, and getpgrp works before and after the kprobe goes ($out; status $st)" \
+	"$([ -n "$site" ] && [ "$st" = 0 ] && [ "$w1$w2" = 00 ] &&
+	   dmesg | grep -q "gilk: splice [0-9]* at .*getpgrp.* left in place without its instrument" &&
+	   ! dmesg | grep -qE 'Oops|BUG:|general protection'; echo $?)"
+insmod build/gilk.ko
 
 # Lockdown (integrity) raised at run time: /dev/gilk refuses from then on.
 # Irreversible, so it is the last thing this boot does with gilk.

@@ -1,14 +1,19 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Parks a CPU at an address, for tests of what gilk does to a task that
+ * Parks a task at an address, for tests of what gilk does to a task that
  * stands there: writing "park ADDR" to /proc/gilk_target_park sets an
- * instruction breakpoint (the CPU's debug registers) at ADDR; the first CPU
- * to reach it waits there, in the breakpoint's handler, for up to two
- * seconds, as a task preempted or interrupted at ADDR would, then goes on.
- * "unpark" removes the breakpoint. Reading gives how many CPUs were parked.
+ * instruction breakpoint (the CPU's debug registers) at ADDR. The first CPU
+ * to reach it is interrupted right there (an irq_work raised from the
+ * breakpoint's handler arrives before ADDR runs), and on that interrupt's
+ * way out a softirq holds the CPU for PARK_MS with interrupts enabled: the
+ * task stands at ADDR, as one interrupted or preempted there would, while
+ * the other CPUs, IPIs to this one included, go on. Then it runs ADDR.
+ * "unpark" removes the breakpoint. Reading gives how many tasks were parked.
  */
 #include <linux/delay.h>
 #include <linux/hw_breakpoint.h>
+#include <linux/interrupt.h>
+#include <linux/irq_work.h>
 #include <linux/kernel.h>
 #include <linux/perf_event.h>
 #include <linux/proc_fs.h>
@@ -16,17 +21,33 @@
 
 #include "target.h"
 
-#define PARK_MS 2000
+#define PARK_MS 800
 
 static struct perf_event * __percpu *bp;
-static atomic_t parked;
+static atomic_t hits, parked;
 static DEFINE_MUTEX(park_lock);
 
+static void hold(struct tasklet_struct *t)
+{
+	atomic_inc(&parked);
+	mdelay(PARK_MS);
+}
+
+static DECLARE_TASKLET(hold_tasklet, hold);
+
+static void raise_hold(struct irq_work *w)
+{
+	tasklet_schedule(&hold_tasklet);
+}
+
+static DEFINE_IRQ_WORK(hold_work, raise_hold);
+
+/* In the #DB exception, NMI-like: only irq_work may be raised here. */
 static void on_hit(struct perf_event *e, struct perf_sample_data *data,
 		   struct pt_regs *regs)
 {
-	if (atomic_inc_return(&parked) == 1)
-		mdelay(PARK_MS);
+	if (atomic_inc_return(&hits) == 1)
+		irq_work_queue(&hold_work);
 }
 
 static void unpark(void)
@@ -45,6 +66,7 @@ static int park(unsigned long addr)
 	attr.bp_len = sizeof(long);
 	attr.bp_type = HW_BREAKPOINT_X;
 	unpark();
+	atomic_set(&hits, 0);
 	atomic_set(&parked, 0);
 	bp = register_wide_hw_breakpoint(&attr, on_hit, NULL);
 	if (IS_ERR((void __force *)bp)) {
@@ -108,4 +130,6 @@ void park_exit(void)
 	mutex_lock(&park_lock);
 	unpark();
 	mutex_unlock(&park_lock);
+	irq_work_sync(&hold_work);
+	tasklet_kill(&hold_tasklet);
 }

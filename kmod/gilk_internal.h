@@ -69,11 +69,13 @@ struct gilk_patch_state {
 int gilk_patch_init(void);
 void gilk_patch_exit(void);
 void gilk_poke(unsigned long addr, const void *bytes, size_t len);
+void gilk_poke_locked(unsigned long addr, const void *bytes, size_t len);
 int gilk_trap_add(unsigned long addr, unsigned long divert);
 void gilk_trap_del(unsigned long addr);
 unsigned int gilk_traps_free(void);
 /* The protocol in two halves around the grace period the caller waits for
- * without holding gilk_lock: int3s first, then the new bytes.
+ * without holding gilk_lock: int3s first (text_mutex held, from the last
+ * look at the bytes on), then the new bytes.
  */
 int gilk_patch_begin(struct gilk_patch_state *p, unsigned int n);
 void gilk_patch_finish(struct gilk_patch_state *p, unsigned int n);

@@ -38,11 +38,16 @@ static unsigned int ntraps_seen;	/* high-water mark of used slots */
 
 static const u8 int3 = 0xcc;
 
+void gilk_poke_locked(unsigned long addr, const void *bytes, size_t len)
+{
+	gilk_ks.text_poke((void *)addr, bytes, len);
+	gilk_ks.text_poke_sync();
+}
+
 void gilk_poke(unsigned long addr, const void *bytes, size_t len)
 {
 	mutex_lock(gilk_ks.text_mutex);
-	gilk_ks.text_poke((void *)addr, bytes, len);
-	gilk_ks.text_poke_sync();
+	gilk_poke_locked(addr, bytes, len);
 	mutex_unlock(gilk_ks.text_mutex);
 }
 
@@ -127,7 +132,7 @@ int gilk_patch_begin(struct gilk_patch_state *p, unsigned int n)
 
 	for (i = 0; i < n; i++)
 		if (p[i].kind == GILK_PATCH_DEAD)
-			gilk_poke(p[i].addr, p[i].bytes, p[i].len);
+			gilk_poke_locked(p[i].addr, p[i].bytes, p[i].len);
 	for (i = 0; i < n; i++) {
 		if (p[i].kind != GILK_PATCH_LIVE)
 			continue;
@@ -135,12 +140,12 @@ int gilk_patch_begin(struct gilk_patch_state *p, unsigned int n)
 		if (ret) {
 			while (i--)
 				if (p[i].kind == GILK_PATCH_LIVE) {
-					gilk_poke(p[i].addr, p[i].orig, 1);
+					gilk_poke_locked(p[i].addr, p[i].orig, 1);
 					gilk_trap_del(p[i].addr);
 				}
 			return ret;
 		}
-		gilk_poke(p[i].addr, &int3, 1);
+		gilk_poke_locked(p[i].addr, &int3, 1);
 	}
 	return 0;
 }

@@ -404,15 +404,44 @@ static void begin(struct gilk_splice_obj *s, const struct gilk_splice *req)
 {
 	static const u8 int3 = 0xcc;
 
-	gilk_poke(s->tramp, req->tramp, req->tramp_len);
+	gilk_poke_locked(s->tramp, req->tramp, req->tramp_len);
 	if (req->evict_len)
-		gilk_poke(s->evict_tramp, req->evict, req->evict_len);
+		gilk_poke_locked(s->evict_tramp, req->evict, req->evict_len);
 	if (s->flags & GILK_SPLICE_TRAP) {
 		gilk_trap_add(s->site, s->tramp);
-		gilk_poke(s->site, &int3, 1);
+		gilk_poke_locked(s->site, &int3, 1);
 	} else {
 		gilk_patch_begin(s->patch, s->npatch);
 	}
+}
+
+/*
+ * Whether the bytes a claimed splice will write over are still the ones it
+ * was checked against, with no kprobe come since: the checks ran without
+ * text_mutex, and another patcher may have written in between. text_mutex
+ * held from here until the int3s are in.
+ */
+static bool unchanged(const struct gilk_splice_obj *s, char *reason, size_t rlen)
+{
+	u8 now[GILK_PATCH_MAX_LEN];
+	u32 i;
+
+	if (copy_from_kernel_nofault(now, (void *)s->site, s->region_len) ||
+	    memcmp(now, s->region_orig, s->region_len) ||
+	    gilk_kprobe_near(s->site, s->region_len))
+		goto changed;
+	for (i = 0; i < s->npatch; i++) {
+		const struct gilk_patch_state *p = &s->patch[i];
+
+		if (copy_from_kernel_nofault(now, (void *)p->addr, p->len) ||
+		    memcmp(now, p->orig, p->len) || gilk_kprobe_near(p->addr, p->len))
+			goto changed;
+	}
+	return true;
+changed:
+	snprintf(reason, rlen, "another patcher changed the bytes at %pS after they were checked",
+		 (void *)s->site);
+	return false;
 }
 
 int gilk_splice_batch(struct gilk_splice *reqs, u32 n, u32 *failed)
@@ -452,10 +481,24 @@ int gilk_splice_batch(struct gilk_splice *reqs, u32 n, u32 *failed)
 		kfree(objs);
 		return ret;
 	}
+	mutex_lock(gilk_ks.text_mutex);
+	for (i = 0; i < n && !ret; i++)
+		if (!unchanged(objs[i], reqs[i].reason, sizeof(reqs[i].reason)))
+			ret = -EBUSY;
+	if (ret) {
+		mutex_unlock(gilk_ks.text_mutex);
+		*failed = i - 1;
+		for (i = 0; i < n; i++)
+			unclaim(objs[i]);
+		mutex_unlock(&gilk_lock);
+		kfree(objs);
+		return ret;
+	}
 	for (i = 0; i < n; i++) {
 		begin(objs[i], &reqs[i]);
 		wait |= !(objs[i]->flags & GILK_SPLICE_TRAP);
 	}
+	mutex_unlock(gilk_ks.text_mutex);
 	/* Others may splice while the grace period passes, and share it. */
 	mutex_unlock(&gilk_lock);
 	if (wait)

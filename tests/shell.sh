@@ -15,8 +15,10 @@ t=$(mktemp -d)
 trap 'rm -rf "$t"; tmux kill-session -t gilk-test 2>/dev/null' EXIT
 
 "${G[@]}" -c help >"$t/help"
-check "help lists every command" \
-	"$(for c in help disas blocks plan splice unsplice info events hist dump x set show source quit; do grep -q "^  $c" "$t/help" || exit 1; done; echo 0)"
+# The command table, as gilk's own complete command lists it
+"${G[@]}" -c 'complete' >"$t/cmds"
+check "help lists every command of the table ($(wc -l <"$t/cmds") commands)" \
+	"$([ "$(wc -l <"$t/cmds")" -ge 18 ] && for c in $(cat "$t/cmds"); do grep -q "^  $c" "$t/help" || exit 1; done; echo $?)"
 "${G[@]}" -c 'help dis' >"$t/h"
 check "help COMMAND shows usage and help; a unique prefix names a command" \
 	"$(grep -q '^usage: disas LOCATION \[COUNT\]' "$t/h" && grep -q "block" "$t/h"; echo $?)"
@@ -65,7 +67,27 @@ check "an ambiguous prefix is not a command" "$([ $? = 1 ] && grep -q 'undefined
 "${G[@]}" -c 'help "disas' 2>"$t/e"
 check "an unterminated quote is an error" "$([ $? = 1 ] && grep -q 'unterminated quote' "$t/e"; echo $?)"
 "${G[@]}" -c 'splice __x64_sys_getppid' 2>"$t/e"
-check "splice offline says it needs live mode" "$([ $? = 1 ] && grep -q 'needs live mode' "$t/e"; echo $?)"
+check "splice offline says it needs live mode, and what to do instead" \
+	"$([ $? = 1 ] && grep -q 'splice needs live mode (/dev/gilk, gilk.ko loaded); offline, "plan" shows' "$t/e"; echo $?)"
+# Live-only commands and arity errors come from the table, one message each
+bad=""
+for c in $(cat "$t/cmds"); do
+	"${G[@]}" -c "help $c" >"$t/hc"
+	usage=$(sed -n 's/^usage: //p' "$t/hc")
+	if grep -q '^Needs live mode.$' "$t/hc"; then
+		"${G[@]}" -c "$c 1 2 3 4 5 6" 2>"$t/e" >/dev/null
+		grep -qx "gilk: $c needs live mode (/dev/gilk, gilk.ko loaded)\(; offline, .*\)\?" "$t/e" || bad="$bad $c(live)"
+	fi
+done
+for c in "disas" "plan" "x" "source" "record" "set listsize" "info" "dump memory"; do
+	"${G[@]}" -c "$c" 2>"$t/e" >/dev/null
+	[ $? = 1 ] && grep -q "^gilk: usage: " "$t/e" || bad="$bad $c(too few)"
+done
+for c in "help a b" "disas a b c" "plan a b" "quit now" "show a b" "events 1 2"; do
+	"${G[@]}" -c "$c" 2>"$t/e" >/dev/null
+	[ $? = 1 ] && grep -q "^gilk: \(usage: \|events needs live\)" "$t/e" || bad="$bad $c(too many)"
+done
+check "arity and live-mode errors come from the command table${bad:+:$bad}" "$([ -z "$bad" ]; echo $?)"
 build/gilk --kernel "$ref/vmlinuz" -c help 2>"$t/e"
 check "offline mode needs both --kernel and --symbols" "$([ $? = 2 ] && grep -q 'needs both' "$t/e"; echo $?)"
 
@@ -108,15 +130,20 @@ check "blocks --dot without a function is a usage error" "$([ $? = 1 ] && grep -
 "${G[@]}" -c 'show' -c 'set listsize 3' -c 'set instrument tsc' -c 'set trap on' -c 'set format csv' -c 'show' \
 	-c 'disas __x64_sys_getppid+5' >"$t/o" 2>"$t/e"
 check "show lists the settings with their defaults; set changes them" \
-	"$([ $? = 0 ] && [ "$(sed -n 1,4p "$t/o" | awk '{print $1 "=" $2}' | tr '\n' ' ')" = "listsize=16 instrument=count trap=off format=auto " ] &&
-	   [ "$(sed -n 5,8p "$t/o" | awk '{print $1 "=" $2}' | tr '\n' ' ')" = "listsize=3 instrument=tsc trap=on format=csv " ]; echo $?)"
+	"$([ $? = 0 ] && [ "$(sed -n 1,6p "$t/o" | awk '{print $1 "=" $2}' | tr '\n' ' ')" = "listsize=16 instrument=count trap=off format=auto pagination=on height=auto " ] &&
+	   [ "$(sed -n 7,10p "$t/o" | awk '{print $1 "=" $2}' | tr '\n' ' ')" = "listsize=3 instrument=tsc trap=on format=csv " ]; echo $?)"
 check "set listsize is how many instructions disas shows past a function's start" \
-	"$([ "$(sed -n '9,$p' "$t/o" | wc -l)" = 3 ]; echo $?)"
+	"$([ "$(sed -n '13,$p' "$t/o" | wc -l)" = 3 ]; echo $?)"
+"${G[@]}" -c 'set pagination off' -c 'set height 7' -c 'show pagination' -c 'show height' -c 'set height auto' -c 'show height' >"$t/o" 2>"$t/e"
+check "set pagination and set height change what show says" \
+	"$([ $? = 0 ] && [ "$(awk '{print $1 "=" $2}' "$t/o" | tr '\n' ' ')" = "pagination=off height=7 height=auto " ]; echo $?)"
+"${G[@]}" -c 'set height -3' 2>"$t/e"
+check "set height with a bad value says what it takes" "$([ $? = 1 ] && grep -q 'set height N|auto' "$t/e"; echo $?)"
 "${G[@]}" -c 'set trap maybe' 2>"$t/e"
 check "set with a bad value says what the setting takes" "$([ $? = 1 ] && grep -q 'set trap on|off' "$t/e"; echo $?)"
 "${G[@]}" -c 'set colour blue' 2>"$t/e"
 check "set of an unknown setting lists the settings" \
-	"$([ $? = 1 ] && grep -q "no setting 'colour': listsize, instrument, trap, format" "$t/e"; echo $?)"
+	"$([ $? = 1 ] && grep -q "no setting 'colour': listsize, instrument, trap, format, pagination, height" "$t/e"; echo $?)"
 "${G[@]}" -c 'show version' >"$t/o" 2>"$t/e"
 check "show version: gilk's ABI and the image's own banner" \
 	"$([ $? = 0 ] && grep -q '^gilk: ioctl ABI [0-9]*, offline mode$' "$t/o" &&
@@ -136,13 +163,13 @@ check "dump memory refuses more than 64 MiB" "$([ $? = 1 ] && grep -q 'writes 1 
 "${G[@]}" -c 'dump memory /nonexistent/dir/m __x64_sys_getppid +8' 2>"$t/e"
 check "dump to a file that cannot be made names it" "$([ $? = 1 ] && grep -q '/nonexistent/dir/m: No such file' "$t/e"; echo $?)"
 "${G[@]}" -c 'dump events '"$t"'/ev.csv' 2>"$t/e"
-check "dump events offline says it needs live mode" "$([ $? = 1 ] && grep -q 'events need live mode' "$t/e"; echo $?)"
+check "dump events offline says it needs live mode" "$([ $? = 1 ] && grep -q 'dump events needs live mode' "$t/e"; echo $?)"
 "${G[@]}" -c 'dump events --format yaml '"$t"'/ev' 2>"$t/e"
 check "dump with an unknown format lists the formats" "$([ $? = 1 ] && grep -q "no format 'yaml': text, csv, json or chrome" "$t/e"; echo $?)"
 "${G[@]}" -c 'dump splices --format chrome '"$t"'/sp' 2>"$t/e"
 check "dump splices as a Chrome trace is refused" "$([ $? = 1 ] && grep -q 'a Chrome trace holds events' "$t/e"; echo $?)"
 "${G[@]}" -c 'hist rsx' 2>"$t/e"
-check "hist of an unknown field names the fields there are" "$([ $? = 1 ] && grep -q "no field 'rsx' in any known payload: tsc; rax..r15" "$t/e"; echo $?)"
+check "hist offline says it needs live mode (its fields are checked live)" "$([ $? = 1 ] && grep -q "hist needs live mode" "$t/e"; echo $?)"
 "${G[@]}" -c 'dump things x' 2>"$t/e"
 check "dump of an unknown thing names the three" "$([ $? = 1 ] && grep -q 'dump what? "memory", "events" or "splices"' "$t/e"; echo $?)"
 

@@ -126,6 +126,8 @@ static const char *section_of(char type)
 		return ".bss";
 	case 'r':
 		return ".rodata";
+	case 'a':	/* absolute: in the kernel, per-CPU offsets */
+		return ".data..percpu";
 	default:
 		return NULL;
 	}
@@ -150,6 +152,15 @@ static int info_symbol(struct session *s, const char *expr, struct gerr *e)
 	if (plus)
 		*plus = '\0';
 	sec = section_of(k->type);
+	/* Several names share an address: the one given is best. */
+	{
+		const struct ksym *given;
+		char name[256];
+
+		snprintf(name, sizeof(name), "%.*s", (int)strcspn(expr, "+"), expr);
+		if (symtab_by_name(s->k->syms, name, &given, 1) == 1 && given->addr == k->addr)
+			snprintf(f, sizeof(f), "%s", name);
+	}
 	fprintf(s->out, "%s", f);
 	if (plus)
 		fprintf(s->out, " + %" PRIu64, (uint64_t)strtoull(plus + 3, NULL, 16));

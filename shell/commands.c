@@ -137,29 +137,31 @@ static int run_with_output(struct session *s, const struct command *c, int n,
 	return rc;
 }
 
-int command_run_line(struct session *s, char *line, struct gerr *e)
+/* "!CMD" and the commands that take the rest of the line as it is. */
+static int run_raw(struct session *s, const struct command *c, char *rest, struct gerr *e)
+{
+	char *argv[] = { (char *)c->name, rest, NULL };
+
+	if (check_row(s, c, rest[0] ? 1 : 0, e))
+		return -1;
+	return c->run(s, rest[0] ? 2 : 1, argv, e);
+}
+
+static int run_line(struct session *s, char *line, struct gerr *e)
 {
 	char *words[PARSE_MAX_WORDS], *rest, *pipe_to;
 	const char *err = NULL;
 	const struct command *c;
-	int n, rc;
+	int n;
 
-	s->repeat[0] = '\0';
 	line += strspn(line, " \t");
 	if (line[0] == '!') {	/* gdb's and the shells' escape */
-		char *argv[] = { (char *)"shell", line + 1, NULL };
-
 		line[1 + strcspn(line + 1, "\r\n")] = '\0';
-		return cmd_shell.run(s, 2, argv, e);
+		return run_raw(s, &cmd_shell, line + 1, e);
 	}
 	c = raw_command(line, &rest);
-	if (c) {
-		char *argv[] = { (char *)c->name, rest, NULL };
-
-		if (check_row(s, c, rest[0] ? 1 : 0, e))
-			return -1;
-		return c->run(s, rest[0] ? 2 : 1, argv, e);
-	}
+	if (c)
+		return run_raw(s, c, rest, e);
 	pipe_to = pipe_split(line);
 	n = parse_words(line, words, PARSE_MAX_WORDS, &err);
 	if (n < 0)
@@ -171,8 +173,16 @@ int command_run_line(struct session *s, char *line, struct gerr *e)
 	c = find_word(words[0], e);
 	if (!c)
 		return -1;
+	return run_with_output(s, c, n, words, pipe_to, e);
+}
+
+int command_run_line(struct session *s, char *line, struct gerr *e)
+{
+	int rc;
+
+	s->repeat[0] = '\0';
 	interrupt_clear();
-	rc = run_with_output(s, c, n, words, pipe_to, e);
+	rc = run_line(s, line, e);
 	if (interrupt_pending()) {
 		interrupt_clear();
 		s->repeat[0] = '\0';

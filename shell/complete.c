@@ -140,6 +140,7 @@ long complete_candidates(struct session *s, const char *before, const char *text
 	if (n == 0) {
 		kind = COMPLETE_COMMAND;
 	} else {
+		words[0][strcspn(words[0], "/")] = '\0';	/* x/4i is x */
 		c = command_find(words[0]);
 		if (!c)
 			return 0;

@@ -42,11 +42,13 @@ static void usage(FILE *f)
 }
 
 /* Runs a line; reports an error on stderr. Returns 0 or -1. */
-static int run_line(struct session *s, char *line)
+static int run_line(struct session *s, const char *line)
 {
+	char copy[4096];	/* parsing splits the line in place */
 	struct gerr e;
 
-	if (command_run_line(s, line, &e) == 0)
+	snprintf(copy, sizeof(copy), "%s", line);
+	if (command_run_line(s, copy, &e) == 0)
 		return 0;
 	if (s->out != stdout)
 		fflush(s->out);

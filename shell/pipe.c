@@ -2,6 +2,7 @@
 #include "pipe.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <string.h>
@@ -78,7 +79,9 @@ int pipe_open(struct pipe_out *p, const char *cmd, FILE *out, struct gerr *e)
 {
 	int fds[2];
 
-	if (pipe(fds))
+	/* Close-on-exec: the shell must not hold the write end, or its
+	 * reader never sees the end of the output. */
+	if (pipe2(fds, O_CLOEXEC))
 		return gerr_set(e, "pipe: %m");
 	p->cmd = cmd;
 	p->pid = spawn(cmd, fds[0], out_fd(out), e);

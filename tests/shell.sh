@@ -126,6 +126,178 @@ check "blocks --dot: a node per block ($nodes of $nblocks), an edge per successo
 "${G[@]}" -c 'blocks --dot' 2>"$t/e"
 check "blocks --dot without a function is a usage error" "$([ $? = 1 ] && grep -q 'usage: blocks \[--dot\] FUNCTION' "$t/e"; echo $?)"
 
+# Symbolized operands, as gdb prints them: every address checked against kallsyms
+sym_addr() { awk -v n="$1" '$3 == n {print "0x" $1; exit}' "$ref/kallsyms"; }
+fentry=$(sym_addr __fentry__) rethunk=$(sym_addr __x86_return_thunk)
+check "disas names call and jump targets: <__fentry__>, <__x86_return_thunk>, said to be a return thunk" \
+	"$(head -1 "$t/d" | grep -q "call $fentry <__fentry__> .*# ftrace entry\$" &&
+	   grep -q "jmp $rethunk <__x86_return_thunk> .*# return thunk\$" "$t/d"; echo $?)"
+"${G[@]}" -c 'disas tcp_v4_rcv' >"$t/tcp"
+line=$(grep -m1 'qword ptr \[rip + 0x[0-9a-f]*\].*# 0x[0-9a-f]* <[a-z_]*>$' "$t/tcp")
+ripsym=$(echo "$line" | sed -n 's/.*# \(0x[0-9a-f]*\) <\([a-z_]*\)>$/\2/p')
+ripaddr=$(echo "$line" | sed -n 's/.*# \(0x[0-9a-f]*\) <.*/\1/p')
+check "a RIP-relative operand gets its address and symbol as a comment ($ripsym)" \
+	"$([ -n "$ripsym" ] && [ "$(sym_addr "$ripsym")" = "$ripaddr" ]; echo $?)"
+sct=$(grep -m1 'call 0x[0-9a-f]* <__SCT__[a-z_0-9]*> *# static call ' "$t/tcp")
+check "a static call trampoline is named, with where it goes now" \
+	"$(echo "$sct" | grep -q '# static call [a-z_0-9]*, now [a-z_0-9]*$'; echo $?)"
+"${G[@]}" -c 'disas panic' >"$t/o"
+imm=$(grep -m1 '48 c7 c7 .*mov rdi, 0xffffffff[0-9a-f]* <' "$t/o")
+immsym=$(echo "$imm" | sed -n 's/.*mov rdi, \(0x[0-9a-f]*\) <\([^>+]*\)>.*/\2/p')
+check "an immediate that is a kernel address (Capstone's -0x...) is shown as one, with its symbol ($immsym)" \
+	"$([ -n "$immsym" ] && [ "$(sym_addr "$immsym")" = "$(echo "$imm" | sed -n 's/.*mov rdi, \(0x[0-9a-f]*\) .*/\1/p')" ]; echo $?)"
+check "a per-CPU variable (gs-relative) is named" "$(grep -q 'gs:\[rip + 0x[0-9a-f]*\] *# 0x[0-9a-f]* <__preempt_count>' "$t/tcp"; echo $?)"
+"${G[@]}" -c 'blocks --dot __x64_sys_getppid' >"$t/o"
+check "blocks --dot shows symbolized operands too" "$(grep -q "call $fentry <__fentry__>" "$t/o"; echo $?)"
+
+# x/NFU, as gdb's x
+jiffies=$(sym_addr jiffies)
+"${G[@]}" -c 'x/8xb jiffies' -c 'x jiffies 8' -c 'x/2xw jiffies' -c 'x/1xg jiffies' -c 'x/2dh jiffies' \
+	-c 'x/1ub jiffies' -c 'x/1ob jiffies' -c 'x/1tb jiffies' >"$t/o" 2>"$t/e"
+bytes=$(sed -n 2p "$t/o" | cut -d: -f2 | tr -d ' ')
+le() { echo "$bytes" | cut -c"$1" | sed 's/\(..\)/\1 /g' | awk '{for (i = NF; i; i--) printf "%s", $i}'; }
+check "x/8xb, x/2xw, x/1xg and x/2dh read the same bytes, little-endian, labelled <jiffies>" \
+	"$([ $? = 0 ] && [ "$(sed -n 1p "$t/o")" = "$jiffies <jiffies>:	$(echo "$bytes" | sed 's/\(..\)/0x\1	/g; s/	$//')" ] &&
+	   [ "$(sed -n 3p "$t/o")" = "$jiffies <jiffies>:	0x$(le 1-8)	0x$(le 9-16)" ] &&
+	   [ "$(sed -n 4p "$t/o")" = "$jiffies <jiffies>:	0x$(le 1-16)" ] &&
+	   [ "$(sed -n 5p "$t/o" | cut -f2)" = "$(( $(printf '%d' 0x$(le 1-4)) > 32767 ? $(printf '%d' 0x$(le 1-4)) - 65536 : $(printf '%d' 0x$(le 1-4)) ))" ]; echo $?)"
+b0=$((16#$(echo "$bytes" | cut -c1-2)))
+check "x/1ub, x/1ob and x/1tb: decimal, octal and binary" \
+	"$([ "$(sed -n 6p "$t/o" | cut -f2)" = "$b0" ] && [ "$(sed -n 7p "$t/o" | cut -f2)" = "0$(printf '%o' $b0)" ] &&
+	   [ "$(sed -n 8p "$t/o" | cut -f2)" = "$(echo "obase=2; $b0" | bc | xargs printf '%08d')" ]; echo $?)"
+"${G[@]}" -c 'x/3i __x64_sys_getppid' -c 'disas __x64_sys_getppid 3' -c 'x/s linux_banner' -c 'show version' \
+	-c 'x/2a sys_call_table' -c 'x/5c linux_banner' >"$t/o" 2>"$t/e"
+check "x/3i shows the instructions disas shows" \
+	"$([ "$(sed -n 1,3p "$t/o" | cut -f2)" = "$(sed -n 4,6p "$t/o" | sed 's/^.*>: .\{24\} //')" ] &&
+	   sed -n 1p "$t/o" | grep -q "^   $(sym_addr __x64_sys_getppid) <__[a-z0-9]*_sys_getppid>:"; echo $?)"
+check "x/s shows the kernel's banner string" \
+	"$(grep -q "<linux_banner>:	\"$(sed -n 's/^kernel: //p' "$t/o" | sed 's/[][\.*^$]/\\&/g')\\\\n\"\$" "$t/o"; echo $?)"
+check "x/2a shows addresses with their symbols" \
+	"$(grep -q "<sys_call_table>:	$(sym_addr __x64_sys_read) <__x64_sys_read>	$(sym_addr __x64_sys_write) <__x64_sys_write>\$" "$t/o"; echo $?)"
+check "x/5c shows characters" "$(grep -q "<linux_banner>:	76 'L'	105 'i'	110 'n'	117 'u'	120 'x'\$" "$t/o"; echo $?)"
+"${G[@]}" -c 'x/4q jiffies' 2>"$t/e"
+check "x with an unknown format names the formats and sizes" \
+	"$([ $? = 1 ] && grep -q "'q' is neither a format (x d u o t c a i s) nor a size (b h w g)" "$t/e"; echo $?)"
+"${G[@]}" -c 'x/4i jiffies 8' 2>"$t/e"
+check "x/NFU with a second argument says the count is N" "$([ $? = 1 ] && grep -q 'the count is N' "$t/e"; echo $?)"
+"${G[@]}" -c 'disas/4 jiffies' 2>"$t/e"
+check "a /FORMAT on a command that takes none is refused" "$([ $? = 1 ] && grep -q 'disas takes no /FORMAT' "$t/e"; echo $?)"
+
+# info symbol, address, line, functions, variables: offline, over kallsyms
+"${G[@]}" -c 'info symbol __x64_sys_getppid+5' -c "info symbol $(sym_addr jiffies)" -c 'info symbol 0x1000000000000000' \
+	-c 'info address jiffies' -c 'info address __x64_sys_getppid' -c 'info line __x64_sys_getppid' \
+	-c 'info functions ^__x64_sys_getppid$' -c 'info variables ^jiffies$' >"$t/o" 2>"$t/e"
+check "info symbol: symbol + offset and section, or no symbol" \
+	"$([ $? = 0 ] && [ "$(sed -n 1,3p "$t/o")" = "__x64_sys_getppid + 5 in section .text
+jiffies in section .data
+No symbol matches 0x1000000000000000." ]; echo $?)"
+check "info address: where a variable and a function are" \
+	"$(sed -n 4p "$t/o" | grep -q "^Symbol \"jiffies\" is static storage at address $(sym_addr jiffies) " &&
+	   sed -n 5p "$t/o" | grep -q "^Symbol \"__x64_sys_getppid\" is a function at address $(sym_addr __x64_sys_getppid) "; echo $?)"
+check "info line says why there is no line: no DWARF" "$(grep -q 'No line number information available for address .*<__[a-z0-9]*_sys_getppid>' "$t/o" && grep -q 'not DWARF' "$t/o"; echo $?)"
+check "info functions and info variables list the matching symbols" \
+	"$(grep -qx "$(sym_addr __x64_sys_getppid | sed 's/^0x/0x0*/')  __x64_sys_getppid" "$t/o" &&
+	   grep -qx "$(sym_addr jiffies)  jiffies" "$t/o" && [ "$(grep -c '^0x' "$t/o")" = 2 ]; echo $?)"
+n_fn=$("${G[@]}" -c 'info functions ^tcp_v4_' | grep -c '^0x')
+check "info functions REGEX finds every text symbol that matches ($n_fn)" \
+	"$([ "$n_fn" = "$(awk '$2 ~ /^[tT]$/ && $3 ~ /^tcp_v4_/' "$ref/kallsyms" | wc -l)" ]; echo $?)"
+"${G[@]}" -c 'info functions (' 2>"$t/e"
+check "a bad regular expression is named" "$([ $? = 1 ] && grep -q "'(' is not a regular expression" "$t/e"; echo $?)"
+"${G[@]}" -c 'info splices' 2>"$t/e"
+check "info splices offline says it needs live mode" "$([ $? = 1 ] && grep -q 'info splices needs live mode' "$t/e"; echo $?)"
+"${G[@]}" -c 'info bogus' 2>"$t/e"
+check "info of an unknown thing lists what there is" "$([ $? = 1 ] && grep -q 'info what? splices, instruments, symbol' "$t/e"; echo $?)"
+
+# pipes and shell escapes
+"${G[@]}" -c 'disas tcp_v4_rcv | head -3' >"$t/o" 2>"$t/e"
+check "CMD | SHELL-COMMAND pipes the output (disas | head -3: 3 lines, status 0)" \
+	"$([ $? = 0 ] && [ "$(wc -l <"$t/o")" = 3 ] && [ "$(cat "$t/o")" = "$(head -3 "$t/tcp")" ] && [ ! -s "$t/e" ]; echo $?)"
+"${G[@]}" -c 'disas tcp_v4_rcv | wc -l' -c "help | grep -c '^  '" >"$t/o"
+check "every line goes through the pipe" "$([ "$(sed -n 1p "$t/o")" = "$(wc -l <"$t/tcp")" ] && [ "$(sed -n 2p "$t/o")" = "$(wc -l <"$t/cmds")" ]; echo $?)"
+"${G[@]}" -c 'help | grep -q nosuchthing' 2>"$t/e"
+check "a pipe's shell command that fails is an error" "$([ $? = 1 ] && grep -q 'exited with status 1' "$t/e"; echo $?)"
+"${G[@]}" -c 'help |' 2>"$t/e"
+check "a pipe without a command says so" "$([ $? = 1 ] && grep -q 'a pipe needs a shell command' "$t/e"; echo $?)"
+"${G[@]}" -c 'help "a|b"' 2>"$t/e"
+check "a | inside quotes is not a pipe" "$(grep -q 'no command "a|b"' "$t/e"; echo $?)"
+"${G[@]}" -c '!printf "%s|%s\n" "a  b" c' -c 'shell echo $((6 * 7))' -c 'she echo prefix' >"$t/o" 2>"$t/e"
+check "!CMD and shell CMD run the line as the shell sees it" \
+	"$([ $? = 0 ] && [ "$(cat "$t/o")" = "a  b|c
+42
+prefix" ]; echo $?)"
+"${G[@]}" -c 'shell exit 3' -c help >"$t/o" 2>"$t/e"
+check "a shell command's status is the command's: the run stops" \
+	"$([ $? = 1 ] && grep -q 'shell command "exit 3" exited with status 3' "$t/e" && [ ! -s "$t/o" ]; echo $?)"
+"${G[@]}" -c '!' 2>"$t/e"
+check "! alone is a usage error" "$([ $? = 1 ] && grep -q 'usage: shell COMMAND' "$t/e"; echo $?)"
+
+# record -> -x round trip, from a pipe (commands typed at a terminal: below)
+printf 'record %s\ndisas __x64_sys_getppid 4\nx/2xg jiffies\ninfo symbol jiffies\nrecord stop\nhelp quit\n' "$t/rec" |
+	"${G[@]}" >"$t/o" 2>"$t/e"
+"${G[@]}" -x "$t/rec" >"$t/o2" 2>"$t/e2"
+check "record saves the commands that ran (not itself), and -x and source replay them to the same output" \
+	"$([ $? = 0 ] && [ "$(grep -v '^#' "$t/rec")" = "disas __x64_sys_getppid 4
+x/2xg jiffies
+info symbol jiffies" ] && [ "$(sed '/^recording/,$!d; /^recording/d; /^usage: quit/,$d' "$t/o")" = "$(cat "$t/o2")" ] &&
+	   "${G[@]}" -c "source $t/rec" | cmp -s - "$t/o2"; echo $?)"
+"${G[@]}" -c 'record stop' 2>"$t/e"
+check "record stop when not recording says so" "$([ $? = 1 ] && grep -q 'not recording' "$t/e"; echo $?)"
+"${G[@]}" -c "record $t/r1" -c "record $t/r2" 2>"$t/e" >/dev/null
+check "record while recording says where it records" "$([ $? = 1 ] && grep -q "already recording to $t/r1" "$t/e"; echo $?)"
+"${G[@]}" -c 'record /nonexistent/dir/r' 2>"$t/e"
+check "record to a file that cannot be made names it" "$([ $? = 1 ] && grep -q '/nonexistent/dir/r: No such file' "$t/e"; echo $?)"
+
+# checked transcripts: gilk --check
+cat >"$t/ok.gilk" <<'END'
+# a lab's first steps: patterns where addresses differ between kernels
+disas __x64_sys_getppid 2
+#=> > {{0x[0-9a-f]+}} <__x64_sys_getppid+0>: e8 {{.*}}call {{0x[0-9a-f]+}} <__fentry__>        # ftrace entry
+#=>   {{0x[0-9a-f]+}} <__x64_sys_getppid+5>: 53{{ +}}push rbx
+info symbol __x64_sys_getppid+5
+#=> __x64_sys_getppid + 5 in section .text
+blocks __x64_sys_getppid
+#=> {{__[a-z0-9]+_sys_getppid}}: {{[0-9]+}} bytes, {{.*}}
+#=> ...
+#=> {{[0-9]+}} of {{[0-9]+}} blocks spliceable or spliced (0 more through a bounce)
+show listsize
+disas no_such_function
+#=! no symbol 'no_such_function'{{.*}}
+help disas | head -1
+#=> usage: disas LOCATION [COUNT]
+END
+"${G[@]}" --check "$t/ok.gilk" >"$t/o" 2>"$t/e"
+check "--check passes a transcript whose output matches (patterns, ..., an expected error)" \
+	"$([ $? = 0 ] && grep -qx "$t/ok.gilk: 6 commands, all as expected" "$t/o" && [ ! -s "$t/e" ]; echo $?)"
+"${G[@]}" -x "$t/ok.gilk" >/dev/null 2>"$t/e"
+check "-x reads a checked transcript's expectations as comments (and stops at its expected error)" \
+	"$([ $? = 1 ] && grep -q "$t/ok.gilk:12: no symbol 'no_such_function'" "$t/e"; echo $?)"
+sed 's/^#=> __x64_sys_getppid + 5 in section .text$/#=> __x64_sys_getppid + 6 in section .text/' "$t/ok.gilk" >"$t/bad1.gilk"
+"${G[@]}" --check "$t/bad1.gilk" >"$t/o" 2>"$t/e"
+check "--check fails at the line of the first expected line that differs, and says what came" \
+	"$([ $? = 1 ] && [ "$(cat "$t/e")" = "$t/bad1.gilk:6: expected: __x64_sys_getppid + 6 in section .text
+$t/bad1.gilk:6:      got: __x64_sys_getppid + 5 in section .text" ] && [ ! -s "$t/o" ]; echo $?)"
+sed 's/^#=! .*/#=! no symbol named that/' "$t/ok.gilk" >"$t/bad2.gilk"
+"${G[@]}" --check "$t/bad2.gilk" 2>"$t/e" >/dev/null
+check "--check fails on an error other than the one expected, at its line" \
+	"$([ $? = 1 ] && grep -q "^$t/bad2.gilk:13: expected error: no symbol named that" "$t/e"; echo $?)"
+sed '/^#=! /d' "$t/ok.gilk" >"$t/bad3.gilk"
+"${G[@]}" --check "$t/bad3.gilk" 2>"$t/e" >/dev/null
+check "--check fails at a command that fails unexpectedly" \
+	"$([ $? = 1 ] && grep -q "^$t/bad3.gilk:12: disas no_such_function failed: no symbol" "$t/e"; echo $?)"
+sed 's/^#=> \.\.\.$//' "$t/ok.gilk" >"$t/bad4.gilk"
+"${G[@]}" --check "$t/bad4.gilk" 2>"$t/e" >/dev/null
+check "--check fails when there are more lines than expected (without ...)" \
+	"$([ $? = 1 ] && grep -q "^$t/bad4.gilk:10: expected: {{\[0-9\]+}} of" "$t/e"; echo $?)"
+printf 'show listsize\n#=> listsize {{(}}\n' >"$t/bad5.gilk"
+"${G[@]}" --check "$t/bad5.gilk" 2>"$t/e" >/dev/null
+check "--check names a bad pattern" "$([ $? = 1 ] && grep -q "bad5.gilk:2: bad pattern" "$t/e"; echo $?)"
+"${G[@]}" --check "$t/ok.gilk" -c help 2>"$t/e"
+check "--check with -c is a usage error" "$([ $? = 2 ] && grep -q 'runs a transcript alone' "$t/e"; echo $?)"
+
+# -batch: runs what it is given and exits, never reading stdin
+echo help | "${G[@]}" -batch >"$t/o" 2>&1
+check "-batch with nothing to run reads no commands and exits 0" "$([ $? = 0 ] && [ ! -s "$t/o" ]; echo $?)"
+
 # set and show
 "${G[@]}" -c 'show' -c 'set listsize 3' -c 'set instrument tsc' -c 'set trap on' -c 'set format csv' -c 'show' \
 	-c 'disas __x64_sys_getppid+5' >"$t/o" 2>"$t/e"

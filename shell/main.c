@@ -37,6 +37,7 @@ static void usage(FILE *f)
 		"  -batch          run -c and -x, then exit; never ask (as gdb's)\n"
 		"  --check FILE    replay the transcript FILE, checking its #=> lines\n"
 		"  --completion SHELL  print gilk's bash or zsh completion script\n"
+		"  --help          this\n"
 		"Without -c or -x, commands come from the terminal, or from standard\n"
 		"input when it is not one. \"help\" lists the commands.\n");
 }

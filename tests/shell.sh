@@ -354,16 +354,40 @@ check "test-json counts a valid document's array and rejects broken ones" \
 	"$([ "$(build/bin/test-json "$t/j1" events)" = 3 ] && ! build/bin/test-json "$t/j2" 2>/dev/null &&
 	   ! build/bin/test-json "$t/j3" 2>/dev/null && ! build/bin/test-json "$t/j4" 2>/dev/null; echo $?)"
 
-# the man page documents exactly the commands help lists
-help_cmds=$(sed -n 's/^  \([a-z]*\).*/\1/p' "$t/help")
-entries=$(sed -n '/^\.SH COMMANDS/,/^\.SH INSTRUMENTS/p' shell/gilk.1 | grep -c '^\.TP')
-check "the man page documents exactly the commands help lists" \
-	"$(for c in $help_cmds; do grep -q "^\\\\fB$c\(\\\\fR\| \)" shell/gilk.1 || exit 1; done
-	   [ "$entries" = "$(echo "$help_cmds" | wc -l)" ]; echo $?)"
+# One table: help, the man page and the bash and zsh completions agree with it
+help_usages=$(sed -n 's/^  \([a-z].*\)/\1/p' "$t/help" | sed 's/   (live)$//')
+man_cmds() { sed -n '/^\.SH COMMANDS/,/^\.SH CHECKED/p' shell/gilk.1; }
+man_usages=$(man_cmds | awk '/^\.TP/ {getline; print}' | sed 's/\\f[BIR]//g; s/\\-/-/g')
+check "the man page has an entry per command, in the table's order, with its usage" \
+	"$([ -n "$help_usages" ] && [ "$help_usages" = "$man_usages" ]; echo $?)"
+check "the man page marks (live) exactly the commands the table does" \
+	"$([ "$(grep '   (live)$' "$t/help" | awk '{print $1}')" = \
+	     "$(man_cmds | awk '/^\.TP/ {getline u; getline d; if (d ~ /^\(live\)/) print u}' | sed 's/\\f[BIR]//g' | awk '{print $1}')" ]; echo $?)"
+for sh in bash zsh; do
+	f=completions/gilk.bash; [ $sh = zsh ] && f=completions/_gilk
+	build/gilk --completion $sh | cmp -s - $f
+	check "completions: $f is what \"gilk --completion $sh\" writes from the table (make completions)" "$?"
+done
+bash -c 'source completions/gilk.bash; COMP_WORDS=(gilk -c ""); COMP_CWORD=2; _gilk; printf "%s\n" "${COMPREPLY[@]}"' >"$t/o"
+check "bash completion offers every command of the table after -c" "$(cmp -s "$t/o" "$t/cmds"; echo $?)"
+check "zsh completion describes every command of the table" \
+	"$([ "$(sed -n "/^cmds=(/,/^)/s/^	'\([a-z]*\):.*/\1/p" completions/_gilk)" = "$(cat "$t/cmds")" ]; echo $?)"
+opts=$(build/gilk --help | sed -n 's/^  \(-[-a-z]*\).*/\1/p')
+bash -c 'source completions/gilk.bash; COMP_WORDS=(gilk -); COMP_CWORD=1; _gilk; printf "%s\n" "${COMPREPLY[@]}"' | sort >"$t/o"
+check "gilk --help, the man page and both completions know the same options" \
+	"$([ "$(echo "$opts" | sort)" = "$(cat "$t/o")" ] &&
+	   [ "$(echo "$opts" | sort)" = "$(sed -n '/^\.SH OPTIONS/,/^\.SH /p' shell/gilk.1 | awk '/^\.TP/ {getline; print $1}' | sed 's/\\f[BIR]//g; s/\\-/-/g' | sort)" ] &&
+	   [ "$(echo "$opts" | sort)" = "$(sed -n "s/^	'\*\{0,1\}\(-[-a-z]*\)\[.*/\1/p" completions/_gilk | sort)" ]; echo $?)"
+if command -v zsh >/dev/null; then
+	zsh -n completions/_gilk
+	check "zsh reads its completion" "$?"
+fi
 warnings=$(groff -man -Tutf8 -ww -z shell/gilk.1 2>&1)
 check "the man page renders without a warning${warnings:+: $warnings}" "$([ -z "$warnings" ] && command -v groff >/dev/null; echo $?)"
 bash -c 'source completions/gilk.bash; COMP_WORDS=(gilk --ke); COMP_CWORD=1; _gilk; [ "${COMPREPLY[*]}" = "--kernel" ]'
 check "bash completion completes gilk's options" "$?"
+bash -c 'source completions/gilk.bash; COMP_WORDS=(gilk --completion z); COMP_CWORD=2; _gilk; [ "${COMPREPLY[*]}" = "zsh" ]'
+check "bash completion completes --completion's shells" "$?"
 
 # Tab completion in a real terminal. Each step waits (up to 20 s) for what
 # it expects on the screen rather than sleeping a fixed time.
@@ -388,9 +412,87 @@ check "Tab completes what dump writes" "$?"
 tmux send-keys -t gilk-test C-u 'disas _' Tab Tab
 screen_has 'symbols start with "_": showing the first 1000'
 check "a long completion list is cut short, and says so" "$?"
+tmux send-keys -t gilk-test C-u 'rec' Tab
+screen_has '(gilk) record'
+tmux send-keys -t gilk-test 's' Tab
+screen_has '(gilk) record stop'
+check "Tab completes record and its stop" "$?"
+tmux send-keys -t gilk-test C-u 'info sym' Tab
+screen_has '(gilk) info symbol'
+tmux send-keys -t gilk-test '__x64_sys_getpp' Tab
+screen_has '(gilk) info symbol __x64_sys_getppid'
+check "Tab completes info's new words, then a symbol" "$?"
+tmux send-keys -t gilk-test C-u 'x/4i __x64_sys_getpp' Tab
+screen_has '(gilk) x/4i __x64_sys_getppid'
+check "Tab completes a symbol after x/FMT" "$?"
+tmux send-keys -t gilk-test C-u 'set pag' Tab
+screen_has '(gilk) set pagination'
+tmux send-keys -t gilk-test C-u 'she' Tab
+screen_has '(gilk) shell'
+check "Tab completes settings and the shell command" "$?"
+
+# The pager: a screenful, then the question; RET for more, q to stop
+tmux send-keys -t gilk-test C-u 'set height 10' Enter C-l 'disas tcp_v4_rcv' Enter
+screen_has '--Type <RET> for more, q to quit, c to continue without paging--'
+check "the pager stops a long disas after a screenful (set height 10: 9 lines)" \
+	"$([ "$(tmux capture-pane -t gilk-test -p | grep -c '<tcp_v4_rcv+[0-9]*>:')" = 9 ]; echo $?)"
+tmux send-keys -t gilk-test Enter
+for _ in $(seq 100); do [ "$(tmux capture-pane -t gilk-test -p | grep -c 'Type <RET>')" = 2 ] && break; sleep 0.1; done
+check "RET shows the next screenful" "$([ "$(tmux capture-pane -t gilk-test -p | grep -c '<tcp_v4_rcv+[0-9]*>:')" = 18 ]; echo $?)"
+tmux send-keys -t gilk-test 'q' Enter C-l 'help quit' Enter
+screen_has 'usage: quit'
+check "q stops the command, and the shell goes on" "$(! tmux capture-pane -t gilk-test -p | grep -q 'tcp_v4_rcv+'; echo $?)"
+tmux send-keys -t gilk-test C-u 'set pagination off' Enter C-l 'disas tcp_v4_rcv' Enter
+screen_has '(bytes from\|<tcp_v4_rcv+[0-9]*>: .*$' >/dev/null
+sleep 1
+check "set pagination off: no question" "$(! tmux capture-pane -t gilk-test -p | grep -q 'Type <RET>'; echo $?)"
+
+# Enter on an empty line: x and disas go on where they stopped
+tmux send-keys -t gilk-test C-l 'x/2i __x64_sys_getppid' Enter
+screen_has '<__x64_sys_getppid+5>:' >/dev/null || screen_has '_sys_getppid+5>:'
+tmux send-keys -t gilk-test Enter
+screen_has '_sys_getppid+11>:'
+check "Enter repeats x/2i with the next two instructions" "$?"
+tmux send-keys -t gilk-test C-l 'disas __x64_sys_getppid+5 2' Enter
+screen_has '<__x64_sys_getppid+6>:'
+tmux send-keys -t gilk-test Enter
+screen_has '_sys_getppid+13>:'
+check "Enter repeats disas from where it stopped" "$?"
+tmux send-keys -t gilk-test C-l 'show height' Enter Enter
+screen_has 'height'
+sleep 0.5
+check "after another command, Enter does nothing" "$([ "$(tmux capture-pane -t gilk-test -p | grep -c '^height')" = 1 ]; echo $?)"
+
+# Ctrl-C: gilk's own loop (info functions, blocked on a pipe nobody reads),
+# a shell command, and the pager's question; the session goes on
+tmux send-keys -t gilk-test C-l 'info functions | sleep 60' Enter
+sleep 1
+tmux send-keys -t gilk-test C-c
+screen_has 'gilk: interrupted'
+check "Ctrl-C interrupts a long command (info functions into a full pipe)" "$?"
+tmux send-keys -t gilk-test C-l 'shell sleep 60' Enter
+sleep 1
+tmux send-keys -t gilk-test C-c
+screen_has 'gilk: interrupted'
+tmux send-keys -t gilk-test C-l 'set pagination on' Enter 'disas tcp_v4_rcv' Enter
+screen_has 'Type <RET>'
+tmux send-keys -t gilk-test C-c
+screen_has 'gilk: interrupted'
+tmux send-keys -t gilk-test C-l 'info symbol jiffies' Enter
+screen_has 'jiffies in section .data'
+check "Ctrl-C in a shell command and at the pager, and the session goes on" "$?"
+
+# record at the terminal: what was typed and succeeded, replayed by -x
+tmux send-keys -t gilk-test C-u "record $t/typed" Enter 'disas __x64_sys_getppid 2' Enter 'bogus' Enter \
+	'x/2xg jiffies' Enter 'record stop' Enter
+screen_has "recording to $t/typed stopped"
+check "record saves the commands typed that succeeded, and -x replays them" \
+	"$([ "$(grep -v '^#' "$t/typed")" = "disas __x64_sys_getppid 2
+x/2xg jiffies" ] && "${G[@]}" -x "$t/typed" | grep -q '<jiffies>:'; echo $?)"
+
 tmux send-keys -t gilk-test C-u 'quit' Enter
 for _ in $(seq 100); do tmux has-session -t gilk-test 2>/dev/null || break; sleep 0.1; done
-check "quit leaves the shell and history is saved" \
+check "quit leaves the shell (offline: no splices to ask about) and history is saved" \
 	"$(grep -qx quit "$t/.gilk_history" 2>/dev/null && ! tmux has-session -t gilk-test 2>/dev/null; echo $?)"
 
 echo "$pass passed, $fail failed"

@@ -6,8 +6,8 @@
 
 struct CMUnitTest;
 extern const struct CMUnitTest reloc_tests[], splice_tests[], symtab_tests[],
-	image_tests[], cfg_tests[], histogram_tests[];
+	image_tests[], cfg_tests[], histogram_tests[], gerr_tests[];
 extern const size_t reloc_ntests, splice_ntests, symtab_ntests, image_ntests,
-	cfg_ntests, histogram_ntests;
+	cfg_ntests, histogram_ntests, gerr_ntests;
 
 #endif

@@ -6,7 +6,9 @@
 
 #include "commands.h"
 
-int script_lines(const char *path, int (*fn)(void *ctx, char *line,
+/* Calls fn for each line of path with its number; stops at the first
+ * non-zero return. Errors name path:line. */
+static int script_lines(const char *path, int (*fn)(void *ctx, char *line,
 					     unsigned lineno, struct gerr *e),
 		 void *ctx, struct gerr *e)
 {

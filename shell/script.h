@@ -5,11 +5,6 @@
 
 #include "session.h"
 
-/* Calls fn for each line of path with its number; stops at the first
- * non-zero return. Errors name path:line. */
-int script_lines(const char *path, int (*fn)(void *ctx, char *line,
-					     unsigned lineno, struct gerr *e),
-		 void *ctx, struct gerr *e);
 /* Runs path's commands in s. */
 int script_run(struct session *s, const char *path, struct gerr *e);
 

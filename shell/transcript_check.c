@@ -31,7 +31,8 @@ static void regex_literal(char *re, size_t *n, size_t cap, const char *s, size_t
 	}
 }
 
-int transcript_match(const char *text, const char *line, struct gerr *e)
+/* Whether line (no newline) matches an expected TEXT; -1 on a bad regex. */
+static int transcript_match(const char *text, const char *line, struct gerr *e)
 {
 	char re[8192];
 	size_t n = 0;

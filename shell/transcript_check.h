@@ -18,7 +18,5 @@
  * on out), else -1 after naming the first mismatch, with its file and line,
  * on stderr. */
 int transcript_check(struct session *s, const char *path, FILE *out);
-/* Whether line (no newline) matches an expected TEXT; -1 on a bad regex. */
-int transcript_match(const char *text, const char *line, struct gerr *e);
 
 #endif

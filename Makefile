@@ -18,7 +18,7 @@ all: $(B)/gilk $(B)/libgilkcore.a $(B)/libgilklive.a $(B)/gilk.ko $(B)/instrumen
      $(B)/bench-live \
      $(B)/tests/gilk_target.ko \
      $(B)/bin/test-unit $(B)/bin/test-diff $(B)/bin/test-cfg-objdump \
-     $(B)/bin/test-kcore $(B)/bin/test-live $(B)/bin/test-json
+     $(B)/bin/test-kcore $(B)/bin/test-live $(B)/bin/test-json $(B)/bin/test-pty
 
 # Each folder sees core/; lib/ sees core/; the shell, the benchmarks and the
 # tests see lib/ too. Nothing sees the shell's folder but the shell.
@@ -71,6 +71,10 @@ $(B)/tests/gilk_target.ko: $(TARGET_SRC) $(REF_ABI)
 	cp $(B)/tests/target/gilk_target.ko $@
 
 $(B)/bin/test-json: $(B)/tests/json_check.o
+	@mkdir -p $(dir $@)
+	$(CC) -o $@ $^
+
+$(B)/bin/test-pty: $(B)/tests/pty_run.o
 	@mkdir -p $(dir $@)
 	$(CC) -o $@ $^
 

@@ -44,17 +44,14 @@ static int show_code(struct session *s, const char *what, uint64_t at, size_t le
 	fprintf(s->out, "  %s at 0x%" PRIx64 ", %zu bytes:\n", what, at, len);
 	while (off < len) {
 		struct insn in;
-		char text[512], where[160] = "";
+		char text[512];
 
 		if (decode_one(s->k->dec, buf + off, len - off, at + off, &in) ||
 		    symbolize_insn(s, &in, text, sizeof(text))) {
 			fprintf(s->out, "    +0x%-4zx (bytes that do not decode)\n", off);
 			break;
 		}
-		/* the target again as sym+0xOFF: the offsets "blocks" shows */
-		if (insn_has_target(&in))
-			session_where(s, in.target, where, sizeof(where));
-		fprintf(s->out, "    +0x%-4zx %s%s%s\n", off, text, where[0] ? "    ; " : "", where);
+		fprintf(s->out, "    +0x%-4zx %s\n", off, text);
 		off += in.len;
 	}
 	return 0;

@@ -398,37 +398,31 @@ screen_has() { # screen_has TEXT: wait until the pane shows TEXT
 	done
 	return 1
 }
+tab() { # tab KEYS... TEXT: type KEYS, then Tab, and wait for TEXT
+	tmux send-keys -t gilk-test "${@:1:$#-1}" Tab
+	screen_has "${!#}"
+}
 tmux kill-session -t gilk-test 2>/dev/null
 HOME=$t tmux new-session -d -s gilk-test -x 200 -y 50 "${G[*]}"
 screen_has '(gilk)'
-tmux send-keys -t gilk-test 'bl' Tab
-screen_has '(gilk) blocks'
-tmux send-keys -t gilk-test '__x64_sys_getpp' Tab
-screen_has '(gilk) blocks __x64_sys_getppid'
+tab 'bl' '(gilk) blocks' &&
+	tab '__x64_sys_getpp' '(gilk) blocks __x64_sys_getppid'
 check "Tab completes a command and a kernel symbol" "$?"
-tmux send-keys -t gilk-test C-u 'dump ev' Tab
-screen_has '(gilk) dump events'
+tab C-u 'dump ev' '(gilk) dump events'
 check "Tab completes what dump writes" "$?"
 tmux send-keys -t gilk-test C-u 'disas _' Tab Tab
 screen_has 'symbols start with "_": showing the first 1000'
 check "a long completion list is cut short, and says so" "$?"
-tmux send-keys -t gilk-test C-u 'rec' Tab
-screen_has '(gilk) record'
-tmux send-keys -t gilk-test 's' Tab
-screen_has '(gilk) record stop'
+tab C-u 'rec' '(gilk) record' &&
+	tab 's' '(gilk) record stop'
 check "Tab completes record and its stop" "$?"
-tmux send-keys -t gilk-test C-u 'info sym' Tab
-screen_has '(gilk) info symbol'
-tmux send-keys -t gilk-test '__x64_sys_getpp' Tab
-screen_has '(gilk) info symbol __x64_sys_getppid'
+tab C-u 'info sym' '(gilk) info symbol' &&
+	tab '__x64_sys_getpp' '(gilk) info symbol __x64_sys_getppid'
 check "Tab completes info's new words, then a symbol" "$?"
-tmux send-keys -t gilk-test C-u 'x/4i __x64_sys_getpp' Tab
-screen_has '(gilk) x/4i __x64_sys_getppid'
+tab C-u 'x/4i __x64_sys_getpp' '(gilk) x/4i __x64_sys_getppid'
 check "Tab completes a symbol after x/FMT" "$?"
-tmux send-keys -t gilk-test C-u 'set pag' Tab
-screen_has '(gilk) set pagination'
-tmux send-keys -t gilk-test C-u 'she' Tab
-screen_has '(gilk) shell'
+tab C-u 'set pag' '(gilk) set pagination' &&
+	tab C-u 'she' '(gilk) shell'
 check "Tab completes settings and the shell command" "$?"
 
 # The pager: a screenful, then the question; RET for more, q to stop

@@ -45,7 +45,7 @@ const struct command cmd_complete = {
 	.max_args = 1,
 	.flags = CMD_RAW,
 	.complete = COMPLETE_COMMAND,
-	.usage = "complete TEXT",
+	.usage = "complete [TEXT]",
 	.help = "Lists what Tab completes TEXT to, one whole line each, as gdb's\n"
 		"complete does: command names, then each command's arguments (kernel\n"
 		"symbols, settings, splice ids, instruments, file names).",

@@ -115,7 +115,8 @@ static int from_stream(struct session *s, FILE *f)
 			return 1;
 		record_line(s, line);
 	}
-	return 0;
+	/* Ctrl-C while waiting for a line is not the input's end */
+	return interrupt_pending() ? 1 : 0;
 }
 
 int main(int argc, char **argv)

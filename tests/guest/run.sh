@@ -80,8 +80,8 @@ check "blocks --dot live, from another process: the original blocks ($n of $nblo
 build/gilk -c 'splice do_prlimit regs' >/dev/null
 build/bin/test-live workload getrlimit 10
 out=$(build/gilk -c 'events 3')
-check "gilk events decodes regs events and says how many it did not show" \
-	"$(echo "$out" | grep -c ' regs: rax=.*rsi=3 .*rip=' | grep -qx 3 && echo "$out" | grep -q '^([0-9]* more events drained, not shown)'; echo $?)"
+check "gilk events decodes regs events, rip with its symbol, and says how many it did not show" \
+	"$(echo "$out" | grep -c ' regs: rax=.*rsi=3 .*rip=[0-9a-f]* <do_prlimit+[0-9]*> ' | grep -qx 3 && echo "$out" | grep -q '^([0-9]* more events drained, not shown)'; echo $?)"
 n=$(build/gilk -c 'info splices' | grep -c '^ *[0-9]')
 out=$(build/gilk -c 'unsplice all')
 check "gilk unsplice all removes every splice ($out)" \

@@ -97,17 +97,8 @@ void event_log_report_lost(struct session *s, const struct event_log *log)
 			continue;
 		fprintf(s->out, "Lost %" PRIu64 " events (splice %u, buffer full)\n",
 			(uint64_t)log->splices[i].lost - seen, id);
-		/* Ids grow past any fixed table: one slot per id seen. */
-		if (id >= s->nlost_seen) {
-			uint64_t *m = realloc(s->lost_seen, ((size_t)id + 1) * sizeof(*m));
-
-			if (!m)
-				continue;
-			memset(m + s->nlost_seen, 0, ((size_t)id + 1 - s->nlost_seen) * sizeof(*m));
-			s->lost_seen = m;
-			s->nlost_seen = (size_t)id + 1;
-		}
-		s->lost_seen[id] = log->splices[i].lost;
+		if (id < s->nlost_seen)
+			s->lost_seen[id] = log->splices[i].lost;
 	}
 }
 

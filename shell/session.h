@@ -28,8 +28,8 @@ struct session {
 	bool asks;                 /* a person answers questions (a terminal,
 				    * not -batch, -c, -x or a pipe) */
 	struct settings set;       /* "set" and "show" */
-	uint64_t *lost_seen;       /* lost events already reported, by splice */
-	size_t nlost_seen;
+	uint64_t *lost_seen;       /* lost events already reported, by splice id */
+	size_t nlost_seen;         /* gilk.ko's most splices, plus one */
 	uint32_t *made;            /* splices made in this session, for quit */
 	size_t nmade;
 	char repeat[256];          /* what Enter on an empty line runs */

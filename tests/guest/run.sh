@@ -82,6 +82,14 @@ build/bin/test-live workload getrlimit 10
 out=$(build/gilk -c 'events 3')
 check "gilk events decodes regs events, rip with its symbol, and says how many it did not show" \
 	"$(echo "$out" | grep -c ' regs: rax=.*rsi=3 .*rip=[0-9a-f]* <do_prlimit+[0-9]*> ' | grep -qx 3 && echo "$out" | grep -q '^([0-9]* more events drained, not shown)'; echo $?)"
+# A full buffer: the shell says how many events each splice lost, once
+build/gilk -c events >/dev/null
+build/bin/test-live workload getrlimit 40000
+id=$(build/gilk -c 'info splices' | awk '$NF == "regs" {print $1}')
+out=$(build/gilk -c 'events 1' -c 'events 1')
+lost=$(echo "$out" | sed -n "s/^Lost \([0-9]*\) events (splice $id, buffer full)\$/\1/p")
+check "gilk events says how many events a full buffer lost (${lost:-none}), once per session" \
+	"$([ "${lost:-0}" -gt 0 ] && [ "$(echo "$out" | grep -c '^Lost ')" = 1 ]; echo $?)"
 n=$(build/gilk -c 'info splices' | grep -c '^ *[0-9]')
 out=$(build/gilk -c 'unsplice all')
 check "gilk unsplice all removes every splice ($out)" \

@@ -105,33 +105,32 @@ static int run_with_output(struct session *s, const struct command *c, int n,
 			   char **words, const char *pipe_to, struct gerr *e)
 {
 	FILE *saved = s->out, *to = NULL;
+	const char *path = NULL, *mode = NULL;
 	struct pipe_out po;
 	int rc;
 
 	/* "CMD > FILE" or "CMD >> FILE", as in crash */
 	if (n >= 3 && (!strcmp(words[n - 2], ">") || !strcmp(words[n - 2], ">>"))) {
-		to = fopen(words[n - 1], words[n - 2][1] ? "a" : "w");
-		if (!to)
-			return gerr_set(e, "%s: %m", words[n - 1]);
+		path = words[n - 1];
+		mode = words[n - 2][1] ? "a" : "w";
 		n -= 2;
 	} else if (n >= 2 && (words[n - 1][0] == '>')) {
 		return gerr_set(e, "redirection needs a file: CMD > FILE or CMD >> FILE");
 	}
-	if (check_row(s, c, n - 1, e) ||
-	    (pipe_to && !to && pipe_open(&po, pipe_to, s->out, e))) {
-		if (to)
-			fclose(to);
-		return -1;
-	}
-	if (pipe_to && to) {
-		fclose(to);
+	if (pipe_to && path)
 		return gerr_set(e, "a command's output goes to a file or a pipe, not both");
-	}
+	/* Refused before FILE is opened: a usage error truncates nothing. */
+	if (check_row(s, c, n - 1, e))
+		return -1;
+	if (path && !(to = fopen(path, mode)))
+		return gerr_set(e, "%s: %m", path);
+	if (pipe_to && pipe_open(&po, pipe_to, s->out, e))
+		return -1;
 	s->out = to ? to : pipe_to ? po.f : s->out;
 	rc = c->run(s, n, words, e);
 	s->out = saved;
 	if (to && fclose(to) && !rc)
-		rc = gerr_set(e, "%s: %m", words[n + 1]);
+		rc = gerr_set(e, "%s: %m", path);
 	if (pipe_to && pipe_close(&po, rc ? NULL : e) && !rc)
 		rc = -1;
 	return rc;

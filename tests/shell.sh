@@ -96,6 +96,10 @@ check "offline mode needs both --kernel and --symbols" "$([ $? = 2 ] && grep -q 
 "${G[@]}" -c "blocks __x64_sys_getppid >> $t/r" >>"$t/o"
 check "CMD > FILE writes FILE, >> appends, nothing on stdout" \
 	"$([ ! -s "$t/o" ] && [ "$(grep -c spliceable "$t/r")" = 2 ]; echo $?)"
+echo kept >"$t/kept"
+"${G[@]}" -c "disas > $t/kept" 2>"$t/e"
+check "a usage error leaves the file it would have written alone" \
+	"$([ $? = 1 ] && grep -q 'usage: disas' "$t/e" && [ "$(cat "$t/kept")" = kept ]; echo $?)"
 "${G[@]}" -c 'blocks __x64_sys_getppid >' 2>"$t/e"
 check "a redirection without a file is an error" "$([ $? = 1 ] && grep -q 'redirection needs a file' "$t/e"; echo $?)"
 "${G[@]}" -c 'help > /nonexistent/dir/file' 2>"$t/e"
@@ -218,6 +222,9 @@ check "every line goes through the pipe" "$([ "$(sed -n 1p "$t/o")" = "$(wc -l <
 check "a pipe's shell command that fails is an error" "$([ $? = 1 ] && grep -q 'exited with status 1' "$t/e"; echo $?)"
 "${G[@]}" -c 'help |' 2>"$t/e"
 check "a pipe without a command says so" "$([ $? = 1 ] && grep -q 'a pipe needs a shell command' "$t/e"; echo $?)"
+"${G[@]}" -c "help > $t/both | cat" 2>"$t/e"
+check "output to a file and a pipe at once is refused" \
+	"$([ $? = 1 ] && grep -q 'to a file or a pipe, not both' "$t/e" && [ ! -e "$t/both" ]; echo $?)"
 "${G[@]}" -c 'help "a|b"' 2>"$t/e"
 check "a | inside quotes is not a pipe" "$(grep -q 'no command "a|b"' "$t/e"; echo $?)"
 "${G[@]}" -c '!printf "%s|%s\n" "a  b" c' -c 'shell echo $((6 * 7))' -c 'she echo prefix' >"$t/o" 2>"$t/e"

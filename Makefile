@@ -7,15 +7,18 @@ B       := build
 CORE_LIBS := -lcapstone -lelf -llzma -lzstd -lz
 
 KDIR    ?= $(CURDIR)/$(B)/cache/ref/headers
+VERSION := 0.1
+SUITES  := unit cfg-objdump differential shell install checkpatch lab guest
 CORE_SRC := $(wildcard core/*.c)
 CORE_OBJ := $(CORE_SRC:%.c=$(B)/%.o)
 
-.PHONY: all check bench-offline bench-live lab setup clean
+.PHONY: all check bench-offline bench-live lab setup clean install uninstall completions \
+	$(addprefix check-,$(SUITES))
 all: $(B)/gilk $(B)/libgilkcore.a $(B)/libgilklive.a $(B)/gilk.ko $(B)/instruments/argfilter.ko $(B)/bench-offline \
      $(B)/bench-live \
      $(B)/tests/gilk_target.ko \
      $(B)/bin/test-unit $(B)/bin/test-diff $(B)/bin/test-cfg-objdump \
-     $(B)/bin/test-kcore $(B)/bin/test-live $(B)/bin/test-json
+     $(B)/bin/test-kcore $(B)/bin/test-live $(B)/bin/test-json $(B)/bin/test-pty
 
 # Each folder sees core/; lib/ sees core/; the shell, the benchmarks and the
 # tests see lib/ too. Nothing sees the shell's folder but the shell.
@@ -85,6 +88,10 @@ $(B)/bin/test-json: $(B)/tests/json_check.o
 	@mkdir -p $(dir $@)
 	$(CC) -o $@ $^
 
+$(B)/bin/test-pty: $(B)/tests/pty_run.o
+	@mkdir -p $(dir $@)
+	$(CC) -o $@ $^
+
 $(B)/bench-offline: $(B)/bench/offline.o $(B)/libgilkcore.a
 	$(CC) -o $@ $^ $(CORE_LIBS)
 
@@ -113,6 +120,56 @@ check: setup
 	@$(MAKE) --no-print-directory all
 	@tests/run
 
+# One suite: make check-shell, check-guest, ... (tests/run names them).
+$(addprefix check-,$(SUITES)): check-%: setup
+	@$(MAKE) --no-print-directory all
+	@tests/run $*
+
+# The completions are written by gilk from its command table; the shell
+# tests check that these files are what it writes now.
+completions: $(B)/gilk
+	$(B)/gilk --completion bash >completions/gilk.bash
+	$(B)/gilk --completion zsh >completions/_gilk
+
+# Installed like a real tool. gilk.ko and the instruments go through DKMS,
+# not Kbuild's modules_install: a module must match the running kernel
+# exactly, and DKMS rebuilds them for each kernel installed later, where
+# modules_install would leave them behind at the next kernel update.
+PREFIX  ?= /usr/local
+DESTDIR ?=
+DKMS_SRC := /usr/src/gilk-$(VERSION)
+INSTALLED := $(PREFIX)/bin/gilk $(PREFIX)/share/man/man1/gilk.1 \
+	$(PREFIX)/share/bash-completion/completions/gilk \
+	$(PREFIX)/share/zsh/site-functions/_gilk \
+	$(PREFIX)/include/gilk/gilk.h $(PREFIX)/include/gilk/uapi/gilk.h
+# DKMS needs dkms, root and no DESTDIR; otherwise install says what to run.
+DKMS_LIVE = $(and $(if $(DESTDIR),,y),$(shell command -v dkms 2>/dev/null))
+
+install: $(B)/gilk
+	install -D -m 0755 $(B)/gilk $(DESTDIR)$(PREFIX)/bin/gilk
+	install -D -m 0644 shell/gilk.1 $(DESTDIR)$(PREFIX)/share/man/man1/gilk.1
+	install -D -m 0644 completions/gilk.bash $(DESTDIR)$(PREFIX)/share/bash-completion/completions/gilk
+	install -D -m 0644 completions/_gilk $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_gilk
+	install -D -m 0644 kmod/include/gilk.h $(DESTDIR)$(PREFIX)/include/gilk/gilk.h
+	install -D -m 0644 kmod/include/uapi/gilk.h $(DESTDIR)$(PREFIX)/include/gilk/uapi/gilk.h
+	@for f in $(KMOD_SRC) $(INSTR_SRC); do \
+		install -D -m 0644 $$f $(DESTDIR)$(DKMS_SRC)/$$f || exit 1; done
+	sed 's/@VERSION@/$(VERSION)/' dkms/dkms.conf >$(DESTDIR)$(DKMS_SRC)/dkms.conf
+ifneq ($(DKMS_LIVE),)
+	dkms install -m gilk -v $(VERSION)
+else
+	@echo "gilk.ko: its source is in $(DESTDIR)$(DKMS_SRC); as root, with dkms installed:"
+	@echo "  dkms install -m gilk -v $(VERSION)    (builds it for $$(uname -r) and each later kernel)"
+endif
+
+uninstall:
+ifneq ($(DKMS_LIVE),)
+	-dkms remove -m gilk -v $(VERSION) --all
+endif
+	rm -f $(addprefix $(DESTDIR),$(INSTALLED))
+	rm -rf $(DESTDIR)$(DKMS_SRC)
+	-rmdir $(DESTDIR)$(PREFIX)/include/gilk/uapi $(DESTDIR)$(PREFIX)/include/gilk 2>/dev/null
+
 bench-offline: setup
 	@$(MAKE) --no-print-directory $(B)/bench-offline
 	@$(B)/bench-offline
@@ -127,8 +184,9 @@ lab: setup
 	@$(MAKE) --no-print-directory all
 	@scripts/lab
 
+# Everything under build/ but the shared cache of the reference kernel.
 clean:
-	rm -rf $(B)/core $(B)/lib $(B)/bench $(B)/tests $(B)/shell $(B)/kmod $(B)/bin $(B)/*.a $(B)/*.ko $(B)/bench-offline $(B)/bench-live
+	find $(B) -mindepth 1 -maxdepth 1 ! -name cache -exec rm -rf {} +
 
 -include $(shell find $(B) -path $(B)/cache -prune -o -name '*.d' -type f -print 2>/dev/null)
 

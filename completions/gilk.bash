@@ -1,19 +1,23 @@
-# bash completion for gilk's command line (the shell completes its own
-# commands itself). Source it, or install into bash-completion's directory.
+# bash completion for gilk's command line, written by "gilk --completion bash"
+# from gilk's command table: do not edit ("make completions" writes it).
 _gilk()
 {
 	local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]}
 
 	case $prev in
-	--kernel | --symbols | -x)
+	--kernel | --symbols | -x | --check)
 		COMPREPLY=($(compgen -f -- "$cur"))
 		return
 		;;
+	--completion)
+		COMPREPLY=($(compgen -W "bash zsh" -- "$cur"))
+		return
+		;;
 	-c)
-		COMPREPLY=($(compgen -W "help disas blocks plan splice unsplice info events hist dump x set show source quit" -- "$cur"))
+		COMPREPLY=($(compgen -W "help disas blocks plan splice unsplice info events hist dump x set show source record shell complete quit" -- "$cur"))
 		return
 		;;
 	esac
-	COMPREPLY=($(compgen -W "--kernel --symbols -c -x --help" -- "$cur"))
+	COMPREPLY=($(compgen -W "--kernel --symbols -c -x -batch --check --completion --help" -- "$cur"))
 }
 complete -F _gilk gilk

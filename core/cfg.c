@@ -31,49 +31,55 @@ void cfg_free(struct cfg *g)
 	memset(g, 0, sizeof(*g));
 }
 
+/* An address in a CFG, for the searches below. */
+struct cfg_key {
+	const struct cfg *g;
+	uint64_t addr;
+};
+
+static bool insn_starts_below(const void *ctx, size_t i)
+{
+	const struct cfg_key *k = ctx;
+
+	return k->g->insns[i].addr < k->addr;
+}
+
+static bool insn_ends_at_or_below(const void *ctx, size_t i)
+{
+	const struct cfg_key *k = ctx;
+
+	return k->g->insns[i].addr + k->g->insns[i].len <= k->addr;
+}
+
+static bool block_ends_at_or_below(const void *ctx, size_t i)
+{
+	const struct cfg_key *k = ctx;
+
+	return k->g->blocks[i].end <= k->addr;
+}
+
 ssize_t cfg_insn_at(const struct cfg *g, uint64_t addr)
 {
-	size_t lo = 0, hi = g->ninsn;
+	struct cfg_key k = { g, addr };
+	size_t i = u64_partition(g->ninsn, insn_starts_below, &k);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (g->insns[mid].addr < addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < g->ninsn && g->insns[lo].addr == addr ? (ssize_t)lo : -1;
+	return i < g->ninsn && g->insns[i].addr == addr ? (ssize_t)i : -1;
 }
 
 ssize_t cfg_insn_containing(const struct cfg *g, uint64_t addr)
 {
-	size_t lo = 0, hi = g->ninsn;
+	struct cfg_key k = { g, addr };
+	size_t i = u64_partition(g->ninsn, insn_ends_at_or_below, &k);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (g->insns[mid].addr + g->insns[mid].len <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < g->ninsn && g->insns[lo].addr <= addr ? (ssize_t)lo : -1;
+	return i < g->ninsn && g->insns[i].addr <= addr ? (ssize_t)i : -1;
 }
 
 ssize_t cfg_block_at(const struct cfg *g, uint64_t addr)
 {
-	size_t lo = 0, hi = g->nblocks;
+	struct cfg_key k = { g, addr };
+	size_t i = u64_partition(g->nblocks, block_ends_at_or_below, &k);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (g->blocks[mid].end <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < g->nblocks && g->blocks[lo].start <= addr ? (ssize_t)lo : -1;
+	return i < g->nblocks && g->blocks[i].start <= addr ? (ssize_t)i : -1;
 }
 
 static size_t target_lower(const struct cfg *g, uint64_t addr)
@@ -86,13 +92,6 @@ bool cfg_is_target(const struct cfg *g, uint64_t addr)
 	size_t i = target_lower(g, addr);
 
 	return i < g->ntargets && g->targets[i] == addr;
-}
-
-bool cfg_has_target_in(const struct cfg *g, uint64_t lo, uint64_t hi)
-{
-	size_t i = target_lower(g, lo);
-
-	return i < g->ntargets && g->targets[i] < hi;
 }
 
 static int add_edge(struct cfg *g, uint32_t from, uint32_t to, enum edge_kind k)

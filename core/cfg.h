@@ -72,8 +72,6 @@ ssize_t cfg_insn_containing(const struct cfg *g, uint64_t addr);
 ssize_t cfg_block_at(const struct cfg *g, uint64_t addr);
 /* Whether some branch (or external edge) lands exactly on addr. */
 bool cfg_is_target(const struct cfg *g, uint64_t addr);
-/* Whether any target lies in [lo, hi). */
-bool cfg_has_target_in(const struct cfg *g, uint64_t lo, uint64_t hi);
 
 /* Appends to *out the direct branch targets found by a linear decode of
  * code[start, end) that fall inside [lo, hi): how a function learns the edges

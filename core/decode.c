@@ -211,15 +211,3 @@ bool insn_ends_block(const struct insn *in)
 		return true;
 	}
 }
-
-const char *insn_kind_name(enum insn_kind k)
-{
-	static const char *const names[IK_NKINDS] = {
-		[IK_PLAIN] = "plain", [IK_JMP] = "jmp", [IK_JCC] = "jcc",
-		[IK_LOOP] = "loop", [IK_CALL] = "call", [IK_RET] = "ret",
-		[IK_JMP_IND] = "indirect jmp", [IK_CALL_IND] = "indirect call",
-		[IK_INT3] = "int3", [IK_UD2] = "ud2", [IK_TRAP_EXIT] = "trap/exit",
-		[IK_XBEGIN] = "xbegin",
-	};
-	return (unsigned)k < IK_NKINDS ? names[k] : "?";
-}

@@ -71,6 +71,5 @@ bool insn_is_trap_or_sys(const struct insn *in);
 bool insn_ends_block(const struct insn *in);
 /* Whether it has a direct target (JMP, JCC, LOOP, CALL, XBEGIN). */
 bool insn_has_target(const struct insn *in);
-const char *insn_kind_name(enum insn_kind k);
 
 #endif

@@ -34,7 +34,7 @@ int kernel_open(struct kernel *k, const char *image, const char *symbols,
 /* A running kernel: symbols from kallsyms, and a snapshot (taken now, through
  * kcore) of its text and of the tables that outlive boot. Plans are made from
  * the snapshot, so splices made later do not change what the planner sees;
- * kernel_overlay() puts back the original bytes under splices made by others. */
+ * what other splices own is learnt from gilk.ko by the live library (lib/). */
 int kernel_open_live(struct kernel *k, const char *kcore, const char *symbols,
 		     struct gerr *e);
 void kernel_close(struct kernel *k);

@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "u64set.h"
+
 struct symtab {
 	char *pool;
 	struct ksym *syms;   /* address order */
@@ -204,20 +206,24 @@ const struct ksym *symtab_at(const struct symtab *st, size_t i)
 	return i < st->n ? &st->syms[i] : NULL;
 }
 
-/* First index in by_name whose name is >= key (prefix match when plen). */
+struct name_key {
+	const struct symtab *st;
+	const char *name;
+};
+
+static bool name_below(const void *ctx, size_t i)
+{
+	const struct name_key *k = ctx;
+
+	return strcmp(k->st->syms[k->st->by_name[i]].name, k->name) < 0;
+}
+
+/* First index in by_name whose name is >= key. */
 static size_t name_lower_bound(const struct symtab *st, const char *key)
 {
-	size_t lo = 0, hi = st->n;
+	struct name_key k = { st, key };
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (strcmp(st->syms[st->by_name[mid]].name, key) < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	return u64_partition(st->n, name_below, &k);
 }
 
 size_t symtab_by_name(const struct symtab *st, const char *name,
@@ -237,19 +243,31 @@ size_t symtab_by_name(const struct symtab *st, const char *name,
 	return n;
 }
 
+struct addr_key {
+	const struct symtab *st;
+	uint64_t addr;
+};
+
+static bool sym_at_or_below(const void *ctx, size_t i)
+{
+	const struct addr_key *k = ctx;
+
+	return k->st->syms[i].addr <= k->addr;
+}
+
+static bool text_at_or_below(const void *ctx, size_t i)
+{
+	const struct addr_key *k = ctx;
+
+	return k->st->text_starts[i] <= k->addr;
+}
+
 /* Index of the last symbol with address <= addr, or SIZE_MAX. */
 static size_t addr_upper(const struct symtab *st, uint64_t addr)
 {
-	size_t lo = 0, hi = st->n;
+	struct addr_key k = { st, addr };
+	size_t lo = u64_partition(st->n, sym_at_or_below, &k);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (st->syms[mid].addr <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	return lo ? lo - 1 : SIZE_MAX;
 }
 
@@ -267,16 +285,9 @@ const struct ksym *symtab_by_addr(const struct symtab *st, uint64_t addr)
 
 static size_t text_upper(const struct symtab *st, uint64_t addr)
 {
-	size_t lo = 0, hi = st->ntext;
+	struct addr_key k = { st, addr };
+	size_t lo = u64_partition(st->ntext, text_at_or_below, &k);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (st->text_starts[mid] <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	return lo ? lo - 1 : SIZE_MAX;
 }
 

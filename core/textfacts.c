@@ -19,7 +19,6 @@ struct textfacts {
 	size_t ntargets, captargets;
 	uint64_t *bugs, *warns;      /* BUG()/WARN() ud2 sites (warns: WARN) */
 	size_t nbugs, capbugs, nwarns, capwarns;
-	size_t counts[RES_NKINDS];
 };
 
 struct textfacts *textfacts_new(void)
@@ -52,7 +51,6 @@ int textfacts_add_range(struct textfacts *tf, uint64_t start, uint64_t end,
 		tf->capres = cap;
 	}
 	tf->res[tf->nres++] = (struct res_range){ start, end, (uint8_t)kind };
-	tf->counts[kind]++;
 	return 0;
 }
 
@@ -124,24 +122,30 @@ void textfacts_finish(struct textfacts *tf)
 	}
 }
 
+struct res_key {
+	const struct textfacts *tf;
+	uint64_t end;
+};
+
+static bool starts_below(const void *ctx, size_t i)
+{
+	const struct res_key *k = ctx;
+
+	return k->tf->res[i].start < k->end;
+}
+
 /* Walks the ranges that may overlap [start, end): the last one starting
  * below end, then back while an earlier one may still reach past start. */
 static const struct res_range *find_overlap(const struct textfacts *tf,
 					    uint64_t start, uint64_t end,
 					    int want, int skip)
 {
-	size_t lo = 0, hi = tf->nres;
+	struct res_key k = { tf, end };
+	size_t lo;
 
 	if (!tf->maxend)
 		return NULL;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (tf->res[mid].start < end)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	lo = u64_partition(tf->nres, starts_below, &k);
 	for (size_t i = lo; i-- > 0;) {
 		const struct res_range *r = &tf->res[i];
 
@@ -175,27 +179,6 @@ size_t textfacts_targets(const struct textfacts *tf, uint64_t start,
 		;
 	*first = tf->targets + lo;
 	return i - lo;
-}
-
-size_t textfacts_count(const struct textfacts *tf, enum res_kind kind)
-{
-	return tf->counts[kind];
-}
-
-const char *res_kind_name(enum res_kind k)
-{
-	static const char *const names[RES_NKINDS] = {
-		[RES_JUMP_LABEL] = "jump label site",
-		[RES_STATIC_CALL] = "static call site",
-		[RES_FTRACE] = "ftrace site",
-		[RES_EXTABLE] = "instruction with an exception fixup",
-		[RES_ALTERNATIVE] = "alternative site (bytes rewritten at boot)",
-		[RES_BLACKLIST] = "kprobe-blacklisted or noinstr code",
-		[RES_KPROBE] = "kprobe",
-		[RES_SMP_LOCK] = "SMP lock prefix site",
-		[RES_IDLE] = "idle code",
-	};
-	return (unsigned)k < RES_NKINDS ? names[k] : "?";
 }
 
 /* ---- loading from an image ---- */

@@ -79,12 +79,9 @@ bool textfacts_overlaps(const struct textfacts *tf, uint64_t start,
 /* Extra targets in [start, end): returns the count, *first points at them. */
 size_t textfacts_targets(const struct textfacts *tf, uint64_t start,
 			 uint64_t end, const uint64_t **first);
-size_t textfacts_count(const struct textfacts *tf, enum res_kind kind);
 
 enum bug_kind { BUG_NONE, BUG_BUG, BUG_WARN };
 /* Whether addr is a BUG() or WARN() ud2 site. */
 enum bug_kind textfacts_bug(const struct textfacts *tf, uint64_t addr);
-
-const char *res_kind_name(enum res_kind k);
 
 #endif

@@ -21,17 +21,37 @@ size_t u64_sort_unique(uint64_t *a, size_t n)
 	return m;
 }
 
-size_t u64_lower_bound(const uint64_t *a, size_t n, uint64_t key)
+size_t u64_partition(size_t n, bool (*below)(const void *ctx, size_t i),
+		     const void *ctx)
 {
 	size_t lo = 0, hi = n;
 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
-		if (a[mid] < key)
+		if (below(ctx, mid))
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
 	return lo;
+}
+
+struct key_in {
+	const uint64_t *a;
+	uint64_t key;
+};
+
+static bool less_than_key(const void *ctx, size_t i)
+{
+	const struct key_in *k = ctx;
+
+	return k->a[i] < k->key;
+}
+
+size_t u64_lower_bound(const uint64_t *a, size_t n, uint64_t key)
+{
+	struct key_in k = { a, key };
+
+	return u64_partition(n, less_than_key, &k);
 }

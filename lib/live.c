@@ -10,6 +10,11 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
+/* A plan's trampoline goes to gilk.ko whole: the planner's bound must be
+ * the ABI's. */
+_Static_assert(SPLICE_TRAMP_MAX == GILK_TRAMP_MAX,
+	       "core/splice.h's SPLICE_TRAMP_MAX and the ABI's GILK_TRAMP_MAX differ");
+
 #define REACH 160
 
 static bool cpu_has_smap(void)
@@ -35,19 +40,19 @@ int live_open(struct live *lv, const struct live_paths *paths, struct gerr *e)
 	memset(lv, 0, sizeof(*lv));
 	lv->fd = open(dev, O_RDWR | O_CLOEXEC);
 	if (lv->fd < 0)
-		return gerr_set(e, "%s: %s%s", dev, strerror(errno),
+		return gerr_setc(e, errno, "%s: %s%s", dev, strerror(errno),
 				errno == ENOENT ? " (is gilk.ko loaded?)" :
 				errno == EPERM ? " (needs CAP_SYS_ADMIN, and no kernel lockdown)" : "");
 	if (ioctl(lv->fd, GILK_IOC_VERSION, &v) < 0) {
 		int err = errno;
 
 		close(lv->fd);
-		return gerr_set(e, "%s does not answer gilk's VERSION request: %s", dev,
-				strerror(err));
+		return gerr_setc(e, err, "%s does not answer gilk's VERSION request: %s", dev,
+				 strerror(err));
 	}
 	if (v.abi != GILK_ABI_VERSION) {
 		close(lv->fd);
-		return gerr_set(e, "%s speaks ABI %u, this gilk speaks %u", dev,
+		return gerr_setc(e, EPROTO, "%s speaks ABI %u, this gilk speaks %u", dev,
 				v.abi, GILK_ABI_VERSION);
 	}
 	if (kernel_open_live(&lv->k, paths && paths->kcore ? paths->kcore : "/proc/kcore",
@@ -88,7 +93,7 @@ int live_list(struct live *lv, struct gilk_splice_info **out, size_t *n,
 		l.buf = (uintptr_t)buf;
 		if (ioctl(lv->fd, GILK_IOC_LIST, &l) < 0) {
 			free(buf);
-			return gerr_set(e, "listing splices: %s", strerror(errno));
+			return gerr_setc(e, errno, "listing splices: %s", strerror(errno));
 		}
 		if (l.count <= l.max)
 			break;
@@ -96,7 +101,7 @@ int live_list(struct live *lv, struct gilk_splice_info **out, size_t *n,
 		l.max = l.count + 8;
 		buf = calloc(l.max, sizeof(*buf));
 		if (!buf)
-			return gerr_set(e, "out of memory");
+			return gerr_setc(e, ENOMEM, "out of memory");
 	}
 	*out = buf;
 	*n = l.count;
@@ -118,7 +123,7 @@ int live_info(struct live *lv, uint32_t id, struct gilk_splice_info *out,
 			return 0;
 		}
 	free(all);
-	return gerr_set(e, "no splice %u", id);
+	return gerr_setc(e, ENOENT, "no splice %u", id);
 }
 
 static int push_range(struct range **arr, size_t *n, uint64_t lo, uint64_t hi)
@@ -161,7 +166,7 @@ static int learn_splices(struct live *lv, struct gerr *e)
 		}
 	}
 	free(all);
-	return rc ? gerr_set(e, "out of memory") : 0;
+	return rc ? gerr_setc(e, ENOMEM, "out of memory") : 0;
 }
 
 static int add_fact(struct textfacts *tf, const struct gilk_fact *f)
@@ -199,7 +204,7 @@ static int learn_facts(struct live *lv, uint64_t lo, uint64_t hi, struct gerr *e
 	int rc = 0;
 
 	if (ioctl(lv->fd, GILK_IOC_FACTS, &q) < 0)
-		return gerr_set(e, "asking gilk.ko about 0x%llx: %s",
+		return gerr_setc(e, errno, "asking gilk.ko about 0x%llx: %s",
 				(unsigned long long)lo, strerror(errno));
 	if (q.count > q.max) {
 		/* More than fit: ask again with room for all of them. */
@@ -210,10 +215,10 @@ static int learn_facts(struct live *lv, uint64_t lo, uint64_t hi, struct gerr *e
 		f = calloc(q.max, sizeof(*f));
 		q.buf = (uintptr_t)f;
 		if (!f)
-			return gerr_set(e, "out of memory");
+			return gerr_setc(e, ENOMEM, "out of memory");
 		if (ioctl(lv->fd, GILK_IOC_FACTS, &q) < 0 || q.count > q.max) {
 			free(f);
-			return gerr_set(e, "asking gilk.ko about 0x%llx: %s",
+			return gerr_setc(e, errno, "asking gilk.ko about 0x%llx: %s",
 					(unsigned long long)lo, strerror(errno));
 		}
 	}
@@ -222,7 +227,7 @@ static int learn_facts(struct live *lv, uint64_t lo, uint64_t hi, struct gerr *e
 	if (f != few)
 		free(f);
 	if (rc)
-		return gerr_set(e, "out of memory");
+		return gerr_setc(e, ENOMEM, "out of memory");
 	textfacts_finish(lv->k.facts);
 	return 0;
 }
@@ -278,7 +283,7 @@ static int prepare(struct live *lv, uint64_t site, struct splice_env *env,
 	for (size_t i = 0; i < lv->npending; i++)
 		if (push_range(&lv->occupied, &lv->noccupied, lv->pending[i].start,
 			       lv->pending[i].end))
-			return gerr_set(e, "out of memory");
+			return gerr_setc(e, ENOMEM, "out of memory");
 	/* The snapshot may have changed under cached CFGs. */
 	window_free(&lv->w);
 	if (kernel_window(&lv->k, site, REACH, &lv->w, e))
@@ -332,7 +337,7 @@ int live_request(struct live *lv, const struct splice_plan *p,
 	if (strlen(instrument) >= GILK_NAME_MAX || (arg && strlen(arg) >= GILK_ARG_MAX))
 		return gerr_set(e, "instrument name or argument too long");
 	if (ioctl(lv->fd, GILK_IOC_RESERVE, &r) < 0)
-		return gerr_set(e, "reserving trampoline memory: %s", strerror(errno));
+		return gerr_setc(e, errno, "reserving trampoline memory: %s", strerror(errno));
 	sp = (struct splice_params){ .tramp = r.tramp, .evict_tramp = r.evict_tramp,
 				     .handler = r.handler, .ctx = r.ctx, .clac = lv->smap };
 	if (splice_emit(p, &sp, &code, &why)) {
@@ -361,7 +366,7 @@ int live_splice_batch(struct live *lv, const struct splice_plan *plans,
 		return gerr_set(e, "a batch holds 1 to %d splices, not %zu", GILK_BATCH_MAX, n);
 	reqs = calloc(n, sizeof(*reqs));
 	if (!reqs)
-		return gerr_set(e, "out of memory");
+		return gerr_setc(e, ENOMEM, "out of memory");
 	for (; built < n; built++)
 		if (live_request(lv, &plans[built], instrument, arg, &reqs[built], NULL, e)) {
 			rc = -1;
@@ -374,7 +379,7 @@ int live_splice_batch(struct live *lv, const struct splice_plan *plans,
 			const struct gilk_splice *bad = &reqs[b.failed < n ? b.failed : 0];
 
 			err = errno;
-			gerr_set(e, "gilk.ko refused the splice at 0x%llx: %s (%s)",
+			gerr_setc(e, err, "gilk.ko refused the splice at 0x%llx: %s (%s)",
 				 (unsigned long long)bad->site,
 				 bad->reason[0] ? bad->reason : strerror(err), strerror(err));
 			errno = err;
@@ -411,9 +416,10 @@ int live_unsplice_batch(struct live *lv, const uint32_t *ids, size_t n,
 		struct gilk_batch b = { .count = (uint32_t)k, .items = (uintptr_t)(ids + done) };
 
 		if (ioctl(lv->fd, GILK_IOC_UNSPLICE_BATCH, &b) < 0)
-			return gerr_set(e, "unsplice %u: %s%s", b.failed < k ? ids[done + b.failed] : 0,
-					errno == ENOENT ? "no such splice" : strerror(errno),
-					done ? " (the splices before it are removed)" : "");
+			return gerr_setc(e, errno, "unsplice %u: %s%s",
+					 b.failed < k ? ids[done + b.failed] : 0,
+					 errno == ENOENT ? "no such splice" : strerror(errno),
+					 done ? " (the splices before it are removed)" : "");
 	}
 	return 0;
 }
@@ -448,7 +454,7 @@ size_t live_plan_many(struct live *lv, const uint64_t *sites, size_t n,
 int live_unsplice(struct live *lv, uint32_t id, struct gerr *e)
 {
 	if (ioctl(lv->fd, GILK_IOC_UNSPLICE, &id) < 0)
-		return gerr_set(e, "unsplice %u: %s", id,
+		return gerr_setc(e, errno, "unsplice %u: %s", id,
 				errno == ENOENT ? "no such splice" : strerror(errno));
 	return 0;
 }
@@ -460,11 +466,11 @@ int live_instruments(struct live *lv, struct gilk_instrument_info **out,
 	struct gilk_instrument_info *buf = calloc(256, sizeof(*buf));
 
 	if (!buf)
-		return gerr_set(e, "out of memory");
+		return gerr_setc(e, ENOMEM, "out of memory");
 	l.buf = (uintptr_t)buf;
 	if (ioctl(lv->fd, GILK_IOC_INSTRUMENTS, &l) < 0) {
 		free(buf);
-		return gerr_set(e, "listing instruments: %s", strerror(errno));
+		return gerr_setc(e, errno, "listing instruments: %s", strerror(errno));
 	}
 	*out = buf;
 	*n = l.count < l.max ? l.count : l.max;
@@ -477,7 +483,7 @@ int live_read_mem(struct live *lv, uint64_t addr, void *buf, size_t len,
 	struct gilk_read r = { .addr = addr, .len = len, .buf = (uintptr_t)buf };
 
 	if (ioctl(lv->fd, GILK_IOC_READ, &r) < 0)
-		return gerr_set(e, "reading %zu bytes at 0x%llx: %s", len,
+		return gerr_setc(e, errno, "reading %zu bytes at 0x%llx: %s", len,
 				(unsigned long long)addr,
 				errno == EIO ? "not mapped" : strerror(errno));
 	return 0;
@@ -488,6 +494,6 @@ ssize_t live_read_events(struct live *lv, void *buf, size_t len, struct gerr *e)
 	ssize_t n = read(lv->fd, buf, len);
 
 	if (n < 0)
-		gerr_set(e, "reading events: %s", strerror(errno));
+		gerr_setc(e, errno, "reading events: %s", strerror(errno));
 	return n;
 }

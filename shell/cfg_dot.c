@@ -4,6 +4,7 @@
 #include <inttypes.h>
 #include <string.h>
 
+#include "symbolize.h"
 #include "verdict.h"
 
 /* Text inside a dot string: quotes and backslashes escaped. */
@@ -34,12 +35,11 @@ static void block_node(FILE *out, struct session *s, const struct cfg *g, size_t
 	uint64_t site = session_block_site(s, bl->start);
 	uint32_t id;
 	uint64_t hits = hits_at(s, site, &id);
-	char text[160];
+	char text[512];
 
 	fprintf(out, "  b%zu [label=\"block %zu  +0x%" PRIx64 "\\l", b, b, bl->start - g->start);
 	for (uint32_t i = bl->first; i < bl->first + bl->count; i++) {
-		if (decode_text(s->k->dec, &g->insns[i], text, sizeof(text)))
-			snprintf(text, sizeof(text), "(undecodable)");
+		symbolize_insn(s, &g->insns[i], text, sizeof(text));
 		fprintf(out, "  +0x%" PRIx64 "  ", g->insns[i].addr - g->start);
 		dot_text(out, text);
 		fprintf(out, "\\l");

@@ -19,7 +19,7 @@ static int run(struct session *s, int argc, char **argv, struct gerr *e)
 	bool dot = argc >= 2 && !strcmp(argv[1], "--dot");
 
 	if (argc != 2 + dot)
-		return gerr_set(e, "usage: %s", cmd_blocks.usage);
+		return command_usage(&cmd_blocks, e);
 	if (session_resolve(s, argv[1 + dot], &addr, e) || session_cfg(s, addr, &sym, e))
 		return -1;
 	/* Planning below uses its own windows; s->cfg stays this function. */
@@ -67,6 +67,8 @@ static int run(struct session *s, int argc, char **argv, struct gerr *e)
 const struct command cmd_blocks = {
 	.name = "blocks",
 	.run = run,
+	.min_args = 1,
+	.max_args = 2,
 	.usage = "blocks [--dot] FUNCTION",
 	.help = "Lists FUNCTION's basic blocks: offset, size, instructions, successor\n"
 		"blocks (\"exit\" when control leaves; after a WARN(), where it goes\n"

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "commands.h"
+#include "symbolize.h"
 
 static int parse_count(const char *s, size_t *n, struct gerr *e)
 {
@@ -26,8 +27,6 @@ static int run(struct session *s, int argc, char **argv, struct gerr *e)
 	char where[160];
 	const struct cfg *g = &s->cfg;
 
-	if (argc < 2 || argc > 3)
-		return gerr_set(e, "usage: %s", cmd_disas.usage);
 	if (session_resolve(s, argv[1], &addr, e) ||
 	    (argc == 3 && parse_count(argv[2], &count, e)) ||
 	    session_cfg(s, addr, &sym, e))
@@ -55,17 +54,18 @@ static int run(struct session *s, int argc, char **argv, struct gerr *e)
 			sym = given;
 	}
 	session_splices_refresh(s);
-	for (size_t i = (size_t)first; i < g->ninsn && count; i++, count--) {
+	size_t i;
+
+	for (i = (size_t)first; i < g->ninsn && count && !session_interrupted(s); i++, count--) {
 		const struct insn *in = &g->insns[i];
-		char text[160], bytes[3 * 8 + 1] = "", spliced[24] = "";
+		char text[512], bytes[3 * 8 + 1] = "", spliced[24] = "";
 		uint32_t id = session_splice_at(s, in->addr);
 		ssize_t b = cfg_block_at(g, in->addr);
 		char mark = b < 0 ? '-' : g->blocks[b].start == in->addr ? '>' : ' ';
 
 		for (unsigned k = 0; k < in->len && k < 8; k++)
 			snprintf(bytes + 3 * k, sizeof(bytes) - 3 * k, "%02x ", in->bytes[k]);
-		if (decode_text(s->k->dec, in, text, sizeof(text)))
-			snprintf(text, sizeof(text), "(bad)");
+		symbolize_insn(s, in, text, sizeof(text));
 		if (id)
 			snprintf(spliced, sizeof(spliced), "   [splice %u]", id);
 		fprintf(s->out, "%c 0x%016" PRIx64 " <%s+%" PRIu64 ">: %-24s %s%s\n", mark,
@@ -73,12 +73,18 @@ static int run(struct session *s, int argc, char **argv, struct gerr *e)
 	}
 	if (g->bad_addr && count)
 		fprintf(s->out, "  (bytes from 0x%" PRIx64 " on do not decode)\n", g->bad_addr);
+	/* Enter goes on where this stopped: the next function past the end. */
+	else
+		snprintf(s->repeat, sizeof(s->repeat), "disas 0x%" PRIx64,
+			 i < g->ninsn ? g->insns[i].addr : g->end);
 	return 0;
 }
 
 const struct command cmd_disas = {
 	.name = "disas",
 	.run = run,
+	.min_args = 1,
+	.max_args = 2,
 	.usage = "disas LOCATION [COUNT]",
 	.help = "Disassembles COUNT instructions from LOCATION; a function's start with\n"
 		"no COUNT shows the whole function (elsewhere, \"set listsize\" many,\n"

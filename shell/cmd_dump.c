@@ -147,8 +147,8 @@ static int dump_splices(struct session *s, int argc, char **argv, struct gerr *e
 		return -1;
 	if (fmt == FMT_CHROME)
 		return gerr_set(e, "a Chrome trace holds events: dump splices as text, csv or json");
-	if (!s->live)
-		return gerr_set(e, "dump splices needs live mode (/dev/gilk)");
+	if (session_need_live(s, "dump splices", e))
+		return -1;
 	if (live_list(&s->lv, &all, &n, e))
 		return -1;
 	f = fopen(path, "w");
@@ -168,8 +168,6 @@ static int dump_splices(struct session *s, int argc, char **argv, struct gerr *e
 
 static int run(struct session *s, int argc, char **argv, struct gerr *e)
 {
-	if (argc < 2)
-		return gerr_set(e, "usage: %s", cmd_dump.usage);
 	if (!strcmp(argv[1], "memory"))
 		return dump_memory(s, argc, argv, e);
 	if (!strcmp(argv[1], "events"))
@@ -184,6 +182,8 @@ static const char *const what[] = { "memory", "events", "splices", NULL };
 const struct command cmd_dump = {
 	.name = "dump",
 	.run = run,
+	.min_args = 2,
+	.max_args = 5,
 	.usage = "dump memory FILE START END|+LEN | dump events|splices [--format F] FILE",
 	.help = "dump memory: kernel memory from START up to END (or LEN bytes, at\n"
 		"most 64 MiB), raw, as gdb's dump memory; live or offline.\n"

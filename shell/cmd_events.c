@@ -13,8 +13,6 @@ static int run(struct session *s, int argc, char **argv, struct gerr *e)
 	size_t limit = SIZE_MAX;
 	int rc;
 
-	if (argc > 2)
-		return gerr_set(e, "usage: %s", cmd_events.usage);
 	if (argc == 2) {
 		char *end;
 
@@ -36,6 +34,9 @@ static int run(struct session *s, int argc, char **argv, struct gerr *e)
 const struct command cmd_events = {
 	.name = "events",
 	.run = run,
+	.min_args = 0,
+	.max_args = 1,
+	.flags = CMD_LIVE,
 	.usage = "events [COUNT]",
 	.help = "Drains the events instruments recorded (tsc, regs, argfilter and\n"
 		"any other instrument module's), printing the first COUNT: time, CPU,\n"

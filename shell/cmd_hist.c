@@ -16,8 +16,6 @@ static int run(struct session *s, int argc, char **argv, struct gerr *e)
 	uint32_t only = 0;
 	int rc;
 
-	if (argc < 2 || argc > 3)
-		return gerr_set(e, "usage: %s", cmd_hist.usage);
 	/* Checked before anything is drained: a typo loses no event. */
 	if (!payload_field_known(argv[1]))
 		return gerr_set(e, "no field '%s' in any known payload: tsc; rax..r15, rip, rflags (regs); arg0..arg5 (argfilter)",
@@ -62,6 +60,9 @@ static int run(struct session *s, int argc, char **argv, struct gerr *e)
 const struct command cmd_hist = {
 	.name = "hist",
 	.run = run,
+	.min_args = 1,
+	.max_args = 2,
+	.flags = CMD_LIVE,
 	.usage = "hist FIELD [SPLICE]",
 	.help = "Drains the events (as \"events\" does) and draws FIELD's values in\n"
 		"power-of-two buckets, as bpftrace's hist(): FIELD is a payload field\n"

@@ -1,11 +1,15 @@
-/* info: what is spliced and what instruments there are. */
+/* info: what is spliced and what instruments there are, live; and, live or
+ * offline, what the symbol table says about an address or a name, as gdb's
+ * info symbol, address, line, functions and variables. */
 #include <inttypes.h>
+#include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "commands.h"
 #include "formats.h"
+#include "symbolize.h"
 
 static int info_splices(struct session *s, struct gerr *e)
 {
@@ -40,16 +44,14 @@ static int show_code(struct session *s, const char *what, uint64_t at, size_t le
 	fprintf(s->out, "  %s at 0x%" PRIx64 ", %zu bytes:\n", what, at, len);
 	while (off < len) {
 		struct insn in;
-		char text[160], where[160] = "";
+		char text[512];
 
 		if (decode_one(s->k->dec, buf + off, len - off, at + off, &in) ||
-		    decode_text(s->k->dec, &in, text, sizeof(text))) {
+		    symbolize_insn(s, &in, text, sizeof(text))) {
 			fprintf(s->out, "    +0x%-4zx (bytes that do not decode)\n", off);
 			break;
 		}
-		if (insn_has_target(&in))
-			session_where(s, in.target, where, sizeof(where));
-		fprintf(s->out, "    +0x%-4zx %s%s%s\n", off, text, where[0] ? "    ; " : "", where);
+		fprintf(s->out, "    +0x%-4zx %s\n", off, text);
 		off += in.len;
 	}
 	return 0;
@@ -109,33 +111,195 @@ static int info_instruments(struct session *s, struct gerr *e)
 	return 0;
 }
 
-static int run(struct session *s, int argc, char **argv, struct gerr *e)
+/* The section a kallsyms type letter stands for. */
+static const char *section_of(char type)
 {
-	if (argc < 2 || argc > 3)
-		return gerr_set(e, "usage: %s", cmd_info.usage);
-	if (!s->live)
-		return gerr_set(e, "info %s needs live mode (/dev/gilk)", argv[1]);
-	if (!strncmp(argv[1], "splices", strlen(argv[1])))
-		return argc == 3 ? info_splice(s, argv[2], e) : info_splices(s, e);
-	if (argc == 3)
-		return gerr_set(e, "usage: %s", cmd_info.usage);
-	if (!strncmp(argv[1], "instruments", strlen(argv[1])))
-		return info_instruments(s, e);
-	return gerr_set(e, "info what? \"splices\" or \"instruments\"");
+	switch (type | 0x20) {
+	case 't':
+		return ".text";
+	case 'd':
+		return ".data";
+	case 'b':
+		return ".bss";
+	case 'r':
+		return ".rodata";
+	case 'a':	/* absolute: in the kernel, per-CPU offsets */
+		return ".data..percpu";
+	default:
+		return NULL;
+	}
 }
 
-static const char *const what[] = { "splices", "instruments", NULL };
+static int info_symbol(struct session *s, const char *expr, struct gerr *e)
+{
+	char f[256], *plus;
+	const struct ksym *k;
+	const char *sec;
+	uint64_t addr;
+
+	if (session_resolve(s, expr, &addr, e))
+		return -1;
+	symtab_format(s->k->syms, addr, f, sizeof(f));
+	k = symtab_by_addr(s->k->syms, addr);
+	if (!strncmp(f, "0x", 2) || !k) {
+		fprintf(s->out, "No symbol matches %s.\n", expr);
+		return 0;
+	}
+	plus = strstr(f, "+0x");
+	if (plus)
+		*plus = '\0';
+	sec = section_of(k->type);
+	/* Several names share an address: the one given is best. */
+	{
+		const struct ksym *given;
+		char name[256];
+
+		snprintf(name, sizeof(name), "%.*s", (int)strcspn(expr, "+"), expr);
+		if (symtab_by_name(s->k->syms, name, &given, 1) == 1 && given->addr == k->addr)
+			snprintf(f, sizeof(f), "%s", name);
+	}
+	fprintf(s->out, "%s", f);
+	if (plus)
+		fprintf(s->out, " + %" PRIu64, (uint64_t)strtoull(plus + 3, NULL, 16));
+	fprintf(s->out, " in section %s", sec ? sec : "(unknown)");
+	if (k->module)
+		fprintf(s->out, " of module %s", k->module);
+	fprintf(s->out, "\n");
+	return 0;
+}
+
+static int info_address(struct session *s, const char *name, struct gerr *e)
+{
+	const struct ksym *k[16];
+	size_t n = symtab_by_name(s->k->syms, name, k, 16);
+
+	if (!n)
+		return gerr_set(e, "No symbol \"%s\" in the kernel's symbol table.", name);
+	for (size_t i = 0; i < n && i < 16; i++) {
+		const char *sec = section_of(k[i]->type);
+
+		fprintf(s->out, "Symbol \"%s\" is %s at address 0x%" PRIx64 " (%s%s, type %c%s%s)%s\n",
+			name, ksym_is_text(k[i]) ? "a function" : "static storage", k[i]->addr,
+			sec ? sec : "section unknown", "", k[i]->type,
+			k[i]->module ? ", module " : "", k[i]->module ? k[i]->module : "",
+			k[i]->type >= 'a' ? " (local)" : "");
+	}
+	if (n > 16)
+		fprintf(s->out, "(%zu symbols are named \"%s\": the first 16 shown)\n", n, name);
+	return 0;
+}
+
+static int info_line(struct session *s, const char *expr, struct gerr *e)
+{
+	char where[320];
+	uint64_t addr;
+
+	if (session_resolve(s, expr, &addr, e))
+		return -1;
+	symbolize_addr(s, addr, where, sizeof(where));
+	fprintf(s->out, "No line number information available for address %s:\n"
+		"gilk reads kallsyms, not DWARF (Debian ships it in the -dbg package).\n", where);
+	return 0;
+}
+
+/* info functions / variables: kallsyms names matching rx, as gdb's
+ * non-debugging symbols. */
+static int info_names(struct session *s, bool functions, const char *rx_text, struct gerr *e)
+{
+	regex_t rx;
+	size_t shown = 0;
+
+	if (rx_text && regcomp(&rx, rx_text, REG_EXTENDED | REG_NOSUB))
+		return gerr_set(e, "'%s' is not a regular expression", rx_text);
+	if (rx_text)
+		fprintf(s->out, "All %s matching regular expression \"%s\":\n\n",
+			functions ? "functions" : "variables", rx_text);
+	else
+		fprintf(s->out, "All defined %s:\n\n", functions ? "functions" : "variables");
+	fprintf(s->out, "Non-debugging symbols:\n");
+	for (size_t i = 0; i < symtab_count(s->k->syms) && !session_interrupted(s); i++) {
+		const struct ksym *k = symtab_at(s->k->syms, i);
+
+		if (ksym_is_text(k) != functions || (!functions && !section_of(k->type)))
+			continue;
+		if (rx_text && regexec(&rx, k->name, 0, NULL, 0))
+			continue;
+		fprintf(s->out, "0x%016" PRIx64 "  %s%s%s%s\n", k->addr, k->name,
+			k->module ? "  [" : "", k->module ? k->module : "", k->module ? "]" : "");
+		shown++;
+	}
+	if (rx_text)
+		regfree(&rx);
+	if (!shown)
+		fprintf(s->out, "(none)\n");
+	return 0;
+}
+
+static const char *const what[] = { "splices", "instruments", "symbol", "address", "line",
+				    "functions", "variables", NULL };
+
+/* The one of what[] that word is a unique prefix of, or NULL. */
+static const char *subcommand(const char *word)
+{
+	const char *found = NULL;
+
+	for (size_t i = 0; what[i]; i++) {
+		if (!strcmp(what[i], word))
+			return what[i];
+		if (!strncmp(what[i], word, strlen(word))) {
+			if (found)
+				return NULL;
+			found = what[i];
+		}
+	}
+	return found;
+}
+
+static int run(struct session *s, int argc, char **argv, struct gerr *e)
+{
+	const char *sub = subcommand(argv[1]);
+	const char *arg = argc == 3 ? argv[2] : NULL;
+
+	/* "info splice ID" reads as English: splice is splices */
+	if (!sub)
+		return gerr_set(e, "info what? splices, instruments, symbol, address, line, functions or variables");
+	if (!strcmp(sub, "functions") || !strcmp(sub, "variables"))
+		return info_names(s, sub[0] == 'f', arg, e);
+	if (!strcmp(sub, "splices") && session_need_live(s, "info splices", e) == 0)
+		return arg ? info_splice(s, arg, e) : info_splices(s, e);
+	if (!strcmp(sub, "splices"))
+		return -1;
+	if (!strcmp(sub, "instruments")) {
+		if (arg)
+			return command_usage(&cmd_info, e);
+		return session_need_live(s, "info instruments", e) ? -1 : info_instruments(s, e);
+	}
+	if (!arg)
+		return gerr_set(e, "usage: info %s %s", sub, !strcmp(sub, "address") ? "SYMBOL" : "LOCATION");
+	if (!strcmp(sub, "symbol"))
+		return info_symbol(s, arg, e);
+	if (!strcmp(sub, "address"))
+		return info_address(s, arg, e);
+	return info_line(s, arg, e);
+}
 
 const struct command cmd_info = {
 	.name = "info",
 	.run = run,
-	.usage = "info splices [ID] | info instruments",
+	.min_args = 1,
+	.max_args = 2,
+	.complete = COMPLETE_WORDS,
+	.words = what,
+	.complete2 = COMPLETE_SYMBOL,
+	.usage = "info splices [ID] | info instruments | info symbol|line LOCATION | info address SYMBOL | info functions|variables [REGEX]",
 	.help = "info splices: every splice with its hits, events lost because the\n"
 		"buffer was full, and nested hits (inside an instrument, not run).\n"
 		"info splice ID: one splice in full: the bytes it displaced, the bytes\n"
 		"it wrote (read back now) and its trampoline, disassembled.\n"
-		"info instruments: the instruments gilk.ko knows, their modules and uses.",
-	.complete = COMPLETE_WORDS,
-	.words = what,
-	.complete2 = COMPLETE_SPLICE,
+		"info instruments: the instruments gilk.ko knows, their modules and uses.\n"
+		"Those three need live mode; these work offline too, over kallsyms:\n"
+		"info symbol LOCATION: the symbol and offset at an address, its section\n"
+		"and module. info address SYMBOL: where a symbol is. info line LOCATION:\n"
+		"says why there is no line (gilk has no DWARF). info functions [REGEX],\n"
+		"info variables [REGEX]: the function or data symbols whose names match.",
 };

@@ -28,8 +28,7 @@ static int run(struct session *s, int argc, char **argv, struct gerr *e)
 	uint64_t addr;
 	char verdict[160];
 
-	if (argc != 2)
-		return gerr_set(e, "usage: %s", cmd_plan.usage);
+	(void)argc;
 	if (session_resolve(s, argv[1], &addr, e))
 		return -1;
 	if (session_plan(s, addr, 0, &p, e))
@@ -53,6 +52,8 @@ static int run(struct session *s, int argc, char **argv, struct gerr *e)
 const struct command cmd_plan = {
 	.name = "plan",
 	.run = run,
+	.min_args = 1,
+	.max_args = 1,
 	.usage = "plan LOCATION",
 	.help = "Shows how a splice at LOCATION would be made: a 5-byte jmp, or a\n"
 		"2-byte jmp to a bounce slot; the bytes it displaces and how many of\n"

@@ -25,8 +25,6 @@ static int run(struct session *s, int argc, char **argv, struct gerr *e)
 {
 	struct settings next = s->set;
 
-	if (argc < 3)
-		return gerr_set(e, "usage: %s", cmd_set.usage);
 	if (settings_set(&next, argv[1], argc - 2, argv + 2, e))
 		return -1;
 	if (!strcmp(argv[1], "instrument") && instrument_known(s, argv[2], e))
@@ -38,7 +36,9 @@ static int run(struct session *s, int argc, char **argv, struct gerr *e)
 const struct command cmd_set = {
 	.name = "set",
 	.run = run,
-	.usage = "set listsize|instrument|trap|format VALUE...",
+	.min_args = 2,
+	.max_args = 3,
+	.usage = "set listsize|instrument|trap|format|pagination|height VALUE...",
 	.help = "set listsize N: instructions disas shows from a LOCATION that is not\n"
 		"a function's start (16).\n"
 		"set instrument NAME [ARG]: what splice uses when no INSTRUMENT is named\n"
@@ -46,7 +46,11 @@ const struct command cmd_set = {
 		"set trap on|off: splice serves a site no jump fits by an int3, as\n"
 		"--trap (off).\n"
 		"set format auto|text|csv|json|chrome: dump's format without --format\n"
-		"(auto: by FILE's extension).",
+		"(auto: by FILE's extension).\n"
+		"set pagination on|off: at a terminal, output longer than the screen\n"
+		"stops every screenful (RET for more, q to stop, c for the rest) (on).\n"
+		"set height N|auto: lines per screen, 0 for no limit (auto: the\n"
+		"terminal's).",
 	.complete = COMPLETE_WORDS,
 	.words = settings_names,
 	.complete2 = COMPLETE_INSTRUMENT,

@@ -43,21 +43,22 @@ static int show_version(struct session *s, struct gerr *e)
 
 static int run(struct session *s, int argc, char **argv, struct gerr *e)
 {
-	if (argc > 2)
-		return gerr_set(e, "usage: %s", cmd_show.usage);
 	if (argc == 2 && !strcmp(argv[1], "version"))
 		return show_version(s, e);
 	if (settings_show(&s->set, s->out, argc == 2 ? argv[1] : NULL, e))
-		return gerr_set(e, "show what? version, listsize, instrument, trap or format");
+		return gerr_set(e, "show what? version, listsize, instrument, trap, format, pagination or height");
 	return 0;
 }
 
-static const char *const what[] = { "version", "listsize", "instrument", "trap", "format", NULL };
+static const char *const what[] = { "version", "listsize", "instrument", "trap", "format",
+				    "pagination", "height", NULL };
 
 const struct command cmd_show = {
 	.name = "show",
 	.run = run,
-	.usage = "show [version|listsize|instrument|trap|format]",
+	.min_args = 0,
+	.max_args = 1,
+	.usage = "show [version|listsize|instrument|trap|format|pagination|height]",
 	.help = "Shows one setting, or all of them with what each does (\"set\" changes\n"
 		"them); \"show version\" the ioctl ABI of gilk and of gilk.ko, and the\n"
 		"kernel's own version banner.",

@@ -26,6 +26,7 @@ static int splice_one(struct session *s, const char *loc, unsigned flags,
 		site = session_block_site(s, addr);
 	if (session_plan(s, site, flags, &p, e) || live_splice(&s->lv, &p, ins, arg, &id, e))
 		return -1;
+	session_made(s, &id, 1);
 	session_where_as(s, site, loc, where, sizeof(where));
 	plan_verdict(&p, 1, verdict, sizeof(verdict));
 	fprintf(s->out, "splice %u at %s: %s, instrument %s%s%s\n", id, where, verdict, ins,
@@ -74,6 +75,7 @@ static int splice_blocks(struct session *s, const char *fn, const char *ins,
 	}
 	if (live_splice_batch(&s->lv, good, ngood, ins, arg, ids, e))
 		goto out;
+	session_made(s, ids, ngood);
 	fprintf(s->out, "spliced %zu of %zu blocks of %s with %s in one batch: splices %u..%u\n",
 		ngood, s->cfg.nblocks, sym->name, ins, ids[0], ids[ngood - 1]);
 	for (int r = 1; r < SR_NREASONS; r++)
@@ -100,8 +102,6 @@ static int run(struct session *s, int argc, char **argv, struct gerr *e)
 	int i = 1;
 	const char *ins = s->set.instrument, *arg = s->set.arg;
 
-	if (!s->live)
-		return gerr_set(e, "splice needs live mode (/dev/gilk); offline, \"plan\" shows what it would do");
 	for (; i < argc && argv[i][0] == '-' && argv[i][1] == '-'; i++) {
 		if (!strcmp(argv[i], "--blocks"))
 			blocks = true;
@@ -111,7 +111,7 @@ static int run(struct session *s, int argc, char **argv, struct gerr *e)
 			return gerr_set(e, "unknown option %s; usage: %s", argv[i], cmd_splice.usage);
 	}
 	if (argc - i < 1 || argc - i > 3)
-		return gerr_set(e, "usage: %s", cmd_splice.usage);
+		return command_usage(&cmd_splice, e);
 	if (argc - i > 1) {
 		ins = argv[i + 1];
 		arg = argc - i > 2 ? argv[i + 2] : "";
@@ -124,6 +124,10 @@ static int run(struct session *s, int argc, char **argv, struct gerr *e)
 const struct command cmd_splice = {
 	.name = "splice",
 	.run = run,
+	.min_args = 1,
+	.max_args = 5,
+	.flags = CMD_LIVE,
+	.offline_hint = "\"plan\" shows what it would do",
 	.usage = "splice [--blocks] [--trap] LOCATION [INSTRUMENT [ARG]]",
 	.help = "Splices INSTRUMENT (\"count\", or what \"set instrument\" says) at\n"
 		"LOCATION in the running kernel; ARG is passed to it (quote it if it\n"

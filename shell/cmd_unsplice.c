@@ -11,10 +11,6 @@ static int run(struct session *s, int argc, char **argv, struct gerr *e)
 	size_t n = 0;
 	int rc;
 
-	if (!s->live)
-		return gerr_set(e, "unsplice needs live mode (/dev/gilk)");
-	if (argc < 2)
-		return gerr_set(e, "usage: %s", cmd_unsplice.usage);
 	if (argc == 2 && !strcmp(argv[1], "all")) {
 		struct gilk_splice_info *all;
 		size_t total;
@@ -60,6 +56,9 @@ static int run(struct session *s, int argc, char **argv, struct gerr *e)
 const struct command cmd_unsplice = {
 	.name = "unsplice",
 	.run = run,
+	.min_args = 1,
+	.max_args = ARGS_ANY,
+	.flags = CMD_LIVE,
 	.usage = "unsplice ID... | all",
 	.help = "Removes the splices named (all of them with \"all\") in one grace\n"
 		"period, restoring the original bytes. The instrument modules they used\n"

@@ -4,12 +4,14 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "interrupt.h"
 #include "parse.h"
+#include "pipe.h"
 
 static const struct command *const table[] = {
 	&cmd_help, &cmd_disas, &cmd_blocks, &cmd_plan, &cmd_splice,
 	&cmd_unsplice, &cmd_info, &cmd_events, &cmd_hist, &cmd_dump, &cmd_x, &cmd_set,
-	&cmd_show, &cmd_source, &cmd_quit,
+	&cmd_show, &cmd_source, &cmd_record, &cmd_shell, &cmd_complete, &cmd_quit,
 };
 
 const struct command *command_at(size_t i)
@@ -34,34 +36,156 @@ const struct command *command_find(const char *name)
 	return matches == 1 ? prefix : NULL;
 }
 
-int command_run_line(struct session *s, char *line, struct gerr *e)
+int command_usage(const struct command *c, struct gerr *e)
 {
-	char *words[PARSE_MAX_WORDS];
-	const char *err = NULL;
-	const struct command *c;
-	int n = parse_words(line, words, PARSE_MAX_WORDS, &err), rc;
-	FILE *saved = s->out, *to = NULL;
+	return gerr_set(e, "usage: %s", c->usage);
+}
 
-	if (n < 0)
-		return gerr_set(e, "%s", err);
-	if (n == 0)
-		return 0;
-	c = command_find(words[0]);
-	if (!c)
-		return gerr_set(e, "undefined command: \"%s\"; try \"help\"", words[0]);
+/* The mode and the arity, from c's row. */
+static int check_row(struct session *s, const struct command *c, int nargs,
+		     struct gerr *e)
+{
+	if ((c->flags & CMD_LIVE) && session_need_live(s, c->name, e)) {
+		if (c->offline_hint) {
+			char m[sizeof(e->msg)];
+
+			snprintf(m, sizeof(m), "%s", e->msg);
+			gerr_set(e, "%s; offline, %s", m, c->offline_hint);
+		}
+		return -1;
+	}
+	if (nargs < c->min_args || (c->max_args != ARGS_ANY && nargs > c->max_args))
+		return command_usage(c, e);
+	return 0;
+}
+
+/* The command word of line, when it names a CMD_RAW command; *rest is what
+ * follows it, blanks and the line's end trimmed. */
+static const struct command *raw_command(char *line, char **rest)
+{
+	char word[64];
+	size_t n;
+	const struct command *c;
+
+	line += strspn(line, " \t");
+	n = strcspn(line, " \t\r\n");
+	if (n == 0 || n >= sizeof(word))
+		return NULL;
+	snprintf(word, sizeof(word), "%.*s", (int)n, line);
+	c = command_find(word);
+	if (!c || !(c->flags & CMD_RAW))
+		return NULL;
+	*rest = line + n + strspn(line + n, " \t");
+	(*rest)[strcspn(*rest, "\r\n")] = '\0';
+	return c;
+}
+
+/* The command words[0] names; "x/4i" names x. */
+static const struct command *find_word(const char *word, struct gerr *e)
+{
+	char name[64];
+	size_t n = strcspn(word, "/");
+	const struct command *c;
+
+	snprintf(name, sizeof(name), "%.*s", (int)n, word);
+	c = command_find(name);
+	if (!c) {
+		gerr_set(e, "undefined command: \"%s\"; try \"help\"", name);
+		return NULL;
+	}
+	if (word[n] && !(c->flags & CMD_FORMAT)) {
+		gerr_set(e, "%s takes no /FORMAT (x does: x/4i LOCATION)", c->name);
+		return NULL;
+	}
+	return c;
+}
+
+/* Runs c with its output where the line sends it. */
+static int run_with_output(struct session *s, const struct command *c, int n,
+			   char **words, const char *pipe_to, struct gerr *e)
+{
+	FILE *saved = s->out, *to = NULL;
+	const char *path = NULL, *mode = NULL;
+	struct pipe_out po;
+	int rc;
+
 	/* "CMD > FILE" or "CMD >> FILE", as in crash */
 	if (n >= 3 && (!strcmp(words[n - 2], ">") || !strcmp(words[n - 2], ">>"))) {
-		to = fopen(words[n - 1], words[n - 2][1] ? "a" : "w");
-		if (!to)
-			return gerr_set(e, "%s: %m", words[n - 1]);
-		s->out = to;
+		path = words[n - 1];
+		mode = words[n - 2][1] ? "a" : "w";
 		n -= 2;
 	} else if (n >= 2 && (words[n - 1][0] == '>')) {
 		return gerr_set(e, "redirection needs a file: CMD > FILE or CMD >> FILE");
 	}
+	if (pipe_to && path)
+		return gerr_set(e, "a command's output goes to a file or a pipe, not both");
+	/* Refused before FILE is opened: a usage error truncates nothing. */
+	if (check_row(s, c, n - 1, e))
+		return -1;
+	if (path && !(to = fopen(path, mode)))
+		return gerr_set(e, "%s: %m", path);
+	if (pipe_to && pipe_open(&po, pipe_to, s->out, e))
+		return -1;
+	s->out = to ? to : pipe_to ? po.f : s->out;
 	rc = c->run(s, n, words, e);
 	s->out = saved;
 	if (to && fclose(to) && !rc)
-		rc = gerr_set(e, "%s: %m", words[n + 1]);
+		rc = gerr_set(e, "%s: %m", path);
+	if (pipe_to && pipe_close(&po, rc ? NULL : e) && !rc)
+		rc = -1;
+	return rc;
+}
+
+/* "!CMD" and the commands that take the rest of the line as it is. */
+static int run_raw(struct session *s, const struct command *c, char *rest, struct gerr *e)
+{
+	char *argv[] = { (char *)c->name, rest, NULL };
+
+	if (check_row(s, c, rest[0] ? 1 : 0, e))
+		return -1;
+	return c->run(s, rest[0] ? 2 : 1, argv, e);
+}
+
+static int run_line(struct session *s, char *line, struct gerr *e)
+{
+	char *words[PARSE_MAX_WORDS], *rest, *pipe_to;
+	const char *err = NULL;
+	const struct command *c;
+	int n;
+
+	line += strspn(line, " \t");
+	if (line[0] == '!') {	/* gdb's and the shells' escape */
+		line[1 + strcspn(line + 1, "\r\n")] = '\0';
+		return run_raw(s, &cmd_shell, line + 1, e);
+	}
+	c = raw_command(line, &rest);
+	if (c)
+		return run_raw(s, c, rest, e);
+	pipe_to = pipe_split(line);
+	n = parse_words(line, words, PARSE_MAX_WORDS, &err);
+	if (n < 0)
+		return gerr_set(e, "%s", err);
+	if (n == 0)
+		return pipe_to ? gerr_set(e, "nothing to pipe: CMD | SHELL-COMMAND") : 0;
+	if (pipe_to && !pipe_to[strspn(pipe_to, " \t\r\n")])
+		return gerr_set(e, "a pipe needs a shell command: CMD | SHELL-COMMAND");
+	c = find_word(words[0], e);
+	if (!c)
+		return -1;
+	return run_with_output(s, c, n, words, pipe_to, e);
+}
+
+int command_run_line(struct session *s, char *line, struct gerr *e)
+{
+	int rc;
+
+	s->repeat[0] = '\0';
+	interrupt_clear();
+	rc = run_line(s, line, e);
+	if (interrupt_pending()) {
+		interrupt_clear();
+		s->repeat[0] = '\0';
+		return gerr_set(e, "interrupted");
+	}
 	return rc;
 }

@@ -1,7 +1,11 @@
 /*
  * commands: the table of shell commands. Each row is one command: its name,
- * handler, usage, help and what its arguments complete to. Each command's
- * handler and help live in shell/cmd_NAME.c; adding one is a row here.
+ * handler, how many arguments it takes, whether it needs live mode, what its
+ * arguments complete to, whether Enter repeats it, its usage and its help.
+ * The dispatcher checks arity and mode from the row, so handlers do not;
+ * help, the man page test and the bash and zsh completions read the same
+ * rows. Each command's handler and help live in shell/cmd_NAME.c; adding
+ * one is a row here.
  */
 #ifndef GILK_COMMANDS_H
 #define GILK_COMMANDS_H
@@ -13,25 +17,45 @@ enum complete_kind { COMPLETE_NONE, COMPLETE_SYMBOL, COMPLETE_SPLICE,
 		     COMPLETE_COMMAND, COMPLETE_WORDS, COMPLETE_PATH,
 		     COMPLETE_INSTRUMENT };
 
+enum command_flag {
+	CMD_LIVE = 1,	/* needs /dev/gilk: refused offline by the dispatcher */
+	CMD_RAW = 2,	/* takes the rest of the line as is: argv[1] */
+	CMD_FORMAT = 4,	/* takes "/FMT" after its name, as gdb's x/4i */
+};
+
+#define ARGS_ANY (-1)
+
 struct command {
 	const char *name;
 	int (*run)(struct session *s, int argc, char **argv, struct gerr *e);
-	const char *usage;
-	const char *help;
+	int min_args, max_args;		/* words after the name; ARGS_ANY */
+	unsigned flags;			/* enum command_flag */
 	enum complete_kind complete;	/* the first argument */
 	enum complete_kind complete2;	/* the second */
 	const char *const *words;	/* COMPLETE_WORDS: NULL-terminated */
+	const char *usage;
+	const char *help;
+	const char *offline_hint;	/* CMD_LIVE: what to do offline instead */
 };
 
 extern const struct command cmd_help, cmd_quit, cmd_disas, cmd_x, cmd_blocks,
 	cmd_plan, cmd_splice, cmd_unsplice, cmd_info, cmd_events, cmd_source,
-	cmd_dump, cmd_set, cmd_show, cmd_hist;
+	cmd_dump, cmd_set, cmd_show, cmd_hist, cmd_shell, cmd_record,
+	cmd_complete;
 
 const struct command *command_find(const char *name);
 /* The i-th command, NULL past the last. */
 const struct command *command_at(size_t i);
 
-/* Runs one line. Returns 0, or -1 with *e set. */
+/* "usage: ..." from c's row; returns -1. */
+int command_usage(const struct command *c, struct gerr *e);
+
+/* Before leaving: asks about this session's splices (see cmd_quit.c).
+ * 1: quit (after removing them when asked), 0: stay, -1: an error. */
+int quit_confirm(struct session *s, struct gerr *e);
+
+/* Runs one line: "CMD ARGS [> FILE | >> FILE]", "CMD ARGS | SHELL-COMMAND"
+ * or "!SHELL-COMMAND". Returns 0, or -1 with *e set. */
 int command_run_line(struct session *s, char *line, struct gerr *e);
 
 #endif

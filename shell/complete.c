@@ -46,26 +46,32 @@ static char *generate(const char *text, int state)
 	return s->next < s->nmatches ? strdup(s->matches[s->next++]) : NULL;
 }
 
-static void collect_symbols(struct session *s, const char *text)
+static size_t collect_symbols(struct session *s, const char *text)
 {
 	const char **names = malloc(COMPLETE_SYMBOLS_MAX * sizeof(*names));
 	size_t total;
 
 	if (!names)
-		return;
+		return 0;
 	total = symtab_complete(s->k->syms, text, names, COMPLETE_SYMBOLS_MAX);
 	for (size_t i = 0; i < total && i < COMPLETE_SYMBOLS_MAX; i++)
 		add(s, names[i]);
-	if (total > COMPLETE_SYMBOLS_MAX) {
-		printf("\n[%zu symbols start with \"%s\": showing the first %d; type more]\n",
-		       total, text, COMPLETE_SYMBOLS_MAX);
-		rl_on_new_line();
-	}
 	free(names);
+	return total;
 }
 
-static void collect(struct session *s, enum complete_kind kind,
-		    const char *const *words, const char *text)
+static void collect_words(struct session *s, const char *const *words, const char *text)
+{
+	size_t len = strlen(text);
+
+	for (size_t i = 0; words && words[i]; i++)
+		if (!strncmp(words[i], text, len))
+			add(s, words[i]);
+}
+
+/* Returns the number of candidates in all (symbols may be cut). */
+static size_t collect(struct session *s, enum complete_kind kind,
+		      const char *const *words, const char *text)
 {
 	size_t len = strlen(text);
 	struct gerr e;
@@ -80,12 +86,9 @@ static void collect(struct session *s, enum complete_kind kind,
 		break;
 	}
 	case COMPLETE_SYMBOL:
-		collect_symbols(s, text);
-		break;
+		return collect_symbols(s, text);
 	case COMPLETE_WORDS:
-		for (size_t i = 0; words && words[i]; i++)
-			if (!strncmp(words[i], text, len))
-				add(s, words[i]);
+		collect_words(s, words, text);
 		break;
 	case COMPLETE_SPLICE: {
 		struct gilk_splice_info *all;
@@ -119,36 +122,58 @@ static void collect(struct session *s, enum complete_kind kind,
 	default:
 		break;
 	}
+	return s->nmatches;
+}
+
+long complete_candidates(struct session *s, const char *before, const char *text)
+{
+	char buf[4096], *words[32];
+	int n = 0;
+	const struct command *c = NULL;
+	enum complete_kind kind;
+
+	snprintf(buf, sizeof(buf), "%s", before);
+	for (char *tok = strtok(buf, " \t"); tok && n < 32; tok = strtok(NULL, " \t"))
+		if (strncmp(tok, "--", 2))	/* options do not count */
+			words[n++] = tok;
+	reset(s);
+	if (n == 0) {
+		kind = COMPLETE_COMMAND;
+	} else {
+		words[0][strcspn(words[0], "/")] = '\0';	/* x/4i is x */
+		c = command_find(words[0]);
+		if (!c)
+			return 0;
+		kind = n == 1 ? c->complete : c->complete2;
+		if (kind == COMPLETE_PATH) {
+			/* a path, or one of the command's words ("record stop") */
+			if (n == 1)
+				collect_words(s, c->words, text);
+			return -1;
+		}
+	}
+	return (long)collect(s, kind, c ? c->words : NULL, text);
 }
 
 static char **attempt(const char *text, int start, int end)
 {
 	struct session *s = completing;
-	char before[4096], *words[32];
-	int n = 0;
-	const struct command *c = NULL;
-	enum complete_kind kind;
+	char before[4096];
+	long total;
 
 	(void)end;
 	snprintf(before, sizeof(before), "%.*s", start, rl_line_buffer);
-	for (char *tok = strtok(before, " \t"); tok && n < 32; tok = strtok(NULL, " \t"))
-		if (strncmp(tok, "--", 2))	/* options do not count */
-			words[n++] = tok;
 	rl_attempted_completion_over = 1;
-	reset(s);
-	if (n == 0) {
-		kind = COMPLETE_COMMAND;
-	} else {
-		c = command_find(words[0]);
-		if (!c)
-			return NULL;
-		kind = n == 1 ? c->complete : c->complete2;
-		if (kind == COMPLETE_PATH) {
-			rl_attempted_completion_over = 0; /* readline's own */
-			return NULL;
-		}
+	total = complete_candidates(s, before, text);
+	if (total < 0 && !s->nmatches) {
+		rl_attempted_completion_over = 0; /* readline's own: file names */
+		return NULL;
 	}
-	collect(s, kind, c ? c->words : NULL, text);
+	if (total > COMPLETE_SYMBOLS_MAX) {
+		printf("\n[%ld symbols start with \"%s\": showing the first %d; type more]\n",
+		       total, text, COMPLETE_SYMBOLS_MAX);
+		rl_on_new_line();
+	}
 	return s->nmatches ? rl_completion_matches(text, generate) : NULL;
 }
 

@@ -1,12 +1,25 @@
 /* complete: Tab completion for readline: command names, then each
- * command's arguments (kernel symbols, splice ids, instruments, paths). */
+ * command's arguments (kernel symbols, splice ids, instruments, paths), as
+ * the command table says; the "complete" command shows the same list. */
 #ifndef GILK_COMPLETE_H
 #define GILK_COMPLETE_H
+
+#include <stdio.h>
 
 #include "session.h"
 
 #define COMPLETE_SYMBOLS_MAX 1000
 
 void complete_init(struct session *s);
+
+/* The completions of text, the word being typed after before (the line up
+ * to it), into s->matches. Returns how many there were in all, which is
+ * more than s->nmatches when a symbol list was cut; -1 when the word is a
+ * path (the caller completes file names). */
+long complete_candidates(struct session *s, const char *before, const char *text);
+
+/* gilk's bash or zsh completion script, from the command table: 0, or -1
+ * for a shell it does not know. */
+int complete_script(FILE *out, const char *shell);
 
 #endif

@@ -62,8 +62,8 @@ int event_log_drain(struct session *s, struct event_log *log, struct gerr *e)
 	ssize_t got;
 
 	memset(log, 0, sizeof(*log));
-	if (!s->live)
-		return gerr_set(e, "events need live mode (/dev/gilk)");
+	if (session_need_live(s, "dump events", e))
+		return -1;
 	if (live_list(&s->lv, &log->splices, &log->nsplices, e))
 		return -1;
 	buf = malloc(cap);
@@ -91,14 +91,14 @@ void event_log_report_lost(struct session *s, const struct event_log *log)
 	/* Lost events are always said, never silent. */
 	for (size_t i = 0; i < log->nsplices; i++) {
 		uint32_t id = log->splices[i].id;
-		uint64_t seen = id < 1024 ? s->lost_seen[id] : 0;
+		uint64_t seen = id < s->nlost_seen ? s->lost_seen[id] : 0;
 
-		if (log->splices[i].lost > seen) {
-			fprintf(s->out, "Lost %" PRIu64 " events (splice %u, buffer full)\n",
-				(uint64_t)log->splices[i].lost - seen, id);
-			if (id < 1024)
-				s->lost_seen[id] = log->splices[i].lost;
-		}
+		if (log->splices[i].lost <= seen)
+			continue;
+		fprintf(s->out, "Lost %" PRIu64 " events (splice %u, buffer full)\n",
+			(uint64_t)log->splices[i].lost - seen, id);
+		if (id < s->nlost_seen)
+			s->lost_seen[id] = log->splices[i].lost;
 	}
 }
 

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "payload.h"
+#include "symbolize.h"
 
 static const char *const names[] = {
 	[FMT_TEXT] = "text", [FMT_CSV] = "csv", [FMT_JSON] = "json", [FMT_CHROME] = "chrome",
@@ -93,7 +94,8 @@ static void field_value(FILE *out, const struct payload_field *f, bool json)
 		fprintf(out, "%" PRIu64, f->value);
 }
 
-static void text_event(FILE *out, const struct event_log *log, const struct event_rec *r)
+static void text_event(FILE *out, struct session *s, const struct event_log *log,
+		       const struct event_rec *r)
 {
 	struct payload_field f[PAYLOAD_FIELDS_MAX];
 	const uint8_t *p = log->bytes + r->off;
@@ -101,9 +103,18 @@ static void text_event(FILE *out, const struct event_log *log, const struct even
 
 	fprintf(out, "%" PRIu64 ".%09" PRIu64 " cpu%u splice %u %s: ", r->ns / 1000000000,
 		r->ns % 1000000000, r->cpu, r->splice, r->instrument);
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++) {
+		char where[320];
+		const char *sym;
+
 		fprintf(out, f[i].hex ? "%s%s=%" PRIx64 : "%s%s=%" PRIu64, i ? " " : "",
 			f[i].name, f[i].value);
+		/* a kernel address (rip, a pointer) gets its symbol, as in gdb */
+		symbolize_addr(s, f[i].value, where, sizeof(where));
+		sym = f[i].hex ? strstr(where, " <") : NULL;
+		if (sym)
+			fputs(sym, out);
+	}
 	if (!n)
 		hex_bytes(out, p, r->len);
 	fputc('\n', out);
@@ -253,7 +264,7 @@ void format_events(FILE *out, enum format f, struct session *s,
 	switch (f) {
 	case FMT_TEXT:
 		for (size_t i = 0; i < log->n && i < limit; i++)
-			text_event(out, log, &log->ev[i]);
+			text_event(out, s, log, &log->ev[i]);
 		break;
 	case FMT_CSV:
 		csv_events(out, s, log, limit);

@@ -1,12 +1,14 @@
 /*
  * gilk: the shell. Live (the running kernel through /dev/gilk) by default;
  * offline with --kernel and --symbols (no root needed: disas, blocks, plan).
- * Commands come from -c and -x, from a terminal with line editing, history
- * and Tab completion, or from a pipe; outside a terminal the first error
- * ends the run with status 1.
+ * Commands come from -c and -x, from a terminal with line editing, history,
+ * Tab completion, a pager and Ctrl-C, or from a pipe; outside a terminal
+ * the first error ends the run with status 1. --check replays a transcript
+ * and compares its output with the expected lines it carries.
  */
 #include <readline/history.h>
 #include <readline/readline.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,30 +16,55 @@
 
 #include "commands.h"
 #include "complete.h"
+#include "interrupt.h"
+#include "pager.h"
+#include "record.h"
+#include "script.h"
 #include "session.h"
+#include "transcript_check.h"
 
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: gilk [--kernel IMAGE --symbols FILE] [-c COMMAND]... [-x FILE]\n"
+		"usage: gilk [--kernel IMAGE --symbols FILE] [-batch] [-c COMMAND]... [-x FILE]\n"
+		"       gilk [--kernel IMAGE --symbols FILE] --check FILE\n"
+		"       gilk --completion bash|zsh\n"
 		"  live (default): the running kernel through /dev/gilk (gilk.ko, root)\n"
 		"  --kernel IMAGE  offline: a vmlinux, a bzImage or /proc/kcore\n"
 		"  --symbols FILE  offline: its kallsyms or System.map\n"
 		"  -c COMMAND      run COMMAND (may be repeated), then exit\n"
 		"  -x FILE         run the commands in FILE, then exit\n"
+		"  -batch          run -c and -x, then exit; never ask (as gdb's)\n"
+		"  --check FILE    replay the transcript FILE, checking its #=> lines\n"
+		"  --completion SHELL  print gilk's bash or zsh completion script\n"
+		"  --help          this\n"
 		"Without -c or -x, commands come from the terminal, or from standard\n"
 		"input when it is not one. \"help\" lists the commands.\n");
 }
 
 /* Runs a line; reports an error on stderr. Returns 0 or -1. */
-static int run_line(struct session *s, char *line)
+static int run_line(struct session *s, const char *line)
 {
+	char copy[4096];	/* parsing splits the line in place */
 	struct gerr e;
 
-	if (command_run_line(s, line, &e) == 0)
+	snprintf(copy, sizeof(copy), "%s", line);
+	if (command_run_line(s, copy, &e) == 0)
 		return 0;
+	if (s->out != stdout)
+		fflush(s->out);
 	fprintf(stderr, "gilk: %s\n", e.msg);
 	return -1;
+}
+
+static void leave(struct session *s)
+{
+	struct gerr e;
+	int rc = quit_confirm(s, &e);
+
+	if (rc < 0)
+		fprintf(stderr, "gilk: %s\n", e.msg);
+	s->quit = rc != 0;
 }
 
 static int interactive(struct session *s)
@@ -49,10 +76,30 @@ static int interactive(struct session *s)
 	snprintf(hist, sizeof(hist), "%s/.gilk_history", home ? home : ".");
 	complete_init(s);
 	read_history(hist);
-	while (!s->quit && (line = readline("(gilk) "))) {
-		if (*line)
+	s->asks = true;
+	s->pager = isatty(STDOUT_FILENO) ? pager_open(stdout, STDIN_FILENO, &s->set) : NULL;
+	if (s->pager)
+		s->out = pager_stream(s->pager);
+	while (!s->quit) {
+		line = readline("(gilk) ");
+		if (!line) {	/* Ctrl-D, as quit */
+			fputc('\n', stdout);
+			leave(s);
+			continue;
+		}
+		if (s->pager)
+			pager_reset(s->pager);
+		if (*line) {
 			add_history(line);
-		run_line(s, line);
+			if (run_line(s, line) == 0)
+				record_line(s, line);
+		} else if (s->repeat[0]) {
+			/* gdb's Enter: disas and x go on where they stopped */
+			char again[sizeof(s->repeat)];
+
+			snprintf(again, sizeof(again), "%s", s->repeat);
+			run_line(s, again);
+		}
 		free(line);
 	}
 	write_history(hist);
@@ -63,17 +110,21 @@ static int from_stream(struct session *s, FILE *f)
 {
 	char line[4096];
 
-	while (!s->quit && fgets(line, sizeof(line), f))
+	while (!s->quit && fgets(line, sizeof(line), f)) {
 		if (run_line(s, line))
 			return 1;
-	return 0;
+		record_line(s, line);
+	}
+	/* Ctrl-C while waiting for a line is not the input's end */
+	return interrupt_pending() ? 1 : 0;
 }
 
 int main(int argc, char **argv)
 {
-	const char *image = NULL, *symbols = NULL, *script = NULL;
+	const char *image = NULL, *symbols = NULL, *script = NULL, *check = NULL;
 	char **cmds = calloc((size_t)argc, sizeof(*cmds));
 	int ncmds = 0, rc = 0;
+	bool batch = false;
 	struct session s;
 	struct gerr e;
 
@@ -89,6 +140,12 @@ int main(int argc, char **argv)
 			cmds[ncmds++] = argv[++i];
 		} else if (!strcmp(argv[i], "-x") && i + 1 < argc) {
 			script = argv[++i];
+		} else if (!strcmp(argv[i], "--check") && i + 1 < argc) {
+			check = argv[++i];
+		} else if (!strcmp(argv[i], "-batch") || !strcmp(argv[i], "--batch")) {
+			batch = true;
+		} else if (!strcmp(argv[i], "--completion") && i + 1 < argc) {
+			return complete_script(stdout, argv[++i]) ? 2 : 0;
 		} else {
 			fprintf(stderr, "gilk: unknown or incomplete argument '%s'\n", argv[i]);
 			usage(stderr);
@@ -99,26 +156,32 @@ int main(int argc, char **argv)
 		fprintf(stderr, "gilk: offline mode needs both --kernel and --symbols\n");
 		return 2;
 	}
+	if (check && (ncmds || script)) {
+		fprintf(stderr, "gilk: --check runs a transcript alone, without -c or -x\n");
+		return 2;
+	}
+	/* A reader that stops early ("| head") ends a write, not gilk. */
+	signal(SIGPIPE, SIG_IGN);
+	interrupt_install();
 	if (image ? session_open_offline(&s, image, symbols, &e) : session_open_live(&s, &e)) {
 		fprintf(stderr, "gilk: %s\n", e.msg);
 		if (!image)
 			fprintf(stderr, "gilk: for offline analysis give --kernel IMAGE --symbols FILE\n");
 		return 1;
 	}
+	if (check) {
+		rc = transcript_check(&s, check, stdout) ? 1 : 0;
+		session_close(&s);
+		free(cmds);
+		return rc;
+	}
 	for (int i = 0; i < ncmds && !rc && !s.quit; i++)
 		rc = run_line(&s, cmds[i]) ? 1 : 0;
-	if (!rc && script && !s.quit) {
-		FILE *f = fopen(script, "r");
-
-		if (!f) {
-			fprintf(stderr, "gilk: %s: %m\n", script);
-			rc = 1;
-		} else {
-			rc = from_stream(&s, f);
-			fclose(f);
-		}
+	if (!rc && script && !s.quit && script_run(&s, script, &e)) {
+		fprintf(stderr, "gilk: %s\n", e.msg);
+		rc = 1;
 	}
-	if (!ncmds && !script)
+	if (!ncmds && !script && !batch)
 		rc = isatty(0) ? interactive(&s) : from_stream(&s, stdin);
 	session_close(&s);
 	free(cmds);

@@ -4,15 +4,26 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
+
+#include "interrupt.h"
+#include "pager.h"
 
 int session_open_live(struct session *s, struct gerr *e)
 {
+	struct gilk_version v;
+
 	memset(s, 0, sizeof(*s));
 	s->out = stdout;
 	settings_init(&s->set);
 	if (live_open(&s->lv, NULL, e))
 		return -1;
 	s->live = true;
+	/* One slot per splice id gilk.ko can hand out */
+	if (ioctl(s->lv.fd, GILK_IOC_VERSION, &v) == 0) {
+		s->lost_seen = calloc((size_t)v.max_splices + 1, sizeof(*s->lost_seen));
+		s->nlost_seen = s->lost_seen ? (size_t)v.max_splices + 1 : 0;
+	}
 	s->k = &s->lv.k;
 	return 0;
 }
@@ -61,8 +72,36 @@ uint32_t session_splice_at(const struct session *s, uint64_t addr)
 	return 0;
 }
 
+int session_need_live(const struct session *s, const char *what, struct gerr *e)
+{
+	if (s->live)
+		return 0;
+	return gerr_set(e, "%s needs live mode (/dev/gilk, gilk.ko loaded)", what);
+}
+
+void session_made(struct session *s, const uint32_t *ids, size_t n)
+{
+	uint32_t *m = realloc(s->made, (s->nmade + n) * sizeof(*m));
+
+	if (!m)
+		return;	/* quit will not offer to remove them: no harm */
+	memcpy(m + s->nmade, ids, n * sizeof(*m));
+	s->made = m;
+	s->nmade += n;
+}
+
+bool session_interrupted(const struct session *s)
+{
+	return interrupt_pending() || (s->pager && pager_quit(s->pager));
+}
+
 void session_close(struct session *s)
 {
+	if (s->record)
+		fclose(s->record);
+	pager_close(s->pager);
+	free(s->made);
+	free(s->lost_seen);
 	free(s->spliced);
 	for (size_t i = 0; i < s->nmatches; i++)
 		free(s->matches[i]);

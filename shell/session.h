@@ -14,6 +14,8 @@
 #include "live.h"
 #include "settings.h"
 
+struct pager;
+
 struct session {
 	bool live;
 	struct live lv;            /* live mode */
@@ -23,8 +25,17 @@ struct session {
 	struct cfg cfg;            /* the last function decoded */
 	FILE *out;
 	bool quit;
+	bool asks;                 /* a person answers questions (a terminal,
+				    * not -batch, -c, -x or a pipe) */
 	struct settings set;       /* "set" and "show" */
-	uint64_t lost_seen[1024];  /* lost events already reported, by splice */
+	uint64_t *lost_seen;       /* lost events already reported, by splice id */
+	size_t nlost_seen;         /* gilk.ko's most splices, plus one */
+	uint32_t *made;            /* splices made in this session, for quit */
+	size_t nmade;
+	char repeat[256];          /* what Enter on an empty line runs */
+	FILE *record;              /* "record FILE": commands typed go here */
+	char record_path[4096];
+	struct pager *pager;       /* the terminal's pager, when paging */
 	struct gilk_splice_info *spliced; /* live splices, as last read */
 	size_t nspliced;
 	char **matches;            /* Tab completion: candidates, and the next */
@@ -35,6 +46,14 @@ int session_open_live(struct session *s, struct gerr *e);
 int session_open_offline(struct session *s, const char *image,
 			 const char *symbols, struct gerr *e);
 void session_close(struct session *s);
+
+/* 0 when live, else -1: "WHAT needs live mode", as every command says it. */
+int session_need_live(const struct session *s, const char *what, struct gerr *e);
+/* Remembers splices this session made, so that quit can offer to remove
+ * them. */
+void session_made(struct session *s, const uint32_t *ids, size_t n);
+/* Whether the user asked to stop the command (Ctrl-C, "q" at the pager). */
+bool session_interrupted(const struct session *s);
 
 /* An address from "sym", "sym+off" or "0xaddr". */
 int session_resolve(struct session *s, const char *expr, uint64_t *addr,

@@ -6,7 +6,8 @@
 
 #include "formats.h"
 
-const char *const settings_names[] = { "listsize", "instrument", "trap", "format", NULL };
+const char *const settings_names[] = { "listsize", "instrument", "trap", "format",
+				       "pagination", "height", NULL };
 
 void settings_init(struct settings *st)
 {
@@ -14,6 +15,7 @@ void settings_init(struct settings *st)
 	st->listsize = 16;
 	snprintf(st->instrument, sizeof(st->instrument), "count");
 	st->format = -1;
+	st->pagination = true;
 }
 
 static int set_listsize(struct settings *st, int n, char **v, struct gerr *e)
@@ -39,14 +41,40 @@ static int set_instrument(struct settings *st, int n, char **v, struct gerr *e)
 	return 0;
 }
 
-static int set_trap(struct settings *st, int n, char **v, struct gerr *e)
+static int on_off(bool *b, const char *name, int n, char **v, struct gerr *e)
 {
 	if (n == 1 && !strcmp(v[0], "on"))
-		st->trap = true;
+		*b = true;
 	else if (n == 1 && !strcmp(v[0], "off"))
-		st->trap = false;
+		*b = false;
 	else
-		return gerr_set(e, "set trap on|off");
+		return gerr_set(e, "set %s on|off", name);
+	return 0;
+}
+
+static int set_trap(struct settings *st, int n, char **v, struct gerr *e)
+{
+	return on_off(&st->trap, "trap", n, v, e);
+}
+
+static int set_pagination(struct settings *st, int n, char **v, struct gerr *e)
+{
+	return on_off(&st->pagination, "pagination", n, v, e);
+}
+
+static int set_height(struct settings *st, int n, char **v, struct gerr *e)
+{
+	char *end;
+	unsigned long x = n == 1 ? strtoul(v[0], &end, 10) : 0;
+
+	if (n == 1 && !strcmp(v[0], "auto")) {
+		st->height_set = false;
+		return 0;
+	}
+	if (n != 1 || !v[0][0] || *end || x > 100000)
+		return gerr_set(e, "set height N|auto: lines per screen, 0 for no limit");
+	st->height = (unsigned)x;
+	st->height_set = true;
 	return 0;
 }
 
@@ -73,6 +101,8 @@ static const struct {
 	{ "instrument", set_instrument, "what splice puts at a LOCATION when no INSTRUMENT is named" },
 	{ "trap", set_trap, "whether splice serves a site no jump fits by an int3, without --trap" },
 	{ "format", set_format, "dump's format without --format; auto: by FILE's extension" },
+	{ "pagination", set_pagination, "whether output longer than the terminal stops every screenful" },
+	{ "height", set_height, "lines per screen for the pager; 0: no limit; auto: the terminal's" },
 };
 
 #define NVARS (sizeof(vars) / sizeof(vars[0]))
@@ -87,7 +117,8 @@ static int find(const char *name)
 
 static int unknown(const char *name, struct gerr *e)
 {
-	return gerr_set(e, "no setting '%s': listsize, instrument, trap, format", name);
+	return gerr_set(e, "no setting '%s': listsize, instrument, trap, format, pagination, height",
+			name);
 }
 
 int settings_set(struct settings *st, const char *name, int nvalue,
@@ -112,9 +143,18 @@ static void show_one(const struct settings *st, FILE *out, int i)
 	case 2:
 		snprintf(v, sizeof(v), "%s", st->trap ? "on" : "off");
 		break;
-	default:
+	case 3:
 		snprintf(v, sizeof(v), "%s", st->format < 0 ? "auto" :
 			 format_name((enum format)st->format));
+		break;
+	case 4:
+		snprintf(v, sizeof(v), "%s", st->pagination ? "on" : "off");
+		break;
+	default:
+		if (st->height_set)
+			snprintf(v, sizeof(v), "%u", st->height);
+		else
+			snprintf(v, sizeof(v), "auto");
 		break;
 	}
 	fprintf(out, "%-10s %-12s %s\n", vars[i].name, v, vars[i].help);

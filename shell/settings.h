@@ -17,6 +17,9 @@ struct settings {
 	char arg[GILK_ARG_MAX];		/* and its argument */
 	bool trap;			/* splice: trap mode where no jump fits */
 	int format;			/* dump: enum format, or -1 for by extension */
+	bool pagination;		/* the pager stops every screenful */
+	unsigned height;		/* lines per screen; 0: no limit */
+	bool height_set;		/* else the terminal's height */
 };
 
 void settings_init(struct settings *st);

@@ -15,8 +15,10 @@ t=$(mktemp -d)
 trap 'rm -rf "$t"; tmux kill-session -t gilk-test 2>/dev/null' EXIT
 
 "${G[@]}" -c help >"$t/help"
-check "help lists every command" \
-	"$(for c in help disas blocks plan splice unsplice info events hist dump x set show source quit; do grep -q "^  $c" "$t/help" || exit 1; done; echo 0)"
+# The command table, as gilk's own complete command lists it
+"${G[@]}" -c 'complete' >"$t/cmds"
+check "help lists every command of the table ($(wc -l <"$t/cmds") commands)" \
+	"$([ "$(wc -l <"$t/cmds")" -ge 18 ] && for c in $(cat "$t/cmds"); do grep -q "^  $c" "$t/help" || exit 1; done; echo $?)"
 "${G[@]}" -c 'help dis' >"$t/h"
 check "help COMMAND shows usage and help; a unique prefix names a command" \
 	"$(grep -q '^usage: disas LOCATION \[COUNT\]' "$t/h" && grep -q "block" "$t/h"; echo $?)"
@@ -65,7 +67,27 @@ check "an ambiguous prefix is not a command" "$([ $? = 1 ] && grep -q 'undefined
 "${G[@]}" -c 'help "disas' 2>"$t/e"
 check "an unterminated quote is an error" "$([ $? = 1 ] && grep -q 'unterminated quote' "$t/e"; echo $?)"
 "${G[@]}" -c 'splice __x64_sys_getppid' 2>"$t/e"
-check "splice offline says it needs live mode" "$([ $? = 1 ] && grep -q 'needs live mode' "$t/e"; echo $?)"
+check "splice offline says it needs live mode, and what to do instead" \
+	"$([ $? = 1 ] && grep -q 'splice needs live mode (/dev/gilk, gilk.ko loaded); offline, "plan" shows' "$t/e"; echo $?)"
+# Live-only commands and arity errors come from the table, one message each
+bad=""
+for c in $(cat "$t/cmds"); do
+	"${G[@]}" -c "help $c" >"$t/hc"
+	usage=$(sed -n 's/^usage: //p' "$t/hc")
+	if grep -q '^Needs live mode.$' "$t/hc"; then
+		"${G[@]}" -c "$c 1 2 3 4 5 6" 2>"$t/e" >/dev/null
+		grep -qx "gilk: $c needs live mode (/dev/gilk, gilk.ko loaded)\(; offline, .*\)\?" "$t/e" || bad="$bad $c(live)"
+	fi
+done
+for c in "disas" "plan" "x" "source" "record" "set listsize" "info" "dump memory"; do
+	"${G[@]}" -c "$c" 2>"$t/e" >/dev/null
+	[ $? = 1 ] && grep -q "^gilk: usage: " "$t/e" || bad="$bad $c(too few)"
+done
+for c in "help a b" "disas a b c" "plan a b" "quit now" "show a b" "events 1 2"; do
+	"${G[@]}" -c "$c" 2>"$t/e" >/dev/null
+	[ $? = 1 ] && grep -q "^gilk: \(usage: \|events needs live\)" "$t/e" || bad="$bad $c(too many)"
+done
+check "arity and live-mode errors come from the command table${bad:+:$bad}" "$([ -z "$bad" ]; echo $?)"
 build/gilk --kernel "$ref/vmlinuz" -c help 2>"$t/e"
 check "offline mode needs both --kernel and --symbols" "$([ $? = 2 ] && grep -q 'needs both' "$t/e"; echo $?)"
 
@@ -74,6 +96,10 @@ check "offline mode needs both --kernel and --symbols" "$([ $? = 2 ] && grep -q 
 "${G[@]}" -c "blocks __x64_sys_getppid >> $t/r" >>"$t/o"
 check "CMD > FILE writes FILE, >> appends, nothing on stdout" \
 	"$([ ! -s "$t/o" ] && [ "$(grep -c spliceable "$t/r")" = 2 ]; echo $?)"
+echo kept >"$t/kept"
+"${G[@]}" -c "disas > $t/kept" 2>"$t/e"
+check "a usage error leaves the file it would have written alone" \
+	"$([ $? = 1 ] && grep -q 'usage: disas' "$t/e" && [ "$(cat "$t/kept")" = kept ]; echo $?)"
 "${G[@]}" -c 'blocks __x64_sys_getppid >' 2>"$t/e"
 check "a redirection without a file is an error" "$([ $? = 1 ] && grep -q 'redirection needs a file' "$t/e"; echo $?)"
 "${G[@]}" -c 'help > /nonexistent/dir/file' 2>"$t/e"
@@ -104,19 +130,199 @@ check "blocks --dot: a node per block ($nodes of $nblocks), an edge per successo
 "${G[@]}" -c 'blocks --dot' 2>"$t/e"
 check "blocks --dot without a function is a usage error" "$([ $? = 1 ] && grep -q 'usage: blocks \[--dot\] FUNCTION' "$t/e"; echo $?)"
 
+# Symbolized operands, as gdb prints them: every address checked against kallsyms
+sym_addr() { awk -v n="$1" '$3 == n {print "0x" $1; exit}' "$ref/kallsyms"; }
+fentry=$(sym_addr __fentry__) rethunk=$(sym_addr __x86_return_thunk)
+check "disas names call and jump targets: <__fentry__>, <__x86_return_thunk>, said to be a return thunk" \
+	"$(head -1 "$t/d" | grep -q "call $fentry <__fentry__> .*# ftrace entry\$" &&
+	   grep -q "jmp $rethunk <__x86_return_thunk> .*# return thunk\$" "$t/d"; echo $?)"
+"${G[@]}" -c 'disas tcp_v4_rcv' >"$t/tcp"
+line=$(grep -m1 'qword ptr \[rip + 0x[0-9a-f]*\].*# 0x[0-9a-f]* <[a-z_]*>$' "$t/tcp")
+ripsym=$(echo "$line" | sed -n 's/.*# \(0x[0-9a-f]*\) <\([a-z_]*\)>$/\2/p')
+ripaddr=$(echo "$line" | sed -n 's/.*# \(0x[0-9a-f]*\) <.*/\1/p')
+check "a RIP-relative operand gets its address and symbol as a comment ($ripsym)" \
+	"$([ -n "$ripsym" ] && [ "$(sym_addr "$ripsym")" = "$ripaddr" ]; echo $?)"
+sct=$(grep -m1 'call 0x[0-9a-f]* <__SCT__[a-z_0-9]*> *# static call ' "$t/tcp")
+check "a static call trampoline is named, with where it goes now" \
+	"$(echo "$sct" | grep -q '# static call [a-z_0-9]*, now [a-z_0-9]*$'; echo $?)"
+"${G[@]}" -c 'disas panic' >"$t/o"
+imm=$(grep -m1 '48 c7 c7 .*mov rdi, 0xffffffff[0-9a-f]* <' "$t/o")
+immsym=$(echo "$imm" | sed -n 's/.*mov rdi, \(0x[0-9a-f]*\) <\([^>+]*\)>.*/\2/p')
+check "an immediate that is a kernel address (Capstone's -0x...) is shown as one, with its symbol ($immsym)" \
+	"$([ -n "$immsym" ] && [ "$(sym_addr "$immsym")" = "$(echo "$imm" | sed -n 's/.*mov rdi, \(0x[0-9a-f]*\) .*/\1/p')" ]; echo $?)"
+check "a per-CPU variable (gs-relative) is named" "$(grep -q 'gs:\[rip + 0x[0-9a-f]*\] *# 0x[0-9a-f]* <__preempt_count>' "$t/tcp"; echo $?)"
+"${G[@]}" -c 'blocks --dot __x64_sys_getppid' >"$t/o"
+check "blocks --dot shows symbolized operands too" "$(grep -q "call $fentry <__fentry__>" "$t/o"; echo $?)"
+
+# x/NFU, as gdb's x
+jiffies=$(sym_addr jiffies)
+"${G[@]}" -c 'x/8xb jiffies' -c 'x jiffies 8' -c 'x/2xw jiffies' -c 'x/1xg jiffies' -c 'x/2dh jiffies' \
+	-c 'x/1ub jiffies' -c 'x/1ob jiffies' -c 'x/1tb jiffies' >"$t/o" 2>"$t/e"
+bytes=$(sed -n 2p "$t/o" | cut -d: -f2 | tr -d ' ')
+le() { echo "$bytes" | cut -c"$1" | sed 's/\(..\)/\1 /g' | awk '{for (i = NF; i; i--) printf "%s", $i}'; }
+check "x/8xb, x/2xw, x/1xg and x/2dh read the same bytes, little-endian, labelled <jiffies>" \
+	"$([ $? = 0 ] && [ "$(sed -n 1p "$t/o")" = "$jiffies <jiffies>:	$(echo "$bytes" | sed 's/\(..\)/0x\1	/g; s/	$//')" ] &&
+	   [ "$(sed -n 3p "$t/o")" = "$jiffies <jiffies>:	0x$(le 1-8)	0x$(le 9-16)" ] &&
+	   [ "$(sed -n 4p "$t/o")" = "$jiffies <jiffies>:	0x$(le 1-16)" ] &&
+	   [ "$(sed -n 5p "$t/o" | cut -f2)" = "$(( $(printf '%d' 0x$(le 1-4)) > 32767 ? $(printf '%d' 0x$(le 1-4)) - 65536 : $(printf '%d' 0x$(le 1-4)) ))" ]; echo $?)"
+b0=$((16#$(echo "$bytes" | cut -c1-2)))
+check "x/1ub, x/1ob and x/1tb: decimal, octal and binary" \
+	"$([ "$(sed -n 6p "$t/o" | cut -f2)" = "$b0" ] && [ "$(sed -n 7p "$t/o" | cut -f2)" = "0$(printf '%o' $b0)" ] &&
+	   [ "$(sed -n 8p "$t/o" | cut -f2)" = "$(echo "obase=2; $b0" | bc | xargs printf '%08d')" ]; echo $?)"
+"${G[@]}" -c 'x/3i __x64_sys_getppid' -c 'disas __x64_sys_getppid 3' -c 'x/s linux_banner' -c 'show version' \
+	-c 'x/2a sys_call_table' -c 'x/5c linux_banner' >"$t/o" 2>"$t/e"
+check "x/3i shows the instructions disas shows" \
+	"$([ "$(sed -n 1,3p "$t/o" | cut -f2)" = "$(sed -n 4,6p "$t/o" | sed 's/^.*>: .\{24\} //')" ] &&
+	   sed -n 1p "$t/o" | grep -q "^   $(sym_addr __x64_sys_getppid) <__[a-z0-9]*_sys_getppid>:"; echo $?)"
+check "x/s shows the kernel's banner string" \
+	"$(grep -q "<linux_banner>:	\"$(sed -n 's/^kernel: //p' "$t/o" | sed 's/[][\.*^$]/\\&/g')\\\\n\"\$" "$t/o"; echo $?)"
+check "x/2a shows addresses with their symbols" \
+	"$(grep -q "<sys_call_table>:	$(sym_addr __x64_sys_read) <__x64_sys_read>	$(sym_addr __x64_sys_write) <__x64_sys_write>\$" "$t/o"; echo $?)"
+check "x/5c shows characters" "$(grep -q "<linux_banner>:	76 'L'	105 'i'	110 'n'	117 'u'	120 'x'\$" "$t/o"; echo $?)"
+"${G[@]}" -c 'x/4q jiffies' 2>"$t/e"
+check "x with an unknown format names the formats and sizes" \
+	"$([ $? = 1 ] && grep -q "'q' is neither a format (x d u o t c a i s) nor a size (b h w g)" "$t/e"; echo $?)"
+"${G[@]}" -c 'x/4i jiffies 8' 2>"$t/e"
+check "x/NFU with a second argument says the count is N" "$([ $? = 1 ] && grep -q 'the count is N' "$t/e"; echo $?)"
+"${G[@]}" -c 'disas/4 jiffies' 2>"$t/e"
+check "a /FORMAT on a command that takes none is refused" "$([ $? = 1 ] && grep -q 'disas takes no /FORMAT' "$t/e"; echo $?)"
+
+# info symbol, address, line, functions, variables: offline, over kallsyms
+"${G[@]}" -c 'info symbol __x64_sys_getppid+5' -c "info symbol $(sym_addr jiffies)" -c 'info symbol 0x1000000000000000' \
+	-c 'info address jiffies' -c 'info address __x64_sys_getppid' -c 'info line __x64_sys_getppid' \
+	-c 'info functions ^__x64_sys_getppid$' -c 'info variables ^jiffies$' >"$t/o" 2>"$t/e"
+check "info symbol: symbol + offset and section, or no symbol" \
+	"$([ $? = 0 ] && [ "$(sed -n 1,3p "$t/o")" = "__x64_sys_getppid + 5 in section .text
+jiffies in section .data
+No symbol matches 0x1000000000000000." ]; echo $?)"
+check "info address: where a variable and a function are" \
+	"$(sed -n 4p "$t/o" | grep -q "^Symbol \"jiffies\" is static storage at address $(sym_addr jiffies) " &&
+	   sed -n 5p "$t/o" | grep -q "^Symbol \"__x64_sys_getppid\" is a function at address $(sym_addr __x64_sys_getppid) "; echo $?)"
+check "info line says why there is no line: no DWARF" "$(grep -q 'No line number information available for address .*<__[a-z0-9]*_sys_getppid>' "$t/o" && grep -q 'not DWARF' "$t/o"; echo $?)"
+check "info functions and info variables list the matching symbols" \
+	"$(grep -qx "$(sym_addr __x64_sys_getppid | sed 's/^0x/0x0*/')  __x64_sys_getppid" "$t/o" &&
+	   grep -qx "$(sym_addr jiffies)  jiffies" "$t/o" && [ "$(grep -c '^0x' "$t/o")" = 2 ]; echo $?)"
+n_fn=$("${G[@]}" -c 'info functions ^tcp_v4_' | grep -c '^0x')
+check "info functions REGEX finds every text symbol that matches ($n_fn)" \
+	"$([ "$n_fn" = "$(awk '$2 ~ /^[tT]$/ && $3 ~ /^tcp_v4_/' "$ref/kallsyms" | wc -l)" ]; echo $?)"
+"${G[@]}" -c 'info functions (' 2>"$t/e"
+check "a bad regular expression is named" "$([ $? = 1 ] && grep -q "'(' is not a regular expression" "$t/e"; echo $?)"
+"${G[@]}" -c 'info splices' 2>"$t/e"
+check "info splices offline says it needs live mode" "$([ $? = 1 ] && grep -q 'info splices needs live mode' "$t/e"; echo $?)"
+"${G[@]}" -c 'info bogus' 2>"$t/e"
+check "info of an unknown thing lists what there is" "$([ $? = 1 ] && grep -q 'info what? splices, instruments, symbol' "$t/e"; echo $?)"
+
+# pipes and shell escapes
+"${G[@]}" -c 'disas tcp_v4_rcv | head -3' >"$t/o" 2>"$t/e"
+check "CMD | SHELL-COMMAND pipes the output (disas | head -3: 3 lines, status 0)" \
+	"$([ $? = 0 ] && [ "$(wc -l <"$t/o")" = 3 ] && [ "$(cat "$t/o")" = "$(head -3 "$t/tcp")" ] && [ ! -s "$t/e" ]; echo $?)"
+"${G[@]}" -c 'disas tcp_v4_rcv | wc -l' -c "help | grep -c '^  '" >"$t/o"
+check "every line goes through the pipe" "$([ "$(sed -n 1p "$t/o")" = "$(wc -l <"$t/tcp")" ] && [ "$(sed -n 2p "$t/o")" = "$(wc -l <"$t/cmds")" ]; echo $?)"
+"${G[@]}" -c 'help | grep -q nosuchthing' 2>"$t/e"
+check "a pipe's shell command that fails is an error" "$([ $? = 1 ] && grep -q 'exited with status 1' "$t/e"; echo $?)"
+"${G[@]}" -c 'help |' 2>"$t/e"
+check "a pipe without a command says so" "$([ $? = 1 ] && grep -q 'a pipe needs a shell command' "$t/e"; echo $?)"
+"${G[@]}" -c "help > $t/both | cat" 2>"$t/e"
+check "output to a file and a pipe at once is refused" \
+	"$([ $? = 1 ] && grep -q 'to a file or a pipe, not both' "$t/e" && [ ! -e "$t/both" ]; echo $?)"
+"${G[@]}" -c 'help "a|b"' 2>"$t/e"
+check "a | inside quotes is not a pipe" "$(grep -q 'no command "a|b"' "$t/e"; echo $?)"
+"${G[@]}" -c '!printf "%s|%s\n" "a  b" c' -c 'shell echo $((6 * 7))' -c 'she echo prefix' >"$t/o" 2>"$t/e"
+check "!CMD and shell CMD run the line as the shell sees it" \
+	"$([ $? = 0 ] && [ "$(cat "$t/o")" = "a  b|c
+42
+prefix" ]; echo $?)"
+"${G[@]}" -c 'shell exit 3' -c help >"$t/o" 2>"$t/e"
+check "a shell command's status is the command's: the run stops" \
+	"$([ $? = 1 ] && grep -q 'shell command "exit 3" exited with status 3' "$t/e" && [ ! -s "$t/o" ]; echo $?)"
+"${G[@]}" -c '!' 2>"$t/e"
+check "! alone is a usage error" "$([ $? = 1 ] && grep -q 'usage: shell COMMAND' "$t/e"; echo $?)"
+
+# record -> -x round trip, from a pipe (commands typed at a terminal: below)
+printf 'record %s\ndisas __x64_sys_getppid 4\nx/2xg jiffies\ninfo symbol jiffies\nrecord stop\nhelp quit\n' "$t/rec" |
+	"${G[@]}" >"$t/o" 2>"$t/e"
+"${G[@]}" -x "$t/rec" >"$t/o2" 2>"$t/e2"
+check "record saves the commands that ran (not itself), and -x and source replay them to the same output" \
+	"$([ $? = 0 ] && [ "$(grep -v '^#' "$t/rec")" = "disas __x64_sys_getppid 4
+x/2xg jiffies
+info symbol jiffies" ] && [ "$(sed '/^recording/,$!d; /^recording/d; /^usage: quit/,$d' "$t/o")" = "$(cat "$t/o2")" ] &&
+	   "${G[@]}" -c "source $t/rec" | cmp -s - "$t/o2"; echo $?)"
+"${G[@]}" -c 'record stop' 2>"$t/e"
+check "record stop when not recording says so" "$([ $? = 1 ] && grep -q 'not recording' "$t/e"; echo $?)"
+"${G[@]}" -c "record $t/r1" -c "record $t/r2" 2>"$t/e" >/dev/null
+check "record while recording says where it records" "$([ $? = 1 ] && grep -q "already recording to $t/r1" "$t/e"; echo $?)"
+"${G[@]}" -c 'record /nonexistent/dir/r' 2>"$t/e"
+check "record to a file that cannot be made names it" "$([ $? = 1 ] && grep -q '/nonexistent/dir/r: No such file' "$t/e"; echo $?)"
+
+# checked transcripts: gilk --check
+cat >"$t/ok.gilk" <<'END'
+# a lab's first steps: patterns where addresses differ between kernels
+disas __x64_sys_getppid 2
+#=> > {{0x[0-9a-f]+}} <__x64_sys_getppid+0>: e8 {{.*}}call {{0x[0-9a-f]+}} <__fentry__>        # ftrace entry
+#=>   {{0x[0-9a-f]+}} <__x64_sys_getppid+5>: 53{{ +}}push rbx
+info symbol __x64_sys_getppid+5
+#=> __x64_sys_getppid + 5 in section .text
+blocks __x64_sys_getppid
+#=> {{__[a-z0-9]+_sys_getppid}}: {{[0-9]+}} bytes, {{.*}}
+#=> ...
+#=> {{[0-9]+}} of {{[0-9]+}} blocks spliceable or spliced (0 more through a bounce)
+show listsize
+disas no_such_function
+#=! no symbol 'no_such_function'{{.*}}
+help disas | head -1
+#=> usage: disas LOCATION [COUNT]
+END
+"${G[@]}" --check "$t/ok.gilk" >"$t/o" 2>"$t/e"
+check "--check passes a transcript whose output matches (patterns, ..., an expected error)" \
+	"$([ $? = 0 ] && grep -qx "$t/ok.gilk: 6 commands, all as expected" "$t/o" && [ ! -s "$t/e" ]; echo $?)"
+"${G[@]}" -x "$t/ok.gilk" >/dev/null 2>"$t/e"
+check "-x reads a checked transcript's expectations as comments (and stops at its expected error)" \
+	"$([ $? = 1 ] && grep -q "$t/ok.gilk:12: no symbol 'no_such_function'" "$t/e"; echo $?)"
+sed 's/^#=> __x64_sys_getppid + 5 in section .text$/#=> __x64_sys_getppid + 6 in section .text/' "$t/ok.gilk" >"$t/bad1.gilk"
+"${G[@]}" --check "$t/bad1.gilk" >"$t/o" 2>"$t/e"
+check "--check fails at the line of the first expected line that differs, and says what came" \
+	"$([ $? = 1 ] && [ "$(cat "$t/e")" = "$t/bad1.gilk:6: expected: __x64_sys_getppid + 6 in section .text
+$t/bad1.gilk:6:      got: __x64_sys_getppid + 5 in section .text" ] && [ ! -s "$t/o" ]; echo $?)"
+sed 's/^#=! .*/#=! no symbol named that/' "$t/ok.gilk" >"$t/bad2.gilk"
+"${G[@]}" --check "$t/bad2.gilk" 2>"$t/e" >/dev/null
+check "--check fails on an error other than the one expected, at its line" \
+	"$([ $? = 1 ] && grep -q "^$t/bad2.gilk:13: expected error: no symbol named that" "$t/e"; echo $?)"
+sed '/^#=! /d' "$t/ok.gilk" >"$t/bad3.gilk"
+"${G[@]}" --check "$t/bad3.gilk" 2>"$t/e" >/dev/null
+check "--check fails at a command that fails unexpectedly" \
+	"$([ $? = 1 ] && grep -q "^$t/bad3.gilk:12: disas no_such_function failed: no symbol" "$t/e"; echo $?)"
+sed 's/^#=> \.\.\.$//' "$t/ok.gilk" >"$t/bad4.gilk"
+"${G[@]}" --check "$t/bad4.gilk" 2>"$t/e" >/dev/null
+check "--check fails when there are more lines than expected (without ...)" \
+	"$([ $? = 1 ] && grep -q "^$t/bad4.gilk:10: expected: {{\[0-9\]+}} of" "$t/e"; echo $?)"
+printf 'show listsize\n#=> listsize {{(}}\n' >"$t/bad5.gilk"
+"${G[@]}" --check "$t/bad5.gilk" 2>"$t/e" >/dev/null
+check "--check names a bad pattern" "$([ $? = 1 ] && grep -q "bad5.gilk:2: bad pattern" "$t/e"; echo $?)"
+"${G[@]}" --check "$t/ok.gilk" -c help 2>"$t/e"
+check "--check with -c is a usage error" "$([ $? = 2 ] && grep -q 'runs a transcript alone' "$t/e"; echo $?)"
+
+# -batch: runs what it is given and exits, never reading stdin
+echo help | "${G[@]}" -batch >"$t/o" 2>&1
+check "-batch with nothing to run reads no commands and exits 0" "$([ $? = 0 ] && [ ! -s "$t/o" ]; echo $?)"
+
 # set and show
 "${G[@]}" -c 'show' -c 'set listsize 3' -c 'set instrument tsc' -c 'set trap on' -c 'set format csv' -c 'show' \
 	-c 'disas __x64_sys_getppid+5' >"$t/o" 2>"$t/e"
 check "show lists the settings with their defaults; set changes them" \
-	"$([ $? = 0 ] && [ "$(sed -n 1,4p "$t/o" | awk '{print $1 "=" $2}' | tr '\n' ' ')" = "listsize=16 instrument=count trap=off format=auto " ] &&
-	   [ "$(sed -n 5,8p "$t/o" | awk '{print $1 "=" $2}' | tr '\n' ' ')" = "listsize=3 instrument=tsc trap=on format=csv " ]; echo $?)"
+	"$([ $? = 0 ] && [ "$(sed -n 1,6p "$t/o" | awk '{print $1 "=" $2}' | tr '\n' ' ')" = "listsize=16 instrument=count trap=off format=auto pagination=on height=auto " ] &&
+	   [ "$(sed -n 7,10p "$t/o" | awk '{print $1 "=" $2}' | tr '\n' ' ')" = "listsize=3 instrument=tsc trap=on format=csv " ]; echo $?)"
 check "set listsize is how many instructions disas shows past a function's start" \
-	"$([ "$(sed -n '9,$p' "$t/o" | wc -l)" = 3 ]; echo $?)"
+	"$([ "$(sed -n '13,$p' "$t/o" | wc -l)" = 3 ]; echo $?)"
+"${G[@]}" -c 'set pagination off' -c 'set height 7' -c 'show pagination' -c 'show height' -c 'set height auto' -c 'show height' >"$t/o" 2>"$t/e"
+check "set pagination and set height change what show says" \
+	"$([ $? = 0 ] && [ "$(awk '{print $1 "=" $2}' "$t/o" | tr '\n' ' ')" = "pagination=off height=7 height=auto " ]; echo $?)"
+"${G[@]}" -c 'set height -3' 2>"$t/e"
+check "set height with a bad value says what it takes" "$([ $? = 1 ] && grep -q 'set height N|auto' "$t/e"; echo $?)"
 "${G[@]}" -c 'set trap maybe' 2>"$t/e"
 check "set with a bad value says what the setting takes" "$([ $? = 1 ] && grep -q 'set trap on|off' "$t/e"; echo $?)"
 "${G[@]}" -c 'set colour blue' 2>"$t/e"
 check "set of an unknown setting lists the settings" \
-	"$([ $? = 1 ] && grep -q "no setting 'colour': listsize, instrument, trap, format" "$t/e"; echo $?)"
+	"$([ $? = 1 ] && grep -q "no setting 'colour': listsize, instrument, trap, format, pagination, height" "$t/e"; echo $?)"
 "${G[@]}" -c 'show version' >"$t/o" 2>"$t/e"
 check "show version: gilk's ABI and the image's own banner" \
 	"$([ $? = 0 ] && grep -q '^gilk: ioctl ABI [0-9]*, offline mode$' "$t/o" &&
@@ -136,13 +342,13 @@ check "dump memory refuses more than 64 MiB" "$([ $? = 1 ] && grep -q 'writes 1 
 "${G[@]}" -c 'dump memory /nonexistent/dir/m __x64_sys_getppid +8' 2>"$t/e"
 check "dump to a file that cannot be made names it" "$([ $? = 1 ] && grep -q '/nonexistent/dir/m: No such file' "$t/e"; echo $?)"
 "${G[@]}" -c 'dump events '"$t"'/ev.csv' 2>"$t/e"
-check "dump events offline says it needs live mode" "$([ $? = 1 ] && grep -q 'events need live mode' "$t/e"; echo $?)"
+check "dump events offline says it needs live mode" "$([ $? = 1 ] && grep -q 'dump events needs live mode' "$t/e"; echo $?)"
 "${G[@]}" -c 'dump events --format yaml '"$t"'/ev' 2>"$t/e"
 check "dump with an unknown format lists the formats" "$([ $? = 1 ] && grep -q "no format 'yaml': text, csv, json or chrome" "$t/e"; echo $?)"
 "${G[@]}" -c 'dump splices --format chrome '"$t"'/sp' 2>"$t/e"
 check "dump splices as a Chrome trace is refused" "$([ $? = 1 ] && grep -q 'a Chrome trace holds events' "$t/e"; echo $?)"
 "${G[@]}" -c 'hist rsx' 2>"$t/e"
-check "hist of an unknown field names the fields there are" "$([ $? = 1 ] && grep -q "no field 'rsx' in any known payload: tsc; rax..r15" "$t/e"; echo $?)"
+check "hist offline says it needs live mode (its fields are checked live)" "$([ $? = 1 ] && grep -q "hist needs live mode" "$t/e"; echo $?)"
 "${G[@]}" -c 'dump things x' 2>"$t/e"
 check "dump of an unknown thing names the three" "$([ $? = 1 ] && grep -q 'dump what? "memory", "events" or "splices"' "$t/e"; echo $?)"
 
@@ -155,16 +361,40 @@ check "test-json counts a valid document's array and rejects broken ones" \
 	"$([ "$(build/bin/test-json "$t/j1" events)" = 3 ] && ! build/bin/test-json "$t/j2" 2>/dev/null &&
 	   ! build/bin/test-json "$t/j3" 2>/dev/null && ! build/bin/test-json "$t/j4" 2>/dev/null; echo $?)"
 
-# the man page documents exactly the commands help lists
-help_cmds=$(sed -n 's/^  \([a-z]*\).*/\1/p' "$t/help")
-entries=$(sed -n '/^\.SH COMMANDS/,/^\.SH INSTRUMENTS/p' shell/gilk.1 | grep -c '^\.TP')
-check "the man page documents exactly the commands help lists" \
-	"$(for c in $help_cmds; do grep -q "^\\\\fB$c\(\\\\fR\| \)" shell/gilk.1 || exit 1; done
-	   [ "$entries" = "$(echo "$help_cmds" | wc -l)" ]; echo $?)"
+# One table: help, the man page and the bash and zsh completions agree with it
+help_usages=$(sed -n 's/^  \([a-z].*\)/\1/p' "$t/help" | sed 's/   (live)$//')
+man_cmds() { sed -n '/^\.SH COMMANDS/,/^\.SH CHECKED/p' shell/gilk.1; }
+man_usages=$(man_cmds | awk '/^\.TP/ {getline; print}' | sed 's/\\f[BIR]//g; s/\\-/-/g')
+check "the man page has an entry per command, in the table's order, with its usage" \
+	"$([ -n "$help_usages" ] && [ "$help_usages" = "$man_usages" ]; echo $?)"
+check "the man page marks (live) exactly the commands the table does" \
+	"$([ "$(grep '   (live)$' "$t/help" | awk '{print $1}')" = \
+	     "$(man_cmds | awk '/^\.TP/ {getline u; getline d; if (d ~ /^\(live\)/) print u}' | sed 's/\\f[BIR]//g' | awk '{print $1}')" ]; echo $?)"
+for sh in bash zsh; do
+	f=completions/gilk.bash; [ $sh = zsh ] && f=completions/_gilk
+	build/gilk --completion $sh | cmp -s - $f
+	check "completions: $f is what \"gilk --completion $sh\" writes from the table (make completions)" "$?"
+done
+bash -c 'source completions/gilk.bash; COMP_WORDS=(gilk -c ""); COMP_CWORD=2; _gilk; printf "%s\n" "${COMPREPLY[@]}"' >"$t/o"
+check "bash completion offers every command of the table after -c" "$(cmp -s "$t/o" "$t/cmds"; echo $?)"
+check "zsh completion describes every command of the table" \
+	"$([ "$(sed -n "/^cmds=(/,/^)/s/^	'\([a-z]*\):.*/\1/p" completions/_gilk)" = "$(cat "$t/cmds")" ]; echo $?)"
+opts=$(build/gilk --help | sed -n 's/^  \(-[-a-z]*\).*/\1/p')
+bash -c 'source completions/gilk.bash; COMP_WORDS=(gilk -); COMP_CWORD=1; _gilk; printf "%s\n" "${COMPREPLY[@]}"' | sort >"$t/o"
+check "gilk --help, the man page and both completions know the same options" \
+	"$([ "$(echo "$opts" | sort)" = "$(cat "$t/o")" ] &&
+	   [ "$(echo "$opts" | sort)" = "$(sed -n '/^\.SH OPTIONS/,/^\.SH /p' shell/gilk.1 | awk '/^\.TP/ {getline; print $1}' | sed 's/\\f[BIR]//g; s/\\-/-/g' | sort)" ] &&
+	   [ "$(echo "$opts" | sort)" = "$(sed -n "s/^	'\*\{0,1\}\(-[-a-z]*\)\[.*/\1/p" completions/_gilk | sort)" ]; echo $?)"
+if command -v zsh >/dev/null; then
+	zsh -n completions/_gilk
+	check "zsh reads its completion" "$?"
+fi
 warnings=$(groff -man -Tutf8 -ww -z shell/gilk.1 2>&1)
 check "the man page renders without a warning${warnings:+: $warnings}" "$([ -z "$warnings" ] && command -v groff >/dev/null; echo $?)"
 bash -c 'source completions/gilk.bash; COMP_WORDS=(gilk --ke); COMP_CWORD=1; _gilk; [ "${COMPREPLY[*]}" = "--kernel" ]'
 check "bash completion completes gilk's options" "$?"
+bash -c 'source completions/gilk.bash; COMP_WORDS=(gilk --completion z); COMP_CWORD=2; _gilk; [ "${COMPREPLY[*]}" = "zsh" ]'
+check "bash completion completes --completion's shells" "$?"
 
 # Tab completion in a real terminal. Each step waits (up to 20 s) for what
 # it expects on the screen rather than sleeping a fixed time.
@@ -175,23 +405,95 @@ screen_has() { # screen_has TEXT: wait until the pane shows TEXT
 	done
 	return 1
 }
+tab() { # tab KEYS... TEXT: type KEYS, then Tab, and wait for TEXT
+	tmux send-keys -t gilk-test "${@:1:$#-1}" Tab
+	screen_has "${!#}"
+}
 tmux kill-session -t gilk-test 2>/dev/null
 HOME=$t tmux new-session -d -s gilk-test -x 200 -y 50 "${G[*]}"
 screen_has '(gilk)'
-tmux send-keys -t gilk-test 'bl' Tab
-screen_has '(gilk) blocks'
-tmux send-keys -t gilk-test '__x64_sys_getpp' Tab
-screen_has '(gilk) blocks __x64_sys_getppid'
+tab 'bl' '(gilk) blocks' &&
+	tab '__x64_sys_getpp' '(gilk) blocks __x64_sys_getppid'
 check "Tab completes a command and a kernel symbol" "$?"
-tmux send-keys -t gilk-test C-u 'dump ev' Tab
-screen_has '(gilk) dump events'
+tab C-u 'dump ev' '(gilk) dump events'
 check "Tab completes what dump writes" "$?"
 tmux send-keys -t gilk-test C-u 'disas _' Tab Tab
 screen_has 'symbols start with "_": showing the first 1000'
 check "a long completion list is cut short, and says so" "$?"
+tab C-u 'rec' '(gilk) record' &&
+	tab 's' '(gilk) record stop'
+check "Tab completes record and its stop" "$?"
+tab C-u 'info sym' '(gilk) info symbol' &&
+	tab '__x64_sys_getpp' '(gilk) info symbol __x64_sys_getppid'
+check "Tab completes info's new words, then a symbol" "$?"
+tab C-u 'x/4i __x64_sys_getpp' '(gilk) x/4i __x64_sys_getppid'
+check "Tab completes a symbol after x/FMT" "$?"
+tab C-u 'set pag' '(gilk) set pagination' &&
+	tab C-u 'she' '(gilk) shell'
+check "Tab completes settings and the shell command" "$?"
+
+# The pager: a screenful, then the question; RET for more, q to stop
+tmux send-keys -t gilk-test C-u 'set height 10' Enter C-l 'disas tcp_v4_rcv' Enter
+screen_has '--Type <RET> for more, q to quit, c to continue without paging--'
+check "the pager stops a long disas after a screenful (set height 10: 9 lines)" \
+	"$([ "$(tmux capture-pane -t gilk-test -p | grep -c '<tcp_v4_rcv+[0-9]*>:')" = 9 ]; echo $?)"
+tmux send-keys -t gilk-test Enter
+for _ in $(seq 100); do [ "$(tmux capture-pane -t gilk-test -p | grep -c 'Type <RET>')" = 2 ] && break; sleep 0.1; done
+check "RET shows the next screenful" "$([ "$(tmux capture-pane -t gilk-test -p | grep -c '<tcp_v4_rcv+[0-9]*>:')" = 18 ]; echo $?)"
+tmux send-keys -t gilk-test 'q' Enter C-l 'help quit' Enter
+screen_has 'usage: quit'
+check "q stops the command, and the shell goes on" "$(! tmux capture-pane -t gilk-test -p | grep -q 'tcp_v4_rcv+'; echo $?)"
+tmux send-keys -t gilk-test C-u 'set pagination off' Enter C-l 'disas tcp_v4_rcv' Enter
+screen_has '(bytes from\|<tcp_v4_rcv+[0-9]*>: .*$' >/dev/null
+sleep 1
+check "set pagination off: no question" "$(! tmux capture-pane -t gilk-test -p | grep -q 'Type <RET>'; echo $?)"
+
+# Enter on an empty line: x and disas go on where they stopped
+tmux send-keys -t gilk-test C-l 'x/2i __x64_sys_getppid' Enter
+screen_has '<__x64_sys_getppid+5>:' >/dev/null || screen_has '_sys_getppid+5>:'
+tmux send-keys -t gilk-test Enter
+screen_has '_sys_getppid+11>:'
+check "Enter repeats x/2i with the next two instructions" "$?"
+tmux send-keys -t gilk-test C-l 'disas __x64_sys_getppid+5 2' Enter
+screen_has '<__x64_sys_getppid+6>:'
+tmux send-keys -t gilk-test Enter
+screen_has '_sys_getppid+13>:'
+check "Enter repeats disas from where it stopped" "$?"
+tmux send-keys -t gilk-test C-l 'show height' Enter Enter
+screen_has 'height'
+sleep 0.5
+check "after another command, Enter does nothing" "$([ "$(tmux capture-pane -t gilk-test -p | grep -c '^height')" = 1 ]; echo $?)"
+
+# Ctrl-C: gilk's own loop (info functions, blocked on a pipe nobody reads),
+# a shell command, and the pager's question; the session goes on
+tmux send-keys -t gilk-test C-l 'info functions | sleep 60' Enter
+sleep 1
+tmux send-keys -t gilk-test C-c
+screen_has 'gilk: interrupted'
+check "Ctrl-C interrupts a long command (info functions into a full pipe)" "$?"
+tmux send-keys -t gilk-test C-l 'shell sleep 60' Enter
+sleep 1
+tmux send-keys -t gilk-test C-c
+screen_has 'gilk: interrupted'
+tmux send-keys -t gilk-test C-l 'set pagination on' Enter 'disas tcp_v4_rcv' Enter
+screen_has 'Type <RET>'
+tmux send-keys -t gilk-test C-c
+screen_has 'gilk: interrupted'
+tmux send-keys -t gilk-test C-l 'info symbol jiffies' Enter
+screen_has 'jiffies in section .data'
+check "Ctrl-C in a shell command and at the pager, and the session goes on" "$?"
+
+# record at the terminal: what was typed and succeeded, replayed by -x
+tmux send-keys -t gilk-test C-u "record $t/typed" Enter 'disas __x64_sys_getppid 2' Enter 'bogus' Enter \
+	'x/2xg jiffies' Enter 'record stop' Enter
+screen_has "recording to $t/typed stopped"
+check "record saves the commands typed that succeeded, and -x replays them" \
+	"$([ "$(grep -v '^#' "$t/typed")" = "disas __x64_sys_getppid 2
+x/2xg jiffies" ] && "${G[@]}" -x "$t/typed" | grep -q '<jiffies>:'; echo $?)"
+
 tmux send-keys -t gilk-test C-u 'quit' Enter
 for _ in $(seq 100); do tmux has-session -t gilk-test 2>/dev/null || break; sleep 0.1; done
-check "quit leaves the shell and history is saved" \
+check "quit leaves the shell (offline: no splices to ask about) and history is saved" \
 	"$(grep -qx quit "$t/.gilk_history" 2>/dev/null && ! tmux has-session -t gilk-test 2>/dev/null; echo $?)"
 
 echo "$pass passed, $fail failed"

@@ -61,7 +61,7 @@ check "info splice ID: displaced and written bytes, and the trampoline calling g
 	   echo "$out" | grep -q '^  wrote at .*: e9' && [ -n "$displaced" ] &&
 	   echo "$out" | grep -q "^         was: $displaced\$" &&
 	   echo "$out" | grep -Eq "(call|movabs rax,) 0x$entry( |$)" &&
-	   echo "$out" | tail -1 | grep -q "jmp 0x[0-9a-f]* *; [_a-z0-9]*sys_getppid+0x$(printf %x $((5 + $(echo "$displaced" | wc -w))))"; echo $?)"
+	   echo "$out" | tail -1 | grep -q "jmp 0x[0-9a-f]* <[_a-z0-9]*sys_getppid+$((5 + $(echo "$displaced" | wc -w)))>\$"; echo $?)"
 check "gilk disas marks the spliced instruction" \
 	"$(build/gilk -c 'disas __x64_sys_getppid 2' | sed -n 2p | grep -q "\[splice $id\]\$"; echo $?)"
 check "gilk blocks says which block is spliced" \
@@ -83,14 +83,35 @@ check "blocks --dot live, from another process: the original blocks ($n of $nblo
 build/gilk -c 'splice do_prlimit regs' >/dev/null
 build/bin/test-live workload getrlimit 10
 out=$(build/gilk -c 'events 3')
-check "gilk events decodes regs events and says how many it did not show" \
-	"$(echo "$out" | grep -c ' regs: rax=.*rsi=3 .*rip=' | grep -qx 3 && echo "$out" | grep -q '^([0-9]* more events drained, not shown)'; echo $?)"
+check "gilk events decodes regs events, rip with its symbol, and says how many it did not show" \
+	"$(echo "$out" | grep -c ' regs: rax=.*rsi=3 .*rip=[0-9a-f]* <do_prlimit+[0-9]*> ' | grep -qx 3 && echo "$out" | grep -q '^([0-9]* more events drained, not shown)'; echo $?)"
+# A full buffer: the shell says how many events each splice lost, once
+build/gilk -c events >/dev/null
+build/bin/test-live workload getrlimit 40000
+id=$(build/gilk -c 'info splices' | awk '$NF == "regs" {print $1}')
+out=$(build/gilk -c 'events 1' -c 'events 1')
+lost=$(echo "$out" | sed -n "s/^Lost \([0-9]*\) events (splice $id, buffer full)\$/\1/p")
+check "gilk events says how many events a full buffer lost (${lost:-none}), once per session" \
+	"$([ "${lost:-0}" -gt 0 ] && [ "$(echo "$out" | grep -c '^Lost ')" = 1 ]; echo $?)"
 n=$(build/gilk -c 'info splices' | grep -c '^ *[0-9]')
 out=$(build/gilk -c 'unsplice all')
 check "gilk unsplice all removes every splice ($out)" \
 	"$([ "$out" = "unspliced $n" ] && build/gilk -c 'info splices' | grep -qx 'no splices'; echo $?)"
 out=$(build/gilk -c 'unsplice 12345' 2>&1)
 check "gilk unsplice of an unknown id is an error ($out)" "$(echo "$out" | grep -q 'no such splice'; echo $?)"
+# quit at a terminal (test-pty) asks about the splices this session made;
+# a pseudo-terminal needs devpts, which the lab's init does not mount
+mkdir -p /dev/pts && mount -t devpts devpts /dev/pts 2>/dev/null
+out=$(printf 'splice __x64_sys_getppid\nquit\nno\nhelp quit\nquit\nyes\n' | build/bin/test-pty build/gilk 2>&1)
+check "gilk quit at a terminal asks about this session's splices: no stays, yes removes them" \
+	"$(echo "$out" | grep -q 'This session made 1 splice still in place. Remove it? (yes, no, keep)' &&
+	   echo "$out" | grep -q 'usage: quit' && echo "$out" | grep -q 'unspliced 1' &&
+	   build/gilk -c 'info splices' | grep -qx 'no splices'; echo $?)"
+printf 'splice __x64_sys_getppid\nquit\nkeep\n' | build/bin/test-pty build/gilk >/dev/null 2>&1
+out=$(build/bin/test-pty build/gilk -c 'splice __x64_sys_getpid' -c quit </dev/null 2>&1)
+check "gilk quit: keep leaves the splice; -c never asks, even at a terminal" \
+	"$([ "$(build/gilk -c 'info splices' | grep -c '^ *[0-9]')" = 2 ] && ! echo "$out" | grep -q 'Remove it'; echo $?)"
+build/gilk -c 'unsplice all' >/dev/null
 
 # dump: events and splices into files, in every format.
 build/gilk -c events >/dev/null

@@ -6,8 +6,8 @@
 
 struct CMUnitTest;
 extern const struct CMUnitTest reloc_tests[], splice_tests[], symtab_tests[],
-	image_tests[], cfg_tests[], histogram_tests[], live_tests[];
+	image_tests[], cfg_tests[], histogram_tests[], live_tests[], gerr_tests[];
 extern const size_t reloc_ntests, splice_ntests, symtab_ntests, image_ntests,
-	cfg_ntests, histogram_ntests, live_ntests;
+	cfg_ntests, histogram_ntests, live_ntests, gerr_ntests;
 
 #endif

@@ -1,0 +1,52 @@
+/* Command files (see script.h). */
+#include "script.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "commands.h"
+
+/* Calls fn for each line of path with its number; stops at the first
+ * non-zero return. Errors name path:line. */
+static int script_lines(const char *path, int (*fn)(void *ctx, char *line,
+					     unsigned lineno, struct gerr *e),
+		 void *ctx, struct gerr *e)
+{
+	char line[4096];
+	unsigned lineno = 0;
+	FILE *f = fopen(path, "r");
+	int rc = 0;
+
+	if (!f)
+		return gerr_set(e, "%s: %m", path);
+	while (!rc && fgets(line, sizeof(line), f)) {
+		lineno++;
+		if (!strchr(line, '\n') && !feof(f)) {
+			rc = gerr_set(e, "%s:%u: line too long", path, lineno);
+			break;
+		}
+		if (fn(ctx, line, lineno, e)) {
+			char m[sizeof(e->msg)];
+
+			snprintf(m, sizeof(m), "%s", e->msg);
+			rc = gerr_set(e, "%s:%u: %s", path, lineno, m);
+		}
+	}
+	fclose(f);
+	return rc;
+}
+
+static int run_one(void *ctx, char *line, unsigned lineno, struct gerr *e)
+{
+	struct session *s = ctx;
+
+	(void)lineno;
+	if (s->quit)
+		return 0;
+	return command_run_line(s, line, e);
+}
+
+int script_run(struct session *s, const char *path, struct gerr *e)
+{
+	return script_lines(path, run_one, s, e);
+}

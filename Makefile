@@ -6,14 +6,22 @@ CFLAGS  += -std=c11 -Wall -Wextra -Werror -D_GNU_SOURCE
 B       := build
 CORE_LIBS := -lcapstone -lelf -llzma -lzstd -lz
 
-KDIR    ?= $(CURDIR)/$(B)/cache/ref/headers
+# The kernel profile (scripts/setup): ref, 6.12, rt or debug. Modules for ref
+# are built in build/ as they always were; another profile's in build/k/NAME/.
+KERNEL  ?= ref
+KCACHE  := $(B)/cache/$(KERNEL)
+KDIR    ?= $(CURDIR)/$(KCACHE)/headers
+KO      := $(if $(filter ref,$(KERNEL)),$(B),$(B)/k/$(KERNEL))
+KMODS   := $(KO)/gilk.ko $(KO)/instruments/argfilter.ko $(KO)/tests/gilk_target.ko
+SETUP   := scripts/setup $(if $(filter ref,$(KERNEL)),,--profile $(KERNEL))
 CORE_SRC := $(wildcard core/*.c)
 CORE_OBJ := $(CORE_SRC:%.c=$(B)/%.o)
 
-.PHONY: all check bench-offline bench-live lab setup clean
-all: $(B)/gilk $(B)/libgilkcore.a $(B)/libgilklive.a $(B)/gilk.ko $(B)/instruments/argfilter.ko $(B)/bench-offline \
+.PHONY: all user kmods check check-matrix kernel-debug bench-offline bench-live lab setup clean
+all: user kmods
+kmods: $(KMODS)
+user: $(B)/gilk $(B)/libgilkcore.a $(B)/libgilklive.a $(B)/bench-offline \
      $(B)/bench-live \
-     $(B)/tests/gilk_target.ko \
      $(B)/bin/test-unit $(B)/bin/test-diff $(B)/bin/test-cfg-objdump \
      $(B)/bin/test-kcore $(B)/bin/test-live $(B)/bin/test-json
 
@@ -41,31 +49,31 @@ SHELL_SRC := $(wildcard shell/*.c)
 $(B)/gilk: $(SHELL_SRC:%.c=$(B)/%.o) $(B)/libgilklive.a $(B)/libgilkcore.a
 	$(CC) -o $@ $^ $(CORE_LIBS) -lreadline
 
-# Kbuild writes next to its sources: build a copy under build/kmod.
+# Kbuild writes next to its sources: build a copy under $(KO)/kmod.
 KMOD_SRC := $(wildcard kmod/*.c kmod/*.h kmod/Kbuild kmod/include/*.h kmod/include/uapi/*.h)
-# Rebuilt when setup moves to another reference kernel (its ABI file changes).
-REF_ABI := $(wildcard $(B)/cache/ref/abi)
-$(B)/gilk.ko: $(KMOD_SRC) $(REF_ABI)
-	@mkdir -p $(B)/kmod
-	cp -r kmod/. $(B)/kmod/
-	$(MAKE) -C $(KDIR) M=$(CURDIR)/$(B)/kmod modules
-	cp $(B)/kmod/gilk.ko $@
+# Rebuilt when setup moves the profile to another kernel (its ABI file changes).
+K_ABI := $(wildcard $(KCACHE)/abi)
+$(KO)/gilk.ko: $(KMOD_SRC) $(K_ABI)
+	@mkdir -p $(KO)/kmod
+	cp -r kmod/. $(KO)/kmod/
+	$(MAKE) -C $(KDIR) M=$(CURDIR)/$(KO)/kmod modules
+	cp $(KO)/kmod/gilk.ko $@
 
 # Instruments link against gilk.ko's exported symbols.
 INSTR_SRC := $(wildcard instruments/*.c instruments/Kbuild)
-$(B)/instruments/argfilter.ko: $(INSTR_SRC) $(B)/gilk.ko
-	@mkdir -p $(B)/instruments
-	cp -r instruments/. $(B)/instruments/
-	$(MAKE) -C $(KDIR) M=$(CURDIR)/$(B)/instruments \
-		KBUILD_EXTRA_SYMBOLS=$(CURDIR)/$(B)/kmod/Module.symvers modules
+$(KO)/instruments/argfilter.ko: $(INSTR_SRC) $(KO)/gilk.ko
+	@mkdir -p $(KO)/instruments
+	cp -r instruments/. $(KO)/instruments/
+	$(MAKE) -C $(KDIR) M=$(CURDIR)/$(KO)/instruments \
+		KBUILD_EXTRA_SYMBOLS=$(CURDIR)/$(KO)/kmod/Module.symvers modules
 
 # Code with WARN() and BUG() sites for the guest tests to splice.
 TARGET_SRC := $(wildcard tests/guest/target/*.c tests/guest/target/Kbuild)
-$(B)/tests/gilk_target.ko: $(TARGET_SRC) $(REF_ABI)
-	@mkdir -p $(B)/tests/target
-	cp -r tests/guest/target/. $(B)/tests/target/
-	$(MAKE) -C $(KDIR) M=$(CURDIR)/$(B)/tests/target modules
-	cp $(B)/tests/target/gilk_target.ko $@
+$(KO)/tests/gilk_target.ko: $(TARGET_SRC) $(K_ABI)
+	@mkdir -p $(KO)/tests/target
+	cp -r tests/guest/target/. $(KO)/tests/target/
+	$(MAKE) -C $(KDIR) M=$(CURDIR)/$(KO)/tests/target modules
+	cp $(KO)/tests/target/gilk_target.ko $@
 
 $(B)/bin/test-json: $(B)/tests/json_check.o
 	@mkdir -p $(dir $@)
@@ -89,28 +97,41 @@ $(B)/bin/test-diff: $(DIFF_SRC:%.c=$(B)/%.o) $(B)/libgilkcore.a
 	$(CC) -o $@ $^ $(CORE_LIBS) -lunicorn -lpthread
 
 setup:
-	@scripts/setup
+	@$(SETUP)
 
-check: setup
-	@$(MAKE) --no-print-directory all
+# `make check` runs on the reference kernel only, whatever KERNEL says.
+check:
+	@scripts/setup
+	@$(MAKE) --no-print-directory KERNEL=ref all
 	@tests/run
+
+# The guest suite on every profile that is set up, and on ref with preempt=full.
+check-matrix:
+	@scripts/setup
+	@$(MAKE) --no-print-directory KERNEL=ref all
+	@tests/matrix
+
+# Built only on request: tens of minutes on two cores.
+kernel-debug:
+	@scripts/setup --profile debug
 
 bench-offline: setup
 	@$(MAKE) --no-print-directory $(B)/bench-offline
-	@$(B)/bench-offline
+	@$(B)/bench-offline $(KCACHE)/vmlinuz $(KCACHE)/kallsyms
 
 # In the lab: gilk.ko loaded, debugfs and tracefs mounted for the kprobe.
 bench-live: setup
 	@$(MAKE) --no-print-directory all
-	@scripts/lab --timeout 900 --run 'insmod build/gilk.ko && \
+	@scripts/lab --kernel $(KERNEL) --timeout 900 --run 'insmod build/gilk.ko && \
 		mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null; build/bench-live'
 
 lab: setup
 	@$(MAKE) --no-print-directory all
-	@scripts/lab
+	@scripts/lab --kernel $(KERNEL)
 
 clean:
-	rm -rf $(B)/core $(B)/lib $(B)/bench $(B)/tests $(B)/shell $(B)/kmod $(B)/bin $(B)/*.a $(B)/*.ko $(B)/bench-offline $(B)/bench-live
+	rm -rf $(B)/core $(B)/lib $(B)/bench $(B)/tests $(B)/shell $(B)/kmod $(B)/bin $(B)/*.a $(B)/*.ko $(B)/bench-offline $(B)/bench-live \
+		$(B)/instruments $(B)/k
 
 -include $(shell find $(B) -name '*.d' 2>/dev/null)
 

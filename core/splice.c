@@ -70,6 +70,19 @@ static bool touches_alternative(const struct splice_env *env,
 				  RES_ALTERNATIVE);
 }
 
+/* endbr64 (f3 0f 1e fa): where the kernel has IBT (6.12), every function
+ * that may be called indirectly starts with one, and an indirect call that
+ * lands anywhere else faults (#CP). A jmp written over it would turn every
+ * indirect call of the function into that fault, so it is never displaced:
+ * splices go after it. Sealed functions (no indirect caller) have theirs
+ * turned into a nop at boot when IBT is on; live bytes then say so. */
+static bool is_endbr64(const struct insn *in)
+{
+	static const uint8_t endbr64[] = { 0xf3, 0x0f, 0x1e, 0xfa };
+
+	return in->len == sizeof(endbr64) && !memcmp(in->bytes, endbr64, sizeof(endbr64));
+}
+
 /* Why in cannot be displaced at all (SPLICE_OK when it can). */
 static enum splice_reason insn_refusal(const struct splice_env *env,
 				       const struct insn *in)
@@ -79,6 +92,8 @@ static enum splice_reason insn_refusal(const struct splice_env *env,
 	/* What reserves the bytes says more than what they are. */
 	if (is_reserved(env, in->addr, in->len, &why))
 		return why;
+	if (is_endbr64(in))
+		return SR_ENDBR;
 	switch (in->kind) {
 	case IK_INT3: return SR_INT3;
 	case IK_UD2: return SR_UD2;
@@ -402,7 +417,12 @@ uint64_t splice_site_for_block(const struct splice_env *env, uint64_t addr)
 	const struct res_range *r;
 	ssize_t idx;
 
-	if (!env->facts || !g)
+	if (!g)
+		return addr;
+	idx = cfg_insn_at(g, addr);
+	if (idx >= 0 && is_endbr64(&g->insns[idx]) && cfg_insn_at(g, addr + 4) >= 0)
+		addr += 4;
+	if (!env->facts)
 		return addr;
 	r = textfacts_reserved(env->facts, addr, addr + 1, RES_ALTERNATIVE);
 	if (!r || r->kind != RES_FTRACE || r->start != addr)
@@ -634,6 +654,7 @@ static const char *const reason_names[SR_NREASONS][2] = {
 	[SR_JUMP_LABEL] = { "jump-label", "the region holds a jump label (static key) site, which the kernel rewrites at run time" },
 	[SR_STATIC_CALL] = { "static-call", "the region holds a static call site or trampoline, which the kernel rewrites at run time" },
 	[SR_FTRACE] = { "ftrace", "the region holds an ftrace call site (splice after it)" },
+	[SR_ENDBR] = { "endbr", "the region holds an endbr64, the landing pad of indirect calls under IBT (splice after it)" },
 	[SR_EXTABLE] = { "extable", "the region holds an instruction with an exception-table entry: a fault there is fixed up by its address" },
 	[SR_BLACKLIST] = { "blacklist", "the code is kprobe-blacklisted, noinstr or entry code: instrumenting it can recurse or run without a valid context" },
 	[SR_KPROBE] = { "kprobe", "a kprobe is registered in the region" },

@@ -447,6 +447,30 @@ static int add_section_range(struct textfacts *tf, const struct symtab *st,
 	return 0;
 }
 
+/* The retpoline and return thunks: every indirect call and return in the
+ * kernel runs through them, and alternatives rewrite them at boot. Up to 6.1
+ * the linker script brackets them with __indirect_thunk_start/_end; later
+ * kernels (6.12) dropped the markers, so the range runs from the first
+ * indirect thunk to the end of __x86_return_thunk, which ends their section
+ * (srso, retbleed, ITS and call depth thunks lie between). */
+static int load_thunks(struct textfacts *tf, const struct symtab *st, struct gerr *e)
+{
+	const struct ksym *a, *b;
+	uint64_t start, end;
+
+	if (symtab_by_name(st, "__indirect_thunk_start", &a, 1) == 1)
+		return add_section_range(tf, st, "__indirect_thunk_start", "__indirect_thunk_end",
+					 RES_BLACKLIST, e);
+	if (symtab_by_name(st, "__x86_indirect_thunk_array", &a, 1) != 1 ||
+	    symtab_by_name(st, "__x86_return_thunk", &b, 1) != 1)
+		return 0;	/* a kernel built without retpolines */
+	if (symtab_function(st, b->addr, NULL, &start, &end) || end <= a->addr)
+		end = b->addr + 1;
+	if (textfacts_add_range(tf, a->addr, end, RES_BLACKLIST))
+		return gerr_set(e, "out of memory");
+	return 0;
+}
+
 /* What arch_populate_kprobe_blacklist() and the generic kprobes code refuse
  * as a whole: text sections, bounded by symbols that outlive boot. */
 static int load_blacklist_sections(struct textfacts *tf, const struct symtab *st,
@@ -458,13 +482,12 @@ static int load_blacklist_sections(struct textfacts *tf, const struct symtab *st
 		{ "__kprobes_text_start", "__kprobes_text_end" },
 		{ "__irqentry_text_start", "__irqentry_text_end" },
 		{ "__softirqentry_text_start", "__softirqentry_text_end" },
-		{ "__indirect_thunk_start", "__indirect_thunk_end" },
 	};
 
 	for (size_t i = 0; i < sizeof(sections) / sizeof(sections[0]); i++)
 		if (add_section_range(tf, st, sections[i][0], sections[i][1], RES_BLACKLIST, e))
 			return -1;
-	return 0;
+	return load_thunks(tf, st, e);
 }
 
 static int load_blacklist(struct textfacts *tf, struct kimage *img,

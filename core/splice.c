@@ -83,6 +83,16 @@ static bool is_endbr64(const struct insn *in)
 	return in->len == sizeof(endbr64) && !memcmp(in->bytes, endbr64, sizeof(endbr64));
 }
 
+/* What a sealed function's endbr64 becomes at boot (nopw (%rax)): seen at a
+ * function's entry in live bytes, it stands where the endbr64 was, and the
+ * ftrace call site follows it. */
+static bool is_sealed_endbr(const struct insn *in)
+{
+	static const uint8_t poison[] = { 0x66, 0x0f, 0x1f, 0x00 };
+
+	return in->len == sizeof(poison) && !memcmp(in->bytes, poison, sizeof(poison));
+}
+
 /* Why in cannot be displaced at all (SPLICE_OK when it can). */
 static enum splice_reason insn_refusal(const struct splice_env *env,
 				       const struct insn *in)
@@ -420,7 +430,8 @@ uint64_t splice_site_for_block(const struct splice_env *env, uint64_t addr)
 	if (!g)
 		return addr;
 	idx = cfg_insn_at(g, addr);
-	if (idx >= 0 && is_endbr64(&g->insns[idx]) && cfg_insn_at(g, addr + 4) >= 0)
+	if (idx >= 0 && cfg_insn_at(g, addr + 4) >= 0 &&
+	    (is_endbr64(&g->insns[idx]) || (addr == g->start && is_sealed_endbr(&g->insns[idx]))))
 		addr += 4;
 	if (!env->facts)
 		return addr;

@@ -370,20 +370,69 @@ static int load_extable(struct textfacts *tf, struct kimage *img,
 	return 0;
 }
 
+/* Whether the alternatives table reads as entries of sz bytes: every entry
+ * (up to the first 256) has its site and its replacement in the image. At
+ * the wrong size the offsets are read from the wrong bytes within a few
+ * entries and point nowhere. */
+static bool alt_entries_fit(struct kimage *img, const struct table *t, size_t sz)
+{
+	if (t->len % sz)
+		return false;
+	for (size_t o = 0; o + sz <= t->len && o < 256 * sz; o += sz) {
+		uint64_t site = t->addr + o + (uint64_t)(int64_t)rd32(t->p + o);
+		uint64_t repl = t->addr + o + 4 + (uint64_t)(int64_t)rd32(t->p + o + 4);
+		if (!kimage_ptr(img, site, 1) || !kimage_ptr(img, repl, 1))
+			return false;
+	}
+	return true;
+}
+
 static int load_alternatives(struct textfacts *tf, struct kimage *img,
 			     const struct symtab *st, struct gerr *e)
 {
 	struct table t;
+	size_t sz = 0;
 
-	/* struct alt_instr { s32 instr_offset; s32 repl_offset; u16 cpuid;
-	 *                    u8 instrlen; u8 replacementlen; } __packed */
+	/* struct alt_instr { s32 instr_offset; s32 repl_offset; FEATURE;
+	 *                    u8 instrlen; u8 replacementlen; } __packed
+	 * FEATURE is a u16 cpuid up to 6.2 (12 bytes), a u32 of cpuid and
+	 * flags since (14 bytes, as in 6.12). */
 	if (find_table(img, st, "__alt_instructions", "__alt_instructions_end", &t, e))
 		return -1;
-	for (size_t o = 0; o + 12 <= t.len; o += 12) {
+	if (alt_entries_fit(img, &t, 14))
+		sz = 14;
+	else if (alt_entries_fit(img, &t, 12))
+		sz = 12;
+	else
+		return gerr_set(e, "__alt_instructions holds entries of neither 12 nor 14 bytes");
+	for (size_t o = 0; o + sz <= t.len; o += sz) {
 		uint64_t site = t.addr + o + (uint64_t)(int64_t)rd32(t.p + o);
-		unsigned len = t.p[o + 10];
+		unsigned len = t.p[o + sz - 2];
 
 		if (len && textfacts_add_range(tf, site, site + len, RES_ALTERNATIVE))
+			return gerr_set(e, "out of memory");
+	}
+	return 0;
+}
+
+/* With IBT (6.12), __ibt_endbr_seal lists the endbr64s of functions never
+ * called indirectly; at boot the kernel turns each into a 4-byte nop (even on
+ * a CPU without IBT). Rewritten at boot, like an alternative: planned from
+ * live bytes. A kernel without IBT has no such table. */
+static int load_ibt_seal(struct textfacts *tf, struct kimage *img,
+			 const struct symtab *st, struct gerr *e)
+{
+	const struct ksym *a;
+	struct table t;
+
+	if (symtab_by_name(st, "__ibt_endbr_seal", &a, 1) != 1)
+		return 0;
+	if (find_table(img, st, "__ibt_endbr_seal", "__ibt_endbr_seal_end", &t, e))
+		return -1;
+	for (size_t o = 0; o + 4 <= t.len; o += 4) {
+		uint64_t site = t.addr + o + (uint64_t)(int64_t)rd32(t.p + o);
+
+		if (textfacts_add_range(tf, site, site + 4, RES_ALTERNATIVE))
 			return gerr_set(e, "out of memory");
 	}
 	return 0;
@@ -529,8 +578,8 @@ int textfacts_load(struct textfacts *tf, struct kimage *img,
 	if (load_jump_table(tf, img, st, dec, e) ||
 	    load_static_calls(tf, img, st, e) || load_mcount(tf, img, st, e) ||
 	    load_extable(tf, img, st, dec, e) ||
-	    load_alternatives(tf, img, st, e) || load_blacklist(tf, img, st, e) ||
-	    load_bug_table(tf, img, st, e))
+	    load_alternatives(tf, img, st, e) || load_ibt_seal(tf, img, st, e) ||
+	    load_blacklist(tf, img, st, e) || load_bug_table(tf, img, st, e))
 		return -1;
 	textfacts_finish(tf);
 	return 0;

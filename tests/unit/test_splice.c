@@ -443,6 +443,7 @@ static void endbr_kept_in_place(void **st)
 				     0xb8, 1, 0, 0, 0, 0xc3 };
 	/* endbr64 ; mov eax,1 ; ret: a short region, no ftrace */
 	static const uint8_t c[] = { 0xf3, 0x0f, 0x1e, 0xfa, 0xb8, 1, 0, 0, 0, 0xc3 };
+	uint8_t sealed[sizeof(b)];
 	struct fixture *fx = fn(b, sizeof(b), NULL, 0);
 	struct splice_plan p;
 
@@ -456,6 +457,12 @@ static void endbr_kept_in_place(void **st)
 	assert_true(splice_site_for_block(&fx->env, F) == F + 4);
 	assert_int_equal(splice_plan(&fx->env, F + 4, &p), 0);
 	assert_true(p.region.addr == F + 4);
+	/* live bytes of a sealed function: its endbr64 became nopw (%rax) */
+	memcpy(sealed, b, sizeof(b));
+	memcpy(sealed, (const uint8_t[]){ 0x66, 0x0f, 0x1f, 0x00 }, 4);
+	fx = fn(sealed, sizeof(sealed), NULL, 0);
+	reserve(fx, F + 4, F + 9, RES_FTRACE);
+	assert_true(splice_site_for_block(&fx->env, F) == F + 9);
 }
 
 static void reason_texts_complete(void **st)

@@ -429,9 +429,10 @@ uint64_t splice_site_for_block(const struct splice_env *env, uint64_t addr)
 
 	if (!g)
 		return addr;
-	idx = cfg_insn_at(g, addr);
-	if (idx >= 0 && cfg_insn_at(g, addr + 4) >= 0 &&
-	    (is_endbr64(&g->insns[idx]) || (addr == g->start && is_sealed_endbr(&g->insns[idx]))))
+	/* (Computed-goto labels may stand together, each with its endbr64.) */
+	for (idx = cfg_insn_at(g, addr); idx >= 0 && cfg_insn_at(g, addr + 4) >= 0 &&
+	     (is_endbr64(&g->insns[idx]) || (addr == g->start && is_sealed_endbr(&g->insns[idx])));
+	     idx = cfg_insn_at(g, addr))
 		addr += 4;
 	if (!env->facts)
 		return addr;

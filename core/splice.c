@@ -592,6 +592,12 @@ int splice_emit(const struct splice_plan *p, const struct splice_params *sp,
 
 	memset(out, 0, offsetof(struct splice_code, patches));
 	out->npatch = 0;
+	/* Only a plan splice_plan() accepted: a refused one has no region (its
+	 * jmp would be filled with 0 - 5 bytes of int3). */
+	if (p->reason != SPLICE_OK || !p->region.len) {
+		*why = p->reason != SPLICE_OK ? p->reason : SR_TOO_SHORT;
+		return -1;
+	}
 	xw_init(&w, out->tramp, sizeof(out->tramp), sp->tramp);
 	emit_call_instrument(&w, p->region.addr, sp);
 	out->reloc_off = w.len;

@@ -465,6 +465,21 @@ static void endbr_kept_in_place(void **st)
 	assert_true(splice_site_for_block(&fx->env, F) == F + 9);
 }
 
+static void refused_plan_not_emitted(void **st)
+{
+	struct fixture *fx = fn(simple, sizeof(simple), NULL, 0);
+	struct splice_params sp = { .tramp = 0xffffffffc0001000ull, .handler = 0xffffffffc0000000ull };
+	static struct splice_code c;
+	struct splice_plan p;
+	enum splice_reason why = SPLICE_OK;
+
+	(void)st;
+	/* mid-instruction: refused, no region; emitting it used to loop */
+	assert_int_equal(splice_plan(&fx->env, F + 1, &p), -1);
+	assert_int_equal(splice_emit(&p, &sp, &c, &why), -1);
+	assert_int_equal(why, SR_NOT_BOUNDARY);
+}
+
 static void reason_texts_complete(void **st)
 {
 	(void)st;
@@ -477,6 +492,7 @@ static void reason_texts_complete(void **st)
 const struct CMUnitTest splice_tests[] = {
 	cmocka_unit_test(plain_jmp),
 	cmocka_unit_test(endbr_kept_in_place),
+	cmocka_unit_test(refused_plan_not_emitted),
 	cmocka_unit_test(region_absorbs_padding_after_ret),
 	cmocka_unit_test(call_ends_region),
 	cmocka_unit_test(bounce_via_padding),

@@ -67,7 +67,7 @@ check "info splice ID: displaced and written bytes, and the trampoline calling g
 	   echo "$out" | grep -Eq "(call|movabs rax,) 0x$entry( |$)" &&
 	   echo "$out" | tail -1 | grep -q "jmp 0x[0-9a-f]* *; [_a-z0-9]*sys_getppid+0x$(printf %x $((eoff + $(echo "$displaced" | wc -w))))"; echo $?)"
 check "gilk disas marks the spliced instruction" \
-	"$(build/gilk -c 'disas __x64_sys_getppid 2' | sed -n 2p | grep -q "\[splice $id\]\$"; echo $?)"
+	"$(build/gilk -c 'disas __x64_sys_getppid 4' | grep "sys_getppid+$eoff>:" | grep -q "\[splice $id\]\$"; echo $?)"
 check "gilk blocks says which block is spliced" \
 	"$(build/gilk -c 'blocks __x64_sys_getppid' | grep -q "^   0 .*spliced (splice $id)"; echo $?)"
 build/bin/test-live workload getppid 5000

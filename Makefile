@@ -17,13 +17,13 @@ SETUP   := scripts/setup $(if $(filter ref,$(KERNEL)),,--profile $(KERNEL))
 CORE_SRC := $(wildcard core/*.c)
 CORE_OBJ := $(CORE_SRC:%.c=$(B)/%.o)
 
-.PHONY: all user kmods check check-matrix kernel-debug bench-offline bench-live lab setup clean
+.PHONY: all user kmods check check-matrix kernel-debug soak bench-offline bench-live lab setup clean
 all: user kmods
 kmods: $(KMODS)
 user: $(B)/gilk $(B)/libgilkcore.a $(B)/libgilklive.a $(B)/bench-offline \
      $(B)/bench-live \
      $(B)/bin/test-unit $(B)/bin/test-diff $(B)/bin/test-cfg-objdump \
-     $(B)/bin/test-kcore $(B)/bin/test-live $(B)/bin/test-json
+     $(B)/bin/test-kcore $(B)/bin/test-live $(B)/bin/test-json $(B)/bin/gilk-soak
 
 # Each folder sees core/; lib/ sees core/; the shell, the benchmarks and the
 # tests see lib/ too. Nothing sees the shell's folder but the shell.
@@ -111,6 +111,10 @@ check-matrix:
 	@$(MAKE) --no-print-directory KERNEL=ref all
 	@tests/matrix
 
+# The long stress, on the debug kernel unless KERNEL is given (not in check).
+soak:
+	@tests/soak $(if $(filter command line,$(origin KERNEL)),$(KERNEL),debug)
+
 # Built only on request: tens of minutes on two cores.
 kernel-debug:
 	@scripts/setup --profile debug
@@ -140,6 +144,10 @@ $(B)/bin/test-cfg-objdump: $(B)/tests/cfg_objdump.o $(B)/libgilkcore.a
 	$(CC) -o $@ $^ $(CORE_LIBS)
 
 $(B)/bin/test-kcore: $(B)/tests/kcore_check.o $(B)/libgilkcore.a
+	@mkdir -p $(dir $@)
+	$(CC) -o $@ $^ $(CORE_LIBS)
+
+$(B)/bin/gilk-soak: $(B)/tests/guest/soak.o $(B)/libgilklive.a $(B)/libgilkcore.a
 	@mkdir -p $(dir $@)
 	$(CC) -o $@ $^ $(CORE_LIBS)
 

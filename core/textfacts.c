@@ -241,6 +241,20 @@ static uint64_t rd64(const uint8_t *p)
 	return v;
 }
 
+/* A table of entries of stride bytes, each starting with an s32 offset
+ * (relative to itself) to a site: each site's len bytes are of that kind. */
+static int add_rel32_sites(struct textfacts *tf, const struct table *t, size_t stride,
+			   unsigned len, enum res_kind kind, struct gerr *e)
+{
+	for (size_t o = 0; o + stride <= t->len; o += stride) {
+		uint64_t site = t->addr + o + (uint64_t)(int64_t)rd32(t->p + o);
+
+		if (textfacts_add_range(tf, site, site + len, kind))
+			return gerr_set(e, "out of memory");
+	}
+	return 0;
+}
+
 /* Length of the instruction at addr (1 when it does not decode, so a range is
  * still reserved). */
 static unsigned insn_len_at(struct kimage *img, struct decoder *dec,
@@ -324,13 +338,7 @@ static int load_static_calls(struct textfacts *tf, struct kimage *img,
 	/* struct static_call_site { s32 addr; s32 key; }: a call/jmp rel32 */
 	if (find_table(img, st, "__start_static_call_sites", "__stop_static_call_sites", &t, e))
 		return -1;
-	for (size_t o = 0; o + 8 <= t.len; o += 8) {
-		uint64_t site = t.addr + o + (uint64_t)(int64_t)rd32(t.p + o);
-
-		if (textfacts_add_range(tf, site, site + 5, RES_STATIC_CALL))
-			return gerr_set(e, "out of memory");
-	}
-	return 0;
+	return add_rel32_sites(tf, &t, 8, 5, RES_STATIC_CALL, e);
 }
 
 static int load_mcount(struct textfacts *tf, struct kimage *img,
@@ -429,13 +437,7 @@ static int load_ibt_seal(struct textfacts *tf, struct kimage *img,
 		return 0;
 	if (find_table(img, st, "__ibt_endbr_seal", "__ibt_endbr_seal_end", &t, e))
 		return -1;
-	for (size_t o = 0; o + 4 <= t.len; o += 4) {
-		uint64_t site = t.addr + o + (uint64_t)(int64_t)rd32(t.p + o);
-
-		if (textfacts_add_range(tf, site, site + 4, RES_ALTERNATIVE))
-			return gerr_set(e, "out of memory");
-	}
-	return 0;
+	return add_rel32_sites(tf, &t, 4, 4, RES_ALTERNATIVE, e);
 }
 
 /* Every BUG() and WARN() site: a ud2 the trap handler finds by address. */

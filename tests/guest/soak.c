@@ -50,9 +50,9 @@ static const char *const candidates[] = {
 	"shmem_file_read_iter", "shmem_write_begin", "shmem_write_end",
 	"shmem_get_folio_gfp", "do_sys_openat2", "do_filp_open", "path_openat",
 	"getname_flags", "putname", "do_unlinkat", "fput", "__fput", "dput",
-	"filp_close", "vfs_fstat", "do_dentry_open", "lookup_fast",
+	"filp_close", "vfs_fstat", "do_dentry_open",
 	"copy_process", "dup_mm", "dup_task_struct", "wake_up_new_task",
-	"do_exit", "do_wait", "kernel_wait4", "release_task", "mmput",
+	"do_wait", "kernel_wait4", "release_task", "mmput",
 	"exit_mmap", "unmap_vmas", "free_pgtables", "do_mmap", "mmap_region",
 	"do_anonymous_page", "handle_mm_fault", "__handle_mm_fault",
 	"copy_page_range", "anon_vma_fork", "schedule_tail", "sched_fork",
@@ -74,8 +74,8 @@ struct fn {
 	const char *name;
 	uint64_t start, end;
 	uint8_t *snap;
-	uint64_t sites[GILK_BATCH_MAX];
-	size_t nsites;
+	struct splice_plan *plans;  /* every block that plans, made once */
+	size_t nplans;
 };
 
 static struct fn fns[NCAND];
@@ -292,12 +292,22 @@ static void stop_loads(void)
 
 /* ---- gilk ---- */
 
+/* The first MIN_FUNCS candidates the kernel has, each with a plan for every
+ * block that can be spliced. Planning live is the slow part under an
+ * emulator, so it is done once: while only one function is spliced at a
+ * time, and the text does not change, the plans stay valid. */
 static void pick_functions(struct live *lv)
 {
-	for (size_t i = 0; i < NCAND && nfns < NCAND; i++) {
+	static uint64_t sites[GILK_BATCH_MAX];
+	static struct splice_plan plans[GILK_BATCH_MAX];
+	static bool ok[GILK_BATCH_MAX];
+	static enum splice_reason why[GILK_BATCH_MAX];
+
+	for (size_t i = 0; i < NCAND && nfns < MIN_FUNCS; i++) {
 		const struct ksym *s;
 		struct fn *f = &fns[nfns];
 		static struct cfg g;
+		size_t n = 0;
 		struct gerr e;
 
 		if (symtab_by_name(lv->k.syms, candidates[i], &s, 1) != 1 ||
@@ -305,37 +315,36 @@ static void pick_functions(struct live *lv)
 		    kernel_cfg(&lv->k, f->start, &g, &e))
 			continue;
 		f->name = candidates[i];
-		f->nsites = 0;
-		for (size_t b = 0; b < g.nblocks && f->nsites < GILK_BATCH_MAX; b++)
-			f->sites[f->nsites++] = live_block_site(lv, g.blocks[b].start);
+		for (size_t b = 0; b < g.nblocks && n < GILK_BATCH_MAX; b++)
+			sites[n++] = b ? g.blocks[b].start : live_block_site(lv, g.blocks[b].start);
+		live_plan_many(lv, sites, n, 0, plans, ok, why);
+		f->nplans = 0;
+		f->plans = malloc(n * sizeof(*f->plans));
 		f->snap = malloc(f->end - f->start);
-		if (!f->nsites || !f->snap || live_read_mem(lv, f->start, f->snap, f->end - f->start, &e))
+		if (!f->plans || !f->snap ||
+		    live_read_mem(lv, f->start, f->snap, f->end - f->start, &e))
 			continue;
-		nfns++;
+		for (size_t b = 0; b < n; b++)
+			if (ok[b])
+				f->plans[f->nplans++] = plans[b];
+		if (f->nplans)
+			nfns++;
 	}
 }
 
-/* Splices every block of f it can, in one batch: ids and how many. */
+/* Splices f's planned blocks in one batch: ids and how many. */
 static size_t splice_fn(struct live *lv, struct fn *f, const char *ins, uint32_t *ids)
 {
-	static struct splice_plan plans[GILK_BATCH_MAX], good[GILK_BATCH_MAX];
-	static bool ok[GILK_BATCH_MAX];
-	static enum splice_reason why[GILK_BATCH_MAX];
-	size_t n = 0;
 	struct gerr e;
 
-	live_plan_many(lv, f->sites, f->nsites, 0, plans, ok, why);
-	for (size_t i = 0; i < f->nsites; i++)
-		if (ok[i])
-			good[n++] = plans[i];
-	if (!n)
+	if (!f->nplans)
 		return 0;
-	if (live_splice_batch(lv, good, n, ins, "", ids, &e)) {
-		badf("splicing %zu blocks of %s: %s", n, f->name, e.msg);
+	if (live_splice_batch(lv, f->plans, f->nplans, ins, "", ids, &e)) {
+		badf("splicing %zu blocks of %s: %s", f->nplans, f->name, e.msg);
 		return 0;
 	}
-	splices += n;
-	return n;
+	splices += f->nplans;
+	return f->nplans;
 }
 
 static void unsplice_all(struct live *lv)
@@ -462,6 +471,8 @@ int main(int argc, char **argv)
 	}
 	pick_functions(&lv);
 	printf("soak: %zu functions, %lu cycles\n", nfns, want);
+	for (size_t i = 0; i < nfns; i++)
+		printf("soak:   %s: %zu blocks\n", fns[i].name, fns[i].nplans);
 	if (nfns < MIN_FUNCS)
 		badf("only %zu of the hot functions found", nfns);
 	lo_up();

@@ -147,7 +147,7 @@ $(B)/bin/test-kcore: $(B)/tests/kcore_check.o $(B)/libgilkcore.a
 	@mkdir -p $(dir $@)
 	$(CC) -o $@ $^ $(CORE_LIBS)
 
-$(B)/bin/gilk-soak: $(B)/tests/guest/soak.o $(B)/libgilklive.a $(B)/libgilkcore.a
+$(B)/bin/gilk-soak: $(B)/tests/soak.o $(B)/libgilklive.a $(B)/libgilkcore.a
 	@mkdir -p $(dir $@)
 	$(CC) -o $@ $^ $(CORE_LIBS)
 

@@ -6,19 +6,28 @@ CFLAGS  += -std=c11 -Wall -Wextra -Werror -D_GNU_SOURCE
 B       := build
 CORE_LIBS := -lcapstone -lelf -llzma -lzstd -lz
 
-KDIR    ?= $(CURDIR)/$(B)/cache/ref/headers
+# The kernel profile (scripts/setup): ref, 6.12, rt or debug. Modules for ref
+# are built in build/ as they always were; another profile's in build/k/NAME/.
+KERNEL  ?= ref
+KCACHE  := $(B)/cache/$(KERNEL)
+KDIR    ?= $(CURDIR)/$(KCACHE)/headers
+KO      := $(if $(filter ref,$(KERNEL)),$(B),$(B)/k/$(KERNEL))
+KMODS   := $(KO)/gilk.ko $(KO)/instruments/argfilter.ko $(KO)/tests/gilk_target.ko
+SETUP   := scripts/setup $(if $(filter ref,$(KERNEL)),,--profile $(KERNEL))
 VERSION := 0.1
-SUITES  := unit cfg-objdump differential shell install checkpatch lab guest
+SUITES  := unit cfg-objdump differential shell install checkpatch lab guest guest-preempt-full
 CORE_SRC := $(wildcard core/*.c)
 CORE_OBJ := $(CORE_SRC:%.c=$(B)/%.o)
 
-.PHONY: all check bench-offline bench-live lab setup clean install uninstall completions \
-	$(addprefix check-,$(SUITES))
-all: $(B)/gilk $(B)/libgilkcore.a $(B)/libgilklive.a $(B)/gilk.ko $(B)/instruments/argfilter.ko $(B)/bench-offline \
+.PHONY: all user kmods check check-matrix kernel-debug soak bench-offline bench-live lab setup \
+	clean install uninstall completions $(addprefix check-,$(SUITES))
+all: user kmods
+kmods: $(KMODS)
+user: $(B)/gilk $(B)/libgilkcore.a $(B)/libgilklive.a $(B)/bench-offline \
      $(B)/bench-live \
-     $(B)/tests/gilk_target.ko \
      $(B)/bin/test-unit $(B)/bin/test-diff $(B)/bin/test-cfg-objdump \
-     $(B)/bin/test-kcore $(B)/bin/test-live $(B)/bin/test-json $(B)/bin/test-pty
+     $(B)/bin/test-kcore $(B)/bin/test-live $(B)/bin/test-json $(B)/bin/test-pty \
+     $(B)/bin/gilk-soak
 
 # Each folder sees core/; lib/ sees core/; the shell, the benchmarks and the
 # tests see lib/ too. Nothing sees the shell's folder but the shell.
@@ -44,31 +53,31 @@ SHELL_SRC := $(wildcard shell/*.c)
 $(B)/gilk: $(SHELL_SRC:%.c=$(B)/%.o) $(B)/libgilklive.a $(B)/libgilkcore.a
 	$(CC) -o $@ $^ $(CORE_LIBS) -lreadline
 
-# Kbuild writes next to its sources: build a copy under build/kmod.
+# Kbuild writes next to its sources: build a copy under $(KO)/kmod.
 KMOD_SRC := $(wildcard kmod/*.c kmod/*.h kmod/Kbuild kmod/include/*.h kmod/include/uapi/*.h)
-# Rebuilt when setup moves to another reference kernel (its ABI file changes).
-REF_ABI := $(wildcard $(B)/cache/ref/abi)
-$(B)/gilk.ko: $(KMOD_SRC) $(REF_ABI)
-	@mkdir -p $(B)/kmod
-	cp -r kmod/. $(B)/kmod/
-	$(MAKE) -C $(KDIR) M=$(CURDIR)/$(B)/kmod modules
-	cp $(B)/kmod/gilk.ko $@
+# Rebuilt when setup moves the profile to another kernel (its ABI file changes).
+K_ABI := $(wildcard $(KCACHE)/abi)
+$(KO)/gilk.ko: $(KMOD_SRC) $(K_ABI)
+	@mkdir -p $(KO)/kmod
+	cp -r kmod/. $(KO)/kmod/
+	$(MAKE) -C $(KDIR) M=$(CURDIR)/$(KO)/kmod modules
+	cp $(KO)/kmod/gilk.ko $@
 
 # Instruments link against gilk.ko's exported symbols.
 INSTR_SRC := $(wildcard instruments/*.c instruments/Kbuild)
-$(B)/instruments/argfilter.ko: $(INSTR_SRC) $(B)/gilk.ko
-	@mkdir -p $(B)/instruments
-	cp -r instruments/. $(B)/instruments/
-	$(MAKE) -C $(KDIR) M=$(CURDIR)/$(B)/instruments \
-		KBUILD_EXTRA_SYMBOLS=$(CURDIR)/$(B)/kmod/Module.symvers modules
+$(KO)/instruments/argfilter.ko: $(INSTR_SRC) $(KO)/gilk.ko
+	@mkdir -p $(KO)/instruments
+	cp -r instruments/. $(KO)/instruments/
+	$(MAKE) -C $(KDIR) M=$(CURDIR)/$(KO)/instruments \
+		KBUILD_EXTRA_SYMBOLS=$(CURDIR)/$(KO)/kmod/Module.symvers modules
 
 # Code with WARN() and BUG() sites for the guest tests to splice.
 TARGET_SRC := $(wildcard tests/guest/target/*.c tests/guest/target/*.h tests/guest/target/Kbuild)
-$(B)/tests/gilk_target.ko: $(TARGET_SRC) $(REF_ABI)
-	@mkdir -p $(B)/tests/target
-	cp -r tests/guest/target/. $(B)/tests/target/
-	$(MAKE) -C $(KDIR) M=$(CURDIR)/$(B)/tests/target modules
-	cp $(B)/tests/target/gilk_target.ko $@
+$(KO)/tests/gilk_target.ko: $(TARGET_SRC) $(K_ABI)
+	@mkdir -p $(KO)/tests/target
+	cp -r tests/guest/target/. $(KO)/tests/target/
+	$(MAKE) -C $(KDIR) M=$(CURDIR)/$(KO)/tests/target modules
+	cp $(KO)/tests/target/gilk_target.ko $@
 
 # gilk.ko's code checker and templates, built for user space with the
 # kernel's own x86 decoder from its tools tree (scripts/setup fetches it), so
@@ -114,10 +123,12 @@ $(B)/bin/test-diff: $(DIFF_SRC:%.c=$(B)/%.o) $(B)/kverify/kverify_glue.o $(B)/li
 	$(CC) -o $@ $^ $(CORE_LIBS) -lunicorn -lpthread
 
 setup:
-	@scripts/setup
+	@$(SETUP)
 
-check: setup
-	@$(MAKE) --no-print-directory all
+# `make check` runs on the reference kernel only, whatever KERNEL says.
+check:
+	@scripts/setup
+	@$(MAKE) --no-print-directory KERNEL=ref all
 	@tests/run
 
 # One suite: make check-shell, check-guest, ... (tests/run names them).
@@ -170,19 +181,33 @@ endif
 	rm -rf $(DESTDIR)$(DKMS_SRC)
 	-rmdir $(DESTDIR)$(PREFIX)/include/gilk/uapi $(DESTDIR)$(PREFIX)/include/gilk 2>/dev/null
 
+# The guest suite on every profile that is set up, and on ref with preempt=full.
+check-matrix:
+	@scripts/setup
+	@$(MAKE) --no-print-directory KERNEL=ref all
+	@tests/matrix
+
+# The long stress, on the debug kernel unless KERNEL is given (not in check).
+soak:
+	@tests/soak $(if $(filter command line,$(origin KERNEL)),$(KERNEL),debug)
+
+# Built only on request: tens of minutes on two cores.
+kernel-debug:
+	@scripts/setup --profile debug
+
 bench-offline: setup
 	@$(MAKE) --no-print-directory $(B)/bench-offline
-	@$(B)/bench-offline
+	@$(B)/bench-offline $(KCACHE)/vmlinuz $(KCACHE)/kallsyms
 
 # In the lab: gilk.ko loaded, debugfs and tracefs mounted for the kprobe.
 bench-live: setup
 	@$(MAKE) --no-print-directory all
-	@scripts/lab --timeout 900 --run 'insmod build/gilk.ko && \
+	@scripts/lab --kernel $(KERNEL) --timeout 900 --run 'insmod build/gilk.ko && \
 		mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null; build/bench-live'
 
 lab: setup
 	@$(MAKE) --no-print-directory all
-	@scripts/lab
+	@scripts/lab --kernel $(KERNEL)
 
 # Everything under build/ but the shared cache of the reference kernel.
 clean:
@@ -195,6 +220,10 @@ $(B)/bin/test-cfg-objdump: $(B)/tests/cfg_objdump.o $(B)/libgilkcore.a
 	$(CC) -o $@ $^ $(CORE_LIBS)
 
 $(B)/bin/test-kcore: $(B)/tests/kcore_check.o $(B)/libgilkcore.a
+	@mkdir -p $(dir $@)
+	$(CC) -o $@ $^ $(CORE_LIBS)
+
+$(B)/bin/gilk-soak: $(B)/tests/soak.o $(B)/libgilklive.a $(B)/libgilkcore.a
 	@mkdir -p $(dir $@)
 	$(CC) -o $@ $^ $(CORE_LIBS)
 

@@ -261,6 +261,13 @@ static int unzstd(const uint8_t *in, size_t inlen, uint8_t **out,
 
 	if (!cap)
 		return gerr_set(e, "zstd payload does not say its size");
+	/* The kernel's build appends the uncompressed size (4 bytes) to the
+	 * frame, as for gzip and xz; zstd counts bytes past a frame as a bad
+	 * source size, so decompress the frame alone.
+	 */
+	r = ZSTD_findFrameCompressedSize(in, inlen);
+	if (!ZSTD_isError(r) && r < inlen)
+		inlen = r;
 	buf = malloc(cap);
 	if (!buf)
 		return gerr_set(e, "out of memory");

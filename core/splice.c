@@ -71,6 +71,29 @@ static bool touches_alternative(const struct splice_env *env,
 				  RES_ALTERNATIVE);
 }
 
+/* endbr64 (f3 0f 1e fa): where the kernel has IBT (6.12), every function
+ * that may be called indirectly starts with one, and an indirect call that
+ * lands anywhere else faults (#CP). A jmp written over it would turn every
+ * indirect call of the function into that fault, so it is never displaced:
+ * splices go after it. Sealed functions (no indirect caller) have theirs
+ * turned into a nop at boot when IBT is on; live bytes then say so. */
+static bool is_endbr64(const struct insn *in)
+{
+	static const uint8_t endbr64[] = { 0xf3, 0x0f, 0x1e, 0xfa };
+
+	return in->len == sizeof(endbr64) && !memcmp(in->bytes, endbr64, sizeof(endbr64));
+}
+
+/* What a sealed function's endbr64 becomes at boot (nopw (%rax)): seen at a
+ * function's entry in live bytes, it stands where the endbr64 was, and the
+ * ftrace call site follows it. */
+static bool is_sealed_endbr(const struct insn *in)
+{
+	static const uint8_t poison[] = { 0x66, 0x0f, 0x1f, 0x00 };
+
+	return in->len == sizeof(poison) && !memcmp(in->bytes, poison, sizeof(poison));
+}
+
 /* Why in cannot be displaced at all (SPLICE_OK when it can). */
 static enum splice_reason insn_refusal(const struct splice_env *env,
 				       const struct insn *in)
@@ -80,6 +103,8 @@ static enum splice_reason insn_refusal(const struct splice_env *env,
 	/* What reserves the bytes says more than what they are. */
 	if (is_reserved(env, in->addr, in->len, &why))
 		return why;
+	if (is_endbr64(in))
+		return SR_ENDBR;
 	if (insn_is_idle(in))
 		return SR_IDLE;
 	/* Traps and sys* stay where they are (gilk.ko refuses them too). */
@@ -408,7 +433,14 @@ uint64_t splice_site_for_block(const struct splice_env *env, uint64_t addr)
 	const struct res_range *r;
 	ssize_t idx;
 
-	if (!env->facts || !g)
+	if (!g)
+		return addr;
+	/* (Computed-goto labels may stand together, each with its endbr64.) */
+	for (idx = cfg_insn_at(g, addr); idx >= 0 && cfg_insn_at(g, addr + 4) >= 0 &&
+	     (is_endbr64(&g->insns[idx]) || (addr == g->start && is_sealed_endbr(&g->insns[idx])));
+	     idx = cfg_insn_at(g, addr))
+		addr += 4;
+	if (!env->facts)
 		return addr;
 	r = textfacts_reserved(env->facts, addr, addr + 1, RES_ALTERNATIVE);
 	if (!r || r->kind != RES_FTRACE || r->start != addr)
@@ -569,6 +601,12 @@ int splice_emit(const struct splice_plan *p, const struct splice_params *sp,
 
 	memset(out, 0, offsetof(struct splice_code, patches));
 	out->npatch = 0;
+	/* Only a plan splice_plan() accepted: a refused one has no region (its
+	 * jmp would be filled with 0 - 5 bytes of int3). */
+	if (p->reason != SPLICE_OK || !p->region.len) {
+		*why = p->reason != SPLICE_OK ? p->reason : SR_TOO_SHORT;
+		return -1;
+	}
 	xw_init(&w, out->tramp, sizeof(out->tramp), sp->tramp);
 	emit_call_instrument(&w, p->region.addr, sp);
 	out->reloc_off = w.len;
@@ -643,6 +681,7 @@ static const char *const reason_names[SR_NREASONS][2] = {
 	[SR_JUMP_LABEL] = { "jump-label", "the region holds a jump label (static key) site, which the kernel rewrites at run time" },
 	[SR_STATIC_CALL] = { "static-call", "the region holds a static call site or trampoline, which the kernel rewrites at run time" },
 	[SR_FTRACE] = { "ftrace", "the region holds an ftrace call site (splice after it)" },
+	[SR_ENDBR] = { "endbr", "the region holds an endbr64, the landing pad of indirect calls under IBT (splice after it)" },
 	[SR_EXTABLE] = { "extable", "the region holds an instruction with an exception-table entry: a fault there is fixed up by its address" },
 	[SR_BLACKLIST] = { "blacklist", "the code is kprobe-blacklisted, noinstr or entry code: instrumenting it can recurse or run without a valid context" },
 	[SR_KPROBE] = { "kprobe", "a kprobe is registered in the region" },

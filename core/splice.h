@@ -60,6 +60,7 @@ enum splice_reason {
 	SR_TOO_SHORT,         /* not even a 2-byte jmp fits before the limit */
 	SR_NO_BOUNCE_SLOT,    /* 2..4 bytes, and no slot within rel8 reach */
 	SR_IDLE,              /* idle code, or hlt/mwait in the region */
+	SR_ENDBR,             /* an endbr64: IBT's landing pad, kept in place */
 	SR_NREASONS
 };
 
@@ -118,8 +119,9 @@ struct splice_env {
 int splice_plan(const struct splice_env *env, uint64_t site,
 		struct splice_plan *p);
 
-/* Where to splice to instrument the block starting at addr: past an ftrace
- * call site, whose nop5 belongs to ftrace, otherwise addr itself. */
+/* Where to splice to instrument the block starting at addr: past an endbr64
+ * (IBT's landing pad for indirect calls, which must stay where it is) and
+ * past an ftrace call site, whose nop5 belongs to ftrace; otherwise addr. */
 uint64_t splice_site_for_block(const struct splice_env *env, uint64_t addr);
 
 struct splice_params {

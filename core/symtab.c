@@ -19,9 +19,14 @@ struct symtab {
 	size_t ntext;
 };
 
+/* A function. Kernels built with call padding (6.12: CALL_PADDING for call
+ * depth tracking and IBT) name the 16 bytes of nops before each function
+ * __pfx_NAME (and __cfi_NAME with kCFI): padding that the kernel may turn
+ * into call thunks at boot, never a function, so not text here. */
 bool ksym_is_text(const struct ksym *s)
 {
-	return s->type == 't' || s->type == 'T';
+	return (s->type == 't' || s->type == 'T') && strncmp(s->name, "__pfx_", 6) &&
+	       strncmp(s->name, "__cfi_", 6);
 }
 
 static int cmp_addr(const void *a, const void *b)

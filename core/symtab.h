@@ -32,6 +32,7 @@ size_t symtab_count(const struct symtab *st);
 /* The i-th symbol in address order. */
 const struct ksym *symtab_at(const struct symtab *st, size_t i);
 
+/* A function symbol (t or T), call padding (__pfx_, __cfi_) excepted. */
 bool ksym_is_text(const struct ksym *s);
 
 /* Symbols named exactly name: up to max of them into out (may be NULL), the

@@ -225,6 +225,20 @@ static uint64_t rd64(const uint8_t *p)
 	return v;
 }
 
+/* A table of entries of stride bytes, each starting with an s32 offset
+ * (relative to itself) to a site: each site's len bytes are of that kind. */
+static int add_rel32_sites(struct textfacts *tf, const struct table *t, size_t stride,
+			   unsigned len, enum res_kind kind, struct gerr *e)
+{
+	for (size_t o = 0; o + stride <= t->len; o += stride) {
+		uint64_t site = t->addr + o + (uint64_t)(int64_t)rd32(t->p + o);
+
+		if (textfacts_add_range(tf, site, site + len, kind))
+			return gerr_set(e, "out of memory");
+	}
+	return 0;
+}
+
 /* Length of the instruction at addr (1 when it does not decode, so a range is
  * still reserved). */
 static unsigned insn_len_at(struct kimage *img, struct decoder *dec,
@@ -308,13 +322,7 @@ static int load_static_calls(struct textfacts *tf, struct kimage *img,
 	/* struct static_call_site { s32 addr; s32 key; }: a call/jmp rel32 */
 	if (find_table(img, st, "__start_static_call_sites", "__stop_static_call_sites", &t, e))
 		return -1;
-	for (size_t o = 0; o + 8 <= t.len; o += 8) {
-		uint64_t site = t.addr + o + (uint64_t)(int64_t)rd32(t.p + o);
-
-		if (textfacts_add_range(tf, site, site + 5, RES_STATIC_CALL))
-			return gerr_set(e, "out of memory");
-	}
-	return 0;
+	return add_rel32_sites(tf, &t, 8, 5, RES_STATIC_CALL, e);
 }
 
 static int load_mcount(struct textfacts *tf, struct kimage *img,
@@ -354,23 +362,66 @@ static int load_extable(struct textfacts *tf, struct kimage *img,
 	return 0;
 }
 
+/* Whether the alternatives table reads as entries of sz bytes: every entry
+ * (up to the first 256) has its site and its replacement in the image. At
+ * the wrong size the offsets are read from the wrong bytes within a few
+ * entries and point nowhere. */
+static bool alt_entries_fit(struct kimage *img, const struct table *t, size_t sz)
+{
+	if (t->len % sz)
+		return false;
+	for (size_t o = 0; o + sz <= t->len && o < 256 * sz; o += sz) {
+		uint64_t site = t->addr + o + (uint64_t)(int64_t)rd32(t->p + o);
+		uint64_t repl = t->addr + o + 4 + (uint64_t)(int64_t)rd32(t->p + o + 4);
+		if (!kimage_ptr(img, site, 1) || !kimage_ptr(img, repl, 1))
+			return false;
+	}
+	return true;
+}
+
 static int load_alternatives(struct textfacts *tf, struct kimage *img,
 			     const struct symtab *st, struct gerr *e)
 {
 	struct table t;
+	size_t sz = 0;
 
-	/* struct alt_instr { s32 instr_offset; s32 repl_offset; u16 cpuid;
-	 *                    u8 instrlen; u8 replacementlen; } __packed */
+	/* struct alt_instr { s32 instr_offset; s32 repl_offset; FEATURE;
+	 *                    u8 instrlen; u8 replacementlen; } __packed
+	 * FEATURE is a u16 cpuid up to 6.2 (12 bytes), a u32 of cpuid and
+	 * flags since (14 bytes, as in 6.12). */
 	if (find_table(img, st, "__alt_instructions", "__alt_instructions_end", &t, e))
 		return -1;
-	for (size_t o = 0; o + 12 <= t.len; o += 12) {
+	if (alt_entries_fit(img, &t, 14))
+		sz = 14;
+	else if (alt_entries_fit(img, &t, 12))
+		sz = 12;
+	else
+		return gerr_set(e, "__alt_instructions holds entries of neither 12 nor 14 bytes");
+	for (size_t o = 0; o + sz <= t.len; o += sz) {
 		uint64_t site = t.addr + o + (uint64_t)(int64_t)rd32(t.p + o);
-		unsigned len = t.p[o + 10];
+		unsigned len = t.p[o + sz - 2];
 
 		if (len && textfacts_add_range(tf, site, site + len, RES_ALTERNATIVE))
 			return gerr_set(e, "out of memory");
 	}
 	return 0;
+}
+
+/* With IBT (6.12), __ibt_endbr_seal lists the endbr64s of functions never
+ * called indirectly; at boot the kernel turns each into a 4-byte nop (even on
+ * a CPU without IBT). Rewritten at boot, like an alternative: planned from
+ * live bytes. A kernel without IBT has no such table. */
+static int load_ibt_seal(struct textfacts *tf, struct kimage *img,
+			 const struct symtab *st, struct gerr *e)
+{
+	const struct ksym *a;
+	struct table t;
+
+	if (symtab_by_name(st, "__ibt_endbr_seal", &a, 1) != 1)
+		return 0;
+	if (find_table(img, st, "__ibt_endbr_seal", "__ibt_endbr_seal_end", &t, e))
+		return -1;
+	return add_rel32_sites(tf, &t, 4, 4, RES_ALTERNATIVE, e);
 }
 
 /* Every BUG() and WARN() site: a ud2 the trap handler finds by address. */
@@ -431,6 +482,30 @@ static int add_section_range(struct textfacts *tf, const struct symtab *st,
 	return 0;
 }
 
+/* The retpoline and return thunks: every indirect call and return in the
+ * kernel runs through them, and alternatives rewrite them at boot. Up to 6.1
+ * the linker script brackets them with __indirect_thunk_start/_end; later
+ * kernels (6.12) dropped the markers, so the range runs from the first
+ * indirect thunk to the end of __x86_return_thunk, which ends their section
+ * (srso, retbleed, ITS and call depth thunks lie between). */
+static int load_thunks(struct textfacts *tf, const struct symtab *st, struct gerr *e)
+{
+	const struct ksym *a, *b;
+	uint64_t start, end;
+
+	if (symtab_by_name(st, "__indirect_thunk_start", &a, 1) == 1)
+		return add_section_range(tf, st, "__indirect_thunk_start", "__indirect_thunk_end",
+					 RES_BLACKLIST, e);
+	if (symtab_by_name(st, "__x86_indirect_thunk_array", &a, 1) != 1 ||
+	    symtab_by_name(st, "__x86_return_thunk", &b, 1) != 1)
+		return 0;	/* a kernel built without retpolines */
+	if (symtab_function(st, b->addr, NULL, &start, &end) || end <= a->addr)
+		end = b->addr + 1;
+	if (textfacts_add_range(tf, a->addr, end, RES_BLACKLIST))
+		return gerr_set(e, "out of memory");
+	return 0;
+}
+
 /* What arch_populate_kprobe_blacklist() and the generic kprobes code refuse
  * as a whole: text sections, bounded by symbols that outlive boot. */
 static int load_blacklist_sections(struct textfacts *tf, const struct symtab *st,
@@ -442,7 +517,6 @@ static int load_blacklist_sections(struct textfacts *tf, const struct symtab *st
 		{ "__kprobes_text_start", "__kprobes_text_end" },
 		{ "__irqentry_text_start", "__irqentry_text_end" },
 		{ "__softirqentry_text_start", "__softirqentry_text_end" },
-		{ "__indirect_thunk_start", "__indirect_thunk_end" },
 	};
 
 	const struct ksym *a, *b;
@@ -457,7 +531,7 @@ static int load_blacklist_sections(struct textfacts *tf, const struct symtab *st
 	    symtab_by_name(st, "__cpuidle_text_end", &b, 1) == 1 && b->addr > a->addr &&
 	    textfacts_add_range(tf, a->addr, b->addr, RES_IDLE))
 		return gerr_set(e, "out of memory");
-	return 0;
+	return load_thunks(tf, st, e);
 }
 
 static int load_blacklist(struct textfacts *tf, struct kimage *img,
@@ -499,8 +573,8 @@ int textfacts_load(struct textfacts *tf, struct kimage *img,
 	if (load_jump_table(tf, img, st, dec, e) ||
 	    load_static_calls(tf, img, st, e) || load_mcount(tf, img, st, e) ||
 	    load_extable(tf, img, st, dec, e) ||
-	    load_alternatives(tf, img, st, e) || load_blacklist(tf, img, st, e) ||
-	    load_bug_table(tf, img, st, e))
+	    load_alternatives(tf, img, st, e) || load_ibt_seal(tf, img, st, e) ||
+	    load_blacklist(tf, img, st, e) || load_bug_table(tf, img, st, e))
 		return -1;
 	textfacts_finish(tf);
 	return 0;

@@ -17,7 +17,7 @@
 
 #define GILK_READ_MAX (1 << 20)
 
-static DEFINE_MUTEX(read_lock);
+static DEFINE_MUTEX(read_mutex);
 
 static int allowed(void)
 {
@@ -298,9 +298,9 @@ static ssize_t gilk_read(struct file *f, char __user *buf, size_t len, loff_t *o
 
 	if (ret)
 		return ret;
-	mutex_lock(&read_lock);
+	mutex_lock(&read_mutex);
 	ret = gilk_events_read(buf, len);
-	mutex_unlock(&read_lock);
+	mutex_unlock(&read_mutex);
 	return ret;
 }
 

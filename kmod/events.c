@@ -12,6 +12,7 @@
 #include <linux/uaccess.h>
 
 #include "gilk_internal.h"
+#include "compat.h"
 
 #define GILK_EVENT_MAX 4000
 #define GILK_BUFFER_BYTES (1 << 20)	/* per CPU */
@@ -52,7 +53,7 @@ int gilk_event_write(struct gilk_splice_obj *s, int cpu, const void *p, u16 len)
 	h->cpu = cpu;
 	h->len = len;
 	memcpy(h + 1, p, len);
-	ring_buffer_unlock_commit(rb, e);
+	gilk_rb_unlock_commit(rb, e);
 	return 0;
 }
 

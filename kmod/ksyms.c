@@ -11,6 +11,7 @@
 #include <linux/printk.h>
 
 #include "gilk_internal.h"
+#include "compat.h"
 
 struct gilk_ksyms gilk_ks;
 
@@ -42,8 +43,8 @@ static const struct {
 	KSYM(text_poke, "text_poke"),
 	KSYM(text_poke_sync, "text_poke_sync"),
 	KSYM(text_mutex, "text_mutex"),
-	KSYM(module_alloc, "module_alloc"),
-	KSYM(module_memfree, "module_memfree"),
+	KSYM(module_alloc, GILK_EXEC_ALLOC),
+	KSYM(module_memfree, GILK_EXEC_FREE),
 	KSYM(set_memory_ro, "set_memory_ro"),
 	KSYM(set_memory_x, "set_memory_x"),
 	KSYM(within_kprobe_blacklist, "within_kprobe_blacklist"),

@@ -21,6 +21,7 @@
 #include <linux/string.h>
 
 #include "gilk_internal.h"
+#include "compat.h"
 #include "tramp.h"
 #include "verify_env.h"
 
@@ -78,7 +79,7 @@ static void *page_get(void)
 
 	if (npool)
 		return pool[--npool];
-	p = gilk_ks.module_alloc(PAGE_SIZE);
+	p = gilk_exec_alloc(PAGE_SIZE);
 	if (!p)
 		return NULL;
 	/* Filled with int3 first, so a stray jump into unused bytes traps. */

@@ -1,7 +1,9 @@
 /*
  * /proc/kcore through core/image, checked against the reference image.
  *   test-kcore live             (in the guest) dump 64 bytes at 60 functions
- *   test-kcore compare FILE     (on the host) compare a dump with the image
+ *   test-kcore compare FILE [PROFILE]
+ *                               (on the host) compare a dump with the image of
+ *                               build/cache/PROFILE (ref when not given)
  * The kernel rewrites some bytes at boot (ftrace nops, retpoline and return
  * thunks, static calls, alternatives, jump labels): instructions that are a
  * rel32 call/jmp or touch a reserved or alternatives range are skipped; every
@@ -55,8 +57,9 @@ static int live(void)
 	return 0;
 }
 
-static int compare(const char *file)
+static int compare(const char *file, const char *profile)
 {
+	char image[256], symbols[256];
 	struct kernel k;
 	struct gerr e;
 	char line[512];
@@ -64,8 +67,10 @@ static int compare(const char *file)
 	bool unbacked_refused = false;
 	FILE *f = fopen(file, "r");
 
-	if (!f || kernel_open(&k, "build/cache/ref/vmlinuz", "build/cache/ref/kallsyms", &e)) {
-		printf("FAIL kcore: cannot read %s or the reference kernel\n0 passed, 1 failed\n", file);
+	snprintf(image, sizeof(image), "build/cache/%s/vmlinuz", profile);
+	snprintf(symbols, sizeof(symbols), "build/cache/%s/kallsyms", profile);
+	if (!f || kernel_open(&k, image, symbols, &e)) {
+		printf("FAIL kcore: cannot read %s or the %s kernel\n0 passed, 1 failed\n", file, profile);
 		return 1;
 	}
 	while (fgets(line, sizeof(line), f)) {
@@ -136,8 +141,8 @@ int main(int argc, char **argv)
 		return live();
 	if (argc == 4 && !strcmp(argv[1], "peek"))
 		return peek(argv[2], argv[3]);
-	if (argc == 3 && !strcmp(argv[1], "compare"))
-		return compare(argv[2]);
-	fprintf(stderr, "usage: test-kcore live | compare FILE | peek HEXADDR LEN\n");
+	if ((argc == 3 || argc == 4) && !strcmp(argv[1], "compare"))
+		return compare(argv[2], argc == 4 ? argv[3] : "ref");
+	fprintf(stderr, "usage: test-kcore live | compare FILE [PROFILE] | peek HEXADDR LEN\n");
 	return 2;
 }

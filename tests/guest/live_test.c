@@ -46,6 +46,20 @@ static void getppid_n(int n, pid_t want, int *bad)
 			(*bad)++;
 }
 
+/* The ftrace call site of the function at f: its entry, or past its endbr64
+ * (or the nop a sealed one becomes) where the kernel has IBT (6.12). */
+static uint64_t ftrace_site_of(struct live *lv, uint64_t f)
+{
+	static const uint8_t endbr64[] = { 0xf3, 0x0f, 0x1e, 0xfa };
+	static const uint8_t sealed[] = { 0x66, 0x0f, 0x1f, 0x00 };
+	uint8_t b[4];
+	struct gerr e;
+
+	if (live_read_mem(lv, f, b, sizeof(b), &e))
+		return f;
+	return !memcmp(b, endbr64, 4) || !memcmp(b, sealed, 4) ? f + 4 : f;
+}
+
 static void test_basic(struct live *lv)
 {
 	uint64_t f = sym(lv, "__x64_sys_getppid"), site;
@@ -56,7 +70,8 @@ static void test_basic(struct live *lv)
 	const int n = 10000;
 
 	site = live_block_site(lv, f);
-	check(site == f + 5, "entry splice point is past the ftrace nop (fn+%" PRIu64 ")", site - f);
+	check(site == ftrace_site_of(lv, f) + 5, "entry splice point is past the ftrace nop (fn+%" PRIu64 ")",
+	      site - f);
 	if (splice_at(lv, site, 0, "count", "", &id, &p)) {
 		check(0, "splice at __x64_sys_getppid entry");
 		return;
@@ -283,6 +298,8 @@ static void expect_refusal(struct live *lv, const char *what, uint64_t site,
 static void test_refusals(struct live *lv)
 {
 	uint64_t f = sym(lv, "__x64_sys_getppid");
+	/* the first instruction after the ftrace nop */
+	uint64_t past = ftrace_site_of(lv, f) + 5;
 	const struct res_range *jl = NULL;
 	struct splice_plan p;
 	struct gerr e;
@@ -304,9 +321,12 @@ static void test_refusals(struct live *lv)
 	} else {
 		check(0, "found a jump label site");
 	}
-	check(live_plan(lv, f, 0, &p, &e) && p.reason == SR_FTRACE,
+	check(live_plan(lv, ftrace_site_of(lv, f), 0, &p, &e) && p.reason == SR_FTRACE,
 	      "planner refuses the ftrace nop: %s", e.msg);
-	expect_refusal(lv, "ftrace site", f, EALREADY, "ftrace");
+	expect_refusal(lv, "ftrace site", ftrace_site_of(lv, f), EALREADY, "ftrace");
+	if (ftrace_site_of(lv, f) != f)
+		check(live_plan(lv, f, 0, &p, &e) && p.reason == SR_ENDBR,
+		      "planner refuses the endbr64 at a function's entry: %s", e.msg);
 	expect_refusal(lv, "kprobe-blacklisted function (notify_die)",
 		       live_block_site(lv, sym(lv, "notify_die")), EACCES, "blacklisted");
 	expect_refusal(lv, "non-text address (jiffies)", sym(lv, "jiffies"), EFAULT, "not kernel or module text");
@@ -314,10 +334,10 @@ static void test_refusals(struct live *lv)
 		       "static call trampoline");
 	check(live_plan(lv, sym(lv, "__static_call_text_start"), 0, &p, &e) && p.reason == SR_STATIC_CALL,
 	      "planner refuses a static call trampoline: %s", e.msg);
-	live_read_mem(lv, f + 5, live5, 5, &e);
+	live_read_mem(lv, past, live5, 5, &e);
 	memcpy(wrong, live5, 5);
 	wrong[2] ^= 0xff;
-	force_splice(lv, f + 5, wrong, BUG_NONE, &err, reason, sizeof(reason));
+	force_splice(lv, past, wrong, BUG_NONE, &err, reason, sizeof(reason));
 	check(err == EILSEQ && strstr(reason, "not the ones the plan was made from"),
 	      "mismatched expected bytes refused: %s (%s)", strerror(err), reason);
 	{
@@ -334,7 +354,7 @@ static void test_refusals(struct live *lv)
 	{
 		uint32_t id;
 
-		live_plan(lv, f + 5, 0, &p, &e);
+		live_plan(lv, past, 0, &p, &e);
 		check(live_splice(lv, &p, "no-such-instrument", "", &id, &e) && errno == ENOENT &&
 		      strstr(e.msg, "no instrument"), "an unknown instrument is refused: %s", e.msg);
 	}
@@ -367,8 +387,8 @@ static void test_refusals(struct live *lv)
 		if (warn)
 			expect_refusal(lv, "a WARN() site without its replay", warn, EPROTO,
 				       "BUG/WARN site");
-		live_read_mem(lv, f + 5, live5, 5, &e);
-		force_splice(lv, f + 5, live5, BUG_WARN, &err, reason, sizeof(reason));
+		live_read_mem(lv, past, live5, 5, &e);
+		force_splice(lv, past, live5, BUG_WARN, &err, reason, sizeof(reason));
 		check(err == EINVAL && strstr(reason, "not a BUG/WARN ud2"),
 		      "the replay flag where there is no ud2 refused: %s (%s)", strerror(err), reason);
 	}

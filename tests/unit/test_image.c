@@ -80,7 +80,10 @@ static void bzimage_payloads(void **s)
 		int fd = mkstemp(comp);
 
 		close(fd);
-		snprintf(cmd, sizeof(cmd), "%s %s > %s", tools[i], elf_path(), comp);
+		/* As the kernel's build does it (size_append): the compressed
+		 * payload, then the uncompressed size in 4 bytes. */
+		snprintf(cmd, sizeof(cmd), "{ %s %s; printf '\\001\\002\\003\\000'; } > %s",
+			 tools[i], elf_path(), comp);
 		assert_int_equal(system(cmd), 0);
 		make_bzimage(comp, bz, sizeof(bz));
 		assert_int_equal(kimage_open(bz, &k, &e), 0);

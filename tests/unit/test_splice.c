@@ -458,6 +458,50 @@ static void ftrace_site_skipped_for_block(void **st)
 	assert_true(splice_site_for_block(&fx->env, F + 5) == F + 5);
 }
 
+static void endbr_kept_in_place(void **st)
+{
+	/* endbr64 ; nop5 (ftrace) ; mov eax,1 ; ret */
+	static const uint8_t b[] = { 0xf3, 0x0f, 0x1e, 0xfa, 0x0f, 0x1f, 0x44, 0, 0,
+				     0xb8, 1, 0, 0, 0, 0xc3 };
+	/* endbr64 ; mov eax,1 ; ret: a short region, no ftrace */
+	static const uint8_t c[] = { 0xf3, 0x0f, 0x1e, 0xfa, 0xb8, 1, 0, 0, 0, 0xc3 };
+	uint8_t sealed[sizeof(b)];
+	struct fixture *fx = fn(b, sizeof(b), NULL, 0);
+	struct splice_plan p;
+
+	(void)st;
+	reserve(fx, F + 4, F + 9, RES_FTRACE);
+	assert_int_equal(refusal(fx, F), SR_ENDBR);
+	assert_true(splice_site_for_block(&fx->env, F) == F + 9);
+	assert_int_equal(splice_plan(&fx->env, F + 9, &p), 0);
+	fx = fn(c, sizeof(c), NULL, 0);
+	assert_int_equal(refusal(fx, F), SR_ENDBR);
+	assert_true(splice_site_for_block(&fx->env, F) == F + 4);
+	assert_int_equal(splice_plan(&fx->env, F + 4, &p), 0);
+	assert_true(p.region.addr == F + 4);
+	/* live bytes of a sealed function: its endbr64 became nopw (%rax) */
+	memcpy(sealed, b, sizeof(b));
+	memcpy(sealed, (const uint8_t[]){ 0x66, 0x0f, 0x1f, 0x00 }, 4);
+	fx = fn(sealed, sizeof(sealed), NULL, 0);
+	reserve(fx, F + 4, F + 9, RES_FTRACE);
+	assert_true(splice_site_for_block(&fx->env, F) == F + 9);
+}
+
+static void refused_plan_not_emitted(void **st)
+{
+	struct fixture *fx = fn(simple, sizeof(simple), NULL, 0);
+	struct splice_params sp = { .tramp = 0xffffffffc0001000ull, .handler = 0xffffffffc0000000ull };
+	static struct splice_code c;
+	struct splice_plan p;
+	enum splice_reason why = SPLICE_OK;
+
+	(void)st;
+	/* mid-instruction: refused, no region; emitting it used to loop */
+	assert_int_equal(splice_plan(&fx->env, F + 1, &p), -1);
+	assert_int_equal(splice_emit(&p, &sp, &c, &why), -1);
+	assert_int_equal(why, SR_NOT_BOUNDARY);
+}
+
 static void reason_texts_complete(void **st)
 {
 	(void)st;
@@ -469,6 +513,8 @@ static void reason_texts_complete(void **st)
 
 const struct CMUnitTest splice_tests[] = {
 	cmocka_unit_test(plain_jmp),
+	cmocka_unit_test(endbr_kept_in_place),
+	cmocka_unit_test(refused_plan_not_emitted),
 	cmocka_unit_test(region_absorbs_padding_after_ret),
 	cmocka_unit_test(call_ends_region),
 	cmocka_unit_test(bounce_via_padding),

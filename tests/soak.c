@@ -1,0 +1,531 @@
+/*
+ * gilk-soak: the long stress (make soak; meant for the debug kernel). Run in
+ * the guest with gilk.ko and argfilter.ko loaded:
+ *   gilk-soak CYCLES
+ * A load with its own integrity checks runs on both vCPUs all along (loopback
+ * TCP echo with checksums, file write and read-back, fork/exit, a syscall
+ * loop) while it:
+ *   - splices every block of one of >= 50 hot functions named nowhere else in
+ *     the tests, in one batch (bounces and evictions included), and unsplices
+ *     it, CYCLES times, round robin;
+ *   - every 100 cycles (the first included) kills a splicing process with
+ *     SIGKILL in the middle of its batches, then unsplices whatever it left,
+ *     as a new client;
+ *   - tries to unload an instrument module (argfilter) while a splice uses it,
+ *     then unloads it once unused;
+ *   - splices a function that runs in NMI context (show_regs, reached by the
+ *     NMI backtrace of sysrq-l) and checks it is hit;
+ *   - ends with 1000 splices active and `rmmod gilk`.
+ * Then every byte of the functions it touched is compared, through READ,
+ * with a snapshot taken before. The last line:
+ *   soak: N cycles, N splices, N faults injected, N bad inputs, N load errors, N text bytes differ
+ * where bad inputs are requests gilk refused or botched although they were
+ * valid (and invalid ones it took); all but the first three must be 0.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <net/if.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "live.h"
+
+/* Hot while the load runs, and named nowhere else in the tests. Names the
+ * running kernel lacks are skipped; at least 50 must be found. */
+static const char *const candidates[] = {
+	"vfs_read", "vfs_write", "ksys_read", "ksys_write", "rw_verify_area",
+	"generic_file_read_iter", "generic_perform_write", "filemap_read",
+	"shmem_file_read_iter", "shmem_write_begin", "shmem_write_end",
+	"shmem_get_folio_gfp", "do_sys_openat2", "do_filp_open", "path_openat",
+	"getname_flags", "putname", "do_unlinkat", "fput", "__fput", "dput",
+	"filp_close", "vfs_fstat", "do_dentry_open",
+	"copy_process", "dup_mm", "dup_task_struct", "wake_up_new_task",
+	"do_wait", "kernel_wait4", "release_task", "mmput",
+	"exit_mmap", "unmap_vmas", "free_pgtables", "do_mmap", "mmap_region",
+	"do_anonymous_page", "handle_mm_fault", "__handle_mm_fault",
+	"copy_page_range", "anon_vma_fork", "schedule_tail", "sched_fork",
+	"__sys_sendto", "__sys_recvfrom", "sock_sendmsg", "sock_recvmsg",
+	"inet_sendmsg", "inet_recvmsg", "tcp_sendmsg", "tcp_sendmsg_locked",
+	"tcp_recvmsg", "tcp_v4_rcv", "tcp_rcv_established", "tcp_ack",
+	"tcp_transmit_skb", "__tcp_transmit_skb", "tcp_write_xmit",
+	"ip_queue_xmit", "__ip_queue_xmit", "ip_output", "ip_finish_output2",
+	"ip_rcv", "ip_local_deliver", "loopback_xmit", "__netif_receive_skb_core",
+	"tcp_v4_do_rcv", "tcp_data_queue", "tcp_clean_rtx_queue",
+	"__sys_connect", "__sys_accept4", "inet_accept", "tcp_v4_connect",
+	"tcp_close", "__x64_sys_write", "__x64_sys_read", "__x64_sys_wait4",
+	"__x64_sys_close", "__x64_sys_openat", "__x64_sys_unlinkat",
+};
+#define NCAND (sizeof(candidates) / sizeof(candidates[0]))
+#define MIN_FUNCS 50
+
+struct fn {
+	const char *name;
+	uint64_t start, end;
+	uint8_t *snap;
+	struct splice_plan *plans;  /* every block that plans, made once */
+	size_t nplans;
+};
+
+static struct fn fns[NCAND];
+static size_t nfns;
+static unsigned long cycles, splices, faults, bad, load_errors, differ;
+static volatile sig_atomic_t stop;
+
+static void on_term(int s)
+{
+	(void)s;
+	stop = 1;
+}
+
+static void badf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void badf(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (bad++ < 20) {
+		va_start(ap, fmt);
+		fprintf(stderr, "soak: ");
+		vfprintf(stderr, fmt, ap);
+		fprintf(stderr, "\n");
+		va_end(ap);
+	}
+}
+
+/* ---- the load: each loop counts its own integrity failures ---- */
+
+static uint32_t sum(const uint8_t *b, size_t n)
+{
+	uint32_t s = 0;
+
+	for (size_t i = 0; i < n; i++)
+		s = s * 31 + b[i];
+	return s;
+}
+
+static void lo_up(void)
+{
+	struct ifreq r = { 0 };
+	int s = socket(AF_INET, SOCK_DGRAM, 0);
+
+	snprintf(r.ifr_name, sizeof(r.ifr_name), "lo");
+	if (s >= 0 && ioctl(s, SIOCGIFFLAGS, &r) == 0) {
+		r.ifr_flags |= IFF_UP;
+		ioctl(s, SIOCSIFFLAGS, &r);
+	}
+	if (s >= 0)
+		close(s);
+}
+
+static int full_io(int fd, void *b, size_t n, int wr)
+{
+	for (size_t d = 0; d < n;) {
+		ssize_t r = wr ? write(fd, (char *)b + d, n - d) : read(fd, (char *)b + d, n - d);
+
+		if (r <= 0)
+			return -1;
+		d += (size_t)r;
+	}
+	return 0;
+}
+
+/* A 1 ms sleep every n rounds. */
+static void pause_every(unsigned k, unsigned n)
+{
+	if (k % n == n - 1)
+		usleep(1000);
+}
+
+static long load_tcp(void)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t al = sizeof(a);
+	int ls = socket(AF_INET, SOCK_STREAM, 0), one = 1, c, s;
+	long errs = 0;
+	pid_t echo;
+
+	setsockopt(ls, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (bind(ls, (struct sockaddr *)&a, sizeof(a)) || listen(ls, 1) ||
+	    getsockname(ls, (struct sockaddr *)&a, &al))
+		return 1;
+	echo = fork();
+	if (echo == 0) {
+		uint8_t b[4096];
+		ssize_t r;
+
+		s = accept(ls, NULL, NULL);
+		while ((r = read(s, b, sizeof(b))) > 0)
+			if (full_io(s, b, (size_t)r, 1))
+				break;
+		_exit(0);
+	}
+	c = socket(AF_INET, SOCK_STREAM, 0);
+	if (connect(c, (struct sockaddr *)&a, sizeof(a)))
+		return 1;
+	for (unsigned k = 0; !stop; k++) {
+		uint8_t out[1500], in[1500];
+		size_t n = 1 + k % sizeof(out);
+
+		pause_every(k, 64);
+		for (size_t i = 0; i < n; i++)
+			out[i] = (uint8_t)(k * 7 + i * 13);
+		if (full_io(c, out, n, 1) || full_io(c, in, n, 0) || sum(in, n) != sum(out, n)) {
+			if (!errs++)
+				fprintf(stderr, "soak: tcp echo of %zu bytes came back wrong\n", n);
+			if (errs > 100)
+				break;
+		}
+	}
+	close(c);
+	kill(echo, SIGKILL);
+	waitpid(echo, NULL, 0);
+	return errs;
+}
+
+static long load_file(void)
+{
+	static uint8_t out[65536], in[65536];
+	char path[64];
+	long errs = 0;
+
+	snprintf(path, sizeof(path), "/tmp/soak.%d", getpid());
+	for (unsigned k = 0; !stop; k++) {
+		int fd = open(path, O_CREAT | O_TRUNC | O_RDWR, 0600);
+
+		pause_every(k, 1);
+		for (size_t i = 0; i < sizeof(out); i++)
+			out[i] = (uint8_t)(k + i * 131);
+		if (fd < 0 || full_io(fd, out, sizeof(out), 1) || fsync(fd) ||
+		    lseek(fd, 0, SEEK_SET) || full_io(fd, in, sizeof(in), 0) ||
+		    memcmp(in, out, sizeof(in))) {
+			if (!errs++)
+				fprintf(stderr, "soak: file read-back differs (round %u)\n", k);
+		}
+		if (fd >= 0)
+			close(fd);
+		unlink(path);
+	}
+	return errs;
+}
+
+static long load_fork(void)
+{
+	long errs = 0;
+
+	for (unsigned k = 0; !stop; k++) {
+		pid_t p = fork();
+		int st;
+
+		pause_every(k, 4);
+		if (p == 0)
+			_exit((int)(k & 0x7f));
+		if (p < 0 || waitpid(p, &st, 0) != p || !WIFEXITED(st) ||
+		    WEXITSTATUS(st) != (int)(k & 0x7f)) {
+			if (!errs++)
+				fprintf(stderr, "soak: fork/exit round %u: wrong status\n", k);
+		}
+	}
+	return errs;
+}
+
+static long load_syscalls(void)
+{
+	long errs = 0, pid = syscall(SYS_getpid), ppid = syscall(SYS_getppid);
+
+	for (unsigned k = 0; !stop; k++) {
+		pause_every(k, 64);
+		if ((syscall(SYS_getpid) != pid || syscall(SYS_getppid) != ppid) && !errs++)
+			fprintf(stderr, "soak: getpid/getppid answered wrong\n");
+	}
+	return errs;
+}
+
+static pid_t loads[8];
+static size_t nloads;
+
+/* A load process: runs fn until SIGTERM, exits with its failure count. */
+static long (*load_fn)(void);
+static void run_load(void)
+{
+	long n;
+
+	/* Not holding /dev/gilk open, or gilk.ko could not be unloaded. */
+	for (int fd = 3; fd < 256; fd++)
+		close(fd);
+	signal(SIGTERM, on_term);
+	n = load_fn();
+	_exit(n > 255 ? 255 : (int)n);
+}
+
+static void start(long (*fn)(void))
+{
+	pid_t p;
+
+	load_fn = fn;
+	p = fork();
+	if (p == 0)
+		run_load();
+	loads[nloads++] = p;
+}
+
+static void stop_loads(void)
+{
+	for (size_t i = 0; i < nloads; i++) {
+		int st;
+
+		kill(loads[i], SIGTERM);
+		waitpid(loads[i], &st, 0);
+		if (!WIFEXITED(st))
+			load_errors++;
+		else
+			load_errors += (unsigned long)WEXITSTATUS(st);
+	}
+}
+
+/* ---- gilk ---- */
+
+/* The first MIN_FUNCS candidates the kernel has, each with a plan for every
+ * block that can be spliced. Planning live is the slow part under an
+ * emulator, so it is done once: while only one function is spliced at a
+ * time, and the text does not change, the plans stay valid. */
+static void pick_functions(struct live *lv)
+{
+	static uint64_t sites[GILK_BATCH_MAX];
+	static struct splice_plan plans[GILK_BATCH_MAX];
+	static bool ok[GILK_BATCH_MAX];
+	static enum splice_reason why[GILK_BATCH_MAX];
+
+	for (size_t i = 0; i < NCAND && nfns < MIN_FUNCS; i++) {
+		const struct ksym *s;
+		struct fn *f = &fns[nfns];
+		static struct cfg g;
+		size_t n = 0;
+		struct gerr e;
+
+		if (symtab_by_name(lv->k.syms, candidates[i], &s, 1) != 1 ||
+		    symtab_function(lv->k.syms, s->addr, NULL, &f->start, &f->end) ||
+		    kernel_cfg(&lv->k, f->start, &g, &e))
+			continue;
+		f->name = candidates[i];
+		for (size_t b = 0; b < g.nblocks && n < GILK_BATCH_MAX; b++)
+			sites[n++] = b ? g.blocks[b].start : live_block_site(lv, g.blocks[b].start);
+		live_plan_many(lv, sites, n, 0, plans, ok, why);
+		f->nplans = 0;
+		f->plans = malloc(n * sizeof(*f->plans));
+		f->snap = malloc(f->end - f->start);
+		if (!f->plans || !f->snap ||
+		    live_read_mem(lv, f->start, f->snap, f->end - f->start, &e))
+			continue;
+		for (size_t b = 0; b < n; b++)
+			if (ok[b])
+				f->plans[f->nplans++] = plans[b];
+		if (f->nplans)
+			nfns++;
+	}
+}
+
+/* Splices f's planned blocks in one batch: ids and how many. */
+static size_t splice_fn(struct live *lv, struct fn *f, const char *ins, uint32_t *ids)
+{
+	struct gerr e;
+
+	if (!f->nplans)
+		return 0;
+	if (live_splice_batch(lv, f->plans, f->nplans, ins, "", ids, &e)) {
+		badf("splicing %zu blocks of %s: %s", f->nplans, f->name, e.msg);
+		return 0;
+	}
+	splices += f->nplans;
+	return f->nplans;
+}
+
+static void unsplice_all(struct live *lv)
+{
+	struct gilk_splice_info *l = NULL;
+	uint32_t ids[GILK_BATCH_MAX];
+	size_t n = 0, k;
+	struct gerr e;
+
+	if (live_list(lv, &l, &n, &e)) {
+		badf("listing splices: %s", e.msg);
+		return;
+	}
+	for (size_t i = 0; i < n; i += k) {
+		for (k = 0; k < GILK_BATCH_MAX && i + k < n; k++)
+			ids[k] = l[i + k].id;
+		if (live_unsplice_batch(lv, ids, k, &e))
+			badf("unsplicing: %s", e.msg);
+	}
+	free(l);
+}
+
+/* A client killed in the middle of its batches: what it left is removed by
+ * the next one. */
+static void kill_mid_batch(struct live *lv, unsigned seed)
+{
+	pid_t p = fork();
+
+	if (p == 0) {
+		struct live own;
+		struct gerr e;
+		uint32_t ids[GILK_BATCH_MAX];
+
+		if (live_open(&own, NULL, &e))
+			_exit(1);
+		for (size_t i = 0;; i = (i + 1) % nfns) {
+			size_t n = splice_fn(&own, &fns[i], "count", ids);
+
+			if (n)
+				live_unsplice_batch(&own, ids, n, &e);
+		}
+	}
+	usleep(50000 + (seed * 7919) % 400000);
+	kill(p, SIGKILL);
+	waitpid(p, NULL, 0);
+	faults++;
+	unsplice_all(lv);
+}
+
+static void instrument_unload(struct live *lv)
+{
+	struct fn *f = &fns[0];
+	uint32_t ids[GILK_BATCH_MAX];
+	size_t n = splice_fn(lv, f, "argfilter", ids);
+	struct gerr e;
+	int st;
+
+	faults++;
+	if (!n) {
+		badf("argfilter: nothing of %s spliced", f->name);
+		return;
+	}
+	st = system("rmmod argfilter 2>/dev/null");
+	if (st == 0 || access("/sys/module/argfilter", F_OK) != 0)
+		badf("argfilter unloaded while %zu splices used it", n);
+	if (live_unsplice_batch(lv, ids, n, &e))
+		badf("unsplicing argfilter's splices: %s", e.msg);
+	/* Unused now, it unloads (and no longer holds gilk.ko, for rmmod). */
+	if (system("rmmod argfilter"))
+		badf("argfilter does not unload once its splices are gone");
+}
+
+static void nmi_splice(struct live *lv)
+{
+	const struct ksym *s;
+	struct splice_plan p;
+	struct gilk_splice_info in;
+	uint32_t id;
+	struct gerr e;
+
+	if (symtab_by_name(lv->k.syms, "show_regs", &s, 1) != 1 ||
+	    live_plan(lv, live_block_site(lv, s->addr), 0, &p, &e) ||
+	    live_splice(lv, &p, "count", "", &id, &e)) {
+		badf("splicing show_regs for the NMI backtrace");
+		return;
+	}
+	splices++;
+	/* sysrq-l: an NMI to every other CPU, each showing its registers */
+	if (system("echo l > /proc/sysrq-trigger"))
+		badf("sysrq-l");
+	sleep(2);
+	if (live_info(lv, id, &in, &e) || in.hits == 0)
+		badf("show_regs in NMI context: %" PRIu64 " hits", (uint64_t)in.hits);
+	if (live_unsplice(lv, id, &e))
+		badf("unsplicing show_regs: %s", e.msg);
+}
+
+static void rmmod_with_1000(struct live *lv)
+{
+	uint32_t ids[GILK_BATCH_MAX];
+	size_t total = 0;
+	struct gerr e;
+
+	/* gilk.ko holds at most GILK_MAX_SPLICES (1024) objects, an evicted
+	 * neighbour taking one more: stay clear of that bound. */
+	for (size_t i = 0; i < nfns && total < 1000; i++)
+		if (total + fns[i].nplans <= 1010)
+			total += splice_fn(lv, &fns[i], "count", ids);
+	faults++;
+	live_close(lv);
+	if (total < 1000)
+		badf("only %zu splices active for rmmod", total);
+	if (system("rmmod gilk") || system("insmod build/gilk.ko"))
+		badf("rmmod gilk with %zu splices, then insmod", total);
+	if (live_open(lv, NULL, &e))
+		badf("reopening gilk: %s", e.msg);
+}
+
+int main(int argc, char **argv)
+{
+	unsigned long want = argc > 1 ? strtoul(argv[1], NULL, 0) : 10000;
+	struct live lv;
+	struct gerr e;
+	uint32_t ids[GILK_BATCH_MAX];
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (live_open(&lv, NULL, &e)) {
+		fprintf(stderr, "soak: %s\n", e.msg);
+		return 1;
+	}
+	pick_functions(&lv);
+	printf("soak: %zu functions, %lu cycles\n", nfns, want);
+	for (size_t i = 0; i < nfns; i++)
+		printf("soak:   %s: %zu blocks\n", fns[i].name, fns[i].nplans);
+	if (nfns < MIN_FUNCS)
+		badf("only %zu of the hot functions found", nfns);
+	lo_up();
+	/* One of each: four loads on two vCPUs, each pausing a little every
+	 * round so that the splicer (and grace periods) still get a turn under
+	 * an emulator. */
+	start(load_tcp);
+	start(load_file);
+	start(load_fork);
+	start(load_syscalls);
+	instrument_unload(&lv);
+	printf("soak: instrument unload attempted\n");
+	nmi_splice(&lv);
+	printf("soak: NMI splice done\n");
+	for (cycles = 0; cycles < want && nfns; cycles++) {
+		struct fn *f = &fns[cycles % nfns];
+		size_t n = splice_fn(&lv, f, "count", ids);
+
+		if (n && live_unsplice_batch(&lv, ids, n, &e))
+			badf("unsplicing %s: %s", f->name, e.msg);
+		if (cycles % 100 == 0)
+			kill_mid_batch(&lv, (unsigned)cycles);
+		if (cycles % 10 == 9)
+			printf("soak: %lu cycles, %lu splices\n", cycles + 1, splices);
+	}
+	rmmod_with_1000(&lv);
+	stop_loads();
+	unsplice_all(&lv);
+	for (size_t i = 0; i < nfns; i++) {
+		size_t len = fns[i].end - fns[i].start;
+		uint8_t *now = malloc(len);
+
+		if (!now || live_read_mem(&lv, fns[i].start, now, len, &e)) {
+			badf("reading %s back: %s", fns[i].name, now ? e.msg : "no memory");
+		} else {
+			for (size_t b = 0; b < len; b++)
+				differ += now[b] != fns[i].snap[b];
+		}
+		free(now);
+	}
+	live_close(&lv);
+	printf("soak: %lu cycles, %lu splices, %lu faults injected, %lu bad inputs, %lu load errors, %lu text bytes differ\n",
+	       cycles, splices, faults, bad, load_errors, differ);
+	return bad || load_errors || differ;
+}

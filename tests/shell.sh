@@ -405,6 +405,19 @@ screen_has() { # screen_has TEXT: wait until the pane shows TEXT
 	done
 	return 1
 }
+# Waits until gilk has done all it was given (a marker echoed back through
+# `shell`), then clears the screen: a loaded machine may still be printing
+# the previous command's output.
+settle() {
+	local m="settled-$RANDOM$RANDOM"
+	tmux send-keys -t gilk-test C-u "shell echo $m" Enter
+	screen_has "$m" >/dev/null
+	tmux send-keys -t gilk-test C-l
+	for _ in $(seq 100); do
+		tmux capture-pane -t gilk-test -p | grep -qF -- "$m" || break
+		sleep 0.1
+	done
+}
 tab() { # tab KEYS... TEXT: type KEYS, then Tab, and wait for TEXT
 	tmux send-keys -t gilk-test "${@:1:$#-1}" Tab
 	screen_has "${!#}"
@@ -449,25 +462,29 @@ sleep 1
 check "set pagination off: no question" "$(! tmux capture-pane -t gilk-test -p | grep -q 'Type <RET>'; echo $?)"
 
 # Enter on an empty line: x and disas go on where they stopped
-tmux send-keys -t gilk-test C-l 'x/2i __x64_sys_getppid' Enter
+settle
+tmux send-keys -t gilk-test 'x/2i __x64_sys_getppid' Enter
 screen_has '<__x64_sys_getppid+5>:' >/dev/null || screen_has '_sys_getppid+5>:'
 tmux send-keys -t gilk-test Enter
 screen_has '_sys_getppid+11>:'
 check "Enter repeats x/2i with the next two instructions" "$?"
-tmux send-keys -t gilk-test C-l 'disas __x64_sys_getppid+5 2' Enter
+settle
+tmux send-keys -t gilk-test 'disas __x64_sys_getppid+5 2' Enter
 screen_has '<__x64_sys_getppid+6>:'
 tmux send-keys -t gilk-test Enter
 screen_has '_sys_getppid+13>:'
 check "Enter repeats disas from where it stopped" "$?"
-tmux send-keys -t gilk-test C-l 'show height' Enter Enter
+settle
+tmux send-keys -t gilk-test 'show height' Enter Enter
 screen_has 'height'
 sleep 0.5
 check "after another command, Enter does nothing" "$([ "$(tmux capture-pane -t gilk-test -p | grep -c '^height')" = 1 ]; echo $?)"
 
 # Ctrl-C: gilk's own loop (info functions, blocked on a pipe nobody reads),
 # a shell command, and the pager's question; the session goes on
-tmux send-keys -t gilk-test C-l 'info functions | sleep 60' Enter
-sleep 1
+settle
+tmux send-keys -t gilk-test 'info functions | sleep 60' Enter
+sleep 2
 tmux send-keys -t gilk-test C-c
 screen_has 'gilk: interrupted'
 check "Ctrl-C interrupts a long command (info functions into a full pipe)" "$?"

@@ -385,9 +385,23 @@ check "gilk --help, the man page and both completions know the same options" \
 	"$([ "$(echo "$opts" | sort)" = "$(cat "$t/o")" ] &&
 	   [ "$(echo "$opts" | sort)" = "$(sed -n '/^\.SH OPTIONS/,/^\.SH /p' shell/gilk.1 | awk '/^\.TP/ {getline; print $1}' | sed 's/\\f[BIR]//g; s/\\-/-/g' | sort)" ] &&
 	   [ "$(echo "$opts" | sort)" = "$(sed -n "s/^	'\*\{0,1\}\(-[-a-z]*\)\[.*/\1/p" completions/_gilk | sort)" ]; echo $?)"
+# zsh, where it is installed: its syntax, and completion in a terminal
 if command -v zsh >/dev/null; then
 	zsh -n completions/_gilk
 	check "zsh reads its completion" "$?"
+	mkdir -p "$t/zfunc" && cp completions/_gilk "$t/zfunc/"
+	tmux kill-session -t gilk-zsh 2>/dev/null
+	tmux new-session -d -s gilk-zsh -x 150 -y 30 "HOME=$t zsh -f"
+	tmux send-keys -t gilk-zsh "fpath=($t/zfunc \$fpath); autoload -U compinit; compinit -u; echo zsh-ready" Enter
+	for _ in $(seq 100); do tmux capture-pane -t gilk-zsh -p | grep -qx 'zsh-ready' && break; sleep 0.1; done
+	zsh_tab() { # zsh_tab TYPED WANT: Tab after TYPED shows WANT
+		tmux send-keys -t gilk-zsh C-u "$1" Tab
+		for _ in $(seq 100); do tmux capture-pane -t gilk-zsh -p | grep -qF -- "$2" && return 0; sleep 0.1; done
+		return 1
+	}
+	zsh_tab 'gilk -c rec' 'gilk -c record' && zsh_tab 'gilk --comp' 'gilk --completion'
+	check "zsh completes gilk's commands after -c and its options" "$?"
+	tmux kill-session -t gilk-zsh
 fi
 warnings=$(groff -man -Tutf8 -ww -z shell/gilk.1 2>&1)
 check "the man page renders without a warning${warnings:+: $warnings}" "$([ -z "$warnings" ] && command -v groff >/dev/null; echo $?)"

@@ -11,6 +11,10 @@ pass=0 fail=0
 check() { # check NAME STATUS
 	if [ "$2" = 0 ]; then echo "PASS $1"; pass=$((pass + 1)); else echo "FAIL $1"; fail=$((fail + 1)); fi
 }
+fails() { # fails NAME COMMAND TEXT: "gilk -c COMMAND" exits 1, saying TEXT
+	"${G[@]}" -c "$2" >/dev/null 2>"$t/e"
+	check "$1" "$([ $? = 1 ] && grep -q -- "$3" "$t/e"; echo $?)"
+}
 t=$(mktemp -d)
 trap 'rm -rf "$t"; tmux kill-session -t gilk-test 2>/dev/null' EXIT
 
@@ -57,15 +61,12 @@ check "plan at a WARN() ud2 ($warn) says it is replayed, not relocated" \
 "${G[@]}" -c "plan do_exit$bug" >"$t/p" 2>"$t/e"
 check "plan at a BUG() ud2 ($bug) says it is replayed, then an oops" \
 	"$([ $? = 0 ] && grep -q 'BUG replayed' "$t/p" && grep -q 'kernel BUG report, then an oops' "$t/p"; echo $?)"
-"${G[@]}" -c 'disas no_such_symbol_anywhere' 2>"$t/e"
-check "a missing symbol is named" "$([ $? = 1 ] && grep -q "no symbol 'no_such_symbol_anywhere'" "$t/e"; echo $?)"
+fails "a missing symbol is named" 'disas no_such_symbol_anywhere' "no symbol 'no_such_symbol_anywhere'"
 "${G[@]}" -c 'frobnicate' -c 'help' >"$t/o" 2>"$t/e"
 check "an unknown command stops -c with status 1; later commands do not run" \
 	"$([ $? = 1 ] && grep -q 'undefined command: "frobnicate"' "$t/e" && [ ! -s "$t/o" ]; echo $?)"
-"${G[@]}" -c 's x' 2>"$t/e"
-check "an ambiguous prefix is not a command" "$([ $? = 1 ] && grep -q 'undefined command: "s"' "$t/e"; echo $?)"
-"${G[@]}" -c 'help "disas' 2>"$t/e"
-check "an unterminated quote is an error" "$([ $? = 1 ] && grep -q 'unterminated quote' "$t/e"; echo $?)"
+fails "an ambiguous prefix is not a command" 's x' 'undefined command: "s"'
+fails "an unterminated quote is an error" 'help "disas' 'unterminated quote'
 "${G[@]}" -c 'splice __x64_sys_getppid' 2>"$t/e"
 check "splice offline says it needs live mode, and what to do instead" \
 	"$([ $? = 1 ] && grep -q 'splice needs live mode (/dev/gilk, gilk.ko loaded); offline, "plan" shows' "$t/e"; echo $?)"
@@ -100,10 +101,8 @@ echo kept >"$t/kept"
 "${G[@]}" -c "disas > $t/kept" 2>"$t/e"
 check "a usage error leaves the file it would have written alone" \
 	"$([ $? = 1 ] && grep -q 'usage: disas' "$t/e" && [ "$(cat "$t/kept")" = kept ]; echo $?)"
-"${G[@]}" -c 'blocks __x64_sys_getppid >' 2>"$t/e"
-check "a redirection without a file is an error" "$([ $? = 1 ] && grep -q 'redirection needs a file' "$t/e"; echo $?)"
-"${G[@]}" -c 'help > /nonexistent/dir/file' 2>"$t/e"
-check "a file that cannot be written is named" "$([ $? = 1 ] && grep -q '/nonexistent/dir/file: No such file' "$t/e"; echo $?)"
+fails "a redirection without a file is an error" 'blocks __x64_sys_getppid >' 'redirection needs a file'
+fails "a file that cannot be written is named" 'help > /nonexistent/dir/file' '/nonexistent/dir/file: No such file'
 
 # transcripts: -x, source, and a pipe; the first error names its line
 printf 'help quit\n# a comment\nblocks __x64_sys_getppid\nbogus here\nhelp\n' >"$t/script"
@@ -127,8 +126,7 @@ nsucc=$(awk '$7 == "->" && $8 != "exit" {n += split($8, a, ",")} END {print n + 
 check "blocks --dot: a node per block ($nodes of $nblocks), an edge per successor ($edges of $nsucc)" \
 	"$([ "$nodes" = "$nblocks" ] && [ "$edges" = "$nsucc" ] && head -1 "$t/dot" | grep -q '^digraph "do_exit" {$' &&
 	   [ "$(tail -1 "$t/dot")" = "}" ] && grep -q 'label="after WARN"' "$t/dot" && grep -q 'WARN replayed' "$t/dot"; echo $?)"
-"${G[@]}" -c 'blocks --dot' 2>"$t/e"
-check "blocks --dot without a function is a usage error" "$([ $? = 1 ] && grep -q 'usage: blocks \[--dot\] FUNCTION' "$t/e"; echo $?)"
+fails "blocks --dot without a function is a usage error" 'blocks --dot' 'usage: blocks \[--dot\] FUNCTION'
 
 # Symbolized operands, as gdb prints them: every address checked against kallsyms
 sym_addr() { awk -v n="$1" '$3 == n {print "0x" $1; exit}' "$ref/kallsyms"; }
@@ -182,10 +180,8 @@ check "x/5c shows characters" "$(grep -q "<linux_banner>:	76 'L'	105 'i'	110 'n'
 "${G[@]}" -c 'x/4q jiffies' 2>"$t/e"
 check "x with an unknown format names the formats and sizes" \
 	"$([ $? = 1 ] && grep -q "'q' is neither a format (x d u o t c a i s) nor a size (b h w g)" "$t/e"; echo $?)"
-"${G[@]}" -c 'x/4i jiffies 8' 2>"$t/e"
-check "x/NFU with a second argument says the count is N" "$([ $? = 1 ] && grep -q 'the count is N' "$t/e"; echo $?)"
-"${G[@]}" -c 'disas/4 jiffies' 2>"$t/e"
-check "a /FORMAT on a command that takes none is refused" "$([ $? = 1 ] && grep -q 'disas takes no /FORMAT' "$t/e"; echo $?)"
+fails "x/NFU with a second argument says the count is N" 'x/4i jiffies 8' 'the count is N'
+fails "a /FORMAT on a command that takes none is refused" 'disas/4 jiffies' 'disas takes no /FORMAT'
 
 # info symbol, address, line, functions, variables: offline, over kallsyms
 "${G[@]}" -c 'info symbol __x64_sys_getppid+5' -c "info symbol $(sym_addr jiffies)" -c 'info symbol 0x1000000000000000' \
@@ -205,12 +201,9 @@ check "info functions and info variables list the matching symbols" \
 n_fn=$("${G[@]}" -c 'info functions ^tcp_v4_' | grep -c '^0x')
 check "info functions REGEX finds every text symbol that matches ($n_fn)" \
 	"$([ "$n_fn" = "$(awk '$2 ~ /^[tT]$/ && $3 ~ /^tcp_v4_/' "$ref/kallsyms" | wc -l)" ]; echo $?)"
-"${G[@]}" -c 'info functions (' 2>"$t/e"
-check "a bad regular expression is named" "$([ $? = 1 ] && grep -q "'(' is not a regular expression" "$t/e"; echo $?)"
-"${G[@]}" -c 'info splices' 2>"$t/e"
-check "info splices offline says it needs live mode" "$([ $? = 1 ] && grep -q 'info splices needs live mode' "$t/e"; echo $?)"
-"${G[@]}" -c 'info bogus' 2>"$t/e"
-check "info of an unknown thing lists what there is" "$([ $? = 1 ] && grep -q 'info what? splices, instruments, symbol' "$t/e"; echo $?)"
+fails "a bad regular expression is named" 'info functions (' "'(' is not a regular expression"
+fails "info splices offline says it needs live mode" 'info splices' 'info splices needs live mode'
+fails "info of an unknown thing lists what there is" 'info bogus' 'info what? splices, instruments, symbol'
 
 # pipes and shell escapes
 "${G[@]}" -c 'disas tcp_v4_rcv | head -3' >"$t/o" 2>"$t/e"
@@ -218,10 +211,8 @@ check "CMD | SHELL-COMMAND pipes the output (disas | head -3: 3 lines, status 0)
 	"$([ $? = 0 ] && [ "$(wc -l <"$t/o")" = 3 ] && [ "$(cat "$t/o")" = "$(head -3 "$t/tcp")" ] && [ ! -s "$t/e" ]; echo $?)"
 "${G[@]}" -c 'disas tcp_v4_rcv | wc -l' -c "help | grep -c '^  '" >"$t/o"
 check "every line goes through the pipe" "$([ "$(sed -n 1p "$t/o")" = "$(wc -l <"$t/tcp")" ] && [ "$(sed -n 2p "$t/o")" = "$(wc -l <"$t/cmds")" ]; echo $?)"
-"${G[@]}" -c 'help | grep -q nosuchthing' 2>"$t/e"
-check "a pipe's shell command that fails is an error" "$([ $? = 1 ] && grep -q 'exited with status 1' "$t/e"; echo $?)"
-"${G[@]}" -c 'help |' 2>"$t/e"
-check "a pipe without a command says so" "$([ $? = 1 ] && grep -q 'a pipe needs a shell command' "$t/e"; echo $?)"
+fails "a pipe's shell command that fails is an error" 'help | grep -q nosuchthing' 'exited with status 1'
+fails "a pipe without a command says so" 'help |' 'a pipe needs a shell command'
 "${G[@]}" -c "help > $t/both | cat" 2>"$t/e"
 check "output to a file and a pipe at once is refused" \
 	"$([ $? = 1 ] && grep -q 'to a file or a pipe, not both' "$t/e" && [ ! -e "$t/both" ]; echo $?)"
@@ -235,8 +226,7 @@ prefix" ]; echo $?)"
 "${G[@]}" -c 'shell exit 3' -c help >"$t/o" 2>"$t/e"
 check "a shell command's status is the command's: the run stops" \
 	"$([ $? = 1 ] && grep -q 'shell command "exit 3" exited with status 3' "$t/e" && [ ! -s "$t/o" ]; echo $?)"
-"${G[@]}" -c '!' 2>"$t/e"
-check "! alone is a usage error" "$([ $? = 1 ] && grep -q 'usage: shell COMMAND' "$t/e"; echo $?)"
+fails "! alone is a usage error" '!' 'usage: shell COMMAND'
 
 # record -> -x round trip, from a pipe (commands typed at a terminal: below)
 printf 'record %s\ndisas __x64_sys_getppid 4\nx/2xg jiffies\ninfo symbol jiffies\nrecord stop\nhelp quit\n' "$t/rec" |
@@ -247,12 +237,10 @@ check "record saves the commands that ran (not itself), and -x and source replay
 x/2xg jiffies
 info symbol jiffies" ] && [ "$(sed '/^recording/,$!d; /^recording/d; /^usage: quit/,$d' "$t/o")" = "$(cat "$t/o2")" ] &&
 	   "${G[@]}" -c "source $t/rec" | cmp -s - "$t/o2"; echo $?)"
-"${G[@]}" -c 'record stop' 2>"$t/e"
-check "record stop when not recording says so" "$([ $? = 1 ] && grep -q 'not recording' "$t/e"; echo $?)"
+fails "record stop when not recording says so" 'record stop' 'not recording'
 "${G[@]}" -c "record $t/r1" -c "record $t/r2" 2>"$t/e" >/dev/null
 check "record while recording says where it records" "$([ $? = 1 ] && grep -q "already recording to $t/r1" "$t/e"; echo $?)"
-"${G[@]}" -c 'record /nonexistent/dir/r' 2>"$t/e"
-check "record to a file that cannot be made names it" "$([ $? = 1 ] && grep -q '/nonexistent/dir/r: No such file' "$t/e"; echo $?)"
+fails "record to a file that cannot be made names it" 'record /nonexistent/dir/r' '/nonexistent/dir/r: No such file'
 
 # checked transcripts: gilk --check
 cat >"$t/ok.gilk" <<'END'
@@ -316,10 +304,8 @@ check "set listsize is how many instructions disas shows past a function's start
 "${G[@]}" -c 'set pagination off' -c 'set height 7' -c 'show pagination' -c 'show height' -c 'set height auto' -c 'show height' >"$t/o" 2>"$t/e"
 check "set pagination and set height change what show says" \
 	"$([ $? = 0 ] && [ "$(awk '{print $1 "=" $2}' "$t/o" | tr '\n' ' ')" = "pagination=off height=7 height=auto " ]; echo $?)"
-"${G[@]}" -c 'set height -3' 2>"$t/e"
-check "set height with a bad value says what it takes" "$([ $? = 1 ] && grep -q 'set height N|auto' "$t/e"; echo $?)"
-"${G[@]}" -c 'set trap maybe' 2>"$t/e"
-check "set with a bad value says what the setting takes" "$([ $? = 1 ] && grep -q 'set trap on|off' "$t/e"; echo $?)"
+fails "set height with a bad value says what it takes" 'set height -3' 'set height N|auto'
+fails "set with a bad value says what the setting takes" 'set trap maybe' 'set trap on|off'
 "${G[@]}" -c 'set colour blue' 2>"$t/e"
 check "set of an unknown setting lists the settings" \
 	"$([ $? = 1 ] && grep -q "no setting 'colour': listsize, instrument, trap, format, pagination, height" "$t/e"; echo $?)"
@@ -339,18 +325,15 @@ check "dump memory with END before START says so and writes nothing" \
 	"$([ $? = 1 ] && grep -q 'is not past the start' "$t/e" && [ ! -e "$t/m3" ]; echo $?)"
 "${G[@]}" -c 'dump memory '"$t"'/m3 __x64_sys_getppid +0x10000000' 2>"$t/e"
 check "dump memory refuses more than 64 MiB" "$([ $? = 1 ] && grep -q 'writes 1 byte to 64 MiB' "$t/e"; echo $?)"
-"${G[@]}" -c 'dump memory /nonexistent/dir/m __x64_sys_getppid +8' 2>"$t/e"
-check "dump to a file that cannot be made names it" "$([ $? = 1 ] && grep -q '/nonexistent/dir/m: No such file' "$t/e"; echo $?)"
+fails "dump to a file that cannot be made names it" 'dump memory /nonexistent/dir/m __x64_sys_getppid +8' '/nonexistent/dir/m: No such file'
 "${G[@]}" -c 'dump events '"$t"'/ev.csv' 2>"$t/e"
 check "dump events offline says it needs live mode" "$([ $? = 1 ] && grep -q 'dump events needs live mode' "$t/e"; echo $?)"
 "${G[@]}" -c 'dump events --format yaml '"$t"'/ev' 2>"$t/e"
 check "dump with an unknown format lists the formats" "$([ $? = 1 ] && grep -q "no format 'yaml': text, csv, json or chrome" "$t/e"; echo $?)"
 "${G[@]}" -c 'dump splices --format chrome '"$t"'/sp' 2>"$t/e"
 check "dump splices as a Chrome trace is refused" "$([ $? = 1 ] && grep -q 'a Chrome trace holds events' "$t/e"; echo $?)"
-"${G[@]}" -c 'hist rsx' 2>"$t/e"
-check "hist offline says it needs live mode (its fields are checked live)" "$([ $? = 1 ] && grep -q "hist needs live mode" "$t/e"; echo $?)"
-"${G[@]}" -c 'dump things x' 2>"$t/e"
-check "dump of an unknown thing names the three" "$([ $? = 1 ] && grep -q 'dump what? "memory", "events" or "splices"' "$t/e"; echo $?)"
+fails "hist offline says it needs live mode (its fields are checked live)" 'hist rsx' "hist needs live mode"
+fails "dump of an unknown thing names the three" 'dump things x' 'dump what? "memory", "events" or "splices"'
 
 # test-json, which the guest's dump tests rely on, tells JSON from not JSON
 printf '{"a": [1, -2.5e3, "x\\u00e9\\n", true, null, {}], "events": [[1], {"b": 2}, 3]}' >"$t/j1"
@@ -385,9 +368,23 @@ check "gilk --help, the man page and both completions know the same options" \
 	"$([ "$(echo "$opts" | sort)" = "$(cat "$t/o")" ] &&
 	   [ "$(echo "$opts" | sort)" = "$(sed -n '/^\.SH OPTIONS/,/^\.SH /p' shell/gilk.1 | awk '/^\.TP/ {getline; print $1}' | sed 's/\\f[BIR]//g; s/\\-/-/g' | sort)" ] &&
 	   [ "$(echo "$opts" | sort)" = "$(sed -n "s/^	'\*\{0,1\}\(-[-a-z]*\)\[.*/\1/p" completions/_gilk | sort)" ]; echo $?)"
+# zsh, where it is installed: its syntax, and completion in a terminal
 if command -v zsh >/dev/null; then
 	zsh -n completions/_gilk
 	check "zsh reads its completion" "$?"
+	mkdir -p "$t/zfunc" && cp completions/_gilk "$t/zfunc/"
+	tmux kill-session -t gilk-zsh 2>/dev/null
+	tmux new-session -d -s gilk-zsh -x 150 -y 30 "HOME=$t zsh -f"
+	tmux send-keys -t gilk-zsh "fpath=($t/zfunc \$fpath); autoload -U compinit; compinit -u; echo zsh-ready" Enter
+	for _ in $(seq 100); do tmux capture-pane -t gilk-zsh -p | grep -qx 'zsh-ready' && break; sleep 0.1; done
+	zsh_tab() { # zsh_tab TYPED WANT: Tab after TYPED shows WANT
+		tmux send-keys -t gilk-zsh C-u "$1" Tab
+		for _ in $(seq 100); do tmux capture-pane -t gilk-zsh -p | grep -qF -- "$2" && return 0; sleep 0.1; done
+		return 1
+	}
+	zsh_tab 'gilk -c rec' 'gilk -c record' && zsh_tab 'gilk --comp' 'gilk --completion'
+	check "zsh completes gilk's commands after -c and its options" "$?"
+	tmux kill-session -t gilk-zsh
 fi
 warnings=$(groff -man -Tutf8 -ww -z shell/gilk.1 2>&1)
 check "the man page renders without a warning${warnings:+: $warnings}" "$([ -z "$warnings" ] && command -v groff >/dev/null; echo $?)"
@@ -456,17 +453,17 @@ check "RET shows the next screenful" "$([ "$(tmux capture-pane -t gilk-test -p |
 tmux send-keys -t gilk-test 'q' Enter C-l 'help quit' Enter
 screen_has 'usage: quit'
 check "q stops the command, and the shell goes on" "$(! tmux capture-pane -t gilk-test -p | grep -q 'tcp_v4_rcv+'; echo $?)"
-tmux send-keys -t gilk-test C-u 'set pagination off' Enter C-l 'disas tcp_v4_rcv' Enter
-screen_has '(bytes from\|<tcp_v4_rcv+[0-9]*>: .*$' >/dev/null
-sleep 1
-check "set pagination off: no question" "$(! tmux capture-pane -t gilk-test -p | grep -q 'Type <RET>'; echo $?)"
+tmux send-keys -t gilk-test C-u 'set pagination off' Enter C-l 'disas __x64_sys_getppid' Enter
+screen_has '<__x64_sys_getppid+55>:'
+check "set pagination off: 14 lines on a 10-line screen, no question" \
+	"$([ $? = 0 ] && ! tmux capture-pane -t gilk-test -p | grep -q 'Type <RET>'; echo $?)"
 
 # Enter on an empty line: x and disas go on where they stopped
 settle
-tmux send-keys -t gilk-test 'x/2i __x64_sys_getppid' Enter
-screen_has '<__x64_sys_getppid+5>:' >/dev/null || screen_has '_sys_getppid+5>:'
+tmux send-keys -t gilk-test 'x/2i __x64_sys_getpid' Enter
+screen_has '_sys_getpid+5>:'
 tmux send-keys -t gilk-test Enter
-screen_has '_sys_getppid+11>:'
+screen_has '_sys_getpid+12>:'
 check "Enter repeats x/2i with the next two instructions" "$?"
 settle
 tmux send-keys -t gilk-test 'disas __x64_sys_getppid+5 2' Enter
@@ -483,13 +480,17 @@ check "after another command, Enter does nothing" "$([ "$(tmux capture-pane -t g
 # Ctrl-C: gilk's own loop (info functions, blocked on a pipe nobody reads),
 # a shell command, and the pager's question; the session goes on
 settle
-tmux send-keys -t gilk-test 'info functions | sleep 60' Enter
-sleep 2
+running() { # running COMMAND: wait until the shell command COMMAND runs
+	for _ in $(seq 200); do pgrep -xf "$1" >/dev/null && return 0; sleep 0.1; done
+	return 1
+}
+tmux send-keys -t gilk-test 'info functions | sleep 61' Enter
+running 'sleep 61'
 tmux send-keys -t gilk-test C-c
 screen_has 'gilk: interrupted'
 check "Ctrl-C interrupts a long command (info functions into a full pipe)" "$?"
-tmux send-keys -t gilk-test C-l 'shell sleep 60' Enter
-sleep 1
+tmux send-keys -t gilk-test C-l 'shell sleep 62' Enter
+running 'sleep 62'
 tmux send-keys -t gilk-test C-c
 screen_has 'gilk: interrupted'
 tmux send-keys -t gilk-test C-l 'set pagination on' Enter 'disas tcp_v4_rcv' Enter

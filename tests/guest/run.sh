@@ -254,7 +254,7 @@ dmesg -c >/dev/null
 
 # The reports below are provoked on purpose: scripts/lab forgives these, and
 # only these, when it searches the kernel log after the run.
-echo 'gilk-lab: expect reports: WARNING: .* gilk_target_(warn|once)\+|kernel BUG at .*gilk_target\.c|invalid opcode: 0000' >/dev/kmsg
+echo 'gilk-lab: expect reports: WARNING: .* gilk_target_(warn|once)\+|kernel BUG at .*target\.c|invalid opcode: 0000' >/dev/kmsg
 
 # BUG() and WARN() sites (tests/guest/target): spliced, then replayed by
 # gilk.ko after the instrument as the kernel's trap handler would.

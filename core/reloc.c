@@ -161,15 +161,3 @@ size_t reloc_max_len(const struct insn *in)
 	default: return in->len;
 	}
 }
-
-const char *reloc_status_str(enum reloc_status s)
-{
-	switch (s) {
-	case RELOC_OK: return "ok";
-	case RELOC_RIP_RANGE: return "RIP-relative operand out of ±2 GiB reach of the trampoline";
-	case RELOC_BRANCH_RANGE: return "branch target out of rel32 reach of the trampoline";
-	case RELOC_NOSPACE: return "trampoline buffer too small";
-	case RELOC_UNSUPPORTED: return "instruction cannot be relocated";
-	}
-	return "?";
-}

@@ -30,6 +30,5 @@ enum reloc_status {
 enum reloc_status reloc_insn(struct x86w *w, const struct insn *in);
 /* The most bytes reloc_insn can write for in. */
 size_t reloc_max_len(const struct insn *in);
-const char *reloc_status_str(enum reloc_status s);
 
 #endif

@@ -416,6 +416,15 @@ static void begin(struct gilk_splice_obj *s, const struct gilk_splice *req)
 	}
 }
 
+/* Whether the live bytes at addr are want, with no kprobe on or just before. */
+static bool holds(unsigned long addr, const u8 *want, u32 len)
+{
+	u8 now[GILK_PATCH_MAX_LEN];
+
+	return !copy_from_kernel_nofault(now, (void *)addr, len) &&
+	       !memcmp(now, want, len) && !gilk_kprobe_near(addr, len);
+}
+
 /*
  * Whether the bytes a claimed splice will write over are still the ones it
  * was checked against, with no kprobe come since: the checks ran without
@@ -424,20 +433,13 @@ static void begin(struct gilk_splice_obj *s, const struct gilk_splice *req)
  */
 static bool unchanged(const struct gilk_splice_obj *s, char *reason, size_t rlen)
 {
-	u8 now[GILK_PATCH_MAX_LEN];
 	u32 i;
 
-	if (copy_from_kernel_nofault(now, (void *)s->site, s->region_len) ||
-	    memcmp(now, s->region_orig, s->region_len) ||
-	    gilk_kprobe_near(s->site, s->region_len))
+	if (!holds(s->site, s->region_orig, s->region_len))
 		goto changed;
-	for (i = 0; i < s->npatch; i++) {
-		const struct gilk_patch_state *p = &s->patch[i];
-
-		if (copy_from_kernel_nofault(now, (void *)p->addr, p->len) ||
-		    memcmp(now, p->orig, p->len) || gilk_kprobe_near(p->addr, p->len))
+	for (i = 0; i < s->npatch; i++)
+		if (!holds(s->patch[i].addr, s->patch[i].orig, s->patch[i].len))
 			goto changed;
-	}
 	return true;
 changed:
 	snprintf(reason, rlen, "another patcher changed the bytes at %pS after they were checked",
@@ -536,13 +538,9 @@ static bool still_own(const struct gilk_splice_obj *s)
 	if (s->flags & GILK_SPLICE_TRAP)
 		return !copy_from_kernel_nofault(now, (void *)s->site, 1) &&
 		       now[0] == 0xcc;
-	for (i = 0; i < s->npatch; i++) {
-		const struct gilk_patch_state *p = &s->patch[i];
-
-		if (copy_from_kernel_nofault(now, (void *)p->addr, p->len) ||
-		    memcmp(now, p->bytes, p->len) || gilk_kprobe_near(p->addr, p->len))
+	for (i = 0; i < s->npatch; i++)
+		if (!holds(s->patch[i].addr, s->patch[i].bytes, s->patch[i].len))
 			return false;
-	}
 	return true;
 }
 

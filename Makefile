@@ -54,7 +54,7 @@ $(B)/gilk: $(SHELL_SRC:%.c=$(B)/%.o) $(B)/libgilklive.a $(B)/libgilkcore.a
 	$(CC) -o $@ $^ $(CORE_LIBS) -lreadline
 
 # Kbuild writes next to its sources: build a copy under $(KO)/kmod.
-KMOD_SRC := $(wildcard kmod/*.c kmod/*.h kmod/Kbuild kmod/include/*.h kmod/include/uapi/*.h)
+KMOD_SRC := $(wildcard kmod/*.c kmod/*.h kmod/*.S kmod/*.list kmod/Kbuild kmod/include/*.h kmod/include/uapi/*.h)
 # Rebuilt when setup moves the profile to another kernel (its ABI file changes).
 K_ABI := $(wildcard $(KCACHE)/abi)
 $(KO)/gilk.ko: $(KMOD_SRC) $(K_ABI)

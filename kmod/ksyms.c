@@ -3,19 +3,68 @@
  * Helpers gilk.ko needs that the kernel does not export, resolved once at
  * load through kallsyms_lookup_name, which is itself found with a kprobe
  * (registering one on a symbol name resolves its address). A missing helper
- * fails the load with a message naming it.
+ * fails the load with a message naming it. Functions are called through
+ * gilk's stubs (ksym_stubs.h says why), pointed at them here.
  */
 #include <linux/kernel.h>
 #include <linux/kprobes.h>
+#include <linux/mm.h>
+#include <linux/smp.h>
 #include <linux/stddef.h>
+#include <linux/string.h>
 #include <linux/printk.h>
+#include <linux/vmalloc.h>
+#include <asm/sync_core.h>
 
 #include "gilk_internal.h"
 #include "compat.h"
+#include "ksym_stubs.h"
 
 struct gilk_ksyms gilk_ks;
 
 static unsigned long (*lookup)(const char *name);
+
+static const u8 endbr64[] = { 0xf3, 0x0f, 0x1e, 0xfa };
+
+/*
+ * The stub's rel32 is written through a second, writable mapping of its page
+ * (as text_poke() does), because text_poke() itself is still to be found.
+ * No CPU has run the stub yet, and each is serialised before any does.
+ */
+static void serialize_cpu(void *unused)
+{
+	sync_core();
+}
+
+static int point_stub(char *stub, unsigned long target, const char *name)
+{
+	u8 *jmp = (u8 *)stub;
+	s64 rel;
+	s32 rel32;
+	struct page *page;
+	void *map;
+
+	if (!memcmp(jmp, endbr64, sizeof(endbr64)))
+		jmp += sizeof(endbr64);
+	rel = (s64)target - (s64)(unsigned long)(jmp + 5);
+	if (jmp[0] != 0xe9 || rel != (s32)rel) {
+		pr_err("gilk: cannot reach %s at %pS from gilk.ko's stub %pS\n",
+		       name, (void *)target, stub);
+		return -ERANGE;
+	}
+	rel32 = rel;
+	page = vmalloc_to_page(jmp + 1);
+	map = page ? vmap(&page, 1, VM_MAP, PAGE_KERNEL) : NULL;
+	if (!map)
+		return -ENOMEM;
+	memcpy(map + offset_in_page(jmp + 1), &rel32, sizeof(rel32));
+	vunmap(map);
+	if (memcmp(jmp + 1, &rel32, sizeof(rel32))) {
+		pr_err("gilk: the stub for %s did not take its target\n", name);
+		return -EIO;
+	}
+	return 0;
+}
 
 static int find_kallsyms_lookup_name(void)
 {
@@ -26,56 +75,66 @@ static int find_kallsyms_lookup_name(void)
 		pr_err("gilk: cannot find kallsyms_lookup_name through a kprobe (%d)\n", ret);
 		return ret;
 	}
-	lookup = (void *)kp.addr;
 	unregister_kprobe(&kp);
+	/* Where the entry has ENDBR, the kprobe sits past it: direct jmps may too. */
+	ret = point_stub(gilk_stub_kallsyms_lookup_name, (unsigned long)kp.addr,
+			 "kallsyms_lookup_name");
+	if (ret)
+		return ret;
+	on_each_cpu(serialize_cpu, NULL, 1);
+	lookup = (void *)gilk_stub_kallsyms_lookup_name;
 	return 0;
 }
 
-#define KSYM(field, name) { offsetof(struct gilk_ksyms, field), name, false }
+/* Data: its address. A function: the stub, pointed at it. */
+#define KSYM(field, name) { offsetof(struct gilk_ksyms, field), name, false, NULL }
+#define KSYM_FN(field, name) \
+	{ offsetof(struct gilk_ksyms, field), name, false, gilk_stub_##field }
 /* Where a kernel may not have it: left 0, and what needs it does without. */
-#define KSYM_OPTIONAL(field, name) { offsetof(struct gilk_ksyms, field), name, true }
+#define KSYM_OPTIONAL(field, name) { offsetof(struct gilk_ksyms, field), name, true, NULL }
 
 static const struct {
 	size_t offset;
 	const char *name;
 	bool optional;
+	char *stub;
 } wanted[] = {
-	KSYM(text_poke, "text_poke"),
-	KSYM(text_poke_sync, "text_poke_sync"),
+	KSYM_FN(text_poke, "text_poke"),
+	KSYM_FN(text_poke_sync, "text_poke_sync"),
 	KSYM(text_mutex, "text_mutex"),
-	KSYM(module_alloc, GILK_EXEC_ALLOC),
-	KSYM(module_memfree, GILK_EXEC_FREE),
-	KSYM(set_memory_ro, "set_memory_ro"),
-	KSYM(set_memory_x, "set_memory_x"),
-	KSYM(within_kprobe_blacklist, "within_kprobe_blacklist"),
-	KSYM(search_exception_tables, "search_exception_tables"),
-	KSYM(jump_label_text_reserved, "jump_label_text_reserved"),
-	KSYM(static_call_text_reserved, "static_call_text_reserved"),
-	KSYM(ftrace_text_reserved, "ftrace_text_reserved"),
-	KSYM(alternatives_text_reserved, "alternatives_text_reserved"),
-	KSYM(core_kernel_text, "core_kernel_text"),
-	KSYM(is_module_text_address, "is_module_text_address"),
-	KSYM(get_kprobe, "get_kprobe"),
+	KSYM_FN(module_alloc, GILK_EXEC_ALLOC),
+	KSYM_FN(module_memfree, GILK_EXEC_FREE),
+	KSYM_FN(set_memory_ro, "set_memory_ro"),
+	KSYM_FN(set_memory_x, "set_memory_x"),
+	KSYM_FN(within_kprobe_blacklist, "within_kprobe_blacklist"),
+	KSYM_FN(search_exception_tables, "search_exception_tables"),
+	KSYM_FN(jump_label_text_reserved, "jump_label_text_reserved"),
+	KSYM_FN(static_call_text_reserved, "static_call_text_reserved"),
+	KSYM_FN(ftrace_text_reserved, "ftrace_text_reserved"),
+	KSYM_FN(alternatives_text_reserved, "alternatives_text_reserved"),
+	KSYM_FN(core_kernel_text, "core_kernel_text"),
+	KSYM_FN(is_module_text_address, "is_module_text_address"),
+	KSYM_FN(get_kprobe, "get_kprobe"),
 	KSYM(start_jump_table, "__start___jump_table"),
 	KSYM(stop_jump_table, "__stop___jump_table"),
-	KSYM(module_address, "__module_address"),
-	KSYM(find_bug, "find_bug"),
-	KSYM(bug_get_file_line, "bug_get_file_line"),
-	KSYM(warn, "__warn"),
-	KSYM(disable_trace_on_warning, "disable_trace_on_warning"),
-	KSYM(die, "die"),
+	KSYM_FN(module_address, "__module_address"),
+	KSYM_FN(find_bug, "find_bug"),
+	KSYM_FN(bug_get_file_line, "bug_get_file_line"),
+	KSYM_FN(warn, "__warn"),
+	KSYM_FN(disable_trace_on_warning, "disable_trace_on_warning"),
+	KSYM_FN(die, "die"),
 	KSYM(start_bug_table, "__start___bug_table"),
 	KSYM(stop_bug_table, "__stop___bug_table"),
 	KSYM(static_call_text_start, "__static_call_text_start"),
 	KSYM(static_call_text_end, "__static_call_text_end"),
-	KSYM(insn_decode, "insn_decode"),
-	KSYM(kallsyms_lookup_size_offset, "kallsyms_lookup_size_offset"),
-	KSYM(text_poke_set, "text_poke_set"),
+	KSYM_FN(insn_decode, "insn_decode"),
+	KSYM_FN(kallsyms_lookup_size_offset, "kallsyms_lookup_size_offset"),
+	KSYM_FN(text_poke_set, "text_poke_set"),
 	KSYM(cpuidle_text_start, "__cpuidle_text_start"),
 	KSYM(cpuidle_text_end, "__cpuidle_text_end"),
 	KSYM(stext, "_stext"),
 	KSYM(end, "_end"),
-	KSYM(text_poke_bp, "text_poke_bp"),
+	KSYM_FN(text_poke_bp, "text_poke_bp"),
 	KSYM_OPTIONAL(indirect_thunk_start, "__indirect_thunk_start"),
 	KSYM_OPTIONAL(indirect_thunk_end, "__indirect_thunk_end"),
 };
@@ -93,7 +152,14 @@ int gilk_resolve_ksyms(void)
 			pr_err("gilk: kernel symbol %s not found\n", wanted[i].name);
 			return -ENOENT;
 		}
+		if (wanted[i].stub) {
+			ret = point_stub(wanted[i].stub, a, wanted[i].name);
+			if (ret)
+				return ret;
+			a = (unsigned long)wanted[i].stub;
+		}
 		*(unsigned long *)((char *)&gilk_ks + wanted[i].offset) = a;
 	}
+	on_each_cpu(serialize_cpu, NULL, 1);
 	return 0;
 }

@@ -962,6 +962,8 @@ int main(int argc, char **argv)
 		test_refusals(&lv);
 	else if (!strcmp(argv[1], "verifier"))
 		test_verifier(&lv);
+	else if (!strcmp(argv[1], "ibt"))
+		test_ibt(&lv);
 	else if (!strcmp(argv[1], "defects"))
 		test_defects(&lv);
 	else if (!strcmp(argv[1], "badreq"))

@@ -18,6 +18,7 @@ struct gilk_ksyms {
 	void *(*text_poke)(void *addr, const void *opcode, size_t len);
 	void (*text_poke_sync)(void);
 	struct mutex *text_mutex;
+	struct mutex *kprobe_mutex;
 	void *(*module_alloc)(unsigned long size);
 	void (*module_memfree)(void *region);
 	int (*set_memory_ro)(unsigned long addr, int numpages);
@@ -68,17 +69,25 @@ struct gilk_patch_state {
 
 int gilk_patch_init(void);
 void gilk_patch_exit(void);
-void gilk_poke(unsigned long addr, const void *bytes, size_t len);
+/* kprobe_mutex then text_mutex: patch.c says why both. */
+void gilk_text_lock(void);
+void gilk_text_unlock(void);
+/* The rest of these need the text lock held. */
 void gilk_poke_locked(unsigned long addr, const void *bytes, size_t len);
+/* Whether the live bytes at addr are want, with no kprobe on or just before. */
+bool gilk_text_holds(unsigned long addr, const u8 *want, u32 len);
 int gilk_trap_add(unsigned long addr, unsigned long divert);
 void gilk_trap_del(unsigned long addr);
 unsigned int gilk_traps_free(void);
 /* The protocol in two halves around the grace period the caller waits for
- * without holding gilk_lock: int3s first (text_mutex held, from the last
- * look at the bytes on), then the new bytes.
+ * without holding gilk_lock or the text lock: int3s first (from the last
+ * look at the bytes on), then, if the int3s and the bytes they wait over
+ * are still all there is (gilk_patch_begun), the new bytes; if not, back.
  */
 int gilk_patch_begin(struct gilk_patch_state *p, unsigned int n);
+bool gilk_patch_begun(const struct gilk_patch_state *p, unsigned int n);
 void gilk_patch_finish(struct gilk_patch_state *p, unsigned int n);
+void gilk_patch_abort(struct gilk_patch_state *p, unsigned int n);
 /* Undoes them in reverse; the caller waits before freeing what they
  * pointed at.
  */

@@ -102,6 +102,7 @@ static const struct {
 	KSYM_FN(text_poke, "text_poke"),
 	KSYM_FN(text_poke_sync, "text_poke_sync"),
 	KSYM(text_mutex, "text_mutex"),
+	KSYM(kprobe_mutex, "kprobe_mutex"),
 	KSYM_FN(module_alloc, GILK_EXEC_ALLOC),
 	KSYM_FN(module_memfree, GILK_EXEC_FREE),
 	KSYM_FN(set_memory_ro, "set_memory_ro"),

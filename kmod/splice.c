@@ -416,35 +416,60 @@ static void begin(struct gilk_splice_obj *s, const struct gilk_splice *req)
 	}
 }
 
-/* Whether the live bytes at addr are want, with no kprobe on or just before. */
-static bool holds(unsigned long addr, const u8 *want, u32 len)
-{
-	u8 now[GILK_PATCH_MAX_LEN];
-
-	return !copy_from_kernel_nofault(now, (void *)addr, len) &&
-	       !memcmp(now, want, len) && !gilk_kprobe_near(addr, len);
-}
-
 /*
  * Whether the bytes a claimed splice will write over are still the ones it
  * was checked against, with no kprobe come since: the checks ran without
- * text_mutex, and another patcher may have written in between. text_mutex
- * held from here until the int3s are in.
+ * the text lock, and another patcher may have written in between. The text
+ * lock held from here until the int3s are in.
  */
 static bool unchanged(const struct gilk_splice_obj *s, char *reason, size_t rlen)
 {
 	u32 i;
 
-	if (!holds(s->site, s->region_orig, s->region_len))
+	if (!gilk_text_holds(s->site, s->region_orig, s->region_len))
 		goto changed;
 	for (i = 0; i < s->npatch; i++)
-		if (!holds(s->patch[i].addr, s->patch[i].orig, s->patch[i].len))
+		if (!gilk_text_holds(s->patch[i].addr, s->patch[i].orig, s->patch[i].len))
 			goto changed;
 	return true;
 changed:
 	snprintf(reason, rlen, "another patcher changed the bytes at %pS after they were checked",
 		 (void *)s->site);
 	return false;
+}
+
+/*
+ * Whether the int3s begin() wrote, and the bytes they wait over, are still
+ * all there is after the grace period, with no kprobe come meanwhile (see
+ * patch.c). A trap-mode splice keeps its int3 for good: the kprobes that
+ * can come into its region afterwards are never reached while it lasts,
+ * and unsplicing only gives back its first byte.
+ */
+static bool begun(const struct gilk_splice_obj *s, char *reason, size_t rlen)
+{
+	u8 want[GILK_PATCH_MAX_LEN];
+
+	if (s->flags & GILK_SPLICE_TRAP) {
+		memcpy(want, s->region_orig, s->region_len);
+		want[0] = 0xcc;
+		if (gilk_text_holds(s->site, want, s->region_len))
+			return true;
+	} else if (gilk_patch_begun(s->patch, s->npatch)) {
+		return true;
+	}
+	snprintf(reason, rlen, "a kprobe or another patcher came at %pS during the grace period",
+		 (void *)s->site);
+	return false;
+}
+
+static void abort_begin(struct gilk_splice_obj *s)
+{
+	if (s->flags & GILK_SPLICE_TRAP) {
+		gilk_poke_locked(s->site, s->region_orig, 1);
+		gilk_trap_del(s->site);
+	} else {
+		gilk_patch_abort(s->patch, s->npatch);
+	}
 }
 
 int gilk_splice_batch(struct gilk_splice *reqs, u32 n, u32 *failed)
@@ -484,12 +509,12 @@ int gilk_splice_batch(struct gilk_splice *reqs, u32 n, u32 *failed)
 		kfree(objs);
 		return ret;
 	}
-	mutex_lock(gilk_ks.text_mutex);
+	gilk_text_lock();
 	for (i = 0; i < n && !ret; i++)
 		if (!unchanged(objs[i], reqs[i].reason, sizeof(reqs[i].reason)))
 			ret = -EBUSY;
 	if (ret) {
-		mutex_unlock(gilk_ks.text_mutex);
+		gilk_text_unlock();
 		*failed = i - 1;
 		for (i = 0; i < n; i++)
 			unclaim(objs[i]);
@@ -501,17 +526,37 @@ int gilk_splice_batch(struct gilk_splice *reqs, u32 n, u32 *failed)
 		begin(objs[i], &reqs[i]);
 		wait |= !(objs[i]->flags & GILK_SPLICE_TRAP);
 	}
-	mutex_unlock(gilk_ks.text_mutex);
+	gilk_text_unlock();
 	/* Others may splice while the grace period passes, and share it. */
 	mutex_unlock(&gilk_lock);
 	if (wait)
 		synchronize_rcu_tasks();
 	mutex_lock(&gilk_lock);
+	gilk_text_lock();
+	for (i = 0; i < n && !ret; i++)
+		if (!begun(objs[i], reqs[i].reason, sizeof(reqs[i].reason)))
+			ret = -EBUSY;
+	if (ret) {
+		*failed = i - 1;
+		for (i = 0; i < n; i++)
+			abort_begin(objs[i]);
+		gilk_text_unlock();
+		mutex_unlock(&gilk_lock);
+		/* Tasks the int3s sent to a trampoline have left it after this. */
+		synchronize_rcu_tasks();
+		mutex_lock(&gilk_lock);
+		for (i = 0; i < n; i++)
+			unclaim(objs[i]);
+		mutex_unlock(&gilk_lock);
+		kfree(objs);
+		return ret;
+	}
 	for (i = 0; i < n; i++) {
 		if (!(objs[i]->flags & GILK_SPLICE_TRAP))
 			gilk_patch_finish(objs[i]->patch, objs[i]->npatch);
 		WRITE_ONCE(objs[i]->state, GILK_ACTIVE);
 	}
+	gilk_text_unlock();
 	mutex_unlock(&gilk_lock);
 	kfree(objs);
 	return 0;
@@ -539,7 +584,7 @@ static bool still_own(const struct gilk_splice_obj *s)
 		return !copy_from_kernel_nofault(now, (void *)s->site, 1) &&
 		       now[0] == 0xcc;
 	for (i = 0; i < s->npatch; i++)
-		if (!holds(s->patch[i].addr, s->patch[i].bytes, s->patch[i].len))
+		if (!gilk_text_holds(s->patch[i].addr, s->patch[i].bytes, s->patch[i].len))
 			return false;
 	return true;
 }
@@ -565,60 +610,95 @@ static struct gilk_patch_state *site_patch(struct gilk_splice_obj *s)
 static void revert_site(struct gilk_splice_obj *s)
 {
 	if (s->flags & GILK_SPLICE_TRAP) {
-		gilk_poke(s->site, s->region_orig, 1);
+		gilk_poke_locked(s->site, s->region_orig, 1);
 		gilk_trap_del(s->site);
 	} else {
 		gilk_patch_revert(site_patch(s), 1);
 	}
 }
 
-/* Returns whether a live host (an evicted neighbour) was reverted. */
+/*
+ * The second step: an evicted neighbour that holds the bounce slot. A kprobe
+ * may have come on its jmp while the first grace period passed (kprobe_mutex
+ * is not held across it); then its bytes are left as they are, and its
+ * trampoline lives on, as an abandoned splice's does. Returns whether a
+ * host was reverted. The text lock held.
+ */
 static bool revert_host(struct gilk_splice_obj *s)
 {
 	u32 i;
 	bool any = false;
 
 	for (i = 0; i < s->npatch; i++) {
-		if (s->patch[i].addr == s->site || s->patch[i].kind != GILK_PATCH_LIVE)
+		struct gilk_patch_state *p = &s->patch[i];
+
+		if (p->addr == s->site || p->kind != GILK_PATCH_LIVE)
 			continue;
-		gilk_patch_revert(&s->patch[i], 1);
+		if (!gilk_text_holds(p->addr, p->bytes, p->len)) {
+			pr_warn("gilk: splice %u: a kprobe came on the neighbour it evicted at %pS; left there\n",
+				s->id, (void *)p->addr);
+			s->page = NULL;		/* its trampolines live on */
+			continue;
+		}
+		gilk_patch_revert(p, 1);
 		any = true;
 	}
 	return any;
 }
 
-/* After the grace periods: dead slots back, then the memory and the module. */
-static void finish(struct gilk_splice_obj *s)
+/* After the grace periods: dead slots back (the text lock held). */
+static void restore_slots(struct gilk_splice_obj *s)
 {
 	u32 i;
 
+	if (!s->page)
+		return;		/* an evicted neighbour stayed: its tail with it */
 	for (i = 0; i < s->npatch; i++)
 		if (s->patch[i].kind == GILK_PATCH_DEAD)
-			gilk_poke(s->patch[i].addr, s->patch[i].orig, s->patch[i].len);
+			gilk_poke_locked(s->patch[i].addr, s->patch[i].orig, s->patch[i].len);
+}
+
+/* Then the memory and the module. */
+static void finish(struct gilk_splice_obj *s)
+{
 	gilk_instrument_put(s->ins);
 	module_put(s->text_mod);
 	obj_free(s);
 }
 
-/* Reverts n splices (UNSPLICING) in the two steps; gilk_lock not held. */
+/*
+ * The first step for n splices (marked UNSPLICING), done with their last
+ * check (still_own) under the same hold of gilk_lock and the text lock.
+ */
+static void revert_sites(struct gilk_splice_obj **objs, u32 n)
+{
+	u32 i;
+
+	for (i = 0; i < n; i++)
+		revert_site(objs[i]);
+}
+
+/* The rest, once the sites are reverted; gilk_lock not held. */
 static void unsplice_objs(struct gilk_splice_obj **objs, u32 n)
 {
 	bool hosts = false;
 	u32 i;
 
-	mutex_lock(&gilk_lock);
-	for (i = 0; i < n; i++)
-		revert_site(objs[i]);
-	mutex_unlock(&gilk_lock);
 	/* No task is in a trampoline, or on its way to one, after this. */
 	synchronize_rcu_tasks();
 	mutex_lock(&gilk_lock);
+	gilk_text_lock();
 	for (i = 0; i < n; i++)
 		hosts |= revert_host(objs[i]);
+	gilk_text_unlock();
 	mutex_unlock(&gilk_lock);
 	if (hosts)
 		synchronize_rcu_tasks();
 	mutex_lock(&gilk_lock);
+	gilk_text_lock();
+	for (i = 0; i < n; i++)
+		restore_slots(objs[i]);
+	gilk_text_unlock();
 	for (i = 0; i < n; i++) {
 		gilk_splices[objs[i]->id] = NULL;
 		finish(objs[i]);
@@ -638,6 +718,7 @@ int gilk_unsplice_batch(const u32 *ids, u32 n, u32 *failed)
 	if (!objs)
 		return -ENOMEM;
 	mutex_lock(&gilk_lock);
+	gilk_text_lock();
 	for (i = 0; i < n; i++) {
 		struct gilk_splice_obj *s = ids[i] && ids[i] < GILK_MAX_SPLICES ?
 					    gilk_splices[ids[i]] : NULL;
@@ -656,6 +737,7 @@ int gilk_unsplice_batch(const u32 *ids, u32 n, u32 *failed)
 		objs[i] = s;
 	}
 	if (ret) {
+		gilk_text_unlock();
 		*failed = i;
 		while (i-- > 0)
 			objs[i]->state = GILK_ACTIVE;
@@ -663,6 +745,8 @@ int gilk_unsplice_batch(const u32 *ids, u32 n, u32 *failed)
 		kfree(objs);
 		return ret;
 	}
+	revert_sites(objs, n);
+	gilk_text_unlock();
 	mutex_unlock(&gilk_lock);
 	unsplice_objs(objs, n);
 	kfree(objs);
@@ -683,6 +767,7 @@ int gilk_unsplice(u32 id)
  * the kernel's own int3-protected text_poke_bp()), and is never freed. A
  * BUG site's goes to the int3 after the trampoline instead: a BUG must still
  * stop the kernel. Never a trap-mode splice: its int3 is always its own.
+ * The text lock held.
  */
 void gilk_abandon(struct gilk_splice_obj *s)
 {
@@ -698,9 +783,7 @@ void gilk_abandon(struct gilk_splice_obj *s)
 		to = s->tramp + s->tramp_len;
 	rel = (s32)(to - (s->tramp + sizeof(jmp)));
 	memcpy(jmp + 1, &rel, 4);
-	mutex_lock(gilk_ks.text_mutex);
 	gilk_ks.text_poke_bp((void *)s->tramp, jmp, sizeof(jmp), NULL);
-	mutex_unlock(gilk_ks.text_mutex);
 	pr_warn("gilk: splice %u at %pS left in place without its instrument: another patcher changed its bytes\n",
 		s->id, (void *)s->site);
 	s->page = NULL;		/* its trampoline lives on */
@@ -750,18 +833,21 @@ static void unsplice_dependents(const struct module *mod,
 		mutex_unlock(&gilk_lock);
 		msleep(20);
 	}
+	/* Reservations first: freeing a page pokes it, under text_mutex. */
+	for (i = 1; i < GILK_MAX_SPLICES && !mod && !ins; i++) {
+		struct gilk_splice_obj *s = gilk_splices[i];
+
+		if (s && s->state != GILK_ACTIVE) {
+			gilk_splices[i] = NULL;
+			obj_free(s);
+		}
+	}
+	gilk_text_lock();
 	for (i = 1; i < GILK_MAX_SPLICES; i++) {
 		struct gilk_splice_obj *s = gilk_splices[i];
 
-		if (!s || !depends_on(s, mod, ins))
+		if (!s || !depends_on(s, mod, ins) || s->state != GILK_ACTIVE)
 			continue;
-		if (s->state != GILK_ACTIVE) {
-			if (!mod && !ins) {
-				gilk_splices[i] = NULL;
-				obj_free(s);
-			}
-			continue;
-		}
 		s->state = GILK_UNSPLICING;
 		if (still_own(s)) {
 			objs[n++] = s;
@@ -770,6 +856,8 @@ static void unsplice_dependents(const struct module *mod,
 			objs[GILK_MAX_SPLICES - 1 - k++] = s;
 		}
 	}
+	revert_sites(objs, n);
+	gilk_text_unlock();
 	mutex_unlock(&gilk_lock);
 	if (n)
 		unsplice_objs(objs, n);

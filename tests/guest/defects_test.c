@@ -126,6 +126,151 @@ static void defect_kprobe_after_splice(struct live *lv)
 	      ret ? e.msg : "ok");
 }
 
+/*
+ * 4, between begin and finish: while a splice waits out its grace period,
+ * gilk's int3 is at the site and the rest of the region still holds the
+ * original bytes. The kernel will not put a kprobe on that int3, but it
+ * lets one into the rest of the region (its decoder steps over a foreign
+ * int3 as a one-byte instruction). Before the fix, finish wrote the jmp
+ * over that kprobe's int3, and removing the kprobe then wrote its saved
+ * byte into the jmp. Now gilk.ko looks again before it finishes, and
+ * backs out. The racer waits for gilk's int3, places its kprobes, and
+ * keeps the one it got until the splice call has returned.
+ */
+struct grace_race {
+	struct live *lv;
+	uint64_t site, inside;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	int round, returned;	/* the main thread's */
+	int at_site, placed;	/* the racer's, for the round */
+	int stop;
+};
+
+static void *kprobe_racer(void *arg)
+{
+	struct grace_race *r = arg;
+	char def[128];
+	struct gerr e;
+	int seen = 0;
+
+	for (;;) {
+		uint8_t before = 0, after = 0;
+
+		pthread_mutex_lock(&r->mu);
+		while (!r->stop && r->round == seen)
+			pthread_cond_wait(&r->cv, &r->mu);
+		seen = r->round;
+		pthread_mutex_unlock(&r->mu);
+		if (r->stop)
+			return NULL;
+		/* gilk's int3 at the site: the grace period has begun */
+		while (!live_read_mem(r->lv, r->site, &before, 1, &e) && before != 0xcc &&
+		       !__atomic_load_n(&r->returned, __ATOMIC_ACQUIRE))
+			;
+		snprintf(def, sizeof(def), "p:gilk_grace0 0x%" PRIx64 "\n", r->site);
+		r->at_site = write_file(TRACING "/kprobe_events", def, O_APPEND) == 0;
+		if (r->at_site)
+			write_file(TRACING "/kprobe_events", "-:gilk_grace0\n", O_APPEND);
+		snprintf(def, sizeof(def), "p:gilk_grace1 0x%" PRIx64 "\n", r->inside);
+		if (write_file(TRACING "/kprobe_events", def, O_APPEND) == 0) {
+			if (!live_read_mem(r->lv, r->site, &after, 1, &e) && before == 0xcc &&
+			    after == 0xcc)
+				r->placed = 1;	/* inside the window, for sure */
+			else
+				r->placed = 2;	/* maybe after it */
+			write_file(TRACING "/events/kprobes/gilk_grace1/enable", "1", 0);
+		}
+		pthread_mutex_lock(&r->mu);
+		while (!r->returned)
+			pthread_cond_wait(&r->cv, &r->mu);
+		pthread_mutex_unlock(&r->mu);
+		write_file(TRACING "/events/kprobes/gilk_grace1/enable", "0", 0);
+		write_file(TRACING "/kprobe_events", "-:gilk_grace1\n", O_APPEND);
+		pthread_mutex_lock(&r->mu);
+		r->returned = 2;	/* the kprobe is gone */
+		pthread_cond_broadcast(&r->cv);
+		pthread_mutex_unlock(&r->mu);
+	}
+}
+
+static void defect_kprobe_during_grace(struct live *lv)
+{
+	static const char *const fns[] = {
+		"__x64_sys_getpgid", "__x64_sys_getsid", "__x64_sys_setpgid", NULL,
+	};
+	struct grace_race r = { .lv = lv, .mu = PTHREAD_MUTEX_INITIALIZER,
+				.cv = PTHREAD_COND_INITIALIZER };
+	struct splice_plan p;	/* the first plan: the bytes to find again */
+	pthread_t t;
+	struct gerr e;
+	int rounds, in_window = 0, refused = 0, at_site = 0, bad = 0;
+	pid_t pg = getpgid(0);
+	char note[600] = "";
+
+	mount("nodev", TRACING, "tracefs", 0, NULL);
+	for (const char *const *f = fns; *f && !r.inside; f++)
+		if (!live_plan(lv, live_block_site(lv, sym(lv, *f)), 0, &p, &e) &&
+		    p.mode == SPLICE_JMP && p.region.ninsn >= 2) {
+			r.site = p.region.addr;
+			r.inside = p.region.insns[1].addr;
+		}
+	if (!r.inside) {
+		check(0, "defect 4 (grace): a function whose first block's region holds two instructions");
+		return;
+	}
+	pthread_create(&t, NULL, kprobe_racer, &r);
+	for (rounds = 0; rounds < 20 && in_window < 3 && !bad; rounds++) {
+		struct splice_plan q;
+		uint32_t id;
+		int ok, err, tries = 0;
+
+		pthread_mutex_lock(&r.mu);
+		r.round++;
+		r.returned = 0;
+		r.placed = 0;
+		r.at_site = 0;
+		pthread_cond_broadcast(&r.cv);
+		pthread_mutex_unlock(&r.mu);
+		ok = live_plan(lv, r.site, 0, &q, &e) == 0 &&
+		     live_splice(lv, &q, "count", "", &id, &e) == 0;
+		err = ok ? 0 : errno;
+		pthread_mutex_lock(&r.mu);
+		r.returned = 1;
+		pthread_cond_broadcast(&r.cv);
+		while (r.returned != 2)
+			pthread_cond_wait(&r.cv, &r.mu);
+		pthread_mutex_unlock(&r.mu);
+		at_site += r.at_site;
+		/* the kprobe was in the region throughout the splice's finish */
+		if (r.placed == 1) {
+			in_window++;
+			if (!ok && err == EBUSY && strstr(e.msg, "during the grace period"))
+				refused++;
+			else
+				snprintf(note, sizeof(note), "round %d: %s", rounds,
+					 ok ? "spliced over the kprobe" : e.msg);
+		}
+		if (getpgid(0) != pg || !(ok || restored(lv, &p)))
+			bad = 1;
+		while (ok && live_unsplice(lv, id, &e) && errno == EBUSY && tries++ < 1000)
+			usleep(1000);
+		if (ok && hits(lv, id) != UINT64_MAX)
+			bad = 1;
+	}
+	pthread_mutex_lock(&r.mu);
+	r.stop = 1;
+	pthread_cond_broadcast(&r.cv);
+	pthread_mutex_unlock(&r.mu);
+	pthread_join(t, NULL);
+	check(!bad && !at_site && in_window && refused == in_window && restored(lv, &p) &&
+	      getpgid(0) == pg,
+	      "defect 4 (grace): a kprobe placed in a splice's region during its grace period: "
+	      "the splice backs out, the bytes and the kprobe intact (%d of %d in %d rounds; "
+	      "kprobes at gilk's int3 taken: %d) %s",
+	      refused, in_window, rounds, at_site, note);
+}
+
 /* 5: a splice on what gilk_entry calls outside its recursion guard. */
 static void *spin(void *arg)
 {
@@ -624,6 +769,7 @@ void test_defects(struct live *lv)
 	defect_idle(lv);
 	defect_nmi(lv);
 	defect_kprobe_after_splice(lv);
+	defect_kprobe_during_grace(lv);
 	defect_recursion(lv);
 	defect_unsplice_all(lv);
 }

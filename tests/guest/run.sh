@@ -39,7 +39,12 @@ suite blocks
 suite facts
 suite module
 suite refusals
+# The checker's tests want a bounce through padding whatever the kernel
+# (6.12's call padding leaves few): the target module has one.
+insmod build/tests/gilk_target.ko
 suite verifier
+rmmod gilk_target
+suite ibt
 suite defects
 suite events
 suite privs
@@ -303,6 +308,30 @@ id=$(echo "$out" | sed -n 's/^splice \([0-9]*\) .*/\1/p')
 echo "evict 5" >/proc/gilk_target
 check "the target's short block is bounced through an evicted neighbour's slot ($line; $out)" \
 	"$([ -n "$id" ] && [ -n "$slot" ] && [ "$(cat /proc/gilk_target)" = 46 ]; echo $?)"
+# The same through int3 padding: the slot goes with the splice.
+line=$(build/gilk -c 'blocks gilk_target_pad' | grep 'bounce via padding')
+poff=$(echo "$line" | awk '{print $2}')
+out=$(build/gilk -c "splice gilk_target_pad$poff" 2>&1)
+pid=$(echo "$out" | sed -n 's/^splice \([0-9]*\) .*/\1/p')
+echo "pad 5" >/proc/gilk_target
+r=$(cat /proc/gilk_target)
+phits=$(build/gilk -c 'info splices' | awk -v id="$pid" '$1 == id {print $4}')
+out2=$(build/gilk -c "unsplice $pid" 2>&1)
+echo "pad 6" >/proc/gilk_target
+check "the pad target's short block is bounced through int3 padding: runs, counts, unsplices ($line; $out; $r, $phits hits; $out2)" \
+	"$([ -n "$pid" ] && [ "$r" = 13 ] && [ "$phits" = 1 ] && [ "$out2" = "unspliced 1" ] &&
+	   [ "$(cat /proc/gilk_target)" = 14 ]; echo $?)"
+# Defect 3: an instrument's clock read inside a timekeeping update on the same
+# CPU (where an NMI can land) must not wait for the update to end.
+out=$(build/gilk -c 'splice gilk_target_in_tk tsc' 2>&1)
+tid=$(echo "$out" | sed -n 's/^splice \([0-9]*\) .*/\1/p')
+echo run >/proc/gilk_target_tk
+calls=$(cat /proc/gilk_target_tk)
+thits=$(build/gilk -c 'info splices' | awk -v id="$tid" '$1 == id {print $4}')
+tev=$(build/gilk -c 'events' 2>&1 | grep -c 'gilk_target_in_tk')
+out2=$(build/gilk -c "unsplice $tid" 2>&1)
+check "defect 3: a tsc splice run inside a timekeeping update returns ($out; $calls call, $thits hits, $tev events; $out2)" \
+	"$([ -n "$tid" ] && [ "$calls" = 1 ] && [ "$thits" = 1 ] && [ "$tev" -ge 1 ] && [ "$out2" = "unspliced 1" ]; echo $?)"
 dmesg -c >/dev/null	# (the WARN tests above left their reports)
 echo "park $slot" >/proc/gilk_target_park
 (echo "evict 5" >/proc/gilk_target) &
@@ -314,7 +343,7 @@ wait $writer
 st=$?
 echo unpark >/proc/gilk_target_park
 check "defect 2: a task parked on the slot during unsplice goes on through it (parked $parked, writer status $st, result $(cat /proc/gilk_target), $out)" \
-	"$([ "$parked" = 1 ] && [ "$st" = 0 ] && [ "$(cat /proc/gilk_target)" = 46 ] && [ "$out" = "unspliced $id" ] &&
+	"$([ "$parked" = 1 ] && [ "$st" = 0 ] && [ "$(cat /proc/gilk_target)" = 46 ] && [ "$out" = "unspliced 1" ] &&
 	   ! dmesg | grep -qE 'Oops|BUG:|general protection'; echo $?)"
 
 # A module's static call trampoline: refused by the planner and by gilk.ko
@@ -353,12 +382,14 @@ check "the replayed BUG() oopses as the kernel's own: kernel BUG at the line, in
 	"$(dmesg | grep -q 'kernel BUG at .*target.c:[0-9]*!' && dmesg | grep -q 'invalid opcode: 0000' &&
 	   dmesg | grep 'RIP: 0010:' | tail -1 | grep -q "gilk_target_bug$off/"; echo $?)"
 out=$(build/gilk -c "unsplice $id" 2>&1)
-check "after the oops gilk still works: unsplice ($out)" "$([ "$out" = "unspliced $id" ]; echo $?)"
+check "after the oops gilk still works: unsplice ($out)" "$([ "$out" = "unspliced 1" ]; echo $?)"
 echo 'gilk-lab: end of expected reports' >/dev/kmsg
 
 # Defect 4 at unload: a kprobe over a splice's bytes when gilk.ko goes. The
 # splice cannot be reverted, so its trampoline stays, skipping gilk, and the
 # code it holds keeps working after gilk.ko is gone and after the kprobe.
+# (6.9 and later begin the replayed BUG()'s report above with "Oops:".)
+dmesg -c >/dev/null
 mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null
 out=$(build/gilk -c 'splice __x64_sys_getpgrp' 2>&1)
 site=$(echo "$out" | sed -n 's/.*(\(0x[0-9a-f]*\)).*/\1/p')

@@ -143,7 +143,8 @@ void test_verifier(struct live *lv)
 {
 	static const char *const fns[] = {
 		"path_init", "link_path_walk", "walk_component", "do_sys_openat2",
-		"do_filp_open", "tcp_v4_rcv", "ip_rcv", "__do_sys_newuname", NULL,
+		"do_filp_open", "tcp_v4_rcv", "ip_rcv", "__do_sys_newuname",
+		"gilk_target_pad", NULL,
 	};
 	struct splice_plan jmp, pad, ev;
 	struct gerr e;

@@ -7,7 +7,8 @@
  * gilk_target_warn(N) through a static call (whose trampoline no splice may
  * take); "bug N" runs
  * gilk_target_bug(N), which BUGs when N is 13; "evict N" runs
- * gilk_target_evict(N) (evict.c). Reading the file gives the
+ * gilk_target_evict(N) (evict.c), "pad N" gilk_target_pad(N) (pad.c).
+ * Reading the file gives the
  * last result. A proc file rather than a module parameter: a BUG kills the
  * writer, and a parameter write would die holding the module's param lock.
  */
@@ -67,6 +68,8 @@ static ssize_t target_write(struct file *file, const char __user *ubuf,
 		WRITE_ONCE(last, gilk_target_bug(n));
 	else if (!strcmp(op, "evict"))
 		WRITE_ONCE(last, gilk_target_evict(n));
+	else if (!strcmp(op, "pad"))
+		WRITE_ONCE(last, gilk_target_pad(n));
 	else
 		return -EINVAL;
 	return len;
@@ -95,17 +98,26 @@ static int __init target_init(void)
 
 	if (ret)
 		return ret;
+	ret = tk_init();
+	if (ret)
+		goto fail_park;
 	entry = proc_create("gilk_target", 0600, NULL, &target_ops);
 	if (!entry) {
-		park_exit();
-		return -ENOMEM;
+		ret = -ENOMEM;
+		goto fail_tk;
 	}
 	return 0;
+fail_tk:
+	tk_exit();
+fail_park:
+	park_exit();
+	return ret;
 }
 
 static void __exit target_exit(void)
 {
 	proc_remove(entry);
+	tk_exit();
 	park_exit();
 }
 

@@ -4,9 +4,15 @@
 #define _GILK_TARGET_H
 
 long gilk_target_evict(long n);
+long gilk_target_pad(long n);
 
 /* park.c: /proc/gilk_target_park */
 int park_init(void);
 void park_exit(void);
+
+/* timekeeping.c: /proc/gilk_target_tk */
+long gilk_target_in_tk(long n);
+int tk_init(void);
+void tk_exit(void);
 
 #endif

@@ -152,7 +152,15 @@ static void on_code(uc_engine *uc, uint64_t addr, uint32_t size, void *user)
 	struct emu *m = user;
 	struct emu_result *r = m->res;
 
-	(void)size;
+	if (m->flag_defs && size <= 15) {
+		uint8_t b[15];
+		uint16_t written, undef;
+
+		if (!uc_mem_read(uc, addr, b, size)) {
+			flag_defs_of(m->flag_defs, addr, b, size, &written, &undef);
+			r->undef_flags = (uint16_t)((r->undef_flags & ~written) | undef);
+		}
+	}
 	if (addr == m->bug_site && m->bug_site) {
 		uint8_t ud2[2];
 		struct emu_state s;
@@ -374,10 +382,10 @@ static bool same_pages(struct emu *a, struct emu *b, uint64_t lo, uint64_t hi,
 /* Registers and the flags code can observe; what names the first that
  * differs. */
 static bool same_state(const struct emu_state *x, const struct emu_state *y,
-		       const char *what, char *why, size_t len)
+		       uint64_t flags_mask, const char *what, char *why, size_t len)
 {
 	for (int i = 0; i < EMU_NREGS; i++) {
-		uint64_t mask = i == 16 ? FLAGS_MASK : ~0ull;
+		uint64_t mask = i == 16 ? flags_mask : ~0ull;
 
 		if ((x->regs[i] & mask) != (y->regs[i] & mask)) {
 			snprintf(why, len, "%s%s: original 0x%" PRIx64 ", patched 0x%" PRIx64,
@@ -399,14 +407,16 @@ bool emu_same(struct emu *a, const struct emu_result *ra, struct emu *b,
 			 rb->bug_reports, rb->died ? " (died)" : "");
 		return false;
 	}
-	if (ra->bug_reports && !same_state(&ra->bug_state, &rb->bug_state, "BUG/WARN report ", why, len))
+	if (ra->bug_reports &&
+	    !same_state(&ra->bug_state, &rb->bug_state, FLAGS_MASK, "BUG/WARN report ", why, len))
 		return false;
 	if (ra->err != rb->err || ra->exit_addr != rb->exit_addr) {
 		snprintf(why, len, "exit: original at 0x%" PRIx64 " (%s), patched at 0x%" PRIx64 " (%s)",
 			 ra->exit_addr, uc_strerror(ra->err), rb->exit_addr, uc_strerror(rb->err));
 		return false;
 	}
-	if (!same_state(&ra->end, &rb->end, "", why, len))
+	/* What the original's last writers left undefined may differ. */
+	if (!same_state(&ra->end, &rb->end, FLAGS_MASK & ~(uint64_t)ra->undef_flags, "", why, len))
 		return false;
 	if (a->ndata != b->ndata) {
 		snprintf(why, len, "original touched %zu data pages, patched %zu", a->ndata, b->ndata);

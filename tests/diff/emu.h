@@ -11,6 +11,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include "flag_defs.h"
 #include <unicorn/unicorn.h>
 
 #include "splice.h"
@@ -52,6 +54,9 @@ struct emu_result {
 	unsigned bug_reports;
 	struct emu_state bug_state;
 	bool died;
+	/* Flags the last instruction to write them left undefined (only
+	 * where the emu tracks them: its flag_defs is set). */
+	uint16_t undef_flags;
 };
 
 struct emu {
@@ -75,6 +80,7 @@ struct emu {
 	uint64_t snap_sp;
 	uint8_t snap[512];
 	struct emu_result *res;
+	struct flag_defs *flag_defs;  /* NULL: undefined flags not tracked */
 };
 
 int emu_open(struct emu *m);

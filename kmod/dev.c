@@ -326,9 +326,12 @@ static int __init gilk_init(void)
 
 	if (ret)
 		return ret;
-	ret = gilk_events_init();
+	ret = gilk_site_index_init();
 	if (ret)
 		return ret;
+	ret = gilk_events_init();
+	if (ret)
+		goto fail_index;
 	ret = gilk_builtin_init();
 	if (ret)
 		goto fail_events;
@@ -350,6 +353,8 @@ fail_builtin:
 	gilk_builtin_exit();
 fail_events:
 	gilk_events_exit();
+fail_index:
+	gilk_site_index_exit();
 	return ret;
 }
 
@@ -361,6 +366,7 @@ static void __exit gilk_exit(void)
 	gilk_patch_exit();
 	gilk_builtin_exit();
 	gilk_events_exit();
+	gilk_site_index_exit();
 }
 
 module_init(gilk_init);

@@ -22,8 +22,10 @@ struct gilk_ksyms {
 	void (*module_memfree)(void *region);
 	int (*set_memory_ro)(unsigned long addr, int numpages);
 	int (*set_memory_x)(unsigned long addr, int numpages);
-	bool (*within_kprobe_blacklist)(unsigned long addr);
-	const struct exception_table_entry *(*search_exception_tables)(unsigned long addr);
+	unsigned long (*kallsyms_lookup_name)(const char *name);
+	struct list_head *kprobe_blacklist;	/* of kprobe_blacklist_entry */
+	char *kprobes_text_start, *kprobes_text_end;
+	const struct exception_table_entry *start_ex_table, *stop_ex_table;
 	int (*jump_label_text_reserved)(void *start, void *end);
 	int (*static_call_text_reserved)(void *start, void *end);
 	int (*ftrace_text_reserved)(const void *start, const void *end);
@@ -32,6 +34,7 @@ struct gilk_ksyms {
 	bool (*is_module_text_address)(unsigned long addr);
 	struct kprobe *(*get_kprobe)(void *addr);
 	struct jump_entry *start_jump_table, *stop_jump_table;
+	struct static_call_site *start_static_call_sites, *stop_static_call_sites;
 	struct module *(*module_address)(unsigned long addr);
 	struct bug_entry *(*find_bug)(unsigned long addr);
 	void (*bug_get_file_line)(struct bug_entry *bug, const char **file,
@@ -154,6 +157,38 @@ bool gilk_kprobe_near(unsigned long a, u32 len);
 int gilk_facts(struct gilk_facts *f, struct gilk_fact *out);
 void gilk_add_fact(struct gilk_facts *f, struct gilk_fact *out,
 		   unsigned long lo, unsigned long hi, u32 kind);
+
+/*
+ * siteindex.c: the core kernel's jump label and static call sites, sorted,
+ * each with the bytes it reserves (at most GILK_SITE_SPAN).
+ */
+#define GILK_SITE_SPAN 8
+struct gilk_site {
+	unsigned long addr;
+	u32 len;
+};
+
+struct gilk_site_index {
+	struct gilk_site *site;
+	size_t n;
+};
+
+extern struct gilk_site_index gilk_jump_sites, gilk_static_sites;
+int gilk_site_index_init(void);
+void gilk_site_index_exit(void);
+/* The reserved bytes of idx's sites in [lo, hi), as facts of kind. */
+void gilk_site_facts(const struct gilk_site_index *idx, unsigned long lo,
+		     unsigned long hi, u32 kind, struct gilk_facts *f,
+		     struct gilk_fact *out);
+
+/* rangefacts.c: blacklist, exception tables and kprobes, by range. */
+void gilk_blacklist_facts(struct gilk_facts *f, struct gilk_fact *out,
+			  unsigned long lo, unsigned long hi);
+/* targets: the fixup landings in the range instead of the instructions */
+void gilk_extable_facts(struct gilk_facts *f, struct gilk_fact *out,
+			unsigned long lo, unsigned long hi, bool targets);
+void gilk_kprobe_facts(struct gilk_facts *f, struct gilk_fact *out,
+		       unsigned long lo, unsigned long hi);
 
 /* textread.c: kernel text as it was before gilk's splices and kprobes. */
 int gilk_text_read(unsigned long addr, void *buf, size_t len);

@@ -37,6 +37,7 @@ check "the argfilter instrument module loads" "$(grep -q '^argfilter ' /proc/mod
 suite basic
 suite blocks
 suite facts
+suite rangefacts
 suite module
 suite refusals
 suite verifier

@@ -18,16 +18,32 @@
 #include "splice.h"
 #include "../kmod/include/uapi/gilk.h"
 
+/*
+ * What planning learns from gilk.ko is kept: FACTS is asked once per range
+ * (a function and what a bounce can reach), and plans are made from that
+ * cache; what gilk.ko reserves later is caught by its own checks at splice
+ * time. The splices are asked for again before each plan, except inside
+ * live_plan_many(), which asks once for the whole batch.
+ */
 struct live {
 	int fd;
 	struct kernel k;
 	struct kimage *kcore;       /* for module text, read when planned */
 	struct cfg_window w;
+	uint64_t gen, window_gen;   /* the snapshot's and the window's */
 	bool smap;                  /* the CPU has SMAP: trampolines clac */
-	struct range *occupied, *tails;
-	size_t noccupied, ntails;
-	struct range *pending;      /* bytes of plans not yet spliced */
-	size_t npending;
+	bool batch;                 /* planning a batch: splices known */
+	bool facts_unsorted;        /* facts added since the last sort */
+	uint64_t splices_sig;       /* of the splices last learnt */
+	struct range *occupied;     /* gilk.ko's splices' bytes, sorted */
+	size_t noccupied;
+	struct range *pending;      /* bytes of the batch's plans so far */
+	uint64_t *pending_site;     /* the site each belongs to, ascending */
+	size_t npending, pending_first;
+	struct range *near;         /* what one plan sees of both */
+	size_t nnear;
+	struct range *learnt;       /* ranges FACTS has answered, merged */
+	size_t nlearnt;
 };
 
 struct live_paths {
@@ -61,8 +77,10 @@ int live_request(struct live *lv, const struct splice_plan *p,
 		 struct gilk_splice *req, size_t *reloc_off, struct gerr *e);
 
 /* Plans n sites so that the plans leave each other's bytes alone (each
- * sees what the earlier ones will own). ok[i] says which succeeded; why[i]
- * holds the refusal of the others. Returns how many succeeded. */
+ * sees what the earlier ones will own), in address order, with one look at
+ * gilk.ko's splices and FACTS asked for each function once. ok[i] says
+ * which succeeded; why[i] holds the refusal of the others. Returns how many
+ * succeeded. */
 size_t live_plan_many(struct live *lv, const uint64_t *sites, size_t n,
 		      unsigned flags, struct splice_plan *plans, bool *ok,
 		      enum splice_reason *why);

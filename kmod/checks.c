@@ -171,6 +171,14 @@ static bool sites_reserved(const struct gilk_site_index *idx, int text,
 	return q.count;
 }
 
+bool gilk_jump_label_reserved(unsigned long addr, u32 len)
+{
+	int kind;
+
+	gilk_is_text(addr, &kind);
+	return sites_reserved(&gilk_jump_sites, kind, addr, addr + len, p_jump);
+}
+
 int gilk_check_range(unsigned long addr, u32 len, const u8 *expect,
 		     const struct gilk_instrument *ins, char *reason, size_t rlen)
 {

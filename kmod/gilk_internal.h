@@ -7,11 +7,10 @@
 #include <linux/bug.h>
 #include <linux/mutex.h>
 #include <linux/types.h>
+#include <linux/xarray.h>
 
 #include "include/gilk.h"
 #include "include/uapi/gilk.h"
-
-#define GILK_MAX_SPLICES 1024
 
 /* ksyms.c: helpers the kernel does not export, resolved at load. */
 struct gilk_ksyms {
@@ -69,23 +68,39 @@ struct gilk_patch_state {
 	u8 orig[GILK_PATCH_MAX_LEN];
 };
 
+/* int3 diverts: where a CPU that hits an int3 gilk wrote goes. */
+struct gilk_trap {
+	unsigned long addr, divert;
+};
+
+struct gilk_traps {
+	struct list_head list;
+	struct rcu_head rcu;
+	unsigned int n;
+	struct gilk_trap trap[];	/* sorted once armed */
+};
+
+/* Up to this many, gilk_traps_alloc() does not fail. */
+#define GILK_TRAPS_NOFAIL 8
+
 int gilk_patch_init(void);
 void gilk_patch_exit(void);
-void gilk_poke(unsigned long addr, const void *bytes, size_t len);
 void gilk_poke_locked(unsigned long addr, const void *bytes, size_t len);
-int gilk_trap_add(unsigned long addr, unsigned long divert);
-void gilk_trap_del(unsigned long addr);
-unsigned int gilk_traps_free(void);
-/* The protocol in two halves around the grace period the caller waits for
- * without holding gilk_lock: int3s first (text_mutex held, from the last
- * look at the bytes on), then the new bytes.
+void gilk_poke_sync(void);
+struct gilk_traps *gilk_traps_alloc(unsigned int n);
+void gilk_traps_add(struct gilk_traps *t, unsigned long addr, unsigned long divert);
+void gilk_traps_arm(struct gilk_traps *t);
+void gilk_traps_disarm(struct gilk_traps *t);
+void gilk_traps_free(struct gilk_traps *t);
+/*
+ * The protocol in two halves around the grace period the caller waits for
+ * holding no lock: dead patches and int3s first (text_mutex held by the
+ * caller, from its last look at the bytes on; it syncs), then the new bytes.
  */
-int gilk_patch_begin(struct gilk_patch_state *p, unsigned int n);
-void gilk_patch_finish(struct gilk_patch_state *p, unsigned int n);
-/* Undoes them in reverse; the caller waits before freeing what they
- * pointed at.
- */
-void gilk_patch_revert(struct gilk_patch_state *p, unsigned int n);
+void gilk_patches_begin(struct gilk_patch_state **p, unsigned int n);
+void gilk_patches_finish(struct gilk_patch_state **p, unsigned int n);
+/* Undoes live patches; the caller waits before freeing what they pointed at. */
+void gilk_patches_revert(struct gilk_patch_state **p, unsigned int n);
 
 /* splice.c: splice objects. */
 /* A splice's life; the lock is not held while a grace period passes, so
@@ -102,9 +117,10 @@ struct gilk_splice_obj {
 	unsigned long site;
 	u32 region_len;
 	u8 region_orig[GILK_PATCH_MAX_LEN];
-	void *page;
-	unsigned long tramp, evict_tramp;
+	unsigned long tramp, evict_tramp;	/* 0: none, or abandoned */
+	u32 tramp_size, evict_size;	/* reserved there */
 	u32 tramp_len, evict_len;	/* bytes written there */
+	struct gilk_traps *trap;	/* trap mode: its int3's divert */
 	u32 npatch;
 	struct gilk_patch_state patch[GILK_MAX_PATCHES];
 	struct gilk_instrument *ins;
@@ -121,7 +137,8 @@ struct gilk_hit {
 
 extern struct mutex gilk_lock;
 void gilk_entry(struct gilk_splice_obj *s, struct pt_regs *regs);
-extern struct gilk_splice_obj *gilk_splices[GILK_MAX_SPLICES];
+/* Splice objects by id; and by the start of each range of bytes they own. */
+extern struct xarray gilk_splices, gilk_owned;
 int gilk_reserve(struct gilk_reserve *r, const void *owner);
 int gilk_release(u32 id);
 void gilk_release_owner(const void *owner);
@@ -129,10 +146,11 @@ int gilk_splice(struct gilk_splice *req);
 int gilk_unsplice(u32 id);
 /*
  * All of them or none; one grace period for the lot. *failed: the index
- * of the request refused.
+ * of the request refused, whose reason goes back to it.
  */
-int gilk_splice_batch(struct gilk_splice *reqs, u32 n, u32 *failed);
+int gilk_splice_batch(struct gilk_splice __user *items, u32 n, u32 *failed);
 int gilk_unsplice_batch(const u32 *ids, u32 n, u32 *failed);
+void gilk_stats(struct gilk_stats *st);
 void gilk_unsplice_all(void);
 /* Makes an unrevertible splice's trampoline skip gilk; it is never freed. */
 void gilk_abandon(struct gilk_splice_obj *s);
@@ -154,6 +172,8 @@ int gilk_check_range(unsigned long addr, u32 len, const u8 *expect,
 		     const struct gilk_instrument *ins, char *reason, size_t rlen);
 bool gilk_is_text(unsigned long addr, int *kind);
 bool gilk_kprobe_near(unsigned long a, u32 len);
+/* Whether [addr, addr + len) holds a jump label site. */
+bool gilk_jump_label_reserved(unsigned long addr, u32 len);
 int gilk_facts(struct gilk_facts *f, struct gilk_fact *out);
 void gilk_add_fact(struct gilk_facts *f, struct gilk_fact *out,
 		   unsigned long lo, unsigned long hi, u32 kind);
@@ -189,6 +209,12 @@ void gilk_extable_facts(struct gilk_facts *f, struct gilk_fact *out,
 			unsigned long lo, unsigned long hi, bool targets);
 void gilk_kprobe_facts(struct gilk_facts *f, struct gilk_fact *out,
 		       unsigned long lo, unsigned long hi);
+
+/* trampmem.c: trampolines packed in module-area chunks. gilk_lock held. */
+unsigned long gilk_tramp_alloc(size_t size);
+void gilk_tramp_free(unsigned long addr, size_t size);
+void gilk_tramp_stats(u64 *used, u64 *mapped);
+void gilk_trampmem_exit(void);
 
 /* textread.c: kernel text as it was before gilk's splices and kprobes. */
 int gilk_text_read(unsigned long addr, void *buf, size_t len);

@@ -110,6 +110,13 @@ int live_list(struct live *lv, struct gilk_splice_info **out, size_t *n,
 	return 0;
 }
 
+int live_stats(struct live *lv, struct gilk_stats *st, struct gerr *e)
+{
+	if (ioctl(lv->fd, GILK_IOC_STATS, st) < 0)
+		return gerr_setc(e, errno, "asking gilk.ko what it holds: %s", strerror(errno));
+	return 0;
+}
+
 int live_info(struct live *lv, uint32_t id, struct gilk_splice_info *out,
 	      struct gerr *e)
 {
@@ -364,6 +371,15 @@ static int snapshot_module_text(struct live *lv, uint64_t fs, uint64_t fe,
 	return kimage_copy_range(lv->k.img, lv->kcore, "module", fs, fe - fs, e);
 }
 
+int live_text_kind(struct live *lv, uint64_t addr)
+{
+	struct gilk_facts q = { .start = addr, .end = addr + 1 };
+
+	if (addr >= lv->k.text_start && addr < lv->k.text_end)
+		return GILK_TEXT_KERNEL;
+	return ioctl(lv->fd, GILK_IOC_FACTS, &q) < 0 ? GILK_TEXT_NONE : (int)q.text;
+}
+
 int live_load_text(struct live *lv, uint64_t addr, struct gerr *e)
 {
 	uint64_t fs, fe;
@@ -374,10 +390,10 @@ int live_load_text(struct live *lv, uint64_t addr, struct gerr *e)
 	/* The original bytes under every splice, whoever made it: code is
 	 * shown as it was, with its splices marked, not as their jumps. */
 	if (addr >= lv->k.text_start && addr < lv->k.text_end)
-		return learn_splices(lv, e);
+		return lv->batch ? 0 : learn_splices(lv, e);
 	/* A module's facts (WARN continuations, fixup landings) are edges
 	 * its CFG needs: ask before it is built. */
-	if (snapshot_module_text(lv, fs, fe, e) || learn_splices(lv, e) ||
+	if (snapshot_module_text(lv, fs, fe, e) || (!lv->batch && learn_splices(lv, e)) ||
 	    learn_facts(lv, fs, fe, e))
 		return -1;
 	ensure_sorted(lv);
@@ -495,6 +511,7 @@ int live_splice_batch(struct live *lv, const struct splice_plan *plans,
 
 	if (!n || n > GILK_BATCH_MAX)
 		return gerr_set(e, "a batch holds 1 to %d splices, not %zu", GILK_BATCH_MAX, n);
+	/* one request each, sent together: gilk.ko reads them one by one */
 	reqs = calloc(n, sizeof(*reqs));
 	if (!reqs)
 		return gerr_setc(e, ENOMEM, "out of memory");
@@ -541,7 +558,8 @@ int live_unsplice_batch(struct live *lv, const uint32_t *ids, size_t n,
 {
 	if (!n)
 		return gerr_set(e, "nothing to unsplice");
-	/* gilk.ko takes GILK_BATCH_MAX at a time: one grace period each */
+	/* gilk.ko takes up to GILK_BATCH_MAX (all there can be, in practice)
+	 * at a time: one pair of grace periods each */
 	for (size_t done = 0; done < n; done += GILK_BATCH_MAX) {
 		size_t k = n - done < GILK_BATCH_MAX ? n - done : GILK_BATCH_MAX;
 		struct gilk_batch b = { .count = (uint32_t)k, .items = (uintptr_t)(ids + done) };
@@ -574,25 +592,40 @@ static int push_pending(struct live *lv, uint64_t site, uint64_t lo, uint64_t hi
 	return push_range(&lv->pending, &lv->npending, lo, hi);
 }
 
-/* FACTS for every function of the batch first, sorted once after. */
-static void learn_batch_facts(struct live *lv, const uint64_t *sites,
+/* FACTS for the functions of n addresses (ascending) first, sorted once
+ * after. */
+static void learn_batch_facts(struct live *lv, const uint64_t *addrs,
 			      const size_t *order, size_t n)
 {
 	uint64_t fs, fe, lo, hi, last = 0;
 	struct gerr e;
 
 	for (size_t i = 0; i < n; i++) {
-		uint64_t site = sites[order[i]];
+		uint64_t a = addrs[order ? order[i] : i];
 
-		if (site < last || symtab_function(lv->k.syms, site, NULL, &fs, &fe) ||
+		if (a < last || symtab_function(lv->k.syms, a, NULL, &fs, &fe) ||
 		    fs < lv->k.text_start || fs >= lv->k.text_end)
 			continue;	/* module text: prepare() reads it */
 		last = fe;
 		facts_range(lv, fs, fe, &lo, &hi);
 		if (learn_facts(lv, lo, hi, &e))
-			return;	/* prepare() asks again, and says why */
+			break;	/* prepare() asks again, and says why */
 	}
 	ensure_sorted(lv);
+}
+
+int live_batch_begin(struct live *lv, const uint64_t *fns, size_t n, struct gerr *e)
+{
+	if (learn_splices(lv, e))
+		return -1;
+	learn_batch_facts(lv, fns, NULL, n);
+	lv->batch = true;
+	return 0;
+}
+
+void live_batch_end(struct live *lv)
+{
+	lv->batch = false;
 }
 
 size_t live_plan_many(struct live *lv, const uint64_t *sites, size_t n,
@@ -606,7 +639,9 @@ size_t live_plan_many(struct live *lv, const uint64_t *sites, size_t n,
 		ok[i] = false;
 		why[i] = SR_NOT_TEXT;
 	}
-	if (!order || learn_splices(lv, &e)) {
+	bool outer = !lv->batch;	/* else live_batch_begin() learnt the splices */
+
+	if (!order || (outer && learn_splices(lv, &e))) {
 		free(order);
 		return 0;
 	}
@@ -638,7 +673,7 @@ size_t live_plan_many(struct live *lv, const uint64_t *sites, size_t n,
 			break;
 		}
 	}
-	lv->batch = false;
+	lv->batch = !outer;
 	lv->npending = lv->pending_first = 0;
 	free(order);
 	return good;

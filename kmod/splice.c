@@ -640,6 +640,16 @@ static bool still_own(const struct gilk_splice_obj *s)
 	return true;
 }
 
+/* A splice gone (or abandoned): what it held goes back. gilk_lock held. */
+static void drop(struct gilk_splice_obj *s)
+{
+	xa_erase(&gilk_splices, s->id);
+	disown(s);
+	gilk_instrument_put(s->ins);
+	module_put(s->text_mod);
+	obj_free(s);
+}
+
 /*
  * Reverts the live patches sel selects, with their diverts armed meanwhile;
  * false when there is no memory for them (nothing was done).
@@ -722,13 +732,7 @@ static void unsplice_objs(struct gilk_splice_obj **objs, u32 n)
 	gilk_poke_sync();
 	mutex_unlock(gilk_ks.text_mutex);
 	for (i = 0; i < n; i++) {
-		struct gilk_splice_obj *s = objs[i];
-
-		xa_erase(&gilk_splices, s->id);
-		disown(s);
-		gilk_instrument_put(s->ins);
-		module_put(s->text_mod);
-		obj_free(s);
+		drop(objs[i]);
 		if (!(i & 255))
 			cond_resched();
 	}
@@ -846,15 +850,8 @@ static void drop_abandoned(struct gilk_splice_obj **objs, unsigned int k)
 
 	synchronize_rcu_tasks();	/* no task still in a header */
 	mutex_lock(&gilk_lock);
-	for (i = 0; i < k; i++) {
-		struct gilk_splice_obj *s = objs[i];
-
-		xa_erase(&gilk_splices, s->id);
-		disown(s);
-		gilk_instrument_put(s->ins);
-		module_put(s->text_mod);
-		obj_free(s);
-	}
+	for (i = 0; i < k; i++)
+		drop(objs[i]);
 	mutex_unlock(&gilk_lock);
 }
 

@@ -134,11 +134,58 @@ static bool is_thunk(unsigned long a)
 	return false;
 }
 
+static int p_jump(unsigned long lo, unsigned long hi)
+{
+	return gilk_ks.jump_label_text_reserved((void *)lo, (void *)(hi - 1));
+}
+
+static int p_static(unsigned long lo, unsigned long hi)
+{
+	return gilk_ks.static_call_text_reserved((void *)lo, (void *)(hi - 1));
+}
+
+static int p_ftrace(unsigned long lo, unsigned long hi)
+{
+	return gilk_ks.ftrace_text_reserved((void *)lo, (void *)(hi - 1));
+}
+
+static int p_alt(unsigned long lo, unsigned long hi)
+{
+	return alt_reserved(lo, hi);
+}
+
+/*
+ * Whether [lo, hi) holds a site pred reserves: in core kernel text the
+ * index answers (the predicate walks all of the kernel's sites).
+ */
+static bool sites_reserved(const struct gilk_site_index *idx, int text,
+			   unsigned long lo, unsigned long hi,
+			   int (*pred)(unsigned long, unsigned long))
+{
+	struct gilk_fact found;
+	struct gilk_facts q = { .max = 1 };
+
+	if (text != GILK_TEXT_KERNEL)
+		return pred(lo, hi);
+	gilk_site_facts(idx, lo, hi, 0, &q, &found);
+	return q.count;
+}
+
+bool gilk_jump_label_reserved(unsigned long addr, u32 len)
+{
+	int kind;
+
+	gilk_is_text(addr, &kind);
+	return sites_reserved(&gilk_jump_sites, kind, addr, addr + len, p_jump);
+}
+
 int gilk_check_range(unsigned long addr, u32 len, const u8 *expect,
 		     const struct gilk_instrument *ins, char *reason, size_t rlen)
 {
 	void *s = (void *)addr, *e = (void *)(addr + len - 1);
 	u8 now[GILK_PATCH_MAX_LEN];
+	struct gilk_fact found;
+	struct gilk_facts q;
 	int kind;
 	u32 i;
 
@@ -157,11 +204,17 @@ int gilk_check_range(unsigned long addr, u32 len, const u8 *expect,
 			snprintf(reason, rlen, "0x%lx is gilk's or the instrument's own code", a);
 			return -ELOOP;
 		}
-		if (gilk_ks.within_kprobe_blacklist(a)) {
-			snprintf(reason, rlen, "%pS is kprobe-blacklisted, noinstr or entry code",
-				 (void *)a);
-			return -EACCES;
-		}
+	}
+	q = (struct gilk_facts){ .max = 1 };
+	gilk_blacklist_facts(&q, &found, addr, addr + len);
+	if (q.count) {
+		snprintf(reason, rlen, "%pS is kprobe-blacklisted, noinstr or entry code",
+			 (void *)(unsigned long)found.start);
+		return -EACCES;
+	}
+	for (i = 0; i < len; i++) {
+		unsigned long a = addr + i;
+
 		if (in_idle_text(a)) {
 			snprintf(reason, rlen, "%pS is idle code (.cpuidle.text), where RCU-tasks does not wait",
 				 (void *)a);
@@ -173,11 +226,11 @@ int gilk_check_range(unsigned long addr, u32 len, const u8 *expect,
 			 s);
 		return -ELOOP;
 	}
-	if (gilk_ks.jump_label_text_reserved(s, e)) {
+	if (sites_reserved(&gilk_jump_sites, kind, addr, addr + len, p_jump)) {
 		snprintf(reason, rlen, "%pS..+%u holds a jump label site", s, len);
 		return -EBUSY;
 	}
-	if (gilk_ks.static_call_text_reserved(s, e)) {
+	if (sites_reserved(&gilk_static_sites, kind, addr, addr + len, p_static)) {
 		snprintf(reason, rlen, "%pS..+%u holds a static call site", s, len);
 		return -EADDRINUSE;
 	}
@@ -198,11 +251,13 @@ int gilk_check_range(unsigned long addr, u32 len, const u8 *expect,
 		snprintf(reason, rlen, "%pS..+%u has a kprobe", s, len);
 		return -EEXIST;
 	}
-	for (i = 0; i < len; i++)
-		if (gilk_ks.search_exception_tables(addr + i)) {
-			snprintf(reason, rlen, "%pS has an exception-table entry", (void *)(addr + i));
-			return -ENOEXEC;
-		}
+	q = (struct gilk_facts){ .max = 1 };
+	gilk_extable_facts(&q, &found, addr, addr + len, false);
+	if (q.count) {
+		snprintf(reason, rlen, "%pS has an exception-table entry",
+			 (void *)(unsigned long)found.start);
+		return -ENOEXEC;
+	}
 	if (copy_from_kernel_nofault(now, s, len) || memcmp(now, expect, len)) {
 		snprintf(reason, rlen, "the bytes at %pS are not the ones the plan was made from", s);
 		return -EILSEQ;
@@ -228,24 +283,16 @@ static void bisect(unsigned long lo, unsigned long hi, u32 kind,
 	bisect(lo + (hi - lo) / 2, hi, kind, pred, f, out);
 }
 
-static int p_jump(unsigned long lo, unsigned long hi)
+/* In core kernel text the index answers; elsewhere, bisection. */
+static void site_facts(const struct gilk_site_index *idx, int text,
+		       unsigned long lo, unsigned long hi, u32 kind,
+		       int (*pred)(unsigned long, unsigned long),
+		       struct gilk_facts *f, struct gilk_fact *out)
 {
-	return gilk_ks.jump_label_text_reserved((void *)lo, (void *)(hi - 1));
-}
-
-static int p_static(unsigned long lo, unsigned long hi)
-{
-	return gilk_ks.static_call_text_reserved((void *)lo, (void *)(hi - 1));
-}
-
-static int p_ftrace(unsigned long lo, unsigned long hi)
-{
-	return gilk_ks.ftrace_text_reserved((void *)lo, (void *)(hi - 1));
-}
-
-static int p_alt(unsigned long lo, unsigned long hi)
-{
-	return alt_reserved(lo, hi);
+	if (text == GILK_TEXT_KERNEL)
+		gilk_site_facts(idx, lo, hi, kind, f, out);
+	else
+		bisect(lo, hi, kind, pred, f, out);
 }
 
 void gilk_add_fact(struct gilk_facts *f, struct gilk_fact *out,
@@ -272,7 +319,6 @@ static void add_targets(struct gilk_facts *f, struct gilk_fact *out,
 	const struct jump_entry *last = gilk_ks.stop_jump_table;
 	const struct jump_entry *j;
 	struct module *mod;
-	unsigned long a;
 
 	preempt_disable();	/* keeps the module's tables while we read */
 	mod = gilk_ks.module_address(lo);
@@ -287,19 +333,7 @@ static void add_targets(struct gilk_facts *f, struct gilk_fact *out,
 			gilk_add_fact(f, out, t, t + 1, GILK_FACT_TARGET);
 	}
 	preempt_enable();
-	for (a = lo; a < hi; a++) {
-		const struct exception_table_entry *e;
-		unsigned long t;
-
-		if (!((a - lo) & 4095))
-			cond_resched();
-		e = gilk_ks.search_exception_tables(a);
-		if (!e)
-			continue;
-		t = (unsigned long)&e->fixup + e->fixup;
-		if (t >= lo && t < hi)
-			gilk_add_fact(f, out, t, t + 1, GILK_FACT_TARGET);
-	}
+	gilk_extable_facts(f, out, lo, hi, true);
 }
 
 /* Whether a is text of the same kind and module as lo's. */
@@ -345,7 +379,7 @@ static unsigned long clamp_to_text(unsigned long lo, unsigned long hi, int kind)
 
 int gilk_facts(struct gilk_facts *f, struct gilk_fact *out)
 {
-	unsigned long lo = f->start, hi = f->end, a;
+	unsigned long lo = f->start, hi = f->end;
 	int kind;
 
 	if (hi <= lo || hi - lo > 1 << 20)
@@ -356,26 +390,17 @@ int gilk_facts(struct gilk_facts *f, struct gilk_fact *out)
 	if (kind == GILK_TEXT_NONE)
 		return 0;
 	hi = clamp_to_text(lo, hi, kind);
-	bisect(lo, hi, GILK_RES_JUMP_LABEL, p_jump, f, out);
-	bisect(lo, hi, GILK_RES_STATIC_CALL, p_static, f, out);
+	site_facts(&gilk_jump_sites, kind, lo, hi, GILK_RES_JUMP_LABEL, p_jump, f, out);
+	site_facts(&gilk_static_sites, kind, lo, hi, GILK_RES_STATIC_CALL, p_static, f, out);
 	if (in_static_call_tramps(lo, hi))
 		gilk_add_fact(f, out, max(lo, (unsigned long)gilk_ks.static_call_text_start),
 			      min(hi, (unsigned long)gilk_ks.static_call_text_end),
 			      GILK_RES_STATIC_CALL);
 	bisect(lo, hi, GILK_RES_FTRACE, p_ftrace, f, out);
 	bisect(lo, hi, GILK_RES_SMP_LOCK, p_alt, f, out);
-	for (a = lo; a < hi; a++) {
-		u32 k;
-
-		if (!((a - lo) & 4095))
-			cond_resched();	/* up to 1 MiB, byte by byte */
-		k = gilk_ks.within_kprobe_blacklist(a) ? GILK_RES_BLACKLIST :
-			gilk_ks.search_exception_tables(a) ? GILK_RES_EXTABLE :
-			gilk_kprobe_near(a, 1) ? GILK_RES_KPROBE : ~0u;
-
-		if (k != ~0u)
-			gilk_add_fact(f, out, a, a + 1, k);
-	}
+	gilk_blacklist_facts(f, out, lo, hi);
+	gilk_extable_facts(f, out, lo, hi, false);
+	gilk_kprobe_facts(f, out, lo, hi);
 	add_targets(f, out, lo, hi);
 	gilk_bug_facts(f, out, lo, hi);
 	return 0;

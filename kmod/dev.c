@@ -84,21 +84,24 @@ static long do_read_mem(void __user *arg)
 static long do_list(void __user *arg)
 {
 	struct gilk_splice_info *info;
+	struct gilk_splice_obj *s;
 	struct gilk_list l;
-	u32 i, n = 0, room;
+	struct gilk_stats st;
+	u32 n = 0, room;
+	unsigned long i;
 	long ret = 0;
 
 	if (copy_from_user(&l, arg, sizeof(l)))
 		return -EFAULT;
-	room = min_t(u32, l.max, GILK_MAX_SPLICES);
+	gilk_stats(&st);
+	/* a few more than there are now: others may splice meanwhile */
+	room = min_t(u32, l.max, st.splices + 64);
 	info = kvcalloc(room ? room : 1, sizeof(*info), GFP_KERNEL);
 	if (!info)
 		return -ENOMEM;
 	mutex_lock(&gilk_lock);
-	for (i = 1; i < GILK_MAX_SPLICES; i++) {
-		const struct gilk_splice_obj *s = gilk_splices[i];
-
-		if (!s || READ_ONCE(s->state) != GILK_ACTIVE)
+	xa_for_each(&gilk_splices, i, s) {
+		if (READ_ONCE(s->state) != GILK_ACTIVE)
 			continue;
 		if (n < room)
 			gilk_splice_info(s, &info[n]);
@@ -157,54 +160,16 @@ static long do_facts(void __user *arg)
 	return ret;
 }
 
-static long do_splice(void __user *arg)
-{
-	struct gilk_splice *req = kmalloc(sizeof(*req), GFP_KERNEL);
-	long ret;
-
-	if (!req)
-		return -ENOMEM;
-	if (copy_from_user(req, arg, sizeof(*req))) {
-		kfree(req);
-		return -EFAULT;
-	}
-	req->reason[0] = 0;
-	ret = gilk_splice(req);
-	/* The reason goes back whether or not it worked. */
-	if (copy_to_user(arg, req, sizeof(*req)) && !ret)
-		ret = -EFAULT;
-	kfree(req);
-	return ret;
-}
-
 static long do_splice_batch(void __user *arg)
 {
 	struct gilk_batch b;
-	struct gilk_splice *reqs;
-	size_t size;
 	long ret;
-	u32 i;
 
 	if (copy_from_user(&b, arg, sizeof(b)))
 		return -EFAULT;
-	if (!b.count || b.count > GILK_BATCH_MAX)
-		return -EINVAL;
-	size = b.count * sizeof(*reqs);
-	reqs = kvmalloc(size, GFP_KERNEL);
-	if (!reqs)
-		return -ENOMEM;
-	if (copy_from_user(reqs, u64_to_user_ptr(b.items), size)) {
-		kvfree(reqs);
-		return -EFAULT;
-	}
-	for (i = 0; i < b.count; i++)
-		reqs[i].reason[0] = 0;
-	b.failed = 0;
-	ret = gilk_splice_batch(reqs, b.count, &b.failed);
-	if ((copy_to_user(u64_to_user_ptr(b.items), reqs, size) ||
-	     copy_to_user(arg, &b, sizeof(b))) && !ret)
+	ret = gilk_splice_batch(u64_to_user_ptr(b.items), b.count, &b.failed);
+	if (copy_to_user(arg, &b, sizeof(b)) && !ret)
 		ret = -EFAULT;
-	kvfree(reqs);
 	return ret;
 }
 
@@ -218,18 +183,18 @@ static long do_unsplice_batch(void __user *arg)
 		return -EFAULT;
 	if (!b.count || b.count > GILK_BATCH_MAX)
 		return -EINVAL;
-	ids = kcalloc(b.count, sizeof(*ids), GFP_KERNEL);
+	ids = kvcalloc(b.count, sizeof(*ids), GFP_KERNEL);
 	if (!ids)
 		return -ENOMEM;
 	if (copy_from_user(ids, u64_to_user_ptr(b.items), b.count * sizeof(*ids))) {
-		kfree(ids);
+		kvfree(ids);
 		return -EFAULT;
 	}
 	b.failed = 0;
 	ret = gilk_unsplice_batch(ids, b.count, &b.failed);
 	if (copy_to_user(arg, &b, sizeof(b)) && !ret)
 		ret = -EFAULT;
-	kfree(ids);
+	kvfree(ids);
 	return ret;
 }
 
@@ -249,9 +214,15 @@ static long gilk_ioctl(struct file *f, unsigned int cmd, unsigned long a)
 		return ret;
 	switch (cmd) {
 	case GILK_IOC_VERSION: {
-		struct gilk_version v = { GILK_ABI_VERSION, GILK_MAX_SPLICES - 1 };
+		struct gilk_version v = { GILK_ABI_VERSION, GILK_BATCH_MAX };
 
 		return copy_to_user(arg, &v, sizeof(v)) ? -EFAULT : 0;
+	}
+	case GILK_IOC_STATS: {
+		struct gilk_stats st;
+
+		gilk_stats(&st);
+		return copy_to_user(arg, &st, sizeof(st)) ? -EFAULT : 0;
 	}
 	case GILK_IOC_READ:
 		return do_read_mem(arg);
@@ -267,8 +238,12 @@ static long gilk_ioctl(struct file *f, unsigned int cmd, unsigned long a)
 		}
 		return ret;
 	}
-	case GILK_IOC_SPLICE:
-		return do_splice(arg);
+	case GILK_IOC_SPLICE: {
+		u32 failed;
+
+		/* one request: a batch of one, the request itself */
+		return gilk_splice_batch(arg, 1, &failed);
+	}
 	case GILK_IOC_UNSPLICE:
 		if (copy_from_user(&id, arg, sizeof(id)))
 			return -EFAULT;
@@ -326,9 +301,12 @@ static int __init gilk_init(void)
 
 	if (ret)
 		return ret;
-	ret = gilk_events_init();
+	ret = gilk_site_index_init();
 	if (ret)
 		return ret;
+	ret = gilk_events_init();
+	if (ret)
+		goto fail_index;
 	ret = gilk_builtin_init();
 	if (ret)
 		goto fail_events;
@@ -350,6 +328,8 @@ fail_builtin:
 	gilk_builtin_exit();
 fail_events:
 	gilk_events_exit();
+fail_index:
+	gilk_site_index_exit();
 	return ret;
 }
 
@@ -361,6 +341,7 @@ static void __exit gilk_exit(void)
 	gilk_patch_exit();
 	gilk_builtin_exit();
 	gilk_events_exit();
+	gilk_site_index_exit();
 }
 
 module_init(gilk_init);

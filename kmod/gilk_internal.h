@@ -7,11 +7,10 @@
 #include <linux/bug.h>
 #include <linux/mutex.h>
 #include <linux/types.h>
+#include <linux/xarray.h>
 
 #include "include/gilk.h"
 #include "include/uapi/gilk.h"
-
-#define GILK_MAX_SPLICES 1024
 
 /* ksyms.c: helpers the kernel does not export, resolved at load. */
 struct gilk_ksyms {
@@ -23,8 +22,10 @@ struct gilk_ksyms {
 	void (*module_memfree)(void *region);
 	int (*set_memory_ro)(unsigned long addr, int numpages);
 	int (*set_memory_x)(unsigned long addr, int numpages);
-	bool (*within_kprobe_blacklist)(unsigned long addr);
-	const struct exception_table_entry *(*search_exception_tables)(unsigned long addr);
+	unsigned long (*kallsyms_lookup_name)(const char *name);
+	struct list_head *kprobe_blacklist;	/* of kprobe_blacklist_entry */
+	char *kprobes_text_start, *kprobes_text_end;
+	const struct exception_table_entry *start_ex_table, *stop_ex_table;
 	int (*jump_label_text_reserved)(void *start, void *end);
 	int (*static_call_text_reserved)(void *start, void *end);
 	int (*ftrace_text_reserved)(const void *start, const void *end);
@@ -33,6 +34,7 @@ struct gilk_ksyms {
 	bool (*is_module_text_address)(unsigned long addr);
 	struct kprobe *(*get_kprobe)(void *addr);
 	struct jump_entry *start_jump_table, *stop_jump_table;
+	struct static_call_site *start_static_call_sites, *stop_static_call_sites;
 	struct module *(*module_address)(unsigned long addr);
 	struct bug_entry *(*find_bug)(unsigned long addr);
 	void (*bug_get_file_line)(struct bug_entry *bug, const char **file,
@@ -67,31 +69,52 @@ struct gilk_patch_state {
 	u8 orig[GILK_PATCH_MAX_LEN];
 };
 
+/* int3 diverts: where a CPU that hits an int3 gilk wrote goes. */
+struct gilk_trap {
+	unsigned long addr, divert;
+};
+
+struct gilk_traps {
+	struct list_head list;
+	struct rcu_head rcu;
+	unsigned int n;
+	struct gilk_trap trap[];	/* sorted once armed */
+};
+
+/* Up to this many, gilk_traps_alloc() does not fail. */
+#define GILK_TRAPS_NOFAIL 8
+
 int gilk_patch_init(void);
 void gilk_patch_exit(void);
 /* kprobe_mutex then text_mutex: patch.c says why both. */
 void gilk_text_lock(void);
 void gilk_text_unlock(void);
-/* The rest of these need the text lock held. */
+/* The rest of these need the text lock held (or text_mutex, to write
+ * gilk's own trampolines).
+ */
 void gilk_poke_locked(unsigned long addr, const void *bytes, size_t len);
+void gilk_poke_sync(void);
 /* Whether the live bytes at addr are want, with no kprobe on or just before. */
 bool gilk_text_holds(unsigned long addr, const u8 *want, u32 len);
-int gilk_trap_add(unsigned long addr, unsigned long divert);
-void gilk_trap_del(unsigned long addr);
-unsigned int gilk_traps_free(void);
-/* The protocol in two halves around the grace period the caller waits for
- * without holding gilk_lock or the text lock: int3s first (from the last
- * look at the bytes on), then, if the int3s and the bytes they wait over
- * are still all there is (gilk_patch_begun), the new bytes; if not, back.
+struct gilk_traps *gilk_traps_alloc(unsigned int n);
+void gilk_traps_add(struct gilk_traps *t, unsigned long addr, unsigned long divert);
+void gilk_traps_arm(struct gilk_traps *t);
+void gilk_traps_disarm(struct gilk_traps *t);
+void gilk_traps_free(struct gilk_traps *t);
+/*
+ * The protocol in two halves around the grace period the caller waits for
+ * holding no lock: dead patches and int3s first (the text lock held by the
+ * caller, from its last look at the bytes on; it syncs), then the new bytes.
  */
-int gilk_patch_begin(struct gilk_patch_state *p, unsigned int n);
-bool gilk_patch_begun(const struct gilk_patch_state *p, unsigned int n);
-void gilk_patch_finish(struct gilk_patch_state *p, unsigned int n);
-void gilk_patch_abort(struct gilk_patch_state *p, unsigned int n);
-/* Undoes them in reverse; the caller waits before freeing what they
- * pointed at.
+void gilk_patches_begin(struct gilk_patch_state **p, unsigned int n);
+/* After the wait: if the int3s and the bytes they wait over are still all
+ * there is, finish; if not, abort, and wait again before freeing.
  */
-void gilk_patch_revert(struct gilk_patch_state *p, unsigned int n);
+bool gilk_patches_begun(struct gilk_patch_state **p, unsigned int n);
+void gilk_patches_finish(struct gilk_patch_state **p, unsigned int n);
+void gilk_patches_abort(struct gilk_patch_state **p, unsigned int n);
+/* Undoes live patches; the caller waits before freeing what they pointed at. */
+void gilk_patches_revert(struct gilk_patch_state **p, unsigned int n);
 
 /* splice.c: splice objects. */
 /* A splice's life; the lock is not held while a grace period passes, so
@@ -108,11 +131,13 @@ struct gilk_splice_obj {
 	unsigned long site;
 	u32 region_len;
 	u8 region_orig[GILK_PATCH_MAX_LEN];
-	void *page;
-	unsigned long tramp, evict_tramp;
+	unsigned long tramp, evict_tramp;	/* 0: none, or abandoned */
+	u32 tramp_size, evict_size;	/* reserved there */
 	u32 tramp_len, evict_len;	/* bytes written there */
+	struct gilk_traps *trap;	/* trap mode: its int3's divert */
 	u32 npatch;
 	struct gilk_patch_state patch[GILK_MAX_PATCHES];
+	bool host_kept;		/* a kprobe came on its evicted neighbour */
 	struct gilk_instrument *ins;
 	char arg[GILK_ARG_MAX];
 	u64 __percpu *hits;
@@ -127,7 +152,8 @@ struct gilk_hit {
 
 extern struct mutex gilk_lock;
 void gilk_entry(struct gilk_splice_obj *s, struct pt_regs *regs);
-extern struct gilk_splice_obj *gilk_splices[GILK_MAX_SPLICES];
+/* Splice objects by id; and by the start of each range of bytes they own. */
+extern struct xarray gilk_splices, gilk_owned;
 int gilk_reserve(struct gilk_reserve *r, const void *owner);
 int gilk_release(u32 id);
 void gilk_release_owner(const void *owner);
@@ -135,10 +161,11 @@ int gilk_splice(struct gilk_splice *req);
 int gilk_unsplice(u32 id);
 /*
  * All of them or none; one grace period for the lot. *failed: the index
- * of the request refused.
+ * of the request refused, whose reason goes back to it.
  */
-int gilk_splice_batch(struct gilk_splice *reqs, u32 n, u32 *failed);
+int gilk_splice_batch(struct gilk_splice __user *items, u32 n, u32 *failed);
 int gilk_unsplice_batch(const u32 *ids, u32 n, u32 *failed);
+void gilk_stats(struct gilk_stats *st);
 void gilk_unsplice_all(void);
 /* Makes an unrevertible splice's trampoline skip gilk; it is never freed. */
 void gilk_abandon(struct gilk_splice_obj *s);
@@ -160,9 +187,49 @@ int gilk_check_range(unsigned long addr, u32 len, const u8 *expect,
 		     const struct gilk_instrument *ins, char *reason, size_t rlen);
 bool gilk_is_text(unsigned long addr, int *kind);
 bool gilk_kprobe_near(unsigned long a, u32 len);
+/* Whether [addr, addr + len) holds a jump label site. */
+bool gilk_jump_label_reserved(unsigned long addr, u32 len);
 int gilk_facts(struct gilk_facts *f, struct gilk_fact *out);
 void gilk_add_fact(struct gilk_facts *f, struct gilk_fact *out,
 		   unsigned long lo, unsigned long hi, u32 kind);
+
+/*
+ * siteindex.c: the core kernel's jump label and static call sites, sorted,
+ * each with the bytes it reserves (at most GILK_SITE_SPAN).
+ */
+#define GILK_SITE_SPAN 8
+struct gilk_site {
+	unsigned long addr;
+	u32 len;
+};
+
+struct gilk_site_index {
+	struct gilk_site *site;
+	size_t n;
+};
+
+extern struct gilk_site_index gilk_jump_sites, gilk_static_sites;
+int gilk_site_index_init(void);
+void gilk_site_index_exit(void);
+/* The reserved bytes of idx's sites in [lo, hi), as facts of kind. */
+void gilk_site_facts(const struct gilk_site_index *idx, unsigned long lo,
+		     unsigned long hi, u32 kind, struct gilk_facts *f,
+		     struct gilk_fact *out);
+
+/* rangefacts.c: blacklist, exception tables and kprobes, by range. */
+void gilk_blacklist_facts(struct gilk_facts *f, struct gilk_fact *out,
+			  unsigned long lo, unsigned long hi);
+/* targets: the fixup landings in the range instead of the instructions */
+void gilk_extable_facts(struct gilk_facts *f, struct gilk_fact *out,
+			unsigned long lo, unsigned long hi, bool targets);
+void gilk_kprobe_facts(struct gilk_facts *f, struct gilk_fact *out,
+		       unsigned long lo, unsigned long hi);
+
+/* trampmem.c: trampolines packed in module-area chunks. gilk_lock held. */
+unsigned long gilk_tramp_alloc(size_t size);
+void gilk_tramp_free(unsigned long addr, size_t size);
+void gilk_tramp_stats(u64 *used, u64 *mapped);
+void gilk_trampmem_exit(void);
 
 /* textread.c: kernel text as it was before gilk's splices and kprobes. */
 int gilk_text_read(unsigned long addr, void *buf, size_t len);

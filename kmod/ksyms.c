@@ -107,8 +107,11 @@ static const struct {
 	KSYM_FN(module_memfree, GILK_EXEC_FREE),
 	KSYM_FN(set_memory_ro, "set_memory_ro"),
 	KSYM_FN(set_memory_x, "set_memory_x"),
-	KSYM_FN(within_kprobe_blacklist, "within_kprobe_blacklist"),
-	KSYM_FN(search_exception_tables, "search_exception_tables"),
+	KSYM(kprobe_blacklist, "kprobe_blacklist"),
+	KSYM(kprobes_text_start, "__kprobes_text_start"),
+	KSYM(kprobes_text_end, "__kprobes_text_end"),
+	KSYM(start_ex_table, "__start___ex_table"),
+	KSYM(stop_ex_table, "__stop___ex_table"),
 	KSYM_FN(jump_label_text_reserved, "jump_label_text_reserved"),
 	KSYM_FN(static_call_text_reserved, "static_call_text_reserved"),
 	KSYM_FN(ftrace_text_reserved, "ftrace_text_reserved"),
@@ -118,6 +121,8 @@ static const struct {
 	KSYM_FN(get_kprobe, "get_kprobe"),
 	KSYM(start_jump_table, "__start___jump_table"),
 	KSYM(stop_jump_table, "__stop___jump_table"),
+	KSYM(start_static_call_sites, "__start_static_call_sites"),
+	KSYM(stop_static_call_sites, "__stop_static_call_sites"),
 	KSYM_FN(module_address, "__module_address"),
 	KSYM_FN(find_bug, "find_bug"),
 	KSYM_FN(bug_get_file_line, "bug_get_file_line"),
@@ -146,6 +151,7 @@ int gilk_resolve_ksyms(void)
 
 	if (ret)
 		return ret;
+	gilk_ks.kallsyms_lookup_name = lookup;
 	for (i = 0; i < ARRAY_SIZE(wanted); i++) {
 		unsigned long a = lookup(wanted[i].name);
 

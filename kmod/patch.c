@@ -1,18 +1,23 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The patch protocol, in the order it happens:
- *  1. write int3 at each live patch's first byte, sync all CPUs; from now on
- *     the DIE_INT3 notifier sends any CPU that hits it to its divert address
+ * The patch protocol, for a whole batch at once (as the kernel's own
+ * text_poke_bp_batch() does for its sites), in the order it happens:
+ *  1. the batch's int3 diverts are armed, int3 is written at each live
+ *     patch's first byte, and all CPUs are synced once; from then on the
+ *     DIE_INT3 notifier sends any CPU that hits one to its divert address
  *     (the trampoline, which does what the original bytes did);
- *  2. synchronize_rcu_tasks(): no task is still inside the old bytes (a task
- *     preempted there has not yet made a voluntary context switch);
- *  3. write the rest of each patch, sync; write its first byte, sync. After
- *     that sync no CPU can still be in the int3 handler for it.
- * The text lock (kprobe_mutex, then text_mutex) is held from the check of
- * what is at an address to the last write there, never across a wait, and
- * neither is gilk_lock: splices made at the same time share grace periods.
- * Dead patches (bounce slots in padding nothing executes) are written
- * directly, first.
+ *  2. synchronize_rcu_tasks() (the caller waits, holding no lock): no task
+ *     is still inside the old bytes (a task preempted there has not yet
+ *     made a voluntary context switch);
+ *  3. the rest of each patch is written, one sync; each first byte, one
+ *     sync. After that sync no CPU can still be in the int3 handler for
+ *     them, and the diverts are disarmed.
+ * Reverting is the same without the wait: int3, the original rest, the
+ * original first byte, a sync after each step. The text lock (kprobe_mutex,
+ * then text_mutex) is held from the check of what is at an address to the
+ * last write there, never across a wait, and neither is gilk_lock: splices
+ * made at the same time share grace periods. Dead patches (bounce slots in
+ * padding nothing executes) are written directly, first.
  *
  * Why kprobe_mutex: a kprobe copies the instruction it will replay under
  * text_mutex, but arms its int3 only after it dropped and took text_mutex
@@ -21,36 +26,137 @@
  * while gilk's int3 waits for its grace period, the kernel lets kprobes into
  * the rest of the region: its decoder steps over a foreign int3 as a
  * one-byte instruction. Holding kprobe_mutex keeps registrations out of
- * each check-and-write; the check before finishing catches those that came
- * during the wait.
+ * each check-and-write; the check before finishing (gilk_patches_begun)
+ * catches those that came during the wait.
+ *
+ * The diverts are sorted arrays, one per batch (or per trap-mode splice,
+ * whose int3 stays), on a list the notifier reads under RCU: its cost per
+ * int3 is a binary search per armed array, whatever the batch's size.
  */
 #include <linux/kdebug.h>
 #include <linux/kprobes.h>
 #include <linux/notifier.h>
 #include <linux/ptrace.h>
+#include <linux/rculist.h>
 #include <linux/rcupdate.h>
+#include <linux/slab.h>
+#include <linux/sort.h>
+#include <linux/spinlock.h>
 #include <linux/string.h>
 #include <linux/uaccess.h>
 
 #include "gilk_internal.h"
 
-/*
- * Trap-mode splices hold a slot for good (at most one each); a splice going
- * in or out holds one per live patch (at most two) for a moment. Four per
- * splice can never run out, so revert never goes without its int3.
- */
-#define GILK_MAX_TRAPS (4 * GILK_MAX_SPLICES)
-
-struct gilk_trap {
-	unsigned long addr;
-	unsigned long divert;
-};
-
-/* Read locklessly from int3 context; written under gilk_lock. */
-static struct gilk_trap traps[GILK_MAX_TRAPS];
-static unsigned int ntraps_seen;	/* high-water mark of used slots */
+static LIST_HEAD(armed);	/* of gilk_traps; read under RCU */
+static DEFINE_SPINLOCK(armed_lock);
 
 static const u8 int3 = 0xcc;
+
+struct gilk_traps *gilk_traps_alloc(unsigned int n)
+{
+	struct gilk_traps *t;
+	size_t size = struct_size(t, trap, n);
+
+	/* a few: never fails, so a revert always has its diverts */
+	t = n <= GILK_TRAPS_NOFAIL ? kzalloc(size, GFP_KERNEL | __GFP_NOFAIL) :
+				     kvzalloc(size, GFP_KERNEL);
+	if (t)
+		INIT_LIST_HEAD(&t->list);
+	return t;
+}
+
+void gilk_traps_free(struct gilk_traps *t)
+{
+	if (t)
+		kvfree_rcu(t, rcu);	/* the notifier may still be walking it */
+}
+
+void gilk_traps_add(struct gilk_traps *t, unsigned long addr, unsigned long divert)
+{
+	t->trap[t->n++] = (struct gilk_trap){ addr, divert };
+}
+
+static int cmp_trap(const void *a, const void *b)
+{
+	const struct gilk_trap *x = a, *y = b;
+
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+void gilk_traps_arm(struct gilk_traps *t)
+{
+	sort(t->trap, t->n, sizeof(t->trap[0]), cmp_trap, NULL);
+	spin_lock(&armed_lock);
+	list_add_rcu(&t->list, &armed);
+	spin_unlock(&armed_lock);
+}
+
+/* Once its int3s are gone and synced; gilk_traps_free() after. */
+void gilk_traps_disarm(struct gilk_traps *t)
+{
+	spin_lock(&armed_lock);
+	list_del_rcu(&t->list);
+	spin_unlock(&armed_lock);
+}
+
+/* Inline, no call out: a splice on a function called here would recurse. */
+static unsigned long divert_of(const struct gilk_traps *t, unsigned long at)
+{
+	unsigned int lo = 0, hi = READ_ONCE(t->n);
+
+	while (lo < hi) {
+		unsigned int mid = lo + (hi - lo) / 2;
+
+		if (t->trap[mid].addr == at)
+			return t->trap[mid].divert;
+		if (t->trap[mid].addr < at)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return 0;
+}
+
+static int gilk_int3_notify(struct notifier_block *nb, unsigned long val,
+			    void *data)
+{
+	struct die_args *args = data;
+	struct pt_regs *regs = args->regs;
+	struct gilk_traps *t;
+	unsigned long at, to = 0;
+
+	if (val != DIE_INT3 || !regs || user_mode(regs))
+		return NOTIFY_DONE;
+	at = regs->ip - 1;	/* int3 traps after itself */
+	rcu_read_lock();
+	list_for_each_entry_rcu(t, &armed, list) {
+		to = divert_of(t, at);
+		if (to)
+			break;
+	}
+	rcu_read_unlock();
+	if (!to)
+		return NOTIFY_DONE;
+	regs->ip = to;
+	return NOTIFY_STOP;
+}
+
+NOKPROBE_SYMBOL(gilk_int3_notify);
+
+static struct notifier_block gilk_int3_nb = {
+	.notifier_call = gilk_int3_notify,
+	.priority = INT_MAX,
+};
+
+int gilk_patch_init(void)
+{
+	return register_die_notifier(&gilk_int3_nb);
+}
+
+void gilk_patch_exit(void)
+{
+	unregister_die_notifier(&gilk_int3_nb);
+}
 
 void gilk_text_lock(void)
 {
@@ -75,172 +181,96 @@ bool gilk_text_holds(unsigned long addr, const u8 *want, u32 len)
 void gilk_poke_locked(unsigned long addr, const void *bytes, size_t len)
 {
 	gilk_ks.text_poke((void *)addr, bytes, len);
+}
+
+void gilk_poke_sync(void)
+{
 	gilk_ks.text_poke_sync();
 }
 
-int gilk_trap_add(unsigned long addr, unsigned long divert)
-{
-	unsigned int i;
-
-	for (i = 0; i < GILK_MAX_TRAPS; i++) {
-		if (READ_ONCE(traps[i].addr))
-			continue;
-		WRITE_ONCE(traps[i].divert, divert);
-		smp_wmb();	/* divert before addr: readers match on addr */
-		WRITE_ONCE(traps[i].addr, addr);
-		if (i >= ntraps_seen)
-			WRITE_ONCE(ntraps_seen, i + 1);
-		return 0;
-	}
-	return -ENOSPC;
-}
-
-unsigned int gilk_traps_free(void)
-{
-	unsigned int i, n = 0;
-
-	for (i = 0; i < GILK_MAX_TRAPS; i++)
-		n += !READ_ONCE(traps[i].addr);
-	return n;
-}
-
-void gilk_trap_del(unsigned long addr)
-{
-	unsigned int i;
-
-	for (i = 0; i < ntraps_seen; i++)
-		if (READ_ONCE(traps[i].addr) == addr)
-			WRITE_ONCE(traps[i].addr, 0);
-}
-
-static int gilk_int3_notify(struct notifier_block *nb, unsigned long val,
-			    void *data)
-{
-	struct die_args *args = data;
-	struct pt_regs *regs = args->regs;
-	unsigned long at;
-	unsigned int i, n;
-
-	if (val != DIE_INT3 || !regs || user_mode(regs))
-		return NOTIFY_DONE;
-	at = regs->ip - 1;	/* int3 traps after itself */
-	n = READ_ONCE(ntraps_seen);
-	for (i = 0; i < n; i++) {
-		if (READ_ONCE(traps[i].addr) != at)
-			continue;
-		smp_rmb();	/* pairs with gilk_trap_add(): divert is set */
-		regs->ip = READ_ONCE(traps[i].divert);
-		return NOTIFY_STOP;
-	}
-	return NOTIFY_DONE;
-}
-
-NOKPROBE_SYMBOL(gilk_int3_notify);
-
-static struct notifier_block gilk_int3_nb = {
-	.notifier_call = gilk_int3_notify,
-	.priority = INT_MAX,
-};
-
-int gilk_patch_init(void)
-{
-	return register_die_notifier(&gilk_int3_nb);
-}
-
-void gilk_patch_exit(void)
-{
-	unregister_die_notifier(&gilk_int3_nb);
-}
-
-int gilk_patch_begin(struct gilk_patch_state *p, unsigned int n)
-{
-	unsigned int i;
-	int ret;
-
-	for (i = 0; i < n; i++)
-		if (p[i].kind == GILK_PATCH_DEAD)
-			gilk_poke_locked(p[i].addr, p[i].bytes, p[i].len);
-	for (i = 0; i < n; i++) {
-		if (p[i].kind != GILK_PATCH_LIVE)
-			continue;
-		ret = gilk_trap_add(p[i].addr, p[i].divert);
-		if (ret) {
-			gilk_patch_abort(p, i);
-			return ret;
-		}
-		gilk_poke_locked(p[i].addr, &int3, 1);
-	}
-	return 0;
-}
-
-/*
- * Undoes gilk_patch_begin() for the first n patches: each int3 goes (and its
- * divert only after every CPU has seen it go), then the dead slots, which
- * nothing could reach while the site held an int3. A task the int3 sent to
- * the trampoline may still be there: wait before freeing it.
- */
-void gilk_patch_abort(struct gilk_patch_state *p, unsigned int n)
+/* The text lock held; the caller syncs. */
+void gilk_patches_begin(struct gilk_patch_state **p, unsigned int n)
 {
 	unsigned int i;
 
 	for (i = 0; i < n; i++)
-		if (p[i].kind == GILK_PATCH_LIVE) {
-			gilk_poke_locked(p[i].addr, p[i].orig, 1);
-			gilk_trap_del(p[i].addr);
-		}
+		if (p[i]->kind == GILK_PATCH_DEAD)
+			gilk_poke_locked(p[i]->addr, p[i]->bytes, p[i]->len);
 	for (i = 0; i < n; i++)
-		if (p[i].kind == GILK_PATCH_DEAD)
-			gilk_poke_locked(p[i].addr, p[i].orig, p[i].len);
+		if (p[i]->kind == GILK_PATCH_LIVE)
+			gilk_poke_locked(p[i]->addr, &int3, 1);
 }
 
-/* Whether what gilk_patch_begin() wrote is still all there is. */
-bool gilk_patch_begun(const struct gilk_patch_state *p, unsigned int n)
+/* Whether what gilk_patches_begin() wrote is still all there is. */
+bool gilk_patches_begun(struct gilk_patch_state **p, unsigned int n)
 {
 	u8 want[GILK_PATCH_MAX_LEN];
 	unsigned int i;
 
 	for (i = 0; i < n; i++) {
-		if (p[i].kind == GILK_PATCH_DEAD) {
-			memcpy(want, p[i].bytes, p[i].len);
+		if (p[i]->kind == GILK_PATCH_DEAD) {
+			memcpy(want, p[i]->bytes, p[i]->len);
 		} else {
-			memcpy(want, p[i].orig, p[i].len);
+			memcpy(want, p[i]->orig, p[i]->len);
 			want[0] = int3;
 		}
-		if (!gilk_text_holds(p[i].addr, want, p[i].len))
+		if (!gilk_text_holds(p[i]->addr, want, p[i]->len))
 			return false;
 	}
 	return true;
 }
 
-void gilk_patch_finish(struct gilk_patch_state *p, unsigned int n)
+/*
+ * Undoes gilk_patches_begin(): the int3s go (the caller disarms their
+ * diverts after), then the dead slots, which nothing could reach while the
+ * sites held int3s. A task an int3 sent to a trampoline may still be there:
+ * the caller waits before freeing it.
+ */
+void gilk_patches_abort(struct gilk_patch_state **p, unsigned int n)
 {
 	unsigned int i;
 
-	for (i = 0; i < n; i++) {
-		if (p[i].kind != GILK_PATCH_LIVE)
-			continue;
-		if (p[i].len > 1)
-			gilk_poke_locked(p[i].addr + 1, p[i].bytes + 1, p[i].len - 1);
-		gilk_poke_locked(p[i].addr, p[i].bytes, 1);
-		gilk_trap_del(p[i].addr);
-	}
+	for (i = 0; i < n; i++)
+		if (p[i]->kind == GILK_PATCH_LIVE)
+			gilk_poke_locked(p[i]->addr, p[i]->orig, 1);
+	gilk_poke_sync();
+	for (i = 0; i < n; i++)
+		if (p[i]->kind == GILK_PATCH_DEAD)
+			gilk_poke_locked(p[i]->addr, p[i]->orig, p[i]->len);
+	gilk_poke_sync();
 }
 
-void gilk_patch_revert(struct gilk_patch_state *p, unsigned int n)
+/* The text lock held, from gilk_patches_begun() on. */
+void gilk_patches_finish(struct gilk_patch_state **p, unsigned int n)
 {
 	unsigned int i;
 
-	for (i = n; i-- > 0;) {
-		if (p[i].kind != GILK_PATCH_LIVE)
-			continue;
-		/* Until the old bytes are whole, a CPU hitting the site goes
-		 * to the trampoline, which is still there.
-		 */
-		if (gilk_trap_add(p[i].addr, p[i].divert) == 0)
-			gilk_poke_locked(p[i].addr, &int3, 1);
-		if (p[i].len > 1)
-			gilk_poke_locked(p[i].addr + 1, p[i].orig + 1, p[i].len - 1);
-		gilk_poke_locked(p[i].addr, p[i].orig, 1);
-		gilk_trap_del(p[i].addr);
-	}
+	for (i = 0; i < n; i++)
+		if (p[i]->kind == GILK_PATCH_LIVE && p[i]->len > 1)
+			gilk_poke_locked(p[i]->addr + 1, p[i]->bytes + 1, p[i]->len - 1);
+	gilk_poke_sync();
+	for (i = 0; i < n; i++)
+		if (p[i]->kind == GILK_PATCH_LIVE)
+			gilk_poke_locked(p[i]->addr, p[i]->bytes, 1);
+	gilk_poke_sync();
+}
+
+/* The live ones in p, with their diverts armed by the caller; the text lock held. */
+void gilk_patches_revert(struct gilk_patch_state **p, unsigned int n)
+{
+	unsigned int i;
+
+	/* Until the old bytes are whole, a CPU hitting a site goes to the
+	 * trampoline, which is still there.
+	 */
+	for (i = 0; i < n; i++)
+		gilk_poke_locked(p[i]->addr, &int3, 1);
+	gilk_poke_sync();
+	for (i = 0; i < n; i++)
+		if (p[i]->len > 1)
+			gilk_poke_locked(p[i]->addr + 1, p[i]->orig + 1, p[i]->len - 1);
+	gilk_poke_sync();
+	for (i = 0; i < n; i++)
+		gilk_poke_locked(p[i]->addr, p[i]->orig, 1);
+	gilk_poke_sync();
 }

@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Splice objects. RESERVE takes a trampoline page from the module area
- * (module_alloc: within rel32 reach of all kernel text), made read-only and
- * executable at once, so trampolines are only ever written with text_poke.
- * Pages freed by unsplice go back to a small pool after the grace period.
- * SPLICE checks every range, writes the trampolines, and runs the patch
- * protocol. UNSPLICE reverts, waits for synchronize_rcu_tasks(), and only
- * then frees the trampoline and drops the instrument's module reference.
+ * Splice objects, in an xarray by id (they grow without a fixed limit), and
+ * in another by the start of every range of bytes they own, so whether
+ * bytes are owned is a lookup whatever the number of splices. RESERVE takes
+ * trampoline memory sized to what the plan holds (trampmem.c). SPLICE
+ * checks every request of a batch (any number), writes the trampolines,
+ * and runs the patch protocol for all of them with one grace period, all or
+ * none. UNSPLICE reverts, waits for synchronize_rcu_tasks(), and only then
+ * frees the trampolines and drops the instrument's module reference.
  */
 #include <asm/cpufeature.h>
 #include <linux/delay.h>
@@ -25,14 +26,10 @@
 #include "tramp.h"
 #include "verify_env.h"
 
-#define EVICT_OFFSET (PAGE_SIZE / 2)
-#define POOL_MAX 32
-
 DEFINE_MUTEX(gilk_lock);
-struct gilk_splice_obj *gilk_splices[GILK_MAX_SPLICES];
+DEFINE_XARRAY_ALLOC1(gilk_splices);
+DEFINE_XARRAY(gilk_owned);
 
-static void *pool[POOL_MAX];
-static unsigned int npool;
 static DEFINE_PER_CPU(int, gilk_depth);
 
 /* Called by every trampoline with the splice and the site's registers. */
@@ -73,40 +70,13 @@ notrace void gilk_entry(struct gilk_splice_obj *s, struct pt_regs *regs)
 }
 NOKPROBE_SYMBOL(gilk_entry);
 
-static void *page_get(void)
-{
-	void *p;
-
-	if (npool)
-		return pool[--npool];
-	p = gilk_exec_alloc(PAGE_SIZE);
-	if (!p)
-		return NULL;
-	/* Filled with int3 first, so a stray jump into unused bytes traps. */
-	memset(p, 0xcc, PAGE_SIZE);
-	gilk_ks.set_memory_ro((unsigned long)p, 1);
-	gilk_ks.set_memory_x((unsigned long)p, 1);
-	return p;
-}
-
-static void page_put(void *p)
-{
-	if (npool < POOL_MAX) {
-		/* int3 again, as a new page is: the next splice's unused
-		 * bytes must not be an old trampoline (text_mutex is taken
-		 * inside)
-		 */
-		gilk_ks.text_poke_set(p, 0xcc, PAGE_SIZE);
-		pool[npool++] = p;
-	} else {
-		gilk_ks.module_memfree(p);
-	}
-}
-
 static void obj_free(struct gilk_splice_obj *s)
 {
-	if (s->page)
-		page_put(s->page);
+	if (s->tramp)
+		gilk_tramp_free(s->tramp, s->tramp_size);
+	if (s->evict_tramp)
+		gilk_tramp_free(s->evict_tramp, s->evict_size);
+	gilk_traps_free(s->trap);
 	free_percpu(s->hits);
 	kfree(s);
 }
@@ -115,57 +85,52 @@ int gilk_reserve(struct gilk_reserve *r, const void *owner)
 {
 	struct gilk_splice_obj *s;
 	u32 id;
-	int ret = -ENOSPC;
+	int ret;
 
-	if (!r->tramp_size || r->tramp_size > EVICT_OFFSET ||
-	    r->evict_size > EVICT_OFFSET)
+	if (!r->tramp_size || r->tramp_size > GILK_TRAMP_MAX ||
+	    r->evict_size > GILK_TRAMP_MAX)
 		return -EINVAL;
 	s = kzalloc(sizeof(*s), GFP_KERNEL);
 	if (!s)
 		return -ENOMEM;
 	s->hits = alloc_percpu(u64);
-	mutex_lock(&gilk_lock);
-	s->page = page_get();
-	if (!s->hits || !s->page) {
-		ret = -ENOMEM;
-		goto fail;
-	}
-	for (id = 1; id < GILK_MAX_SPLICES; id++)
-		if (!gilk_splices[id])
-			break;
-	if (id == GILK_MAX_SPLICES)
-		goto fail;
-	s->id = id;
 	s->owner = owner;
-	s->tramp = (unsigned long)s->page;
-	s->evict_tramp = (unsigned long)s->page + EVICT_OFFSET;
-	gilk_splices[id] = s;
+	s->tramp_size = r->tramp_size;
+	s->evict_size = r->evict_size;
+	mutex_lock(&gilk_lock);
+	s->tramp = gilk_tramp_alloc(s->tramp_size);
+	if (s->evict_size)
+		s->evict_tramp = gilk_tramp_alloc(s->evict_size);
+	ret = !s->hits || !s->tramp || (s->evict_size && !s->evict_tramp) ? -ENOMEM :
+	      xa_alloc(&gilk_splices, &id, s, xa_limit_31b, GFP_KERNEL);
+	if (ret) {
+		obj_free(s);	/* its trampolines go back: under the lock */
+		mutex_unlock(&gilk_lock);
+		return ret == -EBUSY ? -ENOSPC : ret;
+	}
+	s->id = id;
 	mutex_unlock(&gilk_lock);
 	r->id = id;
 	r->tramp = s->tramp;
-	r->evict_tramp = r->evict_size ? s->evict_tramp : 0;
+	r->evict_tramp = s->evict_tramp;
 	r->handler = (unsigned long)gilk_entry;
 	r->ctx = (unsigned long)s;
 	return 0;
-fail:
-	obj_free(s);	/* its page goes back to the pool: under the lock */
-	mutex_unlock(&gilk_lock);
-	return ret;
 }
 
 int gilk_release(u32 id)
 {
 	struct gilk_splice_obj *s;
 
-	if (!id || id >= GILK_MAX_SPLICES)
+	if (!id)
 		return -EINVAL;
 	mutex_lock(&gilk_lock);
-	s = gilk_splices[id];
+	s = xa_load(&gilk_splices, id);
 	if (!s || s->state != GILK_RESERVED) {
 		mutex_unlock(&gilk_lock);
 		return s ? -EBUSY : -ENOENT;
 	}
-	gilk_splices[id] = NULL;
+	xa_erase(&gilk_splices, id);
 	obj_free(s);
 	mutex_unlock(&gilk_lock);
 	return 0;
@@ -177,17 +142,32 @@ int gilk_release(u32 id)
  */
 void gilk_release_owner(const void *owner)
 {
-	unsigned int i;
+	struct gilk_splice_obj *s;
+	unsigned long i;
 
 	mutex_lock(&gilk_lock);
-	for (i = 1; i < GILK_MAX_SPLICES; i++) {
-		struct gilk_splice_obj *s = gilk_splices[i];
-
-		if (s && s->owner == owner && s->state == GILK_RESERVED) {
-			gilk_splices[i] = NULL;
+	xa_for_each(&gilk_splices, i, s)
+		if (s->owner == owner && s->state == GILK_RESERVED) {
+			xa_erase(&gilk_splices, i);
 			obj_free(s);
 		}
+	mutex_unlock(&gilk_lock);
+}
+
+void gilk_stats(struct gilk_stats *st)
+{
+	struct gilk_splice_obj *s;
+	unsigned long i;
+
+	memset(st, 0, sizeof(*st));
+	mutex_lock(&gilk_lock);
+	xa_for_each(&gilk_splices, i, s) {
+		if (s->state == GILK_RESERVED)
+			st->reserved++;
+		else
+			st->splices++;
 	}
+	gilk_tramp_stats(&st->tramp_bytes, &st->tramp_mapped);
 	mutex_unlock(&gilk_lock);
 }
 
@@ -196,23 +176,54 @@ static bool overlaps(unsigned long a, u32 alen, unsigned long b, u32 blen)
 	return a < b + blen && b < a + alen;
 }
 
-/* Bytes another active splice owns. */
+static bool obj_overlaps(const struct gilk_splice_obj *o, unsigned long addr, u32 len)
+{
+	u32 k;
+
+	if (overlaps(addr, len, o->site, o->region_len))
+		return true;
+	for (k = 0; k < o->npatch; k++)
+		if (overlaps(addr, len, o->patch[k].addr, o->patch[k].len))
+			return true;
+	return false;
+}
+
+/*
+ * Bytes another splice owns (one on its way in or out too). Every range a
+ * splice owns is at most GILK_PATCH_MAX_LEN long, so one that overlaps
+ * [addr, addr + len) starts no lower than that before addr.
+ */
 static bool owned(unsigned long addr, u32 len)
 {
-	unsigned int i, k;
+	struct gilk_splice_obj *o;
+	unsigned long i;
 
-	for (i = 1; i < GILK_MAX_SPLICES; i++) {
-		struct gilk_splice_obj *o = gilk_splices[i];
-
-		if (!o || o->state == GILK_RESERVED)
-			continue;
-		if (overlaps(addr, len, o->site, o->region_len))
+	xa_for_each_range(&gilk_owned, i, o, addr - GILK_PATCH_MAX_LEN, addr + len - 1)
+		if (obj_overlaps(o, addr, len))
 			return true;
-		for (k = 0; k < o->npatch; k++)
-			if (overlaps(addr, len, o->patch[k].addr, o->patch[k].len))
-				return true;
-	}
 	return false;
+}
+
+static void disown(struct gilk_splice_obj *s)
+{
+	u32 k;
+
+	xa_cmpxchg(&gilk_owned, s->site, s, NULL, 0);
+	for (k = 0; k < s->npatch; k++)
+		xa_cmpxchg(&gilk_owned, s->patch[k].addr, s, NULL, 0);
+}
+
+/* Fails only for want of memory; nothing stays owned then. */
+static int own(struct gilk_splice_obj *s)
+{
+	int ret = xa_err(xa_store(&gilk_owned, s->site, s, GFP_KERNEL));
+	u32 k;
+
+	for (k = 0; k < s->npatch && !ret; k++)
+		ret = xa_err(xa_store(&gilk_owned, s->patch[k].addr, s, GFP_KERNEL));
+	if (ret)
+		disown(s);
+	return ret;
 }
 
 static int check_request(struct gilk_splice_obj *s, struct gilk_splice *req,
@@ -228,6 +239,12 @@ static int check_request(struct gilk_splice_obj *s, struct gilk_splice *req,
 	    !req->region_len || req->region_len > GILK_PATCH_MAX_LEN ||
 	    ((req->flags & GILK_SPLICE_TRAP) ? req->npatch != 0 : req->npatch == 0)) {
 		snprintf(req->reason, sizeof(req->reason), "malformed splice request");
+		return -EINVAL;
+	}
+	if (req->tramp_len > s->tramp_size || req->evict_len > s->evict_size) {
+		snprintf(req->reason, sizeof(req->reason),
+			 "trampolines of %u and %u bytes where %u and %u were reserved",
+			 req->tramp_len, req->evict_len, s->tramp_size, s->evict_size);
 		return -EINVAL;
 	}
 	replayed = (req->flags & GILK_SPLICE_BUG) ? req->site : 0;
@@ -266,18 +283,6 @@ static int check_request(struct gilk_splice_obj *s, struct gilk_splice *req,
 	}
 	/* Last, with every byte known to be what the plan was made from. */
 	return gilk_verify_request(s, req);
-}
-
-/* int3 slots a splice needs while it goes in (trap mode: for good). */
-static unsigned int traps_needed(const struct gilk_splice_obj *s)
-{
-	unsigned int i, n = 0;
-
-	if (s->flags & GILK_SPLICE_TRAP)
-		return 1;
-	for (i = 0; i < s->npatch; i++)
-		n += s->patch[i].kind == GILK_PATCH_LIVE;
-	return n;
 }
 
 /*
@@ -328,8 +333,9 @@ static int pin_text_module(struct gilk_splice *req, struct module **out)
 
 /*
  * Checks req against its reservation and takes what the splice holds (the
- * instrument, the spliced module); on success the splice owns its bytes
- * (SPLICING) but nothing is written yet. gilk_lock held.
+ * instrument, the spliced module, its bytes: SPLICING), and writes its
+ * trampolines, which nothing reaches yet (the sync after the int3s makes
+ * them visible to every CPU). gilk_lock held.
  */
 static int claim(struct gilk_splice *req, struct gilk_splice_obj **out)
 {
@@ -340,15 +346,11 @@ static int claim(struct gilk_splice *req, struct gilk_splice_obj **out)
 
 	req->instrument[GILK_NAME_MAX - 1] = 0;
 	req->arg[GILK_ARG_MAX - 1] = 0;
-	if (!req->id || req->id >= GILK_MAX_SPLICES) {
-		snprintf(req->reason, sizeof(req->reason), "no reservation %u", req->id);
-		return -EINVAL;
-	}
-	s = gilk_splices[req->id];
-	ret = !s ? -ENOENT : s->state != GILK_RESERVED ? -EBUSY : 0;
+	s = req->id ? xa_load(&gilk_splices, req->id) : NULL;
+	ret = !req->id ? -EINVAL : !s ? -ENOENT : s->state != GILK_RESERVED ? -EBUSY : 0;
 	if (ret) {
 		snprintf(req->reason, sizeof(req->reason), "reservation %u %s", req->id,
-			 ret == -ENOENT ? "does not exist" : "is already spliced");
+			 ret == -EBUSY ? "is already spliced" : "does not exist");
 		return ret;
 	}
 	ins = gilk_instrument_get(req->instrument);
@@ -368,8 +370,6 @@ static int claim(struct gilk_splice *req, struct gilk_splice_obj **out)
 	s->tramp_len = req->tramp_len;
 	s->evict_len = req->evict_len;
 	memcpy(s->region_orig, req->region_orig, sizeof(s->region_orig));
-	s->ins = ins;
-	strscpy(s->arg, req->arg, sizeof(s->arg));
 	s->npatch = req->npatch;
 	for (i = 0; i < req->npatch; i++) {
 		struct gilk_patch_state *p = &s->patch[i];
@@ -381,10 +381,29 @@ static int claim(struct gilk_splice *req, struct gilk_splice_obj **out)
 		memcpy(p->bytes, req->patch[i].bytes, sizeof(p->bytes));
 		memcpy(p->orig, req->patch[i].orig, sizeof(p->orig));
 	}
+	if (s->flags & GILK_SPLICE_TRAP) {
+		s->trap = gilk_traps_alloc(1);
+		gilk_traps_add(s->trap, s->site, s->tramp);
+	}
+	ret = own(s);
+	if (ret) {
+		snprintf(req->reason, sizeof(req->reason), "out of memory");
+		goto fail;
+	}
+	s->ins = ins;
+	strscpy(s->arg, req->arg, sizeof(s->arg));
+	mutex_lock(gilk_ks.text_mutex);
+	gilk_poke_locked(s->tramp, req->tramp, req->tramp_len);
+	if (req->evict_len)
+		gilk_poke_locked(s->evict_tramp, req->evict, req->evict_len);
+	mutex_unlock(gilk_ks.text_mutex);
 	s->state = GILK_SPLICING;
 	*out = s;
 	return 0;
 fail:
+	gilk_traps_free(s->trap);
+	s->trap = NULL;
+	s->npatch = 0;
 	module_put(s->text_mod);
 	s->text_mod = NULL;
 	gilk_instrument_put(ins);
@@ -393,27 +412,15 @@ fail:
 
 static void unclaim(struct gilk_splice_obj *s)
 {
+	disown(s);
 	s->state = GILK_RESERVED;
+	s->npatch = 0;
+	gilk_traps_free(s->trap);
+	s->trap = NULL;
 	module_put(s->text_mod);
 	s->text_mod = NULL;
 	gilk_instrument_put(s->ins);
 	s->ins = NULL;
-}
-
-/* Trampolines, dead slots, then int3s: all that goes before the wait. */
-static void begin(struct gilk_splice_obj *s, const struct gilk_splice *req)
-{
-	static const u8 int3 = 0xcc;
-
-	gilk_poke_locked(s->tramp, req->tramp, req->tramp_len);
-	if (req->evict_len)
-		gilk_poke_locked(s->evict_tramp, req->evict, req->evict_len);
-	if (s->flags & GILK_SPLICE_TRAP) {
-		gilk_trap_add(s->site, s->tramp);
-		gilk_poke_locked(s->site, &int3, 1);
-	} else {
-		gilk_patch_begin(s->patch, s->npatch);
-	}
 }
 
 /*
@@ -438,135 +445,234 @@ changed:
 	return false;
 }
 
+/* The live patches of objs (sel: all, the sites', or the others'). */
+enum which { ALL_LIVE, SITES, HOSTS };
+
+static bool selected(const struct gilk_splice_obj *s, const struct gilk_patch_state *p,
+		     enum which sel)
+{
+	if (p->kind != GILK_PATCH_LIVE)
+		return sel == ALL_LIVE;
+	if (sel == HOSTS && s->host_kept)
+		return false;
+	return sel == ALL_LIVE || (sel == SITES) == (p->addr == s->site);
+}
+
 /*
- * Whether the int3s begin() wrote, and the bytes they wait over, are still
- * all there is after the grace period, with no kprobe come meanwhile (see
- * patch.c). A trap-mode splice keeps its int3 for good: the kprobes that
- * can come into its region afterwards are never reached while it lasts,
- * and unsplicing only gives back its first byte.
+ * Pointers to the patches of objs that sel selects (a trap-mode splice has
+ * none), and their int3 diverts; NULL and nothing allocated when there is no
+ * memory for them.
+ */
+static struct gilk_patch_state **collect(struct gilk_splice_obj **objs, u32 n,
+					 enum which sel, unsigned int *np,
+					 struct gilk_traps **traps)
+{
+	struct gilk_patch_state **p;
+	unsigned int k = 0;
+	u32 i, j;
+
+	/* as few as gilk_traps_alloc() never fails for: neither does this */
+	if (n * GILK_MAX_PATCHES <= GILK_TRAPS_NOFAIL)
+		p = kmalloc_array(n * GILK_MAX_PATCHES + 1, sizeof(*p), GFP_KERNEL | __GFP_NOFAIL);
+	else
+		p = kvmalloc_array((size_t)n * GILK_MAX_PATCHES + 1, sizeof(*p), GFP_KERNEL);
+	*traps = p ? gilk_traps_alloc(n * GILK_MAX_PATCHES) : NULL;
+	if (!*traps) {
+		kvfree(p);
+		return NULL;
+	}
+	for (i = 0; i < n; i++)
+		for (j = 0; j < objs[i]->npatch; j++) {
+			struct gilk_patch_state *ps = &objs[i]->patch[j];
+
+			if (!selected(objs[i], ps, sel))
+				continue;
+			p[k++] = ps;
+			if (ps->kind == GILK_PATCH_LIVE)
+				gilk_traps_add(*traps, ps->addr, ps->divert);
+		}
+	*np = k;
+	return p;
+}
+
+/* Undoes the claims of objs[0..n): none of their bytes was written. */
+static void unclaim_all(struct gilk_splice_obj **objs, u32 n)
+{
+	while (n-- > 0)
+		unclaim(objs[n]);
+}
+
+/*
+ * Claims every request, copied in one at a time (a batch may be large),
+ * and writes their trampolines; *failed and the reason on failure.
+ */
+static int claim_all(struct gilk_splice __user *items, u32 n,
+		     struct gilk_splice_obj **objs, struct gilk_splice *req,
+		     u32 *failed)
+{
+	u32 i;
+	int ret = 0;
+
+	for (i = 0; i < n; i++) {
+		if (copy_from_user(req, &items[i], sizeof(*req))) {
+			ret = -EFAULT;
+			break;
+		}
+		req->reason[0] = 0;
+		ret = claim(req, &objs[i]);
+		if (ret)
+			break;
+		if (!(i & 63))
+			cond_resched();
+	}
+	if (ret) {
+		*failed = i;
+		unclaim_all(objs, i);
+	}
+	return ret;
+}
+
+/*
+ * Whether the int3s a splice's begin wrote, and the bytes they wait over,
+ * are still all there is after the grace period, with no kprobe come
+ * meanwhile (see patch.c). A trap-mode splice keeps its int3 for good: the
+ * kprobes that can come into its region later are never reached while it
+ * lasts, and unsplicing only gives back its first byte. The text lock held.
  */
 static bool begun(const struct gilk_splice_obj *s, char *reason, size_t rlen)
 {
+	struct gilk_patch_state *p[GILK_MAX_PATCHES];
 	u8 want[GILK_PATCH_MAX_LEN];
+	u32 i;
 
 	if (s->flags & GILK_SPLICE_TRAP) {
 		memcpy(want, s->region_orig, s->region_len);
 		want[0] = 0xcc;
 		if (gilk_text_holds(s->site, want, s->region_len))
 			return true;
-	} else if (gilk_patch_begun(s->patch, s->npatch)) {
-		return true;
+	} else {
+		for (i = 0; i < s->npatch; i++)
+			p[i] = (struct gilk_patch_state *)&s->patch[i];
+		if (gilk_patches_begun(p, s->npatch))
+			return true;
 	}
 	snprintf(reason, rlen, "a kprobe or another patcher came at %pS during the grace period",
 		 (void *)s->site);
 	return false;
 }
 
-static void abort_begin(struct gilk_splice_obj *s)
+/* Backs the batch out after its wait; the text lock held. */
+static void abort_begun(struct gilk_splice_obj **objs, u32 n,
+			struct gilk_patch_state **patches, unsigned int npatches)
 {
-	if (s->flags & GILK_SPLICE_TRAP) {
-		gilk_poke_locked(s->site, s->region_orig, 1);
-		gilk_trap_del(s->site);
-	} else {
-		gilk_patch_abort(s->patch, s->npatch);
-	}
+	u32 i;
+
+	gilk_patches_abort(patches, npatches);
+	for (i = 0; i < n; i++)
+		if (objs[i]->trap)
+			gilk_poke_locked(objs[i]->site, objs[i]->region_orig, 1);
+	gilk_poke_sync();
 }
 
-int gilk_splice_batch(struct gilk_splice *reqs, u32 n, u32 *failed)
+int gilk_splice_batch(struct gilk_splice __user *items, u32 n, u32 *failed)
 {
+	struct gilk_patch_state **patches = NULL;
 	struct gilk_splice_obj **objs;
-	unsigned int need = 0;
+	struct gilk_traps *traps = NULL;
+	struct gilk_splice *req;
+	unsigned int npatches = 0;
 	bool wait = false;
 	u32 i;
-	int ret = 0;
+	int ret;
 
+	*failed = 0;
 	if (!n || n > GILK_BATCH_MAX)
 		return -EINVAL;
-	objs = kcalloc(n, sizeof(*objs), GFP_KERNEL);
-	if (!objs)
-		return -ENOMEM;
+	objs = kvcalloc(n, sizeof(*objs), GFP_KERNEL);
+	req = kmalloc(sizeof(*req), GFP_KERNEL);
+	if (!objs || !req) {
+		ret = -ENOMEM;
+		goto out;
+	}
 	mutex_lock(&gilk_lock);
 	/*
 	 * All or nothing: every request is checked (and sees the bytes the
-	 * earlier ones claimed) before any byte is written.
+	 * earlier ones claimed) before any byte of the kernel's is written.
 	 */
-	for (i = 0; i < n && !ret; i++) {
-		ret = claim(&reqs[i], &objs[i]);
-		if (!ret)
-			need += traps_needed(objs[i]);
+	ret = claim_all(items, n, objs, req, failed);
+	if (!ret) {
+		patches = collect(objs, n, ALL_LIVE, &npatches, &traps);
+		if (!patches) {
+			unclaim_all(objs, n);
+			snprintf(req->reason, sizeof(req->reason), "out of memory");
+			ret = -ENOMEM;
+		}
 	}
-	if (!ret && need > gilk_traps_free()) {
-		ret = -ENOSPC;
-		i = n;
-		snprintf(reqs[0].reason, sizeof(reqs[0].reason), "no room for %u more int3 diverts", need);
-	}
-	if (ret) {
-		*failed = i - 1;
-		while (i-- > 0)
-			if (objs[i])
-				unclaim(objs[i]);
-		mutex_unlock(&gilk_lock);
-		kfree(objs);
-		return ret;
-	}
+	if (ret)
+		goto unlock;
 	gilk_text_lock();
-	for (i = 0; i < n && !ret; i++)
-		if (!unchanged(objs[i], reqs[i].reason, sizeof(reqs[i].reason)))
+	for (i = 0; i < n; i++)
+		if (!unchanged(objs[i], req->reason, sizeof(req->reason))) {
+			gilk_text_unlock();
+			*failed = i;
+			unclaim_all(objs, n);
 			ret = -EBUSY;
-	if (ret) {
-		gilk_text_unlock();
-		*failed = i - 1;
-		for (i = 0; i < n; i++)
-			unclaim(objs[i]);
-		mutex_unlock(&gilk_lock);
-		kfree(objs);
-		return ret;
-	}
+			goto unlock;
+		}
+	gilk_traps_arm(traps);
+	gilk_patches_begin(patches, npatches);
 	for (i = 0; i < n; i++) {
-		begin(objs[i], &reqs[i]);
-		wait |= !(objs[i]->flags & GILK_SPLICE_TRAP);
+		static const u8 int3 = 0xcc;
+
+		if (objs[i]->trap) {
+			gilk_traps_arm(objs[i]->trap);
+			gilk_poke_locked(objs[i]->site, &int3, 1);
+		}
+		wait |= !objs[i]->trap;
 	}
+	gilk_poke_sync();
 	gilk_text_unlock();
 	/* Others may splice while the grace period passes, and share it. */
 	mutex_unlock(&gilk_lock);
 	if (wait)
 		synchronize_rcu_tasks();
-	mutex_lock(&gilk_lock);
 	gilk_text_lock();
 	for (i = 0; i < n && !ret; i++)
-		if (!begun(objs[i], reqs[i].reason, sizeof(reqs[i].reason)))
+		if (!begun(objs[i], req->reason, sizeof(req->reason))) {
+			*failed = i;
 			ret = -EBUSY;
+		}
 	if (ret) {
-		*failed = i - 1;
-		for (i = 0; i < n; i++)
-			abort_begin(objs[i]);
+		abort_begun(objs, n, patches, npatches);
 		gilk_text_unlock();
-		mutex_unlock(&gilk_lock);
+		gilk_traps_disarm(traps);
+		for (i = 0; i < n; i++)
+			if (objs[i]->trap)
+				gilk_traps_disarm(objs[i]->trap);
 		/* Tasks the int3s sent to a trampoline have left it after this. */
 		synchronize_rcu_tasks();
 		mutex_lock(&gilk_lock);
-		for (i = 0; i < n; i++)
-			unclaim(objs[i]);
-		mutex_unlock(&gilk_lock);
-		kfree(objs);
-		return ret;
+		unclaim_all(objs, n);
+		goto unlock;
 	}
-	for (i = 0; i < n; i++) {
-		if (!(objs[i]->flags & GILK_SPLICE_TRAP))
-			gilk_patch_finish(objs[i]->patch, objs[i]->npatch);
-		WRITE_ONCE(objs[i]->state, GILK_ACTIVE);
-	}
+	gilk_patches_finish(patches, npatches);
 	gilk_text_unlock();
+	gilk_traps_disarm(traps);
+	mutex_lock(&gilk_lock);
+	for (i = 0; i < n; i++)
+		WRITE_ONCE(objs[i]->state, GILK_ACTIVE);
+unlock:
 	mutex_unlock(&gilk_lock);
-	kfree(objs);
-	return 0;
-}
-
-int gilk_splice(struct gilk_splice *req)
-{
-	u32 failed;
-
-	return gilk_splice_batch(req, 1, &failed);
+	/* The reason goes back to the request refused, with no lock held. */
+	if (ret && *failed < n &&
+	    copy_to_user(items[*failed].reason, req->reason, sizeof(req->reason)))
+		ret = -EFAULT;
+out:
+	gilk_traps_free(traps);
+	kvfree(patches);
+	kfree(req);
+	kvfree(objs);
+	return ret;
 }
 
 /*
@@ -589,119 +695,135 @@ static bool still_own(const struct gilk_splice_obj *s)
 	return true;
 }
 
-/* The live patch at the site: the first to go. */
-static struct gilk_patch_state *site_patch(struct gilk_splice_obj *s)
+/* A splice gone (or abandoned): what it held goes back. gilk_lock held. */
+static void drop(struct gilk_splice_obj *s)
 {
-	u32 i;
-
-	for (i = 0; i < s->npatch; i++)
-		if (s->patch[i].addr == s->site)
-			return &s->patch[i];
-	return NULL;
-}
-
-/*
- * Unsplicing happens in two steps, each followed by a grace period. First
- * the site: after it, nothing new enters the splice. Then an evicted
- * neighbour that holds the bounce slot: a task may sit between the site's
- * jmp rel8 and the slot's jmp (interrupted or preempted there) until the
- * first grace period has passed, and must find the slot still there.
- */
-static void revert_site(struct gilk_splice_obj *s)
-{
-	if (s->flags & GILK_SPLICE_TRAP) {
-		gilk_poke_locked(s->site, s->region_orig, 1);
-		gilk_trap_del(s->site);
-	} else {
-		gilk_patch_revert(site_patch(s), 1);
-	}
-}
-
-/*
- * The second step: an evicted neighbour that holds the bounce slot. A kprobe
- * may have come on its jmp while the first grace period passed (kprobe_mutex
- * is not held across it); then its bytes are left as they are, and its
- * trampoline lives on, as an abandoned splice's does. Returns whether a
- * host was reverted. The text lock held.
- */
-static bool revert_host(struct gilk_splice_obj *s)
-{
-	u32 i;
-	bool any = false;
-
-	for (i = 0; i < s->npatch; i++) {
-		struct gilk_patch_state *p = &s->patch[i];
-
-		if (p->addr == s->site || p->kind != GILK_PATCH_LIVE)
-			continue;
-		if (!gilk_text_holds(p->addr, p->bytes, p->len)) {
-			pr_warn("gilk: splice %u: a kprobe came on the neighbour it evicted at %pS; left there\n",
-				s->id, (void *)p->addr);
-			s->page = NULL;		/* its trampolines live on */
-			continue;
-		}
-		gilk_patch_revert(p, 1);
-		any = true;
-	}
-	return any;
-}
-
-/* After the grace periods: dead slots back (the text lock held). */
-static void restore_slots(struct gilk_splice_obj *s)
-{
-	u32 i;
-
-	if (!s->page)
-		return;		/* an evicted neighbour stayed: its tail with it */
-	for (i = 0; i < s->npatch; i++)
-		if (s->patch[i].kind == GILK_PATCH_DEAD)
-			gilk_poke_locked(s->patch[i].addr, s->patch[i].orig, s->patch[i].len);
-}
-
-/* Then the memory and the module. */
-static void finish(struct gilk_splice_obj *s)
-{
+	xa_erase(&gilk_splices, s->id);
+	disown(s);
 	gilk_instrument_put(s->ins);
 	module_put(s->text_mod);
 	obj_free(s);
 }
 
 /*
- * The first step for n splices (marked UNSPLICING), done with their last
- * check (still_own) under the same hold of gilk_lock and the text lock.
+ * Reverts the live patches sel selects, with their diverts armed meanwhile;
+ * false when there is no memory for them (nothing was done). The text lock
+ * held.
+ */
+static bool revert(struct gilk_splice_obj **objs, u32 n, enum which sel)
+{
+	struct gilk_traps *traps;
+	unsigned int np;
+	struct gilk_patch_state **p = collect(objs, n, sel, &np, &traps);
+
+	if (!p)
+		return false;
+	gilk_traps_arm(traps);
+	gilk_patches_revert(p, np);
+	gilk_traps_disarm(traps);
+	gilk_traps_free(traps);
+	kvfree(p);
+	return true;
+}
+
+static bool has_host(struct gilk_splice_obj **objs, u32 n)
+{
+	u32 i, k;
+
+	for (i = 0; i < n; i++)
+		for (k = 0; k < objs[i]->npatch; k++)
+			if (objs[i]->patch[k].kind == GILK_PATCH_LIVE &&
+			    objs[i]->patch[k].addr != objs[i]->site)
+				return true;
+	return false;
+}
+
+/*
+ * Unsplicing happens in two steps, each followed by a grace period. First
+ * the sites: after them, nothing new enters the splices. Then evicted
+ * neighbours that hold bounce slots: a task may sit between a site's
+ * jmp rel8 and the slot's jmp (interrupted or preempted there) until the
+ * first grace period has passed, and must find the slot still there. Then
+ * the dead slots get their bytes back, and the memory and the modules go.
+ * Each step is one protocol run for all n (UNSPLICING); where memory for
+ * that is short, one splice at a time, whose few diverts are always there.
+ *
+ * The first step, with the text lock held since the callers' last look at
+ * the bytes (still_own()).
  */
 static void revert_sites(struct gilk_splice_obj **objs, u32 n)
 {
 	u32 i;
 
+	if (!n)
+		return;
+	if (!revert(objs, n, SITES))
+		for (i = 0; i < n; i++)
+			revert(objs + i, 1, SITES);
 	for (i = 0; i < n; i++)
-		revert_site(objs[i]);
+		if (objs[i]->flags & GILK_SPLICE_TRAP)
+			gilk_poke_locked(objs[i]->site, objs[i]->region_orig, 1);
+	gilk_poke_sync();
 }
 
-/* The rest, once the sites are reverted; gilk_lock not held. */
-static void unsplice_objs(struct gilk_splice_obj **objs, u32 n)
+/*
+ * A kprobe may have come on an evicted neighbour's jmp while the first
+ * grace period passed (kprobe_mutex is not held across it): that neighbour
+ * is left as it is, and its trampoline lives on, as an abandoned splice's
+ * does. The text lock held.
+ */
+static void keep_taken_hosts(struct gilk_splice_obj **objs, u32 n)
 {
-	bool hosts = false;
-	u32 i;
+	u32 i, k;
 
+	for (i = 0; i < n; i++)
+		for (k = 0; k < objs[i]->npatch; k++) {
+			struct gilk_patch_state *p = &objs[i]->patch[k];
+
+			if (p->kind != GILK_PATCH_LIVE || p->addr == objs[i]->site ||
+			    gilk_text_holds(p->addr, p->bytes, p->len))
+				continue;
+			pr_warn("gilk: splice %u: a kprobe came on the neighbour it evicted at %pS; left there\n",
+				objs[i]->id, (void *)p->addr);
+			objs[i]->host_kept = true;
+			objs[i]->evict_tramp = 0;	/* lives on */
+		}
+}
+
+/* The rest, once revert_sites() is done; gilk_lock not held. */
+static void unsplice_rest(struct gilk_splice_obj **objs, u32 n)
+{
+	u32 i, k;
+
+	if (!n)
+		return;
+	for (i = 0; i < n; i++)
+		if (objs[i]->trap)
+			gilk_traps_disarm(objs[i]->trap);
 	/* No task is in a trampoline, or on its way to one, after this. */
 	synchronize_rcu_tasks();
-	mutex_lock(&gilk_lock);
-	gilk_text_lock();
-	for (i = 0; i < n; i++)
-		hosts |= revert_host(objs[i]);
-	gilk_text_unlock();
-	mutex_unlock(&gilk_lock);
-	if (hosts)
+	if (has_host(objs, n)) {
+		gilk_text_lock();
+		keep_taken_hosts(objs, n);
+		if (!revert(objs, n, HOSTS))
+			for (i = 0; i < n; i++)
+				revert(objs + i, 1, HOSTS);
+		gilk_text_unlock();
 		synchronize_rcu_tasks();
+	}
 	mutex_lock(&gilk_lock);
 	gilk_text_lock();
 	for (i = 0; i < n; i++)
-		restore_slots(objs[i]);
+		for (k = 0; k < objs[i]->npatch && !objs[i]->host_kept; k++)
+			if (objs[i]->patch[k].kind == GILK_PATCH_DEAD)
+				gilk_poke_locked(objs[i]->patch[k].addr, objs[i]->patch[k].orig,
+						 objs[i]->patch[k].len);
+	gilk_poke_sync();
 	gilk_text_unlock();
 	for (i = 0; i < n; i++) {
-		gilk_splices[objs[i]->id] = NULL;
-		finish(objs[i]);
+		drop(objs[i]);
+		if (!(i & 255))
+			cond_resched();
 	}
 	mutex_unlock(&gilk_lock);
 }
@@ -712,16 +834,16 @@ int gilk_unsplice_batch(const u32 *ids, u32 n, u32 *failed)
 	u32 i;
 	int ret = 0;
 
+	*failed = 0;
 	if (!n || n > GILK_BATCH_MAX)
 		return -EINVAL;
-	objs = kcalloc(n, sizeof(*objs), GFP_KERNEL);
+	objs = kvcalloc(n, sizeof(*objs), GFP_KERNEL);
 	if (!objs)
 		return -ENOMEM;
 	mutex_lock(&gilk_lock);
 	gilk_text_lock();
 	for (i = 0; i < n; i++) {
-		struct gilk_splice_obj *s = ids[i] && ids[i] < GILK_MAX_SPLICES ?
-					    gilk_splices[ids[i]] : NULL;
+		struct gilk_splice_obj *s = ids[i] ? xa_load(&gilk_splices, ids[i]) : NULL;
 
 		if (!s || s->state != GILK_ACTIVE) {
 			ret = !s || s->state == GILK_RESERVED ? -ENOENT : -EBUSY;
@@ -742,14 +864,14 @@ int gilk_unsplice_batch(const u32 *ids, u32 n, u32 *failed)
 		while (i-- > 0)
 			objs[i]->state = GILK_ACTIVE;
 		mutex_unlock(&gilk_lock);
-		kfree(objs);
+		kvfree(objs);
 		return ret;
 	}
 	revert_sites(objs, n);
 	gilk_text_unlock();
 	mutex_unlock(&gilk_lock);
-	unsplice_objs(objs, n);
-	kfree(objs);
+	unsplice_rest(objs, n);
+	kvfree(objs);
 	return 0;
 }
 
@@ -786,7 +908,7 @@ void gilk_abandon(struct gilk_splice_obj *s)
 	gilk_ks.text_poke_bp((void *)s->tramp, jmp, sizeof(jmp), NULL);
 	pr_warn("gilk: splice %u at %pS left in place without its instrument: another patcher changed its bytes\n",
 		s->id, (void *)s->site);
-	s->page = NULL;		/* its trampoline lives on */
+	s->tramp = s->evict_tramp = 0;	/* its trampolines live on */
 }
 
 static bool depends_on(const struct gilk_splice_obj *s, const struct module *mod,
@@ -801,31 +923,83 @@ static bool depends_on(const struct gilk_splice_obj *s, const struct module *mod
 /* Splices of theirs still on their way in or out: they settle first. */
 static bool settling(const struct module *mod, const struct gilk_instrument *ins)
 {
-	unsigned int i;
+	struct gilk_splice_obj *s;
+	unsigned long i;
 
-	for (i = 1; i < GILK_MAX_SPLICES; i++) {
-		const struct gilk_splice_obj *s = gilk_splices[i];
-
-		if (s && (s->state == GILK_SPLICING || s->state == GILK_UNSPLICING) &&
+	xa_for_each(&gilk_splices, i, s)
+		if ((s->state == GILK_SPLICING || s->state == GILK_UNSPLICING) &&
 		    depends_on(s, mod, ins))
 			return true;
-	}
 	return false;
+}
+
+/* Where memory for all of them at once is short: this many at a time. */
+#define DEPENDENTS_SOME 512
+
+static void drop_abandoned(struct gilk_splice_obj **objs, unsigned int k)
+{
+	unsigned int i;
+
+	synchronize_rcu_tasks();	/* no task still in a header */
+	mutex_lock(&gilk_lock);
+	for (i = 0; i < k; i++)
+		drop(objs[i]);
+	mutex_unlock(&gilk_lock);
+}
+
+/*
+ * Up to max of the splices that depend on mod or ins, marked UNSPLICING:
+ * those to revert from objs[0] up (*n), those to abandon from objs[max - 1]
+ * down (*k). At unload (both NULL) reservations are freed on the way.
+ */
+static void take_dependents(const struct module *mod, const struct gilk_instrument *ins,
+			    struct gilk_splice_obj **objs, unsigned long max,
+			    unsigned int *n, unsigned int *k)
+{
+	struct gilk_splice_obj *s;
+	unsigned long i;
+
+	*n = *k = 0;
+	mutex_lock(&gilk_lock);
+	/* Reservations first: freeing a trampoline pokes it, under text_mutex. */
+	xa_for_each(&gilk_splices, i, s)
+		if (!mod && !ins && s->state == GILK_RESERVED) {
+			xa_erase(&gilk_splices, i);
+			obj_free(s);
+		}
+	gilk_text_lock();
+	xa_for_each(&gilk_splices, i, s) {
+		if (*n + *k == max)
+			break;
+		if (!depends_on(s, mod, ins) || s->state != GILK_ACTIVE)
+			continue;
+		s->state = GILK_UNSPLICING;
+		if (still_own(s)) {
+			objs[(*n)++] = s;
+		} else {
+			gilk_abandon(s);
+			objs[max - 1 - (*k)++] = s;
+		}
+	}
+	revert_sites(objs, *n);
+	gilk_text_unlock();
+	mutex_unlock(&gilk_lock);
 }
 
 /*
  * Removes the active splices that depend on mod or ins (all of them when
  * both are NULL, at unload, which also frees reservations): reverted where
  * their bytes are their own, abandoned where another patcher holds them.
- * One pair of grace periods for the lot.
+ * One pair of grace periods for the lot (or for each DEPENDENTS_SOME of
+ * them when memory for all at once is short).
  */
 static void unsplice_dependents(const struct module *mod,
 				const struct gilk_instrument *ins)
 {
-	struct gilk_splice_obj **objs;
-	unsigned int i, n = 0, k = 0;
+	struct gilk_splice_obj **objs, *s;
+	unsigned long i, max = 0, total = 0;
+	unsigned int n, k;
 
-	objs = kcalloc(GILK_MAX_SPLICES, sizeof(*objs), GFP_KERNEL | __GFP_NOFAIL);
 	for (;;) {
 		mutex_lock(&gilk_lock);
 		if (!settling(mod, ins))
@@ -833,51 +1007,26 @@ static void unsplice_dependents(const struct module *mod,
 		mutex_unlock(&gilk_lock);
 		msleep(20);
 	}
-	/* Reservations first: freeing a page pokes it, under text_mutex. */
-	for (i = 1; i < GILK_MAX_SPLICES && !mod && !ins; i++) {
-		struct gilk_splice_obj *s = gilk_splices[i];
-
-		if (s && s->state != GILK_ACTIVE) {
-			gilk_splices[i] = NULL;
-			obj_free(s);
-		}
-	}
-	gilk_text_lock();
-	for (i = 1; i < GILK_MAX_SPLICES; i++) {
-		struct gilk_splice_obj *s = gilk_splices[i];
-
-		if (!s || !depends_on(s, mod, ins) || s->state != GILK_ACTIVE)
-			continue;
-		s->state = GILK_UNSPLICING;
-		if (still_own(s)) {
-			objs[n++] = s;
-		} else {
-			gilk_abandon(s);
-			objs[GILK_MAX_SPLICES - 1 - k++] = s;
-		}
-	}
-	revert_sites(objs, n);
-	gilk_text_unlock();
+	xa_for_each(&gilk_splices, i, s)
+		max++;
 	mutex_unlock(&gilk_lock);
-	if (n)
-		unsplice_objs(objs, n);
-	if (k) {
-		synchronize_rcu_tasks();	/* no task still in a header */
-		mutex_lock(&gilk_lock);
-		for (i = 0; i < k; i++) {
-			struct gilk_splice_obj *s = objs[GILK_MAX_SPLICES - 1 - i];
-
-			gilk_splices[s->id] = NULL;
-			gilk_instrument_put(s->ins);
-			module_put(s->text_mod);
-			obj_free(s);
-		}
-		mutex_unlock(&gilk_lock);
+	objs = kvmalloc_array(max + 1, sizeof(*objs), GFP_KERNEL);
+	if (!objs) {
+		max = DEPENDENTS_SOME;
+		objs = kmalloc_array(max, sizeof(*objs), GFP_KERNEL | __GFP_NOFAIL);
 	}
-	if (n + k && (mod || ins))
-		pr_info("gilk: %s %s is going: %u splices removed\n", mod ? "module" : "instrument",
-			mod ? mod->name : ins->name, n + k);
-	kfree(objs);
+	max = max ? max : 1;
+	do {
+		take_dependents(mod, ins, objs, max, &n, &k);
+		unsplice_rest(objs, n);
+		if (k)
+			drop_abandoned(objs + max - k, k);
+		total += n + k;
+	} while (n + k == max);
+	if (total && (mod || ins))
+		pr_info("gilk: %s %s is going: %lu splices removed\n", mod ? "module" : "instrument",
+			mod ? mod->name : ins->name, total);
+	kvfree(objs);
 }
 
 void gilk_unsplice_dependents(const struct module *mod,
@@ -890,8 +1039,7 @@ void gilk_unsplice_all(void)
 {
 	unsplice_dependents(NULL, NULL);
 	mutex_lock(&gilk_lock);
-	while (npool)
-		gilk_ks.module_memfree(pool[--npool]);
+	gilk_trampmem_exit();
 	mutex_unlock(&gilk_lock);
 }
 

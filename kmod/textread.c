@@ -20,15 +20,14 @@ static void overlay(unsigned long addr, u8 *buf, size_t len,
 		memcpy(buf + (lo - addr), orig + (lo - at), hi - lo);
 }
 
+/* Every range a splice owns is at most GILK_PATCH_MAX_LEN long. */
 static void overlay_splices(unsigned long addr, u8 *buf, size_t len)
 {
-	unsigned int i, k;
+	const struct gilk_splice_obj *o;
+	unsigned long i;
+	u32 k;
 
-	for (i = 1; i < GILK_MAX_SPLICES; i++) {
-		const struct gilk_splice_obj *o = gilk_splices[i];
-
-		if (!o || o->state == GILK_RESERVED)
-			continue;
+	xa_for_each_range(&gilk_owned, i, o, addr - GILK_PATCH_MAX_LEN, addr + len - 1) {
 		overlay(addr, buf, len, o->site, o->region_orig, o->region_len);
 		for (k = 0; k < o->npatch; k++)
 			overlay(addr, buf, len, o->patch[k].addr, o->patch[k].orig,

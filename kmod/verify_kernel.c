@@ -5,7 +5,6 @@
  * text as it was before gilk and kprobes (textread.c). gilk_lock held.
  */
 #include <asm/cpufeature.h>
-#include <linux/jump_label.h>
 
 #include "gilk_internal.h"
 #include "verify.h"
@@ -35,8 +34,7 @@ static enum gilk_bug_kind bug_kind(const struct gilk_verify_env *env,
 static bool jump_label(const struct gilk_verify_env *env, unsigned long addr,
 		       u32 len)
 {
-	return gilk_ks.jump_label_text_reserved((void *)addr,
-						 (void *)(addr + len - 1));
+	return gilk_jump_label_reserved(addr, len);
 }
 
 int gilk_verify_request(const struct gilk_splice_obj *s,

@@ -75,8 +75,10 @@ void live_close(struct live *lv)
 	kernel_close(&lv->k);
 	kimage_close(lv->kcore);
 	free(lv->occupied);
-	free(lv->tails);
 	free(lv->pending);
+	free(lv->pending_site);
+	free(lv->near);
+	free(lv->learnt);
 	if (lv->fd >= 0)
 		close(lv->fd);
 	memset(lv, 0, sizeof(*lv));
@@ -105,6 +107,13 @@ int live_list(struct live *lv, struct gilk_splice_info **out, size_t *n,
 	}
 	*out = buf;
 	*n = l.count;
+	return 0;
+}
+
+int live_stats(struct live *lv, struct gilk_stats *st, struct gerr *e)
+{
+	if (ioctl(lv->fd, GILK_IOC_STATS, st) < 0)
+		return gerr_setc(e, errno, "asking gilk.ko what it holds: %s", strerror(errno));
 	return 0;
 }
 
@@ -137,17 +146,47 @@ static int push_range(struct range **arr, size_t *n, uint64_t lo, uint64_t hi)
 	return 0;
 }
 
-/* What other splices own and changed: occupied ranges, usable dead tails,
- * and their original bytes put back into the snapshot. */
+static int cmp_range_start(const void *a, const void *b)
+{
+	const struct range *x = a, *y = b;
+
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+/* Which splices exist, and where: equal for the same set. */
+static uint64_t splices_sig(const struct gilk_splice_info *all, size_t n)
+{
+	uint64_t h = 1469598103934665603ull;
+
+	for (size_t i = 0; i < n; i++) {
+		uint64_t v[3] = { all[i].id, all[i].site, all[i].npatch };
+
+		for (size_t k = 0; k < 3; k++)
+			h = (h ^ v[k]) * 1099511628211ull;
+	}
+	return h;
+}
+
+/* What other splices own and changed: occupied ranges, and their original
+ * bytes put back into the snapshot. Nothing changes (and cached CFGs stay)
+ * when the splices are the ones learnt last time. */
 static int learn_splices(struct live *lv, struct gerr *e)
 {
 	struct gilk_splice_info *all;
 	size_t n;
+	uint64_t sig;
 	int rc = 0;
 
 	if (live_list(lv, &all, &n, e))
 		return -1;
-	lv->noccupied = lv->ntails = 0;
+	sig = splices_sig(all, n);
+	if (lv->gen && sig == lv->splices_sig) {
+		free(all);
+		return 0;
+	}
+	lv->splices_sig = sig;
+	lv->gen++;
+	lv->noccupied = 0;
 	for (size_t i = 0; i < n && !rc; i++) {
 		const struct gilk_splice_info *s = &all[i];
 
@@ -166,7 +205,40 @@ static int learn_splices(struct live *lv, struct gerr *e)
 		}
 	}
 	free(all);
+	if (lv->noccupied)
+		qsort(lv->occupied, lv->noccupied, sizeof(*lv->occupied), cmp_range_start);
 	return rc ? gerr_setc(e, ENOMEM, "out of memory") : 0;
+}
+
+/* The bytes one plan around [lo, hi) must leave alone: gilk.ko's splices
+ * there (the sorted list, searched) and the batch's earlier plans (a sliding
+ * window over plans made in address order). A splice's bytes are within a
+ * bounce's reach of its site, so nothing further away matters. */
+static int near_ranges(struct live *lv, uint64_t lo, uint64_t hi)
+{
+	size_t a = 0, b = lv->noccupied;
+
+	lv->nnear = 0;
+	while (a < b) {	/* the first splice starting at or above lo - 2 * REACH */
+		size_t m = a + (b - a) / 2;
+
+		if (lv->occupied[m].start + 2 * REACH < lo)
+			a = m + 1;
+		else
+			b = m;
+	}
+	for (; a < lv->noccupied && lv->occupied[a].start < hi; a++)
+		if (lv->occupied[a].end > lo &&
+		    push_range(&lv->near, &lv->nnear, lv->occupied[a].start, lv->occupied[a].end))
+			return -1;
+	while (lv->pending_first < lv->npending &&
+	       lv->pending_site[lv->pending_first] + 2 * REACH < lo)
+		lv->pending_first++;
+	for (size_t i = lv->pending_first; i < lv->npending; i++)
+		if (lv->pending[i].start < hi && lv->pending[i].end > lo &&
+		    push_range(&lv->near, &lv->nnear, lv->pending[i].start, lv->pending[i].end))
+			return -1;
+	return 0;
 }
 
 static int add_fact(struct textfacts *tf, const struct gilk_fact *f)
@@ -195,8 +267,8 @@ static int add_fact(struct textfacts *tf, const struct gilk_fact *f)
 }
 
 /* ftrace sites, blacklist, kprobes and modules' tables live only in gilk.ko's
- * view. */
-static int learn_facts(struct live *lv, uint64_t lo, uint64_t hi, struct gerr *e)
+ * view. Added unsorted: ensure_sorted() sorts once before planning. */
+static int ask_facts(struct live *lv, uint64_t lo, uint64_t hi, struct gerr *e)
 {
 	struct gilk_fact few[256], *f = few;
 	struct gilk_facts q = { .start = lo, .end = hi, .max = 256,
@@ -228,8 +300,62 @@ static int learn_facts(struct live *lv, uint64_t lo, uint64_t hi, struct gerr *e
 		free(f);
 	if (rc)
 		return gerr_setc(e, ENOMEM, "out of memory");
-	textfacts_finish(lv->k.facts);
+	lv->facts_unsorted = true;
+	lv->gen++;
 	return 0;
+}
+
+/* Marks [lo, hi) as answered, keeping lv->learnt sorted and merged. */
+static int mark_learnt(struct live *lv, uint64_t lo, uint64_t hi)
+{
+	size_t i = 0, j;
+
+	while (i < lv->nlearnt && lv->learnt[i].end < lo)
+		i++;
+	for (j = i; j < lv->nlearnt && lv->learnt[j].start <= hi; j++) {
+		lo = lv->learnt[j].start < lo ? lv->learnt[j].start : lo;
+		hi = lv->learnt[j].end > hi ? lv->learnt[j].end : hi;
+	}
+	if (j == i) {	/* overlaps none: a new one at i */
+		if (push_range(&lv->learnt, &lv->nlearnt, 0, 0))
+			return -1;
+		memmove(&lv->learnt[i + 1], &lv->learnt[i],
+			(lv->nlearnt - 1 - i) * sizeof(*lv->learnt));
+	} else {	/* i..j-1 become one */
+		memmove(&lv->learnt[i + 1], &lv->learnt[j],
+			(lv->nlearnt - j) * sizeof(*lv->learnt));
+		lv->nlearnt -= j - i - 1;
+	}
+	lv->learnt[i] = (struct range){ lo, hi };
+	return 0;
+}
+
+/* Asks FACTS about the parts of [lo, hi) not answered before. */
+static int learn_facts(struct live *lv, uint64_t lo, uint64_t hi, struct gerr *e)
+{
+	uint64_t at = lo;
+
+	for (size_t i = 0; i < lv->nlearnt && at < hi; i++) {
+		const struct range *r = &lv->learnt[i];
+
+		if (r->end <= at)
+			continue;
+		if (r->start >= hi)
+			break;
+		if (r->start > at && ask_facts(lv, at, r->start, e))
+			return -1;
+		at = r->end;
+	}
+	if (at < hi && ask_facts(lv, at, hi, e))
+		return -1;
+	return mark_learnt(lv, lo, hi) ? gerr_setc(e, ENOMEM, "out of memory") : 0;
+}
+
+static void ensure_sorted(struct live *lv)
+{
+	if (lv->facts_unsorted)
+		textfacts_finish(lv->k.facts);
+	lv->facts_unsorted = false;
 }
 
 /* Module text is not in the snapshot taken at open: read the site's function
@@ -245,6 +371,15 @@ static int snapshot_module_text(struct live *lv, uint64_t fs, uint64_t fe,
 	return kimage_copy_range(lv->k.img, lv->kcore, "module", fs, fe - fs, e);
 }
 
+int live_text_kind(struct live *lv, uint64_t addr)
+{
+	struct gilk_facts q = { .start = addr, .end = addr + 1 };
+
+	if (addr >= lv->k.text_start && addr < lv->k.text_end)
+		return GILK_TEXT_KERNEL;
+	return ioctl(lv->fd, GILK_IOC_FACTS, &q) < 0 ? GILK_TEXT_NONE : (int)q.text;
+}
+
 int live_load_text(struct live *lv, uint64_t addr, struct gerr *e)
 {
 	uint64_t fs, fe;
@@ -255,11 +390,26 @@ int live_load_text(struct live *lv, uint64_t addr, struct gerr *e)
 	/* The original bytes under every splice, whoever made it: code is
 	 * shown as it was, with its splices marked, not as their jumps. */
 	if (addr >= lv->k.text_start && addr < lv->k.text_end)
-		return learn_splices(lv, e);
+		return lv->batch ? 0 : learn_splices(lv, e);
 	/* A module's facts (WARN continuations, fixup landings) are edges
 	 * its CFG needs: ask before it is built. */
-	return snapshot_module_text(lv, fs, fe, e) || learn_splices(lv, e) ||
-	       learn_facts(lv, fs, fe, e);
+	if (snapshot_module_text(lv, fs, fe, e) || (!lv->batch && learn_splices(lv, e)) ||
+	    learn_facts(lv, fs, fe, e))
+		return -1;
+	ensure_sorted(lv);
+	return 0;
+}
+
+/* The range FACTS is asked about for a site in [fs, fe): the function and
+ * whatever a bounce from any of its blocks may reach; in a module, only the
+ * function (its neighbours may not be text). */
+static void facts_range(const struct live *lv, uint64_t fs, uint64_t fe,
+			uint64_t *lo, uint64_t *hi)
+{
+	bool module = fs < lv->k.text_start || fs >= lv->k.text_end;
+
+	*lo = module ? fs : fs - REACH;
+	*hi = module ? fe : fe + REACH;
 }
 
 static int prepare(struct live *lv, uint64_t site, struct splice_env *env,
@@ -274,25 +424,22 @@ static int prepare(struct live *lv, uint64_t site, struct splice_env *env,
 	module = site < lv->k.text_start || site >= lv->k.text_end;
 	if (module && snapshot_module_text(lv, fs, fe, e))
 		return -1;
-	/* Facts for the function and whatever a bounce may reach; in a
-	 * module, only the function (its neighbours may not be text). */
-	lo = module || fs < site - REACH ? fs : site - REACH;
-	hi = module || fe > site + REACH ? fe : site + REACH;
-	if (learn_splices(lv, e) || learn_facts(lv, lo, hi, e))
+	facts_range(lv, fs, fe, &lo, &hi);
+	if ((!lv->batch && learn_splices(lv, e)) || learn_facts(lv, lo, hi, e))
 		return -1;
-	for (size_t i = 0; i < lv->npending; i++)
-		if (push_range(&lv->occupied, &lv->noccupied, lv->pending[i].start,
-			       lv->pending[i].end))
-			return gerr_setc(e, ENOMEM, "out of memory");
-	/* The snapshot may have changed under cached CFGs. */
-	window_free(&lv->w);
+	ensure_sorted(lv);
+	if (near_ranges(lv, site - 2 * REACH, site + 2 * REACH))
+		return gerr_setc(e, ENOMEM, "out of memory");
+	/* Cached CFGs hold while the snapshot and the facts are unchanged
+	 * (module text is read again each time). */
+	if (module || lv->window_gen != lv->gen)
+		window_free(&lv->w);
+	lv->window_gen = lv->gen;
 	if (kernel_window(&lv->k, site, REACH, &lv->w, e))
 		return -1;
 	kernel_env(&lv->k, &lv->w, env);
-	env->occupied = lv->occupied;
-	env->noccupied = lv->noccupied;
-	env->tails = lv->tails;
-	env->ntails = lv->ntails;
+	env->occupied = lv->near;
+	env->noccupied = lv->nnear;
 	return 0;
 }
 
@@ -364,6 +511,7 @@ int live_splice_batch(struct live *lv, const struct splice_plan *plans,
 
 	if (!n || n > GILK_BATCH_MAX)
 		return gerr_set(e, "a batch holds 1 to %d splices, not %zu", GILK_BATCH_MAX, n);
+	/* one request each, sent together: gilk.ko reads them one by one */
 	reqs = calloc(n, sizeof(*reqs));
 	if (!reqs)
 		return gerr_setc(e, ENOMEM, "out of memory");
@@ -410,7 +558,8 @@ int live_unsplice_batch(struct live *lv, const uint32_t *ids, size_t n,
 {
 	if (!n)
 		return gerr_set(e, "nothing to unsplice");
-	/* gilk.ko takes GILK_BATCH_MAX at a time: one grace period each */
+	/* gilk.ko takes up to GILK_BATCH_MAX (all there can be, in practice)
+	 * at a time: one pair of grace periods each */
 	for (size_t done = 0; done < n; done += GILK_BATCH_MAX) {
 		size_t k = n - done < GILK_BATCH_MAX ? n - done : GILK_BATCH_MAX;
 		struct gilk_batch b = { .count = (uint32_t)k, .items = (uintptr_t)(ids + done) };
@@ -424,30 +573,109 @@ int live_unsplice_batch(struct live *lv, const uint32_t *ids, size_t n,
 	return 0;
 }
 
+static int cmp_site_index(const void *a, const void *b, void *ctx)
+{
+	const uint64_t *sites = ctx;
+	uint64_t x = sites[*(const size_t *)a], y = sites[*(const size_t *)b];
+
+	return x < y ? -1 : x > y;
+}
+
+static int push_pending(struct live *lv, uint64_t site, uint64_t lo, uint64_t hi)
+{
+	uint64_t *k = realloc(lv->pending_site, (lv->npending + 1) * sizeof(*k));
+
+	if (!k)
+		return -1;
+	lv->pending_site = k;
+	k[lv->npending] = site;
+	return push_range(&lv->pending, &lv->npending, lo, hi);
+}
+
+/* FACTS for the functions of n addresses (ascending) first, sorted once
+ * after. */
+static void learn_batch_facts(struct live *lv, const uint64_t *addrs,
+			      const size_t *order, size_t n)
+{
+	uint64_t fs, fe, lo, hi, last = 0;
+	struct gerr e;
+
+	for (size_t i = 0; i < n; i++) {
+		uint64_t a = addrs[order ? order[i] : i];
+
+		if (a < last || symtab_function(lv->k.syms, a, NULL, &fs, &fe) ||
+		    fs < lv->k.text_start || fs >= lv->k.text_end)
+			continue;	/* module text: prepare() reads it */
+		last = fe;
+		facts_range(lv, fs, fe, &lo, &hi);
+		if (learn_facts(lv, lo, hi, &e))
+			break;	/* prepare() asks again, and says why */
+	}
+	ensure_sorted(lv);
+}
+
+int live_batch_begin(struct live *lv, const uint64_t *fns, size_t n, struct gerr *e)
+{
+	if (learn_splices(lv, e))
+		return -1;
+	learn_batch_facts(lv, fns, NULL, n);
+	lv->batch = true;
+	return 0;
+}
+
+void live_batch_end(struct live *lv)
+{
+	lv->batch = false;
+}
+
 size_t live_plan_many(struct live *lv, const uint64_t *sites, size_t n,
 		      unsigned flags, struct splice_plan *plans, bool *ok,
 		      enum splice_reason *why)
 {
-	size_t good = 0;
+	size_t good = 0, *order = calloc(n ? n : 1, sizeof(*order));
 	struct gerr e;
 
-	lv->npending = 0;
 	for (size_t i = 0; i < n; i++) {
+		ok[i] = false;
+		why[i] = SR_NOT_TEXT;
+	}
+	bool outer = !lv->batch;	/* else live_batch_begin() learnt the splices */
+
+	if (!order || (outer && learn_splices(lv, &e))) {
+		free(order);
+		return 0;
+	}
+	for (size_t i = 0; i < n; i++)
+		order[i] = i;
+	qsort_r(order, n, sizeof(*order), cmp_site_index, (void *)sites);
+	learn_batch_facts(lv, sites, order, n);
+	lv->batch = true;
+	lv->npending = lv->pending_first = 0;
+	for (size_t o = 0; o < n; o++) {
+		size_t i = order[o];
 		const struct splice_plan *p = &plans[i];
+		int rc = 0;
 
 		ok[i] = live_plan(lv, sites[i], flags, &plans[i], &e) == 0;
 		why[i] = plans[i].reason;
 		if (!ok[i])
 			continue;
 		good++;
-		push_range(&lv->pending, &lv->npending, p->region.addr, p->region.addr + p->region.len);
+		rc |= push_pending(lv, sites[i], p->region.addr, p->region.addr + p->region.len);
 		if (p->mode == SPLICE_BOUNCE)
-			push_range(&lv->pending, &lv->npending, p->slot, p->slot + 5);
+			rc |= push_pending(lv, sites[i], p->slot, p->slot + 5);
 		if (p->bounce_kind == BOUNCE_EVICT)
-			push_range(&lv->pending, &lv->npending, p->evict.addr,
-				   p->evict.addr + p->evict.len);
+			rc |= push_pending(lv, sites[i], p->evict.addr,
+					   p->evict.addr + p->evict.len);
+		if (rc) {	/* out of memory: the rest are not planned */
+			ok[i] = false;
+			good--;
+			break;
+		}
 	}
-	lv->npending = 0;
+	lv->batch = !outer;
+	lv->npending = lv->pending_first = 0;
+	free(order);
 	return good;
 }
 

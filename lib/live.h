@@ -18,16 +18,32 @@
 #include "splice.h"
 #include "../kmod/include/uapi/gilk.h"
 
+/*
+ * What planning learns from gilk.ko is kept: FACTS is asked once per range
+ * (a function and what a bounce can reach), and plans are made from that
+ * cache; what gilk.ko reserves later is caught by its own checks at splice
+ * time. The splices are asked for again before each plan, except inside
+ * live_plan_many(), which asks once for the whole batch.
+ */
 struct live {
 	int fd;
 	struct kernel k;
 	struct kimage *kcore;       /* for module text, read when planned */
 	struct cfg_window w;
+	uint64_t gen, window_gen;   /* the snapshot's and the window's */
 	bool smap;                  /* the CPU has SMAP: trampolines clac */
-	struct range *occupied, *tails;
-	size_t noccupied, ntails;
-	struct range *pending;      /* bytes of plans not yet spliced */
-	size_t npending;
+	bool batch;                 /* in a batch: splices known */
+	bool facts_unsorted;        /* facts added since the last sort */
+	uint64_t splices_sig;       /* of the splices last learnt */
+	struct range *occupied;     /* gilk.ko's splices' bytes, sorted */
+	size_t noccupied;
+	struct range *pending;      /* bytes of the batch's plans so far */
+	uint64_t *pending_site;     /* the site each belongs to, ascending */
+	size_t npending, pending_first;
+	struct range *near;         /* what one plan sees of both */
+	size_t nnear;
+	struct range *learnt;       /* ranges FACTS has answered, merged */
+	size_t nlearnt;
 };
 
 struct live_paths {
@@ -37,6 +53,8 @@ struct live_paths {
 int live_open(struct live *lv, const struct live_paths *paths, struct gerr *e);
 void live_close(struct live *lv);
 
+/* GILK_TEXT_KERNEL, _MODULE or _NONE (init text, freed after boot). */
+int live_text_kind(struct live *lv, uint64_t addr);
 /* Makes sure the snapshot holds the function containing addr (module text
  * is read when first needed, and again each time: modules come and go). */
 int live_load_text(struct live *lv, uint64_t addr, struct gerr *e);
@@ -60,20 +78,32 @@ int live_request(struct live *lv, const struct splice_plan *p,
 		 const char *instrument, const char *arg,
 		 struct gilk_splice *req, size_t *reloc_off, struct gerr *e);
 
+/* Work on many functions at once (fns: an address in each, ascending):
+ * gilk.ko's splices are learnt once, and FACTS asked about every function
+ * now, until live_batch_end(). */
+int live_batch_begin(struct live *lv, const uint64_t *fns, size_t n, struct gerr *e);
+void live_batch_end(struct live *lv);
+
 /* Plans n sites so that the plans leave each other's bytes alone (each
- * sees what the earlier ones will own). ok[i] says which succeeded; why[i]
- * holds the refusal of the others. Returns how many succeeded. */
+ * sees what the earlier ones will own), in address order, with one look at
+ * gilk.ko's splices and FACTS asked for each function once. ok[i] says
+ * which succeeded; why[i] holds the refusal of the others. Returns how many
+ * succeeded. */
 size_t live_plan_many(struct live *lv, const uint64_t *sites, size_t n,
 		      unsigned flags, struct splice_plan *plans, bool *ok,
 		      enum splice_reason *why);
-/* Splices n plans with one grace period, all or none; ids[i] for plan i. */
+/* Splices n plans (up to GILK_BATCH_MAX) with one grace period, all or
+ * none; ids[i] for plan i. */
 int live_splice_batch(struct live *lv, const struct splice_plan *plans,
 		      size_t n, const char *instrument, const char *arg,
 		      uint32_t *ids, struct gerr *e);
-/* Any number: GILK_BATCH_MAX at a time, each all or none. */
+/* Any number, in one request (GILK_BATCH_MAX at a time), all or none. */
 int live_unsplice_batch(struct live *lv, const uint32_t *ids, size_t n,
 			struct gerr *e);
 
+/* How many splices and reservations gilk.ko holds, and its trampoline
+ * memory. */
+int live_stats(struct live *lv, struct gilk_stats *st, struct gerr *e);
 /* Active splices: *out is malloc'd, *n of them. */
 int live_list(struct live *lv, struct gilk_splice_info **out, size_t *n,
 	      struct gerr *e);

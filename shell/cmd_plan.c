@@ -3,6 +3,9 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include <string.h>
+
+#include "blockset.h"
 #include "commands.h"
 #include "verdict.h"
 
@@ -22,13 +25,30 @@ static void show_region(struct session *s, const char *what,
 	fprintf(s->out, "\n");
 }
 
+/* What splice --blocks would do with the same words. */
+static int plan_blocks(struct session *s, char *const *args, int nargs, struct gerr *e)
+{
+	struct blockset bs;
+
+	if (blockset_collect(s, args, nargs, &bs, e) || blockset_plan(s, &bs, e))
+		return -1;
+	blockset_report(s, &bs, "spliceable");
+	fprintf(s->out, "%zu of %zu blocks of %zu function%s spliceable\n", bs.ngood, bs.nsites,
+		bs.nfns, bs.nfns == 1 ? "" : "s");
+	blockset_free(&bs);
+	return 0;
+}
+
 static int run(struct session *s, int argc, char **argv, struct gerr *e)
 {
 	struct splice_plan p;
 	uint64_t addr;
 	char verdict[160];
 
-	(void)argc;
+	if (!strcmp(argv[1], "--blocks"))
+		return argc > 2 ? plan_blocks(s, argv + 2, argc - 2, e) : command_usage(&cmd_plan, e);
+	if (argc != 2)
+		return command_usage(&cmd_plan, e);
 	if (session_resolve(s, argv[1], &addr, e))
 		return -1;
 	if (session_plan(s, addr, 0, &p, e))
@@ -53,13 +73,15 @@ const struct command cmd_plan = {
 	.name = "plan",
 	.run = run,
 	.min_args = 1,
-	.max_args = 1,
-	.usage = "plan LOCATION",
+	.max_args = ARGS_ANY,
+	.usage = "plan [--blocks] LOCATION...",
 	.help = "Shows how a splice at LOCATION would be made: a 5-byte jmp, or a\n"
 		"2-byte jmp to a bounce slot; the bytes it displaces and how many of\n"
 		"them are instructions to relocate; or why it cannot be made. A\n"
 		"BUG()/WARN() ud2 may start a region: gilk.ko replays it after the\n"
 		"instrument. Works offline too. LOCATION is used as given (see\n"
-		"\"blocks\" for ftrace).",
+		"\"blocks\" for ftrace). --blocks: for every block of each function\n"
+		"named, and of every function a glob matches ('tcp_*'), how many could\n"
+		"be spliced and why the others could not, per function.",
 	.complete = COMPLETE_SYMBOL,
 };

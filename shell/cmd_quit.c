@@ -2,6 +2,7 @@
  * breakpoints in a kernel debugger; but as gdb asks before it kills an
  * inferior, quit asks about this session's splices when a person is there
  * to answer (never under -batch, -c, -x or a pipe). */
+#include <errno.h>
 #include <readline/readline.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,7 +17,7 @@ static size_t still_spliced(struct session *s, uint32_t *ids)
 	session_splices_refresh(s);
 	for (size_t i = 0; i < s->nmade; i++)
 		for (size_t k = 0; k < s->nspliced; k++)
-			if (s->spliced[k].id == s->made[i] && n < GILK_BATCH_MAX) {
+			if (s->spliced[k].id == s->made[i]) {
 				ids[n++] = s->made[i];
 				break;
 			}
@@ -25,17 +26,25 @@ static size_t still_spliced(struct session *s, uint32_t *ids)
 
 int quit_confirm(struct session *s, struct gerr *e)
 {
-	uint32_t ids[GILK_BATCH_MAX];
+	uint32_t *ids;
 	size_t n;
 	char q[128];
+	int rc = 2;
 
-	if (!s->asks || !s->live || !(n = still_spliced(s, ids)))
+	if (!s->asks || !s->live || !s->nmade)
 		return 1;
+	ids = calloc(s->nmade, sizeof(*ids));
+	if (!ids)
+		return gerr_setc(e, ENOMEM, "out of memory");
+	n = still_spliced(s, ids);
+	if (!n) {
+		free(ids);
+		return 1;
+	}
 	snprintf(q, sizeof(q), "This session made %zu splice%s still in place. Remove %s? (yes, no, keep) ",
 		 n, n == 1 ? "" : "s", n == 1 ? "it" : "them");
-	for (;;) {
+	while (rc == 2) {
 		char *a = readline(q);
-		int rc = 2;
 
 		if (!a || !strcmp(a, "keep") || !strcmp(a, "k"))
 			rc = 1;		/* EOF keeps them: nothing is undone unasked */
@@ -46,10 +55,11 @@ int quit_confirm(struct session *s, struct gerr *e)
 		if (rc == 1 && a && a[0] == 'y')
 			fprintf(s->out, "unspliced %zu\n", n);
 		free(a);
-		if (rc != 2)
-			return rc;
-		fprintf(s->out, "Please answer yes (remove them and quit), no (stay) or keep (quit, they stay).\n");
+		if (rc == 2)
+			fprintf(s->out, "Please answer yes (remove them and quit), no (stay) or keep (quit, they stay).\n");
 	}
+	free(ids);
+	return rc;
 }
 
 static int run(struct session *s, int argc, char **argv, struct gerr *e)

@@ -34,7 +34,8 @@ static int show_version(struct session *s, struct gerr *e)
 
 		if (ioctl(s->lv.fd, GILK_IOC_VERSION, &v) < 0)
 			return gerr_set(e, "asking gilk.ko its version: %m");
-		fprintf(s->out, "gilk.ko: ioctl ABI %u, up to %u splices\n", v.abi, v.max_splices);
+		fprintf(s->out, "gilk.ko: ioctl ABI %u, batches of up to %u splices\n", v.abi,
+			v.max_batch);
 	}
 	kernel_banner(s, banner, sizeof(banner));
 	fprintf(s->out, "kernel: %s\n", banner);

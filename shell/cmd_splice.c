@@ -4,10 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "blockset.h"
 #include "commands.h"
 #include "verdict.h"
-
-#define MAX_BLOCKS GILK_BATCH_MAX
 
 static int splice_one(struct session *s, const char *loc, unsigned flags,
 		      const char *ins, const char *arg, struct gerr *e)
@@ -34,65 +33,89 @@ static int splice_one(struct session *s, const char *loc, unsigned flags,
 	return 0;
 }
 
-static int splice_blocks(struct session *s, const char *fn, const char *ins,
-			 const char *arg, struct gerr *e)
+/* Every block of the functions args name or match, in one batch. */
+static int splice_blocks(struct session *s, char *const *args, int nargs,
+			 const char *ins, const char *arg, struct gerr *e)
 {
-	static const size_t max = MAX_BLOCKS;
-	const struct ksym *sym;
-	uint64_t addr, *sites;
-	struct splice_plan *plans, *good;
-	enum splice_reason *why;
-	uint32_t *ids;
-	bool *ok;
-	size_t n, ngood = 0, refused[SR_NREASONS] = { 0 };
+	struct blockset bs;
+	uint32_t *ids = NULL;
 	int rc = -1;
 
-	if (session_resolve(s, fn, &addr, e) || session_cfg(s, addr, &sym, e))
-		return -1;
-	n = s->cfg.nblocks < max ? s->cfg.nblocks : max;
-	sites = calloc(n, sizeof(*sites));
-	plans = calloc(n, sizeof(*plans));
-	good = calloc(n, sizeof(*good));
-	why = calloc(n, sizeof(*why));
-	ids = calloc(n, sizeof(*ids));
-	ok = calloc(n, sizeof(*ok));
-	if (!sites || !plans || !good || !why || !ids || !ok) {
+	if (blockset_collect(s, args, nargs, &bs, e) || blockset_plan(s, &bs, e))
+		goto out;
+	if (!bs.ngood) {
+		gerr_set(e, "no block of %s can be spliced",
+			 bs.nfns == 1 ? bs.fns[0].sym->name : "these functions");
+		goto out;
+	}
+	ids = calloc(bs.ngood, sizeof(*ids));
+	if (!ids) {
 		gerr_set(e, "out of memory");
 		goto out;
 	}
-	for (size_t b = 0; b < n; b++)
-		sites[b] = session_block_site(s, s->cfg.blocks[b].start);
-	live_plan_many(&s->lv, sites, n, 0, plans, ok, why);
-	for (size_t b = 0; b < n; b++) {
-		if (ok[b])
-			good[ngood++] = plans[b];
-		else
-			refused[why[b]]++;
-	}
-	if (!ngood) {
-		gerr_set(e, "no block of %s can be spliced", sym->name);
+	if (live_splice_batch(&s->lv, bs.plans, bs.ngood, ins, arg, ids, e))
 		goto out;
+	session_made(s, ids, bs.ngood);
+	if (bs.nfns == 1) {
+		const struct blockset_fn *f = &bs.fns[0];
+
+		fprintf(s->out, "spliced %zu of %zu blocks of %s with %s in one batch: splices %u..%u\n",
+			bs.ngood, f->nblocks, f->sym->name, ins, ids[0], ids[bs.ngood - 1]);
+		for (int r = 1; r < SR_NREASONS; r++)
+			if (f->refused[r])
+				fprintf(s->out, "  %zu refused: %s\n", f->refused[r],
+					splice_reason_name((enum splice_reason)r));
+	} else {
+		struct gilk_stats st;
+
+		blockset_report(s, &bs, "spliced");
+		fprintf(s->out, "spliced %zu of %zu blocks of %zu functions with %s in one batch: splices %u..%u\n",
+			bs.ngood, bs.nsites, bs.nfns, ins, ids[0], ids[bs.ngood - 1]);
+		if (live_stats(&s->lv, &st, e) == 0 && st.splices)
+			fprintf(s->out, "gilk.ko: %u splices, %" PRIu64 " bytes of trampolines (%" PRIu64 " each) in %" PRIu64 " KiB of module memory\n",
+				st.splices, (uint64_t)st.tramp_bytes,
+				(uint64_t)(st.tramp_bytes / st.splices),
+				(uint64_t)(st.tramp_mapped / 1024));
 	}
-	if (live_splice_batch(&s->lv, good, ngood, ins, arg, ids, e))
-		goto out;
-	session_made(s, ids, ngood);
-	fprintf(s->out, "spliced %zu of %zu blocks of %s with %s in one batch: splices %u..%u\n",
-		ngood, s->cfg.nblocks, sym->name, ins, ids[0], ids[ngood - 1]);
-	for (int r = 1; r < SR_NREASONS; r++)
-		if (refused[r])
-			fprintf(s->out, "  %zu refused: %s\n", refused[r],
-				splice_reason_name((enum splice_reason)r));
-	if (s->cfg.nblocks > max)
-		fprintf(s->out, "  only the first %zu blocks: a batch holds at most %zu\n", max, max);
 	rc = 0;
 out:
-	free(sites);
-	free(plans);
-	free(good);
-	free(why);
 	free(ids);
-	free(ok);
+	blockset_free(&bs);
 	return rc;
+}
+
+/* Whether name is an instrument gilk.ko has. */
+static bool is_instrument(const struct gilk_instrument_info *list, size_t n, const char *name)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strncmp(list[i].name, name, sizeof(list[i].name)))
+			return true;
+	return false;
+}
+
+/*
+ * With --blocks: functions and patterns up to the first word that names an
+ * instrument, which an ARG may follow.
+ */
+static int run_blocks(struct session *s, int argc, char **argv, int i, struct gerr *e)
+{
+	const char *ins = s->set.instrument, *arg = s->set.arg;
+	struct gilk_instrument_info *list;
+	size_t nlist;
+	int end = i;
+
+	if (live_instruments(&s->lv, &list, &nlist, e))
+		return -1;
+	while (end < argc && !is_instrument(list, nlist, argv[end]))
+		end++;
+	free(list);
+	if (end == i || argc - end > 2)
+		return command_usage(&cmd_splice, e);
+	if (end < argc) {
+		ins = argv[end];
+		arg = argc - end > 1 ? argv[end + 1] : "";
+	}
+	return splice_blocks(s, argv + i, end - i, ins, arg, e);
 }
 
 static int run(struct session *s, int argc, char **argv, struct gerr *e)
@@ -110,14 +133,14 @@ static int run(struct session *s, int argc, char **argv, struct gerr *e)
 		else
 			return gerr_set(e, "unknown option %s; usage: %s", argv[i], cmd_splice.usage);
 	}
+	if (blocks)
+		return run_blocks(s, argc, argv, i, e);
 	if (argc - i < 1 || argc - i > 3)
 		return command_usage(&cmd_splice, e);
 	if (argc - i > 1) {
 		ins = argv[i + 1];
 		arg = argc - i > 2 ? argv[i + 2] : "";
 	}
-	if (blocks)
-		return splice_blocks(s, argv[i], ins, arg, e);
 	return splice_one(s, argv[i], flags, ins, arg, e);
 }
 
@@ -125,16 +148,19 @@ const struct command cmd_splice = {
 	.name = "splice",
 	.run = run,
 	.min_args = 1,
-	.max_args = 5,
+	.max_args = ARGS_ANY,
 	.flags = CMD_LIVE,
 	.offline_hint = "\"plan\" shows what it would do",
-	.usage = "splice [--blocks] [--trap] LOCATION [INSTRUMENT [ARG]]",
+	.usage = "splice [--blocks] [--trap] LOCATION... [INSTRUMENT [ARG]]",
 	.help = "Splices INSTRUMENT (\"count\", or what \"set instrument\" says) at\n"
 		"LOCATION in the running kernel; ARG is passed to it (quote it if it\n"
 		"has blanks). At a function's start the splice goes past its ftrace\n"
-		"call site. --blocks splices every block of LOCATION's function in one\n"
-		"batch (one grace period); --trap lets a site no jump fits be served by\n"
-		"an int3 at a kprobe's cost per hit (\"set trap on\": every splice).\n"
+		"call site. --blocks splices every block of each function named, and\n"
+		"of every function a glob matches ('tcp_*'), in one batch of any size\n"
+		"(one grace period, all or none), and says per function what was\n"
+		"spliced and refused; the first word that names an instrument ends the\n"
+		"functions. --trap lets a site no jump fits be served by an int3 at a\n"
+		"kprobe's cost per hit (\"set trap on\": every splice).\n"
 		"\"info instruments\" lists the instruments; \"info splices\" the splices.",
 	.complete = COMPLETE_SYMBOL,
 	.complete2 = COMPLETE_INSTRUMENT,

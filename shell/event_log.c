@@ -97,8 +97,17 @@ void event_log_report_lost(struct session *s, const struct event_log *log)
 			continue;
 		fprintf(s->out, "Lost %" PRIu64 " events (splice %u, buffer full)\n",
 			(uint64_t)log->splices[i].lost - seen, id);
-		if (id < s->nlost_seen)
-			s->lost_seen[id] = log->splices[i].lost;
+		if (id >= s->nlost_seen) {	/* ids have no fixed limit */
+			size_t n = (size_t)id * 2 + 64;
+			uint64_t *more = realloc(s->lost_seen, n * sizeof(*more));
+
+			if (!more)
+				continue;	/* said again next time: never silent */
+			memset(more + s->nlost_seen, 0, (n - s->nlost_seen) * sizeof(*more));
+			s->lost_seen = more;
+			s->nlost_seen = n;
+		}
+		s->lost_seen[id] = log->splices[i].lost;
 	}
 }
 

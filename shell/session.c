@@ -11,7 +11,6 @@
 
 int session_open_live(struct session *s, struct gerr *e)
 {
-	struct gilk_version v;
 
 	memset(s, 0, sizeof(*s));
 	s->out = stdout;
@@ -19,11 +18,6 @@ int session_open_live(struct session *s, struct gerr *e)
 	if (live_open(&s->lv, NULL, e))
 		return -1;
 	s->live = true;
-	/* One slot per splice id gilk.ko can hand out */
-	if (ioctl(s->lv.fd, GILK_IOC_VERSION, &v) == 0) {
-		s->lost_seen = calloc((size_t)v.max_splices + 1, sizeof(*s->lost_seen));
-		s->nlost_seen = s->lost_seen ? (size_t)v.max_splices + 1 : 0;
-	}
 	s->k = &s->lv.k;
 	return 0;
 }

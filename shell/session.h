@@ -29,7 +29,7 @@ struct session {
 				    * not -batch, -c, -x or a pipe) */
 	struct settings set;       /* "set" and "show" */
 	uint64_t *lost_seen;       /* lost events already reported, by splice id */
-	size_t nlost_seen;         /* gilk.ko's most splices, plus one */
+	size_t nlost_seen;         /* grown to the highest id seen */
 	uint32_t *made;            /* splices made in this session, for quit */
 	size_t nmade;
 	char repeat[256];          /* what Enter on an empty line runs */

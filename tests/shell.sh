@@ -61,6 +61,20 @@ check "plan at a WARN() ud2 ($warn) says it is replayed, not relocated" \
 "${G[@]}" -c "plan do_exit$bug" >"$t/p" 2>"$t/e"
 check "plan at a BUG() ud2 ($bug) says it is replayed, then an oops" \
 	"$([ $? = 0 ] && grep -q 'BUG replayed' "$t/p" && grep -q 'kernel BUG report, then an oops' "$t/p"; echo $?)"
+# plan --blocks: several functions, by name and by glob, a line each (what
+# splice --blocks reports live, per function), the total their sum.
+"${G[@]}" -c "plan --blocks 'tcp_v4_*' path_init tcp_v4_rcv" >"$t/pb" 2>"$t/e"
+nglob=$(awk '$2 ~ /^[tT]$/ && $3 ~ /^tcp_v4_/ {print $1}' "$ref/kallsyms" | sort -u | wc -l)
+"${G[@]}" -c 'blocks tcp_v4_rcv' >"$t/o"
+check "plan --blocks: a line per function a glob or name gives, each once ($nglob match tcp_v4_*), as blocks counts them" \
+	"$([ "$(grep -c ' blocks spliceable' "$t/pb")" = "$((nglob + 1))" ] &&
+	   [ "$(grep -c '^tcp_v4_rcv: ' "$t/pb")" = 1 ] && grep -q '^path_init: 60 of 60 blocks spliceable$' "$t/pb" &&
+	   ok=$(awk '/^[0-9]+ of [0-9]+ blocks spliceable or spliced/ {print $1 " of " $3}' "$t/o") &&
+	   grep -q "^tcp_v4_rcv: $ok blocks spliceable, refused: " "$t/pb" &&
+	   sum=$(awk '/: [0-9]+ of [0-9]+ blocks spliceable/ {g += $2; n += $4} END {print g " of " n}' "$t/pb") &&
+	   grep -q "^$sum blocks of $((nglob + 1)) functions spliceable$" "$t/pb"; echo $?)"
+fails "plan --blocks with a glob no function matches says so" "plan --blocks 'no_such_fn_*' path_init" "no kernel function matches 'no_such_fn_\*'"
+fails "plan --blocks without a function is a usage error" 'plan --blocks' 'usage: plan \[--blocks\] LOCATION...'
 fails "a missing symbol is named" 'disas no_such_symbol_anywhere' "no symbol 'no_such_symbol_anywhere'"
 "${G[@]}" -c 'frobnicate' -c 'help' >"$t/o" 2>"$t/e"
 check "an unknown command stops -c with status 1; later commands do not run" \

@@ -71,6 +71,8 @@ static const char *const candidates[] = {
 };
 #define NCAND (sizeof(candidates) / sizeof(candidates[0]))
 #define MIN_FUNCS 50
+/* The most blocks of one function the soak splices at once. */
+#define FN_BLOCKS 256
 
 struct fn {
 	const char *name;
@@ -303,10 +305,10 @@ static void stop_loads(void)
  * time, and the text does not change, the plans stay valid. */
 static void pick_functions(struct live *lv)
 {
-	static uint64_t sites[GILK_BATCH_MAX];
-	static struct splice_plan plans[GILK_BATCH_MAX];
-	static bool ok[GILK_BATCH_MAX];
-	static enum splice_reason why[GILK_BATCH_MAX];
+	static uint64_t sites[FN_BLOCKS];
+	static struct splice_plan plans[FN_BLOCKS];
+	static bool ok[FN_BLOCKS];
+	static enum splice_reason why[FN_BLOCKS];
 
 	for (size_t i = 0; i < NCAND && nfns < MIN_FUNCS; i++) {
 		const struct ksym *s;
@@ -320,7 +322,7 @@ static void pick_functions(struct live *lv)
 		    kernel_cfg(&lv->k, f->start, &g, &e))
 			continue;
 		f->name = candidates[i];
-		for (size_t b = 0; b < g.nblocks && n < GILK_BATCH_MAX; b++)
+		for (size_t b = 0; b < g.nblocks && n < FN_BLOCKS; b++)
 			sites[n++] = b ? g.blocks[b].start : live_block_site(lv, g.blocks[b].start);
 		live_plan_many(lv, sites, n, 0, plans, ok, why);
 		f->nplans = 0;
@@ -355,7 +357,7 @@ static size_t splice_fn(struct live *lv, struct fn *f, const char *ins, uint32_t
 static void unsplice_all(struct live *lv)
 {
 	struct gilk_splice_info *l = NULL;
-	uint32_t ids[GILK_BATCH_MAX];
+	uint32_t ids[FN_BLOCKS];
 	size_t n = 0, k;
 	struct gerr e;
 
@@ -364,7 +366,7 @@ static void unsplice_all(struct live *lv)
 		return;
 	}
 	for (size_t i = 0; i < n; i += k) {
-		for (k = 0; k < GILK_BATCH_MAX && i + k < n; k++)
+		for (k = 0; k < FN_BLOCKS && i + k < n; k++)
 			ids[k] = l[i + k].id;
 		if (live_unsplice_batch(lv, ids, k, &e))
 			badf("unsplicing: %s", e.msg);
@@ -381,7 +383,7 @@ static void kill_mid_batch(struct live *lv, unsigned seed)
 	if (p == 0) {
 		struct live own;
 		struct gerr e;
-		uint32_t ids[GILK_BATCH_MAX];
+		uint32_t ids[FN_BLOCKS];
 
 		if (live_open(&own, NULL, &e))
 			_exit(1);
@@ -402,7 +404,7 @@ static void kill_mid_batch(struct live *lv, unsigned seed)
 static void instrument_unload(struct live *lv)
 {
 	struct fn *f = &fns[0];
-	uint32_t ids[GILK_BATCH_MAX];
+	uint32_t ids[FN_BLOCKS];
 	size_t n = splice_fn(lv, f, "argfilter", ids);
 	struct gerr e;
 	int st;
@@ -449,12 +451,11 @@ static void nmi_splice(struct live *lv)
 
 static void rmmod_with_1000(struct live *lv)
 {
-	uint32_t ids[GILK_BATCH_MAX];
+	uint32_t ids[FN_BLOCKS];
 	size_t total = 0;
 	struct gerr e;
 
-	/* gilk.ko holds at most GILK_MAX_SPLICES (1024) objects, an evicted
-	 * neighbour taking one more: stay clear of that bound. */
+	/* just over 1000: gilk.ko's bound until it had none */
 	for (size_t i = 0; i < nfns && total < 1000; i++)
 		if (total + fns[i].nplans <= 1010)
 			total += splice_fn(lv, &fns[i], "count", ids);
@@ -473,7 +474,7 @@ int main(int argc, char **argv)
 	unsigned long want = argc > 1 ? strtoul(argv[1], NULL, 0) : 10000;
 	struct live lv;
 	struct gerr e;
-	uint32_t ids[GILK_BATCH_MAX];
+	uint32_t ids[FN_BLOCKS];
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (live_open(&lv, NULL, &e)) {

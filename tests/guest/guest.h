@@ -30,5 +30,7 @@ void test_verifier(struct live *lv);
 void test_defects(struct live *lv);
 void test_badreq(struct live *lv, int count);
 void test_ibt(struct live *lv);
+void test_rangefacts(struct live *lv);
+void test_scale(struct live *lv, const char *glob);
 
 #endif

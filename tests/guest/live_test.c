@@ -940,7 +940,7 @@ int main(int argc, char **argv)
 	struct gerr e;
 
 	if (argc < 2) {
-		fprintf(stderr, "usage: test-live basic|blocks|facts|refusals|events|stress N|fuzz N|privs|splice-hold SYM INS ARG\n");
+		fprintf(stderr, "usage: test-live basic|blocks|facts|rangefacts|scale [GLOB]|refusals|events|stress N|fuzz N|privs|splice-hold SYM INS ARG\n");
 		return 2;
 	}
 	if (!strcmp(argv[1], "workload") && argc == 4)
@@ -956,6 +956,10 @@ int main(int argc, char **argv)
 		test_blocks(&lv);
 	else if (!strcmp(argv[1], "facts"))
 		test_facts(&lv);
+	else if (!strcmp(argv[1], "rangefacts"))
+		test_rangefacts(&lv);
+	else if (!strcmp(argv[1], "scale"))
+		test_scale(&lv, argc > 2 ? argv[2] : "tcp_*");
 	else if (!strcmp(argv[1], "module"))
 		test_module_text(&lv);
 	else if (!strcmp(argv[1], "refusals"))

@@ -37,6 +37,7 @@ check "the argfilter instrument module loads" "$(grep -q '^argfilter ' /proc/mod
 suite basic
 suite blocks
 suite facts
+suite rangefacts
 suite module
 suite refusals
 # The checker's tests want a bounce through padding whatever the kernel
@@ -175,7 +176,7 @@ build/gilk -c 'unsplice all' >/dev/null
 # set and show, live
 out=$(build/gilk -c 'show version')
 check "show version live: gilk.ko's ABI and the running kernel's banner ($(echo "$out" | sed -n 2p))" \
-	"$(echo "$out" | grep -q '^gilk.ko: ioctl ABI [0-9]*, up to [0-9]* splices$' &&
+	"$(echo "$out" | grep -q '^gilk.ko: ioctl ABI [0-9]*, batches of up to [0-9]* splices$' &&
 	   [ "$(echo "$out" | sed -n 's/^kernel: //p')" = "$(cat /proc/version)" ]; echo $?)"
 out=$(build/gilk -c 'set instrument nosuch' 2>&1)
 check "set instrument checks the instrument live ($out)" "$(echo "$out" | grep -q "no instrument 'nosuch'"; echo $?)"
@@ -248,6 +249,30 @@ check "after rmmod the site holds its original bytes ($after)" "$([ "$after" = "
 insmod build/gilk.ko
 check "gilk.ko loads again after rmmod" "$?"
 suite basic
+
+# Scale: over a thousand splices in one batch, packed trampolines, nothing
+# left after (test-live scale); several functions and a glob through the
+# shell, a line each; rmmod with thousands of splices in place.
+suite scale 'tcp_*'
+out=$(build/gilk -c "splice --blocks 'tcp_v4_*' path_init" 2>&1)
+total=$(echo "$out" | sed -n 's/^spliced \([0-9]*\) of [0-9]* blocks of \([0-9]*\) functions with count in one batch: .*/\1/p')
+nfn=$(echo "$out" | sed -n 's/^spliced [0-9]* of [0-9]* blocks of \([0-9]*\) functions .*/\1/p')
+sum=$(echo "$out" | awk '/^[a-z_0-9.]+: [0-9]+ of [0-9]+ blocks spliced/ {g += $2; n++} END {print g, n}')
+active=$(build/gilk -c 'info splices' | grep -c '^ *[0-9]')
+check "splice --blocks with a glob and a name: a line per function ($nfn), the total their sum (${total:-none}), all active ($active)" \
+	"$([ -n "$total" ] && [ "$sum" = "$total $nfn" ] && [ "$nfn" -gt 20 ] && [ "$active" = "$total" ] &&
+	   echo "$out" | grep -q '^path_init: 60 of 60 blocks spliced$' &&
+	   echo "$out" | grep -q '^gilk.ko: [0-9]* splices, [0-9]* bytes of trampolines'; echo $?)"
+check "unsplice all removes them in one batch" \
+	"$(build/gilk -c 'unsplice all' | grep -qx "unspliced $total" && build/gilk -c 'info splices' | grep -qx 'no splices'; echo $?)"
+out=$(build/gilk -c "splice --blocks 'tcp_*' 'udp_*'" 2>&1 | tail -2)
+many=$(build/gilk -c 'info splices' | grep -c '^ *[0-9]')
+rmmod gilk
+st=$?
+check "rmmod gilk with $many splices in place ($out)" \
+	"$([ "$st" = 0 ] && [ "$many" -gt 1000 ] && ! grep -q '^gilk ' /proc/modules && cat /proc/net/tcp >/dev/null; echo $?)"
+insmod build/gilk.ko
+check "gilk.ko loads again after that rmmod" "$?"
 
 if dmesg | grep -E 'Oops|BUG:|WARNING:|general protection|soft lockup|RCU stall|Call Trace' >/tmp/bad; then
 	cat /tmp/bad

@@ -15,7 +15,7 @@
 #include <linux/ioctl.h>
 #include <linux/types.h>
 
-#define GILK_ABI_VERSION 5
+#define GILK_ABI_VERSION 6
 
 #define GILK_PATCH_MAX_LEN 32
 #define GILK_TRAMP_MAX 512
@@ -25,11 +25,15 @@
 #define GILK_REASON_MAX 128
 #define GILK_MAX_PATCHES 2
 #define GILK_FACTS_MAX 16384	/* the most one FACTS call returns */
-#define GILK_BATCH_MAX 256
+/*
+ * The most requests one batch carries: a bound on what gilk.ko allocates
+ * for it, not on the splices there may be (there is none).
+ */
+#define GILK_BATCH_MAX (1 << 20)
 
 struct gilk_version {
 	__u32 abi;		/* out: GILK_ABI_VERSION */
-	__u32 max_splices;	/* out */
+	__u32 max_batch;	/* out: GILK_BATCH_MAX */
 };
 
 /* Reads kernel memory that may not be mapped (copy_from_kernel_nofault). */
@@ -176,6 +180,14 @@ struct gilk_batch {
 				 */
 };
 
+/* What gilk.ko holds now. */
+struct gilk_stats {
+	__u32 splices;		/* out: active (and on their way in or out) */
+	__u32 reserved;		/* out: reservations not yet spliced */
+	__u64 tramp_bytes;	/* out: trampoline memory handed out */
+	__u64 tramp_mapped;	/* out: module memory holding it */
+};
+
 /* An event as read() returns it: header, then len bytes of payload. */
 struct gilk_event {
 	__u64 ns;		/* CLOCK_MONOTONIC (ktime_get_mono_fast_ns()) */
@@ -196,5 +208,6 @@ struct gilk_event {
 #define GILK_IOC_RELEASE     _IOW(GILK_IOC_MAGIC, 8, __u32)
 #define GILK_IOC_SPLICE_BATCH   _IOWR(GILK_IOC_MAGIC, 9, struct gilk_batch)
 #define GILK_IOC_UNSPLICE_BATCH _IOWR(GILK_IOC_MAGIC, 10, struct gilk_batch)
+#define GILK_IOC_STATS       _IOR(GILK_IOC_MAGIC, 11, struct gilk_stats)
 
 #endif

@@ -1,0 +1,163 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The kprobe blacklist, the exception tables and the kprobes, asked about a
+ * whole range at once. The kernel's predicates (within_kprobe_blacklist(),
+ * search_exception_tables(), get_kprobe()) answer for one address each; FACTS
+ * asked them byte by byte over a function and its neighbours, and the
+ * blacklist's answer is a walk of its whole list plus a symbol lookup, so
+ * planning one function live took most of a minute. Here the blacklist is
+ * one pass over its list, an exception table a binary search for the
+ * range's first entry, and the kprobes one hash lookup per byte (the table's
+ * size is private to kprobes.c). The answers are the kernel predicates',
+ * byte for byte: tests/guest compares them with a per-byte reference.
+ */
+#include <linux/extable.h>
+#include <linux/kallsyms.h>
+#include <linux/kprobes.h>
+#include <linux/module.h>
+#include <linux/rculist.h>
+
+#include "gilk_internal.h"
+
+/*
+ * within_kprobe_blacklist(a): a is in __kprobes text, in a listed range,
+ * or in a suffixed symbol (foo.cold, foo.isra.0) whose base symbol foo is.
+ */
+static bool listed(unsigned long a)
+{
+	struct kprobe_blacklist_entry *ent;
+
+	if (a >= (unsigned long)gilk_ks.kprobes_text_start &&
+	    a < (unsigned long)gilk_ks.kprobes_text_end)
+		return true;
+	list_for_each_entry_rcu(ent, gilk_ks.kprobe_blacklist, list)
+		if (a >= ent->start_addr && a < ent->end_addr)
+			return true;
+	return false;
+}
+
+static void add_clipped(struct gilk_facts *f, struct gilk_fact *out,
+			unsigned long s, unsigned long e, unsigned long lo,
+			unsigned long hi, u32 kind)
+{
+	s = max(s, lo);
+	e = min(e, hi);
+	if (s < e)
+		gilk_add_fact(f, out, s, e, kind);
+}
+
+/*
+ * Blacklisted bytes of a suffixed symbol (foo.cold, foo.isra.0) in [lo, hi)
+ * because its base symbol foo is: within_kprobe_blacklist()'s second look.
+ */
+static void add_suffixed(struct gilk_facts *f, struct gilk_fact *out,
+			 unsigned long lo, unsigned long hi)
+{
+	char name[KSYM_SYMBOL_LEN];
+	unsigned long a = lo, size, off, base;
+	char *dot;
+
+	while (a < hi && gilk_ks.kallsyms_lookup_size_offset(a, &size, &off) && size) {
+		sprint_symbol_no_offset(name, a);
+		name[strcspn(name, " ")] = 0;	/* " [module]" */
+		dot = strchr(name, '.');
+		if (dot) {
+			*dot = 0;
+			base = gilk_ks.kallsyms_lookup_name(name);
+			if (base && listed(base))
+				add_clipped(f, out, a - off, a - off + size, lo, hi,
+					    GILK_RES_BLACKLIST);
+		}
+		a = a - off + size;
+	}
+}
+
+void gilk_blacklist_facts(struct gilk_facts *f, struct gilk_fact *out,
+			  unsigned long lo, unsigned long hi)
+{
+	struct kprobe_blacklist_entry *ent;
+
+	add_clipped(f, out, (unsigned long)gilk_ks.kprobes_text_start,
+		    (unsigned long)gilk_ks.kprobes_text_end, lo, hi, GILK_RES_BLACKLIST);
+	/* entries go with kfree_rcu(): a module's, when it unloads */
+	rcu_read_lock();
+	list_for_each_entry_rcu(ent, gilk_ks.kprobe_blacklist, list)
+		add_clipped(f, out, ent->start_addr, ent->end_addr, lo, hi,
+			    GILK_RES_BLACKLIST);
+	add_suffixed(f, out, lo, hi);
+	rcu_read_unlock();
+}
+
+static unsigned long ex_insn(const struct exception_table_entry *e)
+{
+	return (unsigned long)&e->insn + e->insn;
+}
+
+static unsigned long ex_fixup(const struct exception_table_entry *e)
+{
+	return (unsigned long)&e->fixup + e->fixup;
+}
+
+/*
+ * The exception-table entries whose instructions lie in [lo, hi): each
+ * instruction as a one-byte GILK_RES_EXTABLE fact (search_exception_tables()
+ * answers for its first byte), and with targets, its fixup's landing as a
+ * GILK_FACT_TARGET when that is in the range too. Both tables are sorted
+ * by instruction (the core kernel's at build time, a module's at load).
+ */
+void gilk_extable_facts(struct gilk_facts *f, struct gilk_fact *out,
+			unsigned long lo, unsigned long hi, bool targets)
+{
+	const struct exception_table_entry *first = gilk_ks.start_ex_table;
+	const struct exception_table_entry *last = gilk_ks.stop_ex_table;
+	struct module *mod;
+
+	preempt_disable();	/* keeps a module's table while we read */
+	mod = gilk_ks.module_address(lo);
+	if (mod) {
+		first = mod->extable;
+		last = mod->extable + mod->num_exentries;
+	}
+	while (first < last) {	/* the first entry at or above lo */
+		const struct exception_table_entry *mid = first + (last - first) / 2;
+
+		if (ex_insn(mid) < lo)
+			first = mid + 1;
+		else
+			last = mid;
+	}
+	last = mod ? mod->extable + mod->num_exentries : gilk_ks.stop_ex_table;
+	for (; first < last && ex_insn(first) < hi; first++) {
+		unsigned long t = ex_fixup(first);
+
+		if (targets) {
+			if (t >= lo && t < hi)
+				gilk_add_fact(f, out, t, t + 1, GILK_FACT_TARGET);
+		} else {
+			gilk_add_fact(f, out, ex_insn(first), ex_insn(first) + 1,
+				      GILK_RES_EXTABLE);
+		}
+	}
+	preempt_enable();
+}
+
+/*
+ * A kprobe's int3 (or an optimized one's jmp) covers its first 5 bytes: a
+ * byte is a kprobe fact when a live kprobe sits on it or on one of the 4
+ * before it.
+ */
+void gilk_kprobe_facts(struct gilk_facts *f, struct gilk_fact *out,
+		       unsigned long lo, unsigned long hi)
+{
+	unsigned long a;
+
+	rcu_read_lock();
+	for (a = lo - 4; a < hi; a++) {
+		struct kprobe *kp = gilk_ks.get_kprobe((void *)a);
+
+		/* a gone one's module is going: it writes nothing more */
+		if (kp && !kprobe_gone(kp))
+			add_clipped(f, out, a, a + 5, lo, hi, GILK_RES_KPROBE);
+	}
+	rcu_read_unlock();
+}

@@ -1,0 +1,222 @@
+/* blockset: the blocks of several functions, planned together (see blockset.h). */
+#include <fnmatch.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "blockset.h"
+
+static bool is_glob(const char *a)
+{
+	return strpbrk(a, "*?[") != NULL;
+}
+
+static int add_fn(struct blockset *bs, size_t *cap, const struct ksym *sym)
+{
+	if (bs->nfns == *cap) {
+		size_t n = *cap ? *cap * 2 : 16;
+		struct blockset_fn *f = realloc(bs->fns, n * sizeof(*f));
+
+		if (!f)
+			return -1;
+		bs->fns = f;
+		*cap = n;
+	}
+	memset(&bs->fns[bs->nfns], 0, sizeof(bs->fns[0]));
+	bs->fns[bs->nfns++].sym = sym;
+	return 0;
+}
+
+static int by_addr(const void *a, const void *b)
+{
+	const struct blockset_fn *x = a, *y = b;
+
+	return x->sym->addr < y->sym->addr ? -1 : x->sym->addr > y->sym->addr;
+}
+
+/* Whether a function a pattern matched can be spliced at all: core kernel
+ * text, or (live) a module's. */
+static bool is_live_text(struct session *s, uint64_t addr)
+{
+	if (addr >= s->k->text_start && addr < s->k->text_end)
+		return true;
+	return s->live && live_text_kind(&s->lv, addr) == GILK_TEXT_MODULE;
+}
+
+/* Every function one argument names; *matched how many. */
+static int add_arg(struct session *s, struct blockset *bs, size_t *cap,
+		   const char *arg, size_t *matched, struct gerr *e)
+{
+	const struct ksym *sym;
+	uint64_t addr;
+
+	*matched = 0;
+	if (!is_glob(arg)) {
+		if (session_resolve(s, arg, &addr, e))
+			return -1;
+		if (symtab_function(s->k->syms, addr, &sym, NULL, NULL))
+			return gerr_set(e, "%s is not inside a kernel function", arg);
+		*matched = 1;
+		return add_fn(bs, cap, sym) ? gerr_set(e, "out of memory") : 0;
+	}
+	for (size_t i = 0; i < symtab_count(s->k->syms); i++) {
+		const struct ksym *k = symtab_at(s->k->syms, i);
+		uint64_t fs;
+
+		/* a text function's own start (aliases collapse below) */
+		if (!ksym_is_text(k) || fnmatch(arg, k->name, 0) ||
+		    symtab_function(s->k->syms, k->addr, &sym, &fs, NULL) || fs != k->addr ||
+		    !is_live_text(s, fs))
+			continue;
+		if (add_fn(bs, cap, sym))
+			return gerr_set(e, "out of memory");
+		(*matched)++;
+	}
+	return 0;
+}
+
+static int add_sites(struct session *s, struct blockset *bs, struct blockset_fn *f,
+		     size_t *cap, struct gerr *e)
+{
+	const struct ksym *sym;
+
+	if (session_cfg(s, f->sym->addr, &sym, e))
+		return -1;
+	if (bs->nsites + s->cfg.nblocks > *cap) {
+		size_t n = (*cap ? *cap * 2 : 1024) + s->cfg.nblocks;
+		uint64_t *m = realloc(bs->sites, n * sizeof(*m));
+
+		if (!m)
+			return gerr_set(e, "out of memory");
+		bs->sites = m;
+		*cap = n;
+	}
+	f->first = bs->nsites;
+	f->nblocks = s->cfg.nblocks;
+	for (size_t b = 0; b < s->cfg.nblocks; b++)
+		bs->sites[bs->nsites++] = session_block_site(s, s->cfg.blocks[b].start);
+	return 0;
+}
+
+/* Live: splices learnt once, FACTS for all the functions asked at once. */
+static int start_batch(struct session *s, struct blockset *bs, struct gerr *e)
+{
+	uint64_t *starts = calloc(bs->nfns + 1, sizeof(*starts));
+	int rc;
+
+	if (!starts)
+		return gerr_set(e, "out of memory");
+	for (size_t i = 0; i < bs->nfns; i++)
+		starts[i] = bs->fns[i].sym->addr;
+	rc = live_batch_begin(&s->lv, starts, bs->nfns, e);
+	free(starts);
+	if (!rc)
+		bs->lv = &s->lv;
+	return rc;
+}
+
+int blockset_collect(struct session *s, char *const *args, int nargs,
+		     struct blockset *bs, struct gerr *e)
+{
+	size_t cap = 0, sites_cap = 0, matched, keep = 0;
+
+	memset(bs, 0, sizeof(*bs));
+	for (int i = 0; i < nargs; i++) {
+		if (add_arg(s, bs, &cap, args[i], &matched, e))
+			goto fail;
+		if (!matched) {
+			gerr_set(e, "no kernel function matches '%s'", args[i]);
+			goto fail;
+		}
+	}
+	qsort(bs->fns, bs->nfns, sizeof(*bs->fns), by_addr);
+	for (size_t i = 0; i < bs->nfns; i++)	/* each function once */
+		if (!keep || bs->fns[i].sym->addr != bs->fns[keep - 1].sym->addr)
+			bs->fns[keep++] = bs->fns[i];
+	bs->nfns = keep;
+	if (s->live && start_batch(s, bs, e))
+		goto fail;
+	for (size_t i = 0; i < bs->nfns; i++) {
+		if (session_interrupted(s)) {
+			gerr_set(e, "interrupted");
+			goto fail;
+		}
+		if (add_sites(s, bs, &bs->fns[i], &sites_cap, e))
+			goto fail;
+	}
+	return 0;
+fail:
+	blockset_free(bs);
+	return -1;
+}
+
+int blockset_plan(struct session *s, struct blockset *bs, struct gerr *e)
+{
+	bool *ok = calloc(bs->nsites + 1, sizeof(*ok));
+	enum splice_reason *why = calloc(bs->nsites + 1, sizeof(*why));
+	size_t good = 0;
+
+	bs->plans = calloc(bs->nsites + 1, sizeof(*bs->plans));
+	if (!ok || !why || !bs->plans) {
+		free(ok);
+		free(why);
+		return gerr_set(e, "out of memory");
+	}
+	if (s->live) {
+		live_plan_many(&s->lv, bs->sites, bs->nsites, 0, bs->plans, ok, why);
+	} else {
+		struct gerr pe;
+
+		for (size_t i = 0; i < bs->nsites; i++) {
+			ok[i] = session_plan(s, bs->sites[i], 0, &bs->plans[i], &pe) == 0;
+			why[i] = bs->plans[i].reason;
+		}
+	}
+	for (size_t f = 0; f < bs->nfns; f++) {
+		struct blockset_fn *fn = &bs->fns[f];
+
+		for (size_t i = fn->first; i < fn->first + fn->nblocks; i++) {
+			if (!ok[i]) {
+				fn->refused[why[i]]++;
+				continue;
+			}
+			fn->ok++;
+			if (good != i)
+				bs->plans[good] = bs->plans[i];
+			good++;
+		}
+	}
+	bs->ngood = good;
+	free(ok);
+	free(why);
+	return 0;
+}
+
+void blockset_report(struct session *s, const struct blockset *bs,
+		     const char *verb)
+{
+	for (size_t f = 0; f < bs->nfns; f++) {
+		const struct blockset_fn *fn = &bs->fns[f];
+		const char *sep = ", refused:";
+
+		fprintf(s->out, "%s: %zu of %zu blocks %s", fn->sym->name, fn->ok, fn->nblocks,
+			verb);
+		for (int r = 1; r < SR_NREASONS; r++)
+			if (fn->refused[r]) {
+				fprintf(s->out, "%s %zu %s", sep, fn->refused[r],
+					splice_reason_name((enum splice_reason)r));
+				sep = ",";
+			}
+		fprintf(s->out, "\n");
+	}
+}
+
+void blockset_free(struct blockset *bs)
+{
+	if (bs->lv)
+		live_batch_end(bs->lv);
+	free(bs->fns);
+	free(bs->sites);
+	free(bs->plans);
+	memset(bs, 0, sizeof(*bs));
+}

@@ -24,6 +24,9 @@ struct live {
 	struct kimage *kcore;       /* for module text, read when planned */
 	struct cfg_window w;
 	bool smap;                  /* the CPU has SMAP: trampolines clac */
+	bool full_template;         /* every splice builds a full pt_regs,
+				     * whatever its instrument needs (to
+				     * compare costs); false: what it needs */
 	struct range *occupied, *tails;
 	size_t noccupied, ntails;
 	struct range *pending;      /* bytes of plans not yet spliced */

@@ -29,5 +29,6 @@ int restored(struct live *lv, const struct splice_plan *p);
 void test_verifier(struct live *lv);
 void test_defects(struct live *lv);
 void test_badreq(struct live *lv, int count);
+void test_templates(struct live *lv);
 
 #endif

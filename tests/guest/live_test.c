@@ -10,6 +10,8 @@
  *   verifier   gilk.ko's code checker: real plans pass, tampered ones are
  *              refused (verify_test.c)
  *   defects    each defect found by review, provoked (defects_test.c)
+ *   templates  count inline (flags saved where live), full on request, tsc
+ *              through the scratch template (templates_test.c)
  *   badreq N   N requests with one field changed, racing (badreq_test.c)
  *   events     tsc/regs/argfilter events; lost events counted when full
  *   stress     splice/unsplice cycles on a hot path under load
@@ -964,6 +966,8 @@ int main(int argc, char **argv)
 		test_verifier(&lv);
 	else if (!strcmp(argv[1], "defects"))
 		test_defects(&lv);
+	else if (!strcmp(argv[1], "templates"))
+		test_templates(&lv);
 	else if (!strcmp(argv[1], "badreq"))
 		test_badreq(&lv, argc > 2 ? atoi(argv[2]) : 100000);
 	else if (!strcmp(argv[1], "events"))

@@ -4,6 +4,7 @@
 #define _GILK_TARGET_H
 
 long gilk_target_evict(long n);
+long gilk_target_flags(long n);
 
 /* park.c: /proc/gilk_target_park */
 int park_init(void);

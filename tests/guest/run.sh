@@ -199,8 +199,8 @@ build/gilk -c 'unsplice all' >/dev/null
 # measures each probe and says what the kprobe was)
 mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null
 out=$(build/bench-live 2000 3 2>&1)
-check "bench-live measures gilk, trap mode and a kprobe ($(echo "$out" | tail -1))" \
-	"$(echo "$out" | tail -1 | grep -Eq '^live: gilk -?[0-9]+ ns/hit, trap -?[0-9]+ ns/hit, kprobe -?[0-9]+ ns/hit \((int3|optimized)\), gilk/kprobe -?[0-9.]+$' &&
+check "bench-live measures count inline and with full regs, tsc scratch and full, trap mode and a kprobe ($(echo "$out" | tail -1))" \
+	"$(echo "$out" | tail -1 | grep -Eq '^live: count -?[0-9]+ ns/hit, full -?[0-9]+ ns/hit \(inline/full -?[0-9a-z.]+\), tsc -?[0-9]+ ns/hit, full -?[0-9]+ ns/hit \(scratch/full -?[0-9a-z.]+\), trap -?[0-9]+ ns/hit, kprobe -?[0-9]+ ns/hit \((int3|optimized)\), count/kprobe -?[0-9a-z.]+$' &&
 	   build/gilk -c 'info splices' | grep -qx 'no splices' && ! grep -q gilkbench /sys/kernel/tracing/kprobe_events; echo $?)"
 
 # Interrupt and scheduler context: the timer tick and the CFS pick path.

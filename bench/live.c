@@ -4,7 +4,7 @@
  * the emulator's, ratios are what to read). The workload is getppid(); the
  * site is where gilk splices its entry block (past the ftrace nop). Each
  * figure is the median of several timed runs; a probe's cost per hit is its
- * run's time per call minus the unprobed one's.
+ * run's time per call minus that of unprobed runs right after it.
  *   count, inline:     jmp to the trampoline, incq %gs:counter, back (the
  *                      template count gets: kmod/tramp.h)
  *   count, full:       the same splice with a full struct pt_regs built and
@@ -111,6 +111,8 @@ static double with_splice(struct live *lv, const struct workload *w, uint64_t si
 	lv->full_template = false;
 	t = per_call(w);
 	live_unsplice(lv, id, &e);
+	/* the lab shares its CPUs: a base from minutes earlier drifts */
+	t -= per_call(w);
 	/* what tsc left in the buffer (its lost events are counted, and
 	 * cost the same in both templates) */
 	while (live_read_events(lv, drain, sizeof(drain), &e) > 0)
@@ -148,7 +150,7 @@ static double with_kprobe(const struct workload *w, const char *where, char *sta
 	t = per_call(w);
 	write_file(TRACEFS "/events/kprobes/gilkbench/enable", "0");
 	write_file(TRACEFS "/kprobe_events", "-:gilkbench\n");
-	return t;
+	return t - per_call(w);
 }
 
 int main(int argc, char **argv)
@@ -177,12 +179,12 @@ int main(int argc, char **argv)
 	site = live_block_site(&lv, fn);
 	snprintf(where, sizeof(where), "__x64_sys_getppid+%llu", (unsigned long long)(site - fn));
 	base = per_call(&w);
-	inl = with_splice(&lv, &w, site, "count", false, false) - base;
-	full = with_splice(&lv, &w, site, "count", true, false) - base;
-	tsc = with_splice(&lv, &w, site, "tsc", false, false) - base;
-	tsc_full = with_splice(&lv, &w, site, "tsc", true, false) - base;
-	trap = with_splice(&lv, &w, site, "count", false, true) - base;
-	kp = with_kprobe(&w, where, state, sizeof(state)) - base;
+	inl = with_splice(&lv, &w, site, "count", false, false);
+	full = with_splice(&lv, &w, site, "count", true, false);
+	tsc = with_splice(&lv, &w, site, "tsc", false, false);
+	tsc_full = with_splice(&lv, &w, site, "tsc", true, false);
+	trap = with_splice(&lv, &w, site, "count", false, true);
+	kp = with_kprobe(&w, where, state, sizeof(state));
 	printf("site: %s; %d runs of %d getppid() calls each, medians\n", where, w.runs, w.calls);
 	printf("  unprobed:               %8.1f ns per call\n", base);
 	printf("  gilk count, inline:     %+8.1f ns per hit\n", inl);

@@ -83,9 +83,12 @@ static int add_function(struct session *s, struct coverage *c, const struct ksym
 	snprintf(f->name, sizeof(f->name), "%s", sym->name);
 	f->addr = sym->addr;
 	f->first = c->nblocks;
-	f->n = s->cfg.nblocks;
+	/* bytes nothing reaches (what decodes after a function's padding)
+	 * are no block that could run */
 	for (size_t b = 0; b < s->cfg.nblocks; b++)
-		c->blocks[c->nblocks++] = (struct cov_block){ .start = s->cfg.blocks[b].start };
+		if (s->cfg.blocks[b].reachable)
+			c->blocks[c->nblocks++] = (struct cov_block){ .start = s->cfg.blocks[b].start };
+	f->n = c->nblocks - f->first;
 	return 0;
 }
 

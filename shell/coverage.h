@@ -1,5 +1,6 @@
 /*
  * coverage: which blocks of a set of functions ran. Every spliceable block
+ * (of those reachable from the entry or an external edge)
  * gets the built-in count (inline in its trampoline: a per-CPU increment,
  * no call); the set remembers each function's blocks, their splices and
  * refusals, and the hits at the last reset, since gilk.ko's counters only

@@ -136,6 +136,21 @@ static int dump_events(struct session *s, int argc, char **argv, struct gerr *e)
 	return rc;
 }
 
+/* The file and format of a live table (splices, coverage): not a Chrome
+ * trace, which holds events. */
+static int table_file(struct session *s, int argc, char **argv, const char **path,
+		      enum format *fmt, struct gerr *e)
+{
+	char what[32];
+
+	if (file_and_format(argc, argv, s->set.format, path, fmt, e))
+		return -1;
+	if (*fmt == FMT_CHROME)
+		return gerr_set(e, "a Chrome trace holds events: dump %s as text, csv or json", argv[1]);
+	snprintf(what, sizeof(what), "dump %s", argv[1]);
+	return session_need_live(s, what, e);
+}
+
 static int dump_splices(struct session *s, int argc, char **argv, struct gerr *e)
 {
 	struct gilk_splice_info *all;
@@ -144,11 +159,7 @@ static int dump_splices(struct session *s, int argc, char **argv, struct gerr *e
 	size_t n;
 	FILE *f;
 
-	if (file_and_format(argc, argv, s->set.format, &path, &fmt, e))
-		return -1;
-	if (fmt == FMT_CHROME)
-		return gerr_set(e, "a Chrome trace holds events: dump splices as text, csv or json");
-	if (session_need_live(s, "dump splices", e))
+	if (table_file(s, argc, argv, &path, &fmt, e))
 		return -1;
 	if (live_list(&s->lv, &all, &n, e))
 		return -1;
@@ -173,11 +184,7 @@ static int dump_coverage(struct session *s, int argc, char **argv, struct gerr *
 	const char *path;
 	FILE *f;
 
-	if (file_and_format(argc, argv, s->set.format, &path, &fmt, e))
-		return -1;
-	if (fmt == FMT_CHROME)
-		return gerr_set(e, "a Chrome trace holds events: dump coverage as text, csv or json");
-	if (session_need_live(s, "dump coverage", e))
+	if (table_file(s, argc, argv, &path, &fmt, e))
 		return -1;
 	if (!s->cov || !s->cov->nfuncs)
 		return gerr_set(e, "no coverage running: \"coverage FUNC|GLOB...\" starts one");

@@ -460,8 +460,15 @@ static void test_facts(struct live *lv)
 		struct gilk_splice_info in;
 		static uint8_t buf[1 << 16];
 
-		if (splice_at(lv, live_block_site(lv, sym(lv, "ring_buffer_lock_reserve")), 0,
-			      "count", "", &rid, &pr) == 0) {
+		int ok;
+
+		/* count with the full template: it goes through gilk_entry
+		 * and its guard (inline, it would count and never miss) */
+		lv->full_template = true;
+		ok = splice_at(lv, live_block_site(lv, sym(lv, "ring_buffer_lock_reserve")), 0,
+			       "count", "", &rid, &pr) == 0;
+		lv->full_template = false;
+		if (ok) {
 			if (splice_at(lv, live_block_site(lv, sym(lv, "do_prlimit")), 0, "regs", "",
 				      &pid, &pp) == 0) {
 				for (int i = 0; i < 100; i++)
@@ -839,8 +846,9 @@ static void test_orphans(struct live *lv)
 }
 
 /* Module text: argfilter's function runs inside gilk_entry for each hit of
- * a splice that uses argfilter, so a count splice on it is hit exactly
- * as often, each time nested (missed). Its module is pinned meanwhile. */
+ * a splice that uses argfilter, so a count splice on it (with the full
+ * template, through gilk_entry's guard) is hit exactly as often, each time
+ * nested (missed). Its module is pinned meanwhile. */
 static void test_module_text(struct live *lv)
 {
 	const struct ksym *fn[2];
@@ -854,10 +862,13 @@ static void test_module_text(struct live *lv)
 		check(0, "argfilter_fn found in /proc/kallsyms [argfilter]");
 		return;
 	}
+	lv->full_template = true;
 	if (splice_at(lv, live_block_site(lv, fn[0]->addr), 0, "count", "", &mid, &pm)) {
+		lv->full_template = false;
 		check(0, "splice module text (argfilter_fn)");
 		return;
 	}
+	lv->full_template = false;
 	check(pm.region.addr > fn[0]->addr, "module text: the splice point is past argfilter_fn's ftrace nop (+%" PRIu64 ")",
 	      pm.region.addr - fn[0]->addr);
 	if (splice_at(lv, live_block_site(lv, sym(lv, "do_prlimit")), 0, "argfilter", "1=99", &pid, &pp) == 0) {

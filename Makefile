@@ -90,7 +90,7 @@ $(B)/kverify/%.o: kmod/%.c $(wildcard kmod/*.h)
 $(B)/kverify/%.o: $(KD)/arch/x86/lib/%.c
 	@mkdir -p $(dir $@)
 	$(CC) -O2 -g -w $(KV_INC) -I$(KD)/arch/x86/lib -c $< -o $@
-$(B)/libkverify.a: $(B)/kverify/verify.o $(B)/kverify/tramp.o $(B)/kverify/insn.o $(B)/kverify/inat.o
+$(B)/libkverify.a: $(B)/kverify/verify.o $(B)/kverify/tramp.o $(B)/kverify/flags.o $(B)/kverify/insn.o $(B)/kverify/inat.o
 	ar rcs $@ $^
 
 $(B)/bin/test-json: $(B)/tests/json_check.o

@@ -4,13 +4,20 @@
  * the emulator's, ratios are what to read). The workload is getppid(); the
  * site is where gilk splices its entry block (past the ftrace nop). Each
  * figure is the median of several timed runs; a probe's cost per hit is its
- * run's time per call minus the unprobed one's.
- *   gilk count:        jmp to the trampoline, count, back
- *   gilk count, trap:  the same instrument reached through an int3 per hit
+ * run's time per call minus that of unprobed runs right after it.
+ *   count, inline:     jmp to the trampoline, incq %gs:counter, back (the
+ *                      template count gets: kmod/tramp.h)
+ *   count, full:       the same splice with a full struct pt_regs built and
+ *                      gilk_entry() called, as every splice was before
+ *   tsc, scratch:      an event per hit, only what the call clobbers saved
+ *   tsc, full:         the same with a full struct pt_regs
+ *   count, trap:       the inline count reached through an int3 per hit
  *   kprobe:            a kprobe event at the site (tracefs), tracing off, so
  *                      its cost is the probe's and not the trace buffer's
  * The last line is the summary:
- *   live: gilk N ns/hit, trap N ns/hit, kprobe N ns/hit (STATE), gilk/kprobe R
+ *   live: count N ns/hit, full N ns/hit (inline/full R), tsc N ns/hit, full
+ *   N ns/hit (scratch/full R), trap N ns/hit, kprobe N ns/hit (STATE),
+ *   count/kprobe R
  *
  *   bench-live [CALLS [RUNS]]     (100000 calls, 7 runs)
  */
@@ -78,8 +85,9 @@ static int write_file(const char *path, const char *text)
  * chooses that where no jump fits; here one does, so the plan is cut down to
  * its first instruction, as a trap plan is. */
 static double with_splice(struct live *lv, const struct workload *w, uint64_t site,
-			  bool trap)
+			  const char *instrument, bool full, bool trap)
 {
+	static char drain[1 << 16];
 	struct splice_plan p;
 	struct gerr e;
 	uint32_t id;
@@ -95,12 +103,20 @@ static double with_splice(struct live *lv, const struct workload *w, uint64_t si
 		p.region.len = p.region.live = p.region.insns[0].len;
 		p.region.ninsn = 1;
 	}
-	if (live_splice(lv, &p, "count", "", &id, &e)) {
+	lv->full_template = full;
+	if (live_splice(lv, &p, instrument, "", &id, &e)) {
 		fprintf(stderr, "bench-live: %s\n", e.msg);
 		exit(1);
 	}
+	lv->full_template = false;
 	t = per_call(w);
 	live_unsplice(lv, id, &e);
+	/* the lab shares its CPUs: a base from minutes earlier drifts */
+	t -= per_call(w);
+	/* what tsc left in the buffer (its lost events are counted, and
+	 * cost the same in both templates) */
+	while (live_read_events(lv, drain, sizeof(drain), &e) > 0)
+		;
 	return t;
 }
 
@@ -134,7 +150,7 @@ static double with_kprobe(const struct workload *w, const char *where, char *sta
 	t = per_call(w);
 	write_file(TRACEFS "/events/kprobes/gilkbench/enable", "0");
 	write_file(TRACEFS "/kprobe_events", "-:gilkbench\n");
-	return t;
+	return t - per_call(w);
 }
 
 int main(int argc, char **argv)
@@ -144,7 +160,7 @@ int main(int argc, char **argv)
 	struct gerr e;
 	const struct ksym *s;
 	uint64_t fn, site;
-	double base, jmp, trap, kp;
+	double base, inl, full, tsc, tsc_full, trap, kp;
 	char where[160], state[32];
 
 	if (w.calls < 1 || w.runs < 1 || w.runs > RUNS_MAX) {
@@ -163,17 +179,22 @@ int main(int argc, char **argv)
 	site = live_block_site(&lv, fn);
 	snprintf(where, sizeof(where), "__x64_sys_getppid+%llu", (unsigned long long)(site - fn));
 	base = per_call(&w);
-	jmp = with_splice(&lv, &w, site, false);
-	trap = with_splice(&lv, &w, site, true);
+	inl = with_splice(&lv, &w, site, "count", false, false);
+	full = with_splice(&lv, &w, site, "count", true, false);
+	tsc = with_splice(&lv, &w, site, "tsc", false, false);
+	tsc_full = with_splice(&lv, &w, site, "tsc", true, false);
+	trap = with_splice(&lv, &w, site, "count", false, true);
 	kp = with_kprobe(&w, where, state, sizeof(state));
 	printf("site: %s; %d runs of %d getppid() calls each, medians\n", where, w.runs, w.calls);
-	printf("  unprobed:          %8.1f ns per call\n", base);
-	printf("  gilk count (jmp):  %8.1f ns per call, %+8.1f per hit\n", jmp, jmp - base);
-	printf("  gilk count (trap): %8.1f ns per call, %+8.1f per hit\n", trap, trap - base);
-	printf("  kprobe (%s):%*s%8.1f ns per call, %+8.1f per hit\n", state,
-	       (int)(9 - strlen(state)), "", kp, kp - base);
-	printf("live: gilk %.0f ns/hit, trap %.0f ns/hit, kprobe %.0f ns/hit (%s), gilk/kprobe %.2f\n",
-	       jmp - base, trap - base, kp - base, state, (jmp - base) / (kp - base));
+	printf("  unprobed:               %8.1f ns per call\n", base);
+	printf("  gilk count, inline:     %+8.1f ns per hit\n", inl);
+	printf("  gilk count, full regs:  %+8.1f ns per hit\n", full);
+	printf("  gilk tsc, scratch:      %+8.1f ns per hit\n", tsc);
+	printf("  gilk tsc, full regs:    %+8.1f ns per hit\n", tsc_full);
+	printf("  gilk count, trap:       %+8.1f ns per hit\n", trap);
+	printf("  kprobe (%s):%*s%+8.1f ns per hit\n", state, (int)(14 - strlen(state)), "", kp);
+	printf("live: count %.0f ns/hit, full %.0f ns/hit (inline/full %.2f), tsc %.0f ns/hit, full %.0f ns/hit (scratch/full %.2f), trap %.0f ns/hit, kprobe %.0f ns/hit (%s), count/kprobe %.2f\n",
+	       inl, full, inl / full, tsc, tsc_full, tsc / tsc_full, trap, kp, state, inl / kp);
 	live_close(&lv);
 	return 0;
 }

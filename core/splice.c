@@ -3,6 +3,7 @@
 
 #include <string.h>
 
+#include "flags.h"
 #include "reloc.h"
 #include "x86emit.h"
 
@@ -388,6 +389,7 @@ int splice_plan(const struct splice_env *env, uint64_t site,
 		return refuse(p, stop, stop_addr);
 	if (p->region.insns[0].kind == IK_UD2)
 		p->bug = textfacts_bug(env->facts, site);
+	p->flags_dead = flags_dead_at(g, env->facts, site);
 	fill_padding_orig(g, &p->region);
 	if (stop == SPLICE_OK) {
 		if (is_occupied(env, site, p->region.len))
@@ -537,6 +539,30 @@ static const enum x86reg saved_regs[] = {
 	R_R9, R_R8, R_RAX, R_RCX, R_RDX, R_RSI, R_RDI,
 };
 
+/* What a C call may clobber besides the flags, in push order. */
+static const enum x86reg scratch_regs[] = {
+	R_RAX, R_RCX, R_RDX, R_RSI, R_RDI, R_R8, R_R9, R_R10, R_R11,
+};
+
+/* clac where SMAP is on, handler(ctx, rsi as it is): a rel32 call where it
+ * reaches the handler, else through rax (already saved). */
+static void emit_clac_ctx(struct x86w *w, const struct splice_params *sp)
+{
+	if (sp->clac)
+		xw_clac(w);
+	xw_movabs(w, R_RDI, sp->ctx);
+}
+
+static void emit_call_handler(struct x86w *w, const struct splice_params *sp)
+{
+	if (rel32_fits(xw_pc(w) + 5, sp->handler)) {
+		xw_call(w, sp->handler);
+	} else {
+		xw_movabs(w, R_RAX, sp->handler);
+		xw_call_reg(w, R_RAX);
+	}
+}
+
 /*
  * Builds a struct pt_regs on the stack as the site saw the machine, calls
  * handler(ctx, regs), restores everything from pt_regs (an instrument may
@@ -564,21 +590,52 @@ static void emit_call_instrument(struct x86w *w, uint64_t site,
 	xw_store_rsp_imm(w, PT_ORIG_AX * 8, -1);
 	xw_store_rsp_imm(w, PT_CS * 8, KERNEL_CS);
 	xw_store_rsp_imm(w, PT_SS * 8, KERNEL_DS);
-	if (sp->clac)
-		xw_clac(w);
-	xw_movabs(w, R_RDI, sp->ctx);
+	emit_clac_ctx(w, sp);
 	xw_mov_reg(w, R_RSI, R_RSP);
-	if (rel32_fits(xw_pc(w) + 5, sp->handler)) {
-		xw_call(w, sp->handler);
-	} else {
-		xw_movabs(w, R_RAX, sp->handler);
-		xw_call_reg(w, R_RAX);
-	}
+	emit_call_handler(w, sp);
 	for (unsigned i = 0; i < sizeof(saved_regs) / sizeof(saved_regs[0]); i++)
 		xw_load_rsp(w, saved_regs[i], (int32_t)i * 8);
 	xw_push_rsp_mem(w, PT_FLAGS * 8);
 	xw_popfq(w);
 	xw_lea_rsp(w, frame);
+}
+
+/* handler(ctx, NULL) with only what the call clobbers saved: an instrument
+ * that needs none of the site's registers. */
+static void emit_call_scratch(struct x86w *w, const struct splice_params *sp)
+{
+	const size_t n = sizeof(scratch_regs) / sizeof(scratch_regs[0]);
+
+	xw_pushfq(w);
+	for (size_t i = 0; i < n; i++)
+		xw_push(w, scratch_regs[i]);
+	xw_cld(w);
+	emit_clac_ctx(w, sp);
+	xw_xor32(w, R_RSI);
+	emit_call_handler(w, sp);
+	for (size_t i = n; i-- > 0;)
+		xw_pop(w, scratch_regs[i]);
+	xw_popfq(w);
+}
+
+/* The splice's per-CPU counter, incremented by one instruction (an
+ * interrupt or NMI on the same CPU cannot split it); its address in rax
+ * when it does not fit a disp32. */
+static void emit_count(struct x86w *w, const struct splice_params *sp,
+		       bool flags_dead)
+{
+	if (!flags_dead)
+		xw_pushfq(w);
+	if (imm32_sext_fits(sp->counter)) {
+		xw_inc_gs_abs(w, (int32_t)sp->counter);
+	} else {
+		xw_push(w, R_RAX);
+		xw_movabs(w, R_RAX, sp->counter);
+		xw_inc_gs_reg(w, R_RAX);
+		xw_pop(w, R_RAX);
+	}
+	if (!flags_dead)
+		xw_popfq(w);
 }
 
 static void put_patch(struct splice_code *out, uint64_t addr, const uint8_t *bytes,
@@ -608,7 +665,18 @@ int splice_emit(const struct splice_plan *p, const struct splice_params *sp,
 		return -1;
 	}
 	xw_init(&w, out->tramp, sizeof(out->tramp), sp->tramp);
-	emit_call_instrument(&w, p->region.addr, sp);
+	out->tmpl = p->bug != BUG_NONE ? TT_FULL : sp->tmpl;
+	switch (out->tmpl) {
+	case TT_COUNT:
+		emit_count(&w, sp, p->flags_dead);
+		break;
+	case TT_SCRATCH:
+		emit_call_scratch(&w, sp);
+		break;
+	default:
+		emit_call_instrument(&w, p->region.addr, sp);
+		break;
+	}
 	out->reloc_off = w.len;
 	r = emit_relocated(&w, &p->region, p->bug != BUG_NONE, out->insn_off);
 	if (r != SPLICE_OK) {

@@ -96,6 +96,9 @@ struct splice_plan {
 	 * at the original address; a WARN resumes after the ud2, anything else
 	 * dies). The splice must be requested with GILK_SPLICE_BUG. */
 	enum bug_kind bug;
+	/* The arithmetic flags are dead at the site (flags.h): the count
+	 * template need not save them. */
+	bool flags_dead;
 };
 
 #define SPLICE_ALLOW_TRAP  1u    /* plan trap mode rather than refuse */
@@ -124,12 +127,27 @@ int splice_plan(const struct splice_env *env, uint64_t site,
  * past an ftrace call site, whose nop5 belongs to ftrace; otherwise addr. */
 uint64_t splice_site_for_block(const struct splice_env *env, uint64_t addr);
 
+/*
+ * What runs before the relocated instructions, chosen by what the instrument
+ * needs (gilk.ko's templates, kmod/tramp.h, byte for byte):
+ *  TT_FULL     a struct pt_regs on the stack, handler(ctx, regs), all
+ *              restored from it;
+ *  TT_SCRATCH  flags and the registers a C call clobbers pushed,
+ *              handler(ctx, NULL), popped;
+ *  TT_COUNT    no call: the splice's per-CPU counter incremented inline,
+ *              the flags saved around it unless the plan found them dead.
+ * A plan that replays a BUG()/WARN() always gets TT_FULL.
+ */
+enum tramp_template { TT_FULL, TT_SCRATCH, TT_COUNT };
+
 struct splice_params {
 	uint64_t tramp;        /* trampoline address (reserved by gilk.ko) */
 	uint64_t evict_tramp;  /* the evicted neighbour's trampoline, if any */
 	uint64_t handler;      /* called as handler(ctx, struct pt_regs *) */
 	uint64_t ctx;
 	bool clac;             /* clear AC before the call (SMAP) */
+	enum tramp_template tmpl;
+	uint64_t counter;      /* TT_COUNT: a %gs-relative (__percpu) address */
 };
 
 struct splice_patch {
@@ -140,6 +158,7 @@ struct splice_patch {
 };
 
 struct splice_code {
+	enum tramp_template tmpl;  /* what the trampoline got */
 	uint8_t tramp[SPLICE_TRAMP_MAX];
 	size_t tramp_len;
 	size_t reloc_off;        /* where the relocated instructions start */

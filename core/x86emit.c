@@ -204,6 +204,37 @@ void xw_mov_reg(struct x86w *w, enum x86reg dst, enum x86reg src)
 	put1(w, (uint8_t)(0xc0 | (src & 7) << 3 | (dst & 7)));
 }
 
+void xw_push(struct x86w *w, enum x86reg r)
+{
+	if (r >= R_R8)
+		put1(w, 0x41);
+	put1(w, (uint8_t)(0x50 | (r & 7)));
+}
+
+void xw_xor32(struct x86w *w, enum x86reg r)
+{
+	if (r >= R_R8)
+		put1(w, 0x45);
+	put1(w, 0x31);
+	put1(w, (uint8_t)(0xc0 | (r & 7) << 3 | (r & 7)));
+}
+
+void xw_inc_gs_abs(struct x86w *w, int32_t disp)
+{
+	/* ModRM /0 with a SIB of no base and no index: disp32 alone */
+	put1(w, 0x65); put1(w, 0x48); put1(w, 0xff); put1(w, 0x04); put1(w, 0x25);
+	put4(w, (uint32_t)disp);
+}
+
+void xw_inc_gs_reg(struct x86w *w, enum x86reg r)
+{
+	/* rsp, rbp, r12 and r13 need a SIB or a displacement: not offered */
+	put1(w, 0x65);
+	put1(w, (uint8_t)(0x48 | (r >= R_R8 ? 1 : 0)));
+	put1(w, 0xff);
+	put1(w, (uint8_t)(r & 7));
+}
+
 void xw_pop(struct x86w *w, enum x86reg r)
 {
 	if (r >= R_R8)

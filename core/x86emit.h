@@ -51,7 +51,11 @@ void xw_load_rsp(struct x86w *w, enum x86reg r, int32_t off);  /* mov r, [rsp+of
 void xw_store_rsp_imm(struct x86w *w, int32_t off, int32_t imm); /* mov qword [rsp+off], imm */
 void xw_movabs(struct x86w *w, enum x86reg r, uint64_t imm);
 void xw_mov_reg(struct x86w *w, enum x86reg dst, enum x86reg src);
+void xw_push(struct x86w *w, enum x86reg r);
 void xw_pop(struct x86w *w, enum x86reg r);
+void xw_xor32(struct x86w *w, enum x86reg r);             /* xor r32, r32 */
+void xw_inc_gs_abs(struct x86w *w, int32_t disp);         /* inc qword gs:[disp32] */
+void xw_inc_gs_reg(struct x86w *w, enum x86reg r);        /* inc qword gs:[r] */
 void xw_call_reg(struct x86w *w, enum x86reg r);
 void xw_clac(struct x86w *w);
 void xw_cld(struct x86w *w);

@@ -140,8 +140,9 @@ struct gilk_splice_obj {
 	bool host_kept;		/* a kprobe came on its evicted neighbour */
 	struct gilk_instrument *ins;
 	char arg[GILK_ARG_MAX];
-	u64 __percpu *hits;
+	u64 __percpu *hits;	/* the count template increments it inline */
 	atomic64_t lost, missed;
+	u8 tramp_kind;		/* enum gilk_tramp_kind, once verified */
 };
 
 /* What an instrument's ctx points into: gilk_emit finds the splice. */
@@ -235,8 +236,9 @@ void gilk_trampmem_exit(void);
 int gilk_text_read(unsigned long addr, void *buf, size_t len);
 
 /* verify_kernel.c: the code checker (verify.c) on a request, in the kernel. */
-int gilk_verify_request(const struct gilk_splice_obj *s,
-			struct gilk_splice *req);
+/* On success, s->tramp_kind is the template accepted. */
+int gilk_verify_request(struct gilk_splice_obj *s, struct gilk_splice *req,
+			u32 needs);
 
 /* bug.c: BUG()/WARN() sites, and their replay (GILK_SPLICE_BUG). */
 void gilk_bug_replay(unsigned long addr, struct pt_regs *regs);
@@ -252,6 +254,7 @@ void gilk_bug_facts(struct gilk_facts *f, struct gilk_fact *out,
 
 /* instrument.c */
 struct gilk_instrument *gilk_instrument_get(const char *name);
+u32 gilk_instrument_needs(const struct gilk_instrument *ins);
 void gilk_instrument_put(struct gilk_instrument *ins);
 int gilk_instruments_list(struct gilk_instrument_info *out, u32 max, u32 *count);
 int gilk_builtin_init(void);

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The instrument registry and the instruments built into gilk.ko:
- *   count  hits only (every splice counts hits; this one does nothing more)
- *   tsc    an event with the TSC and a ns timestamp, as GILK's case study
+ *   count  hits only, counted inline by its trampoline: count_fn only runs
+ *          where a splice asks for the full template (GILK_SPLICE_FULL)
+ *   tsc    an event with the TSC and a ns timestamp, as GILK's case study;
+ *          needs no registers of the site
  *   regs   an event with the general registers: function arguments show
  */
 #include <asm/msr.h>
@@ -21,7 +23,10 @@ int gilk_register_instrument(struct gilk_instrument *ins)
 	struct gilk_instrument *i;
 	int ret = 0;
 
-	if (!ins->name || !ins->fn || strlen(ins->name) >= GILK_NAME_MAX)
+	/* only gilk's own count is never called: its splices count inline */
+	if (!ins->name || !ins->fn || strlen(ins->name) >= GILK_NAME_MAX ||
+	    ins->needs > GILK_NEEDS_NOTHING ||
+	    (ins->needs == GILK_NEEDS_NOTHING && ins->owner != THIS_MODULE))
 		return -EINVAL;
 	mutex_lock(&instruments_lock);
 	list_for_each_entry(i, &instruments, node)
@@ -70,6 +75,11 @@ struct gilk_instrument *gilk_instrument_get(const char *name)
 	return found;
 }
 
+u32 gilk_instrument_needs(const struct gilk_instrument *ins)
+{
+	return ins->needs;
+}
+
 void gilk_instrument_put(struct gilk_instrument *ins)
 {
 	atomic_dec(&ins->users);
@@ -91,6 +101,7 @@ int gilk_instruments_list(struct gilk_instrument_info *out, u32 max, u32 *count)
 			strscpy(out[n].module, i->owner ? module_name(i->owner) : "gilk",
 				sizeof(out[n].module));
 			out[n].users = atomic_read(&i->users);
+			out[n].needs = i->needs;
 		}
 		n++;
 	}
@@ -128,8 +139,10 @@ static void regs_fn(const struct gilk_ctx *ctx)
 }
 
 static struct gilk_instrument builtins[] = {
-	{ .name = "count", .help = "count hits (no events)", .fn = count_fn },
-	{ .name = "tsc", .help = "event per hit: TSC (and ns timestamp)", .fn = tsc_fn },
+	{ .name = "count", .help = "count hits (no events), inline in the trampoline",
+	  .fn = count_fn, .needs = GILK_NEEDS_NOTHING },
+	{ .name = "tsc", .help = "event per hit: TSC (and ns timestamp)", .fn = tsc_fn,
+	  .needs = GILK_NEEDS_SCRATCH },
 	{ .name = "regs", .help = "event per hit: general registers, rip, rflags", .fn = regs_fn },
 };
 
@@ -138,7 +151,7 @@ int gilk_builtin_init(void)
 	int i, ret;
 
 	for (i = 0; i < ARRAY_SIZE(builtins); i++) {
-		builtins[i].owner = THIS_MODULE;
+		builtins[i].owner = THIS_MODULE;	/* only gilk may need nothing */
 		ret = gilk_register_instrument(&builtins[i]);
 		if (ret) {
 			while (i--)

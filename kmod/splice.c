@@ -32,7 +32,10 @@ DEFINE_XARRAY(gilk_owned);
 
 static DEFINE_PER_CPU(int, gilk_depth);
 
-/* Called by every trampoline with the splice and the site's registers. */
+/*
+ * Called by every trampoline but count's, with the splice and the site's
+ * registers (NULL from the scratch template: the instrument needs none).
+ */
 notrace void gilk_entry(struct gilk_splice_obj *s, struct pt_regs *regs)
 {
 	struct gilk_hit hit;
@@ -115,6 +118,7 @@ int gilk_reserve(struct gilk_reserve *r, const void *owner)
 	r->evict_tramp = s->evict_tramp;
 	r->handler = (unsigned long)gilk_entry;
 	r->ctx = (unsigned long)s;
+	r->counter = (unsigned long)s->hits;
 	return 0;
 }
 
@@ -233,7 +237,7 @@ static int check_request(struct gilk_splice_obj *s, struct gilk_splice *req,
 	u32 i;
 	int ret;
 
-	if ((req->flags & ~(GILK_SPLICE_TRAP | GILK_SPLICE_BUG)) ||
+	if ((req->flags & ~(GILK_SPLICE_TRAP | GILK_SPLICE_BUG | GILK_SPLICE_FULL)) ||
 	    req->npatch > GILK_MAX_PATCHES || req->tramp_len > GILK_TRAMP_MAX ||
 	    req->evict_len > GILK_TRAMP_MAX || !req->tramp_len ||
 	    !req->region_len || req->region_len > GILK_PATCH_MAX_LEN ||
@@ -282,7 +286,7 @@ static int check_request(struct gilk_splice_obj *s, struct gilk_splice *req,
 		}
 	}
 	/* Last, with every byte known to be what the plan was made from. */
-	return gilk_verify_request(s, req);
+	return gilk_verify_request(s, req, gilk_instrument_needs(ins));
 }
 
 /*
@@ -894,8 +898,9 @@ int gilk_unsplice(u32 id)
 void gilk_abandon(struct gilk_splice_obj *s)
 {
 	struct gilk_tramp_params tp = {
-		s->tramp, s->site, (unsigned long)s, (unsigned long)gilk_entry,
-		boot_cpu_has(X86_FEATURE_SMAP)
+		s->tramp_kind, s->tramp, s->site, (unsigned long)s,
+		(unsigned long)gilk_entry, boot_cpu_has(X86_FEATURE_SMAP),
+		(unsigned long)s->hits
 	};
 	u8 hdr[GILK_TRAMP_HEADER_MAX], jmp[5] = { 0xe9 };
 	unsigned long to = s->tramp + gilk_tramp_header(hdr, &tp);

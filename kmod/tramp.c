@@ -90,47 +90,146 @@ static bool rel32_fits(unsigned long from_end, unsigned long to)
 	return d >= -0x80000000L && d <= 0x7fffffffL;
 }
 
+enum gilk_tramp_kind gilk_tramp_kind(u32 needs, u32 splice_flags)
+{
+	if (splice_flags & (GILK_SPLICE_FULL | GILK_SPLICE_BUG))
+		return GILK_TRAMP_FULL;
+	switch (needs) {
+	case GILK_NEEDS_SCRATCH:
+		return GILK_TRAMP_SCRATCH;
+	case GILK_NEEDS_NOTHING:
+		return GILK_TRAMP_COUNT;
+	default:
+		return GILK_TRAMP_FULL;
+	}
+}
+
+/* push r / pop r */
+static void push_pop(struct emit *e, u8 op, u8 r)
+{
+	if (r >= R8)
+		b1(e, 0x41);
+	b1(e, op | (r & 7));
+}
+
+/* clac where SMAP is on; the handler's first argument */
+static void clac_ctx(struct emit *e, const struct gilk_tramp_params *p)
+{
+	if (p->clac) {
+		b1(e, 0x0f);
+		b1(e, 0x01);
+		b1(e, 0xca);
+	}
+	movabs(e, RDI, p->ctx);
+}
+
+/* a rel32 call where it reaches, else through rax */
+static void call_handler(struct emit *e, const struct gilk_tramp_params *p)
+{
+	if (rel32_fits(p->tramp + e->n + 5, p->handler)) {
+		b1(e, 0xe8);
+		b4(e, (u32)(p->handler - (p->tramp + e->n + 4)));
+	} else {
+		movabs(e, RAX, p->handler);
+		b1(e, 0xff);		/* call rax */
+		b1(e, 0xd0);
+	}
+}
+
+static void full(struct emit *e, const struct gilk_tramp_params *p)
+{
+	unsigned int i;
+
+	rsp_op(e, 0x8d, RSP, -FRAME);	/* lea keeps the flags */
+	for (i = 0; i < ARRAY_SIZE(saved); i++)
+		rsp_op(e, 0x89, saved[i], i * 8);
+	b1(e, 0x9c);			/* pushfq; pop rax */
+	b1(e, 0x58);
+	rsp_op(e, 0x89, RAX, PT_FLAGS * 8);
+	b1(e, 0xfc);			/* cld: the site may run with DF set */
+	rsp_op(e, 0x8d, RAX, FRAME);	/* the site's rsp */
+	rsp_op(e, 0x89, RAX, PT_SP * 8);
+	movabs(e, RAX, p->site);
+	rsp_op(e, 0x89, RAX, PT_IP * 8);
+	store_imm(e, PT_ORIG_AX * 8, -1);
+	store_imm(e, PT_CS * 8, KERNEL_CS);
+	store_imm(e, PT_SS * 8, KERNEL_DS);
+	clac_ctx(e, p);
+	b1(e, 0x48);			/* mov rsi, rsp */
+	b1(e, 0x89);
+	b1(e, 0xe6);
+	call_handler(e, p);
+	for (i = 0; i < ARRAY_SIZE(saved); i++)
+		rsp_op(e, 0x8b, saved[i], i * 8);
+	b1(e, 0xff);			/* push [rsp + flags]; popfq */
+	rsp_mem(e, 6, PT_FLAGS * 8);
+	b1(e, 0x9d);
+	rsp_op(e, 0x8d, RSP, FRAME);
+}
+
+/* What a C call may clobber besides the flags, in push order. */
+static const u8 scratch[] = { RAX, RCX, RDX, RSI, RDI, R8, R9, R10, R11 };
+
+static void scratch_call(struct emit *e, const struct gilk_tramp_params *p)
+{
+	int i;
+
+	b1(e, 0x9c);			/* pushfq */
+	for (i = 0; i < ARRAY_SIZE(scratch); i++)
+		push_pop(e, 0x50, scratch[i]);
+	b1(e, 0xfc);			/* cld */
+	clac_ctx(e, p);
+	b1(e, 0x31);			/* xor esi, esi: no pt_regs */
+	b1(e, 0xf6);
+	call_handler(e, p);
+	for (i = ARRAY_SIZE(scratch) - 1; i >= 0; i--)
+		push_pop(e, 0x58, scratch[i]);
+	b1(e, 0x9d);			/* popfq */
+}
+
+/* incq %gs:counter: one instruction, so an interrupt or NMI on this CPU
+ * that hits the same splice counts in full, as this_cpu_inc() does
+ */
+static void count(struct emit *e, const struct gilk_tramp_params *p)
+{
+	bool disp32 = (u64)(s64)(s32)p->counter == p->counter;
+
+	if (p->kind == GILK_TRAMP_COUNT_FLAGS)
+		b1(e, 0x9c);
+	if (!disp32) {
+		push_pop(e, 0x50, RAX);
+		movabs(e, RAX, p->counter);
+	}
+	b1(e, 0x65);
+	b1(e, 0x48);
+	b1(e, 0xff);
+	if (disp32) {
+		b1(e, 0x04);		/* ModRM /0, SIB: disp32 alone */
+		b1(e, 0x25);
+		b4(e, (u32)p->counter);
+	} else {
+		b1(e, 0x00);		/* [rax] */
+		push_pop(e, 0x58, RAX);
+	}
+	if (p->kind == GILK_TRAMP_COUNT_FLAGS)
+		b1(e, 0x9d);
+}
+
 size_t gilk_tramp_header(u8 *buf, const struct gilk_tramp_params *p)
 {
 	struct emit e = { buf, 0 };
-	unsigned int i;
 
-	rsp_op(&e, 0x8d, RSP, -FRAME);	/* lea keeps the flags */
-	for (i = 0; i < ARRAY_SIZE(saved); i++)
-		rsp_op(&e, 0x89, saved[i], i * 8);
-	b1(&e, 0x9c);			/* pushfq; pop rax */
-	b1(&e, 0x58);
-	rsp_op(&e, 0x89, RAX, PT_FLAGS * 8);
-	b1(&e, 0xfc);			/* cld: the site may run with DF set */
-	rsp_op(&e, 0x8d, RAX, FRAME);	/* the site's rsp */
-	rsp_op(&e, 0x89, RAX, PT_SP * 8);
-	movabs(&e, RAX, p->site);
-	rsp_op(&e, 0x89, RAX, PT_IP * 8);
-	store_imm(&e, PT_ORIG_AX * 8, -1);
-	store_imm(&e, PT_CS * 8, KERNEL_CS);
-	store_imm(&e, PT_SS * 8, KERNEL_DS);
-	if (p->clac) {
-		b1(&e, 0x0f);
-		b1(&e, 0x01);
-		b1(&e, 0xca);
+	switch (p->kind) {
+	case GILK_TRAMP_SCRATCH:
+		scratch_call(&e, p);
+		break;
+	case GILK_TRAMP_COUNT:
+	case GILK_TRAMP_COUNT_FLAGS:
+		count(&e, p);
+		break;
+	default:
+		full(&e, p);
+		break;
 	}
-	movabs(&e, RDI, p->ctx);
-	b1(&e, 0x48);			/* mov rsi, rsp */
-	b1(&e, 0x89);
-	b1(&e, 0xe6);
-	if (rel32_fits(p->tramp + e.n + 5, p->handler)) {
-		b1(&e, 0xe8);
-		b4(&e, (u32)(p->handler - (p->tramp + e.n + 4)));
-	} else {
-		movabs(&e, RAX, p->handler);
-		b1(&e, 0xff);		/* call rax */
-		b1(&e, 0xd0);
-	}
-	for (i = 0; i < ARRAY_SIZE(saved); i++)
-		rsp_op(&e, 0x8b, saved[i], i * 8);
-	b1(&e, 0xff);			/* push [rsp + flags]; popfq */
-	rsp_mem(&e, 6, PT_FLAGS * 8);
-	b1(&e, 0x9d);
-	rsp_op(&e, 0x8d, RSP, FRAME);
 	return e.n;
 }

@@ -5,12 +5,22 @@
  * proposes with these, byte for byte, so every template a plan may use is
  * listed here and nowhere else in the kernel.
  *
- * The one template today, "full": a struct pt_regs built on the stack as the
- * site saw the machine (flags and every general register), cld (the site
- * may be between std and cld, as memmove's backward copy is), clac where
- * SMAP is on, a call handler(ctx, regs), every register and the flags restored
- * from pt_regs (an instrument may change them), rsp as it was. The kernel
- * has no red zone, so the frame starts right at rsp.
+ * The templates, chosen by what the instrument needs (GILK_NEEDS_* in the
+ * uapi header) and the request's flags (gilk_tramp_kind()):
+ *  full:    a struct pt_regs built on the stack as the site saw the machine
+ *           (flags and every general register), cld (the site may be
+ *           between std and cld, as memmove's backward copy is), clac where
+ *           SMAP is on, a call handler(ctx, regs), every register and the
+ *           flags restored from pt_regs (an instrument may change them), rsp
+ *           as it was. The kernel has no red zone, so the frame starts right
+ *           at rsp.
+ *  scratch: the flags and the registers a C call clobbers pushed, cld,
+ *           clac, a call handler(ctx, NULL), all popped back.
+ *  count:   no call: `incq %gs:counter` (through rax, pushed and popped,
+ *           when the counter's address does not fit a disp32), with
+ *           pushfq/popfq around it unless the flags are dead at the site
+ *           (count_flags keeps them; the checker decides which it accepts,
+ *           see flags.h).
  */
 #ifndef _GILK_TRAMP_H
 #define _GILK_TRAMP_H
@@ -19,13 +29,28 @@
 
 #define GILK_TRAMP_HEADER_MAX 320
 
+enum gilk_tramp_kind {
+	GILK_TRAMP_FULL,
+	GILK_TRAMP_SCRATCH,
+	GILK_TRAMP_COUNT,	/* the flags left alone: dead at the site */
+	GILK_TRAMP_COUNT_FLAGS,
+};
+
 struct gilk_tramp_params {
+	enum gilk_tramp_kind kind;
 	unsigned long tramp;	/* where the header runs */
 	unsigned long site;	/* pt_regs->ip */
 	unsigned long ctx;	/* the handler's first argument */
 	unsigned long handler;
 	bool clac;
+	unsigned long counter;	/* count: the splice's __percpu hit counter */
 };
+
+/*
+ * The template a request gets, count standing for both of its kinds: full
+ * for GILK_SPLICE_FULL and GILK_SPLICE_BUG (the replay reads pt_regs).
+ */
+enum gilk_tramp_kind gilk_tramp_kind(u32 needs, u32 splice_flags);
 
 /* Writes the header into buf (GILK_TRAMP_HEADER_MAX bytes); returns its length. */
 size_t gilk_tramp_header(u8 *buf, const struct gilk_tramp_params *p);

@@ -11,6 +11,7 @@
 #include <stdarg.h>
 #endif
 
+#include "flags.h"
 #include "tramp.h"
 #include "verify.h"
 
@@ -582,18 +583,51 @@ static int check_evicted(struct vctx *v, unsigned long slot)
 			       req->evict, req->evict_len, v->env->evict_tramp);
 }
 
-int gilk_verify(const struct gilk_splice *req,
-		const struct gilk_verify_env *env, char *reason, size_t rlen)
+/*
+ * The header of the template the request gets (tramp.h) at the start of the
+ * trampoline: its length, or -1 with the offset of the first byte refused.
+ * Count keeps the flags unless they are dead at the site, which the checker
+ * finds out for itself; saving them where they are dead is only slower.
+ */
+static int check_header(struct vctx *v, enum gilk_tramp_kind *kind)
 {
-	struct vctx v = { .req = req, .env = env, .reason = reason, .rlen = rlen };
+	const struct gilk_splice *req = v->req;
+	const struct gilk_verify_env *env = v->env;
 	struct gilk_tramp_params tp = {
-		env->tramp, req->site, env->ctx, env->handler, env->clac
+		gilk_tramp_kind(env->needs, req->flags), env->tramp, req->site,
+		env->ctx, env->handler, env->clac, env->counter
 	};
 	u8 exp[GILK_TRAMP_HEADER_MAX];
-	size_t hlen = gilk_tramp_header(exp, &tp);
+	size_t hlen, i, best = 0;
+
+	if (tp.kind == GILK_TRAMP_COUNT && !gilk_flags_dead(env, req->site))
+		tp.kind = GILK_TRAMP_COUNT_FLAGS;
+	for (;;) {
+		hlen = gilk_tramp_header(exp, &tp);
+		for (i = 0; i < hlen && i < req->tramp_len && req->tramp[i] == exp[i]; i++)
+			;
+		if (i == hlen) {
+			*kind = tp.kind;
+			return (int)hlen;
+		}
+		if (i > best)
+			best = i;
+		if (tp.kind != GILK_TRAMP_COUNT)
+			break;
+		tp.kind = GILK_TRAMP_COUNT_FLAGS;
+	}
+	refuse(v, "trampoline", (u32)best, "not gilk's trampoline header");
+	return -1;
+}
+
+int gilk_verify(const struct gilk_splice *req,
+		const struct gilk_verify_env *env, char *reason, size_t rlen,
+		enum gilk_tramp_kind *kind)
+{
+	struct vctx v = { .req = req, .env = env, .reason = reason, .rlen = rlen };
 	unsigned long slot;
+	int ret, hlen;
 	u32 i;
-	int ret;
 
 	if (req->tramp_len > GILK_TRAMP_MAX || req->evict_len > GILK_TRAMP_MAX ||
 	    !req->region_len || req->region_len > GILK_PATCH_MAX_LEN ||
@@ -611,9 +645,9 @@ int gilk_verify(const struct gilk_splice *req,
 			v.evicted_len = req->patch[0].len;
 		}
 	}
-	for (i = 0; i < hlen; i++)
-		if (i >= req->tramp_len || req->tramp[i] != exp[i])
-			return refuse(&v, "trampoline", i, "not gilk's trampoline header");
+	hlen = check_header(&v, kind);
+	if (hlen < 0)
+		return -EBADMSG;
 	ret = walk(&v, "site", req->site, req->site + 1, false);
 	if (!ret)
 		ret = check_relocated(&v, "trampoline", hlen, req->site, req->region_orig,

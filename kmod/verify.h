@@ -3,7 +3,9 @@
  * gilk.ko's code checker. User space plans a splice and proposes every byte
  * of it; before anything is written, gilk_verify() accepts the proposal only
  * if each byte that will run is one of:
- *  - gilk's own trampoline header (tramp.c), byte for byte;
+ *  - gilk's own trampoline header (tramp.c), byte for byte: the template
+ *    the instrument's needs and the request's flags choose, count without
+ *    its pushfq/popfq only where the checker finds the flags dead (flags.h);
  *  - the displaced original instructions, decoded with the kernel's own
  *    decoder from the live bytes and relocated the one faithful way: copied
  *    when position-independent, RIP-relative operands and branch targets
@@ -31,14 +33,16 @@
 #ifndef _GILK_VERIFY_H
 #define _GILK_VERIFY_H
 
+#include "tramp.h"
 #include "verify_env.h"
 
 /*
  * 0, or -EBADMSG with reason "unverified code at PART+OFFSET: why" (PART is
  * the trampoline, the evicted trampoline, a patch or the site; OFFSET the
- * first byte refused).
+ * first byte refused). On success *kind is the template accepted.
  */
 int gilk_verify(const struct gilk_splice *req,
-		const struct gilk_verify_env *env, char *reason, size_t rlen);
+		const struct gilk_verify_env *env, char *reason, size_t rlen,
+		enum gilk_tramp_kind *kind);
 
 #endif

@@ -37,6 +37,8 @@ struct gilk_verify_env {
 	unsigned long tramp, evict_tramp;	/* reserved for this splice */
 	unsigned long handler, ctx;	/* what the header calls, with what */
 	bool clac;		/* SMAP is on: the header clears AC */
+	u32 needs;		/* the instrument's GILK_NEEDS_* */
+	unsigned long counter;	/* the splice's __percpu hit counter */
 	/* The kernel's insn_decode(). */
 	int (*decode)(struct insn *insn, const void *kaddr, int buf_len,
 		      enum insn_mode m);
@@ -51,6 +53,9 @@ struct gilk_verify_env {
 	/* A jump label site in [addr, addr + len): a jmp there may fall through. */
 	bool (*jump_label)(const struct gilk_verify_env *env, unsigned long addr,
 			   u32 len);
+	/* An exception-table entry in [addr, addr + len). */
+	bool (*fixup)(const struct gilk_verify_env *env, unsigned long addr,
+		      u32 len);
 	void *priv;
 };
 

@@ -37,8 +37,18 @@ static bool jump_label(const struct gilk_verify_env *env, unsigned long addr,
 	return gilk_jump_label_reserved(addr, len);
 }
 
-int gilk_verify_request(const struct gilk_splice_obj *s,
-			struct gilk_splice *req)
+static bool fixup(const struct gilk_verify_env *env, unsigned long addr,
+		  u32 len)
+{
+	struct gilk_facts q = { .max = 1 };
+	struct gilk_fact found;
+
+	gilk_extable_facts(&q, &found, addr, addr + len, false);
+	return q.count;
+}
+
+int gilk_verify_request(struct gilk_splice_obj *s, struct gilk_splice *req,
+			u32 needs)
 {
 	struct gilk_verify_env env = {
 		.tramp = s->tramp,
@@ -46,19 +56,25 @@ int gilk_verify_request(const struct gilk_splice_obj *s,
 		.handler = (unsigned long)gilk_entry,
 		.ctx = (unsigned long)s,
 		.clac = boot_cpu_has(X86_FEATURE_SMAP),
+		.needs = needs,
+		.counter = (unsigned long)s->hits,
 		.decode = gilk_ks.insn_decode,
 		.read = read_text,
 		.func_start = func_start,
 		.bug_kind = bug_kind,
 		.jump_label = jump_label,
+		.fixup = fixup,
 	};
+	enum gilk_tramp_kind kind;
 	int ret;
 
 	/* no text_poke_bp() half done under the decoder, as kprobes'
 	 * can_probe() holds it too
 	 */
 	mutex_lock(gilk_ks.text_mutex);
-	ret = gilk_verify(req, &env, req->reason, sizeof(req->reason));
+	ret = gilk_verify(req, &env, req->reason, sizeof(req->reason), &kind);
 	mutex_unlock(gilk_ks.text_mutex);
+	if (!ret)
+		s->tramp_kind = kind;
 	return ret;
 }

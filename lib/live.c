@@ -469,6 +469,25 @@ uint64_t live_block_site(struct live *lv, uint64_t addr)
 	return splice_site_for_block(&env, addr);
 }
 
+/* The template gilk.ko gives instrument's splices (kmod/tramp.h): what the
+ * instrument needs, unless the session asks for the full one. */
+static enum tramp_template template_for(struct live *lv, const char *instrument)
+{
+	struct gilk_instrument_info *list;
+	enum tramp_template tt = TT_FULL;
+	struct gerr e;
+	size_t n;
+
+	if (lv->full_template || live_instruments(lv, &list, &n, &e))
+		return TT_FULL;
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(list[i].name, instrument))
+			tt = list[i].needs == GILK_NEEDS_NOTHING ? TT_COUNT :
+			     list[i].needs == GILK_NEEDS_SCRATCH ? TT_SCRATCH : TT_FULL;
+	free(list);
+	return tt;
+}
+
 int live_request(struct live *lv, const struct splice_plan *p,
 		 const char *instrument, const char *arg,
 		 struct gilk_splice *req, size_t *reloc_off, struct gerr *e)
@@ -486,7 +505,8 @@ int live_request(struct live *lv, const struct splice_plan *p,
 	if (ioctl(lv->fd, GILK_IOC_RESERVE, &r) < 0)
 		return gerr_setc(e, errno, "reserving trampoline memory: %s", strerror(errno));
 	sp = (struct splice_params){ .tramp = r.tramp, .evict_tramp = r.evict_tramp,
-				     .handler = r.handler, .ctx = r.ctx, .clac = lv->smap };
+				     .handler = r.handler, .ctx = r.ctx, .clac = lv->smap,
+				     .tmpl = template_for(lv, instrument), .counter = r.counter };
 	if (splice_emit(p, &sp, &code, &why)) {
 		ioctl(lv->fd, GILK_IOC_RELEASE, &r.id);
 		return gerr_set(e, "trampoline at 0x%llx: %s", (unsigned long long)r.tramp,

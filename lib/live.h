@@ -44,6 +44,9 @@ struct live {
 	size_t nnear;
 	struct range *learnt;       /* ranges FACTS has answered, merged */
 	size_t nlearnt;
+	bool full_template;         /* every splice builds a full pt_regs,
+				     * whatever its instrument needs (to
+				     * compare costs); false: what it needs */
 };
 
 struct live_paths {

@@ -12,7 +12,8 @@ void request_from_plan(const struct splice_plan *p, const struct splice_code *c,
 	req->region_len = p->region.len;
 	memcpy(req->region_orig, p->region.orig, p->region.len);
 	req->flags = (p->mode == SPLICE_TRAP ? GILK_SPLICE_TRAP : 0) |
-		     (p->bug != BUG_NONE ? GILK_SPLICE_BUG : 0);
+		     (p->bug != BUG_NONE ? GILK_SPLICE_BUG : 0) |
+		     (c->tmpl == TT_FULL ? GILK_SPLICE_FULL : 0);
 	req->npatch = (uint32_t)c->npatch;
 	for (size_t i = 0; i < c->npatch; i++) {
 		const struct splice_patch *sp = &c->patches[i];

@@ -18,6 +18,15 @@ static int parse_count(const char *s, size_t *n, struct gerr *e)
 	return 0;
 }
 
+/* (as last read: session_splices_refresh) */
+static uint64_t hits_of(const struct session *s, uint32_t id)
+{
+	for (size_t i = 0; i < s->nspliced; i++)
+		if (s->spliced[i].id == id)
+			return s->spliced[i].hits;
+	return 0;
+}
+
 static int run(struct session *s, int argc, char **argv, struct gerr *e)
 {
 	const struct ksym *sym;
@@ -58,7 +67,7 @@ static int run(struct session *s, int argc, char **argv, struct gerr *e)
 
 	for (i = (size_t)first; i < g->ninsn && count && !session_interrupted(s); i++, count--) {
 		const struct insn *in = &g->insns[i];
-		char text[512], bytes[3 * 8 + 1] = "", spliced[24] = "";
+		char text[512], bytes[3 * 8 + 1] = "", spliced[48] = "";
 		uint32_t id = session_splice_at(s, in->addr);
 		ssize_t b = cfg_block_at(g, in->addr);
 		char mark = b < 0 ? '-' : g->blocks[b].start == in->addr ? '>' : ' ';
@@ -67,7 +76,8 @@ static int run(struct session *s, int argc, char **argv, struct gerr *e)
 			snprintf(bytes + 3 * k, sizeof(bytes) - 3 * k, "%02x ", in->bytes[k]);
 		symbolize_insn(s, in, text, sizeof(text));
 		if (id)
-			snprintf(spliced, sizeof(spliced), "   [splice %u]", id);
+			snprintf(spliced, sizeof(spliced), "   [splice %u: %" PRIu64 " hits]", id,
+				 hits_of(s, id));
 		fprintf(s->out, "%c 0x%016" PRIx64 " <%s+%" PRIu64 ">: %-24s %s%s\n", mark,
 			in->addr, sym->name, in->addr - g->start, bytes, text, spliced);
 	}
@@ -91,6 +101,6 @@ const struct command cmd_disas = {
 		"16 unless set). '>' marks the first instruction of\n"
 		"a basic block, '-' dead padding (a bounce may use it). Live, the code\n"
 		"shown is the original, as gilk plans from it, and \"[splice N]\" marks\n"
-		"where splice N is; \"x\" shows the bytes as they are now.",
+		"where splice N is, with its hits; \"x\" shows the bytes as they are now.",
 	.complete = COMPLETE_SYMBOL,
 };

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "commands.h"
+#include "coverage.h"
 #include "event_log.h"
 #include "formats.h"
 
@@ -135,6 +136,21 @@ static int dump_events(struct session *s, int argc, char **argv, struct gerr *e)
 	return rc;
 }
 
+/* The file and format of a live table (splices, coverage): not a Chrome
+ * trace, which holds events. */
+static int table_file(struct session *s, int argc, char **argv, const char **path,
+		      enum format *fmt, struct gerr *e)
+{
+	char what[32];
+
+	if (file_and_format(argc, argv, s->set.format, path, fmt, e))
+		return -1;
+	if (*fmt == FMT_CHROME)
+		return gerr_set(e, "a Chrome trace holds events: dump %s as text, csv or json", argv[1]);
+	snprintf(what, sizeof(what), "dump %s", argv[1]);
+	return session_need_live(s, what, e);
+}
+
 static int dump_splices(struct session *s, int argc, char **argv, struct gerr *e)
 {
 	struct gilk_splice_info *all;
@@ -143,11 +159,7 @@ static int dump_splices(struct session *s, int argc, char **argv, struct gerr *e
 	size_t n;
 	FILE *f;
 
-	if (file_and_format(argc, argv, s->set.format, &path, &fmt, e))
-		return -1;
-	if (fmt == FMT_CHROME)
-		return gerr_set(e, "a Chrome trace holds events: dump splices as text, csv or json");
-	if (session_need_live(s, "dump splices", e))
+	if (table_file(s, argc, argv, &path, &fmt, e))
 		return -1;
 	if (live_list(&s->lv, &all, &n, e))
 		return -1;
@@ -166,25 +178,50 @@ static int dump_splices(struct session *s, int argc, char **argv, struct gerr *e
 	return 0;
 }
 
+static int dump_coverage(struct session *s, int argc, char **argv, struct gerr *e)
+{
+	enum format fmt;
+	const char *path;
+	FILE *f;
+
+	if (table_file(s, argc, argv, &path, &fmt, e))
+		return -1;
+	if (!s->cov || !s->cov->nfuncs)
+		return gerr_set(e, "no coverage running: \"coverage FUNC|GLOB...\" starts one");
+	if (coverage_read(s, s->cov, e))
+		return -1;
+	f = fopen(path, "w");
+	if (!f)
+		return gerr_set(e, "%s: %m", path);
+	coverage_write(f, fmt, s->cov);
+	if (finish(f, path, e))
+		return -1;
+	fprintf(s->out, "wrote the coverage of %zu functions (%zu blocks) to %s (%s)\n",
+		s->cov->nfuncs, s->cov->nblocks, path, format_name(fmt));
+	return 0;
+}
+
 static int run(struct session *s, int argc, char **argv, struct gerr *e)
 {
+	if (!strcmp(argv[1], "coverage"))
+		return dump_coverage(s, argc, argv, e);
 	if (!strcmp(argv[1], "memory"))
 		return dump_memory(s, argc, argv, e);
 	if (!strcmp(argv[1], "events"))
 		return dump_events(s, argc, argv, e);
 	if (!strcmp(argv[1], "splices"))
 		return dump_splices(s, argc, argv, e);
-	return gerr_set(e, "dump what? \"memory\", \"events\" or \"splices\"");
+	return gerr_set(e, "dump what? \"memory\", \"events\", \"splices\" or \"coverage\"");
 }
 
-static const char *const what[] = { "memory", "events", "splices", NULL };
+static const char *const what[] = { "memory", "events", "splices", "coverage", NULL };
 
 const struct command cmd_dump = {
 	.name = "dump",
 	.run = run,
 	.min_args = 2,
 	.max_args = 5,
-	.usage = "dump memory FILE START END|+LEN | dump events|splices [--format F] FILE",
+	.usage = "dump memory FILE START END|+LEN | dump events|splices|coverage [--format F] FILE",
 	.help = "dump memory: kernel memory from START up to END (or LEN bytes, at\n"
 		"most 64 MiB), raw, as gdb's dump memory; live or offline.\n"
 		"dump events: drains the events instruments recorded into FILE, with\n"
@@ -192,6 +229,8 @@ const struct command cmd_dump = {
 		"(a column per field), JSON, or a Chrome trace (chrome://tracing,\n"
 		"Perfetto: a track per CPU). Lost events are reported, per splice.\n"
 		"dump splices: every splice with its counters, as text, CSV or JSON.\n"
+		"dump coverage: what \"coverage report\" says, as text, or a row per\n"
+		"block (CSV) or functions with their blocks (JSON).\n"
 		"Without --format, \"set format\" decides, or else FILE's extension:\n"
 		".csv, .json, else text.",
 	.complete = COMPLETE_WORDS,

@@ -104,8 +104,11 @@ static int info_instruments(struct session *s, struct gerr *e)
 
 	if (live_instruments(&s->lv, &ins, &n, e))
 		return -1;
+	/* what its trampoline saves (kmod/tramp.h) */
 	for (size_t i = 0; i < n; i++)
-		fprintf(s->out, "%-12s %-10s %3u in use  %s\n", ins[i].name, ins[i].module,
+		fprintf(s->out, "%-12s %-10s %-7s %3u in use  %s\n", ins[i].name, ins[i].module,
+			ins[i].needs == GILK_NEEDS_NOTHING ? "inline" :
+			ins[i].needs == GILK_NEEDS_SCRATCH ? "scratch" : "pt_regs",
 			ins[i].users, ins[i].help);
 	free(ins);
 	return 0;
@@ -296,7 +299,9 @@ const struct command cmd_info = {
 		"buffer was full, and nested hits (inside an instrument, not run).\n"
 		"info splice ID: one splice in full: the bytes it displaced, the bytes\n"
 		"it wrote (read back now) and its trampoline, disassembled.\n"
-		"info instruments: the instruments gilk.ko knows, their modules and uses.\n"
+		"info instruments: the instruments gilk.ko knows, their modules, what\n"
+		"their trampolines save (pt_regs; scratch: what a call clobbers; inline:\n"
+		"no call) and their uses.\n"
 		"Those three need live mode; these work offline too, over kallsyms:\n"
 		"info symbol LOCATION: the symbol and offset at an address, its section\n"
 		"and module. info address SYMBOL: where a symbol is. info line LOCATION:\n"

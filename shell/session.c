@@ -6,6 +6,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 
+#include "coverage.h"
 #include "interrupt.h"
 #include "pager.h"
 
@@ -97,6 +98,9 @@ void session_close(struct session *s)
 	free(s->made);
 	free(s->lost_seen);
 	free(s->spliced);
+	if (s->cov)
+		coverage_free(s->cov);
+	free(s->cov);
 	for (size_t i = 0; i < s->nmatches; i++)
 		free(s->matches[i]);
 	free(s->matches);

@@ -15,6 +15,7 @@
 #include "settings.h"
 
 struct pager;
+struct coverage;
 
 struct session {
 	bool live;
@@ -36,6 +37,7 @@ struct session {
 	FILE *record;              /* "record FILE": commands typed go here */
 	char record_path[4096];
 	struct pager *pager;       /* the terminal's pager, when paging */
+	struct coverage *cov;      /* "coverage": its blocks and splices */
 	struct gilk_splice_info *spliced; /* live splices, as last read */
 	size_t nspliced;
 	char **matches;            /* Tab completion: candidates, and the next */

@@ -13,11 +13,15 @@
 #include <linux/ptrace.h>
 #include <linux/types.h>
 
+#include "uapi/gilk.h"
+
 struct gilk_ctx {
 	u32 splice;		/* splice id */
 	int cpu;
 	unsigned long site;	/* spliced address */
-	struct pt_regs *regs;	/* as the site saw them; writable */
+	struct pt_regs *regs;	/* as the site saw them; writable. NULL
+				 * for an instrument that needs none
+				 */
 	const char *arg;	/* argument string given at splice time */
 };
 
@@ -26,6 +30,12 @@ struct gilk_instrument {
 	const char *help;
 	void (*fn)(const struct gilk_ctx *ctx);
 	struct module *owner;	/* THIS_MODULE */
+	/*
+	 * GILK_NEEDS_REGS (0): ctx->regs is a full struct pt_regs;
+	 * GILK_NEEDS_SCRATCH: ctx->regs is NULL, and a hit costs less (the
+	 * trampoline saves only what the call clobbers). NOTHING is gilk's.
+	 */
+	u32 needs;
 	struct list_head node;	/* gilk's */
 	atomic_t users;		/* gilk's */
 };

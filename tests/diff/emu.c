@@ -124,6 +124,7 @@ static bool is_nondeterministic(uc_engine *uc, uint64_t addr)
 	if (b[i] != 0x0f)
 		return false;
 	return b[i + 1] == 0x31 ||                              /* rdtsc */
+	       b[i + 1] == 0x22 ||  /* mov crN: the address space changes */
 	       (b[i + 1] == 0x01 && b[i + 2] == 0xf9) ||        /* rdtscp */
 	       (b[i + 1] == 0xc7 && (b[i + 2] & 0xf0) == 0xf0); /* rdrand, rdseed */
 }
@@ -189,9 +190,10 @@ static void on_code(uc_engine *uc, uint64_t addr, uint32_t size, void *user)
 		/* The first call sees the state at entry to the site; a loop
 		 * back to it calls again with later state. */
 		if (!r->instrument_calls++) {
-			if (uc_mem_read(uc, rsi, r->seen, sizeof(r->seen)) == UC_ERR_OK)
+			if (rsi && uc_mem_read(uc, rsi, r->seen, sizeof(r->seen)) == UC_ERR_OK)
 				r->instrumented = true;
 			r->seen_ctx = rdi;
+			r->seen_rsi = rsi;
 		}
 		for (size_t i = 0; i < sizeof(clobber) / sizeof(clobber[0]); i++)
 			uc_reg_write(uc, clobber[i], &junk);
@@ -211,6 +213,8 @@ static void on_code(uc_engine *uc, uint64_t addr, uint32_t size, void *user)
 		}
 		return;
 	}
+	if (addr == m->count_site && m->count_site)
+		r->site_hits++;
 	if (addr == m->tramp_entry) {
 		/* The trampoline's own stack use must not show: keep what lies
 		 * below rsp now, put it back once the trampoline is done. */
@@ -222,8 +226,10 @@ static void on_code(uc_engine *uc, uint64_t addr, uint32_t size, void *user)
 		m->snap_sp = 0;
 	}
 	if (is_nondeterministic(uc, addr)) {
-		/* rdtsc and friends differ between any two runs: stop there,
-		 * which both runs do at the same instruction. */
+		/* rdtsc and friends differ between any two runs, and after a
+		 * write to cr0, cr3 or cr4 memory is not what either run
+		 * mapped: stop there, which both runs do at the same
+		 * instruction. */
 		r->exit_addr = addr;
 		uc_emu_stop(uc);
 		return;
@@ -260,7 +266,8 @@ int emu_open(struct emu *m)
 	if (uc_open(UC_ARCH_X86, UC_MODE_64, &m->uc) != UC_ERR_OK)
 		return -1;
 	if (uc_mem_map(m->uc, STACK_BASE, STACK_SIZE, UC_PROT_READ | UC_PROT_WRITE) ||
-	    uc_mem_map(m->uc, TRAMP_AREA, TRAMP_AREA_SIZE, UC_PROT_ALL))
+	    uc_mem_map(m->uc, TRAMP_AREA, TRAMP_AREA_SIZE, UC_PROT_ALL) ||
+	    uc_mem_map(m->uc, GS_BASE + COUNTER_NEAR, 4096, UC_PROT_READ | UC_PROT_WRITE))
 		return -1;
 	uc_mem_write(m->uc, STUB_ADDR, &stub, 1);
 	uc_hook_add(m->uc, &h, UC_HOOK_CODE, (void *)on_code, m, 1, 0);
@@ -329,7 +336,7 @@ void emu_reset_allowed(struct emu *m)
 void emu_run(struct emu *m, uint64_t pc, const struct emu_state *s,
 	     uint64_t seed, struct emu_result *r)
 {
-	uint64_t gs = DATA_BASE + 0x100000;
+	uint64_t gs = GS_BASE, zero = 0;
 
 	memset(r, 0, sizeof(*r));
 	m->res = r;
@@ -345,7 +352,11 @@ void emu_run(struct emu *m, uint64_t pc, const struct emu_state *s,
 	for (int i = 0; i < EMU_NREGS; i++)
 		uc_reg_write(m->uc, uc_regs[i], &s->regs[i]);
 	uc_reg_write(m->uc, UC_X86_REG_GS_BASE, &gs);
+	if (m->counter_addr)
+		uc_mem_write(m->uc, m->counter_addr, &zero, sizeof(zero));
 	r->err = uc_emu_start(m->uc, pc, 0, 0, 0);
+	if (m->counter_addr)
+		uc_mem_read(m->uc, m->counter_addr, &r->counted, sizeof(r->counted));
 	if (r->err == UC_ERR_OK && !r->exit_addr && !r->step_limit) {
 		/* Stopped by hlt or similar. */
 		uc_reg_read(m->uc, UC_X86_REG_RIP, &r->exit_addr);
@@ -433,9 +444,16 @@ bool emu_same(struct emu *a, const struct emu_result *ra, struct emu *b,
 	return true;
 }
 
-/* Checks that the instrument saw the machine as it was at the site. */
-bool emu_instrument_ok(const struct emu_state *s, uint64_t site,
-		       const struct emu_result *r, char *why, size_t len);
+bool emu_scratch_ok(const struct emu_result *r, char *why, size_t len)
+{
+	if (!r->instrument_calls || r->seen_ctx != INSTR_CTX || r->seen_rsi) {
+		snprintf(why, len, "instrument calls %u, ctx 0x%" PRIx64 ", regs 0x%" PRIx64 " (want NULL)",
+			 r->instrument_calls, r->seen_ctx, r->seen_rsi);
+		return false;
+	}
+	return true;
+}
+
 bool emu_instrument_ok(const struct emu_state *s, uint64_t site,
 		       const struct emu_result *r, char *why, size_t len)
 {

@@ -30,6 +30,11 @@
 #define STACK_SIZE   0x10000
 #define DATA_BASE    0xffff888000000000ull
 #define INSTR_CTX    0x1234567887654321ull
+#define GS_BASE      (DATA_BASE + 0x100000)
+/* Per-CPU counters for the count template: one whose %gs-relative address
+ * fits a disp32, one that needs a register. */
+#define COUNTER_NEAR 0x200000ull
+#define COUNTER_FAR  (TRAMP_AREA + 0x3000 - GS_BASE)
 
 struct emu_state {
 	uint64_t regs[EMU_NREGS];     /* rax rcx rdx rbx rsp rbp rsi rdi r8..r15 flags */
@@ -46,8 +51,10 @@ struct emu_result {
 	struct emu_state end;
 	bool instrumented;            /* the stub ran */
 	uint64_t seen[PT_NSLOTS];     /* the pt_regs it saw */
-	uint64_t seen_ctx;
+	uint64_t seen_ctx, seen_rsi;
 	unsigned instrument_calls;
+	unsigned site_hits;           /* how often control reached count_site */
+	uint64_t counted;             /* the counter at counter_addr, after */
 	/* The kernel's trap handler at a BUG()/WARN() ud2, as modelled:
 	 * reports, the registers of the first, and whether a BUG ended the
 	 * run (then end holds the registers the report saw). */
@@ -77,6 +84,8 @@ struct emu {
 	 * the instrument, as gilk.ko's entry does. 0: none. */
 	uint64_t bug_site;
 	bool bug_warn;
+	uint64_t count_site;          /* where site_hits counts, 0: nowhere */
+	uint64_t counter_addr;        /* GS_BASE + the counter, 0: none */
 	uint64_t snap_sp;
 	uint8_t snap[512];
 	struct emu_result *res;
@@ -98,6 +107,13 @@ void emu_run(struct emu *m, uint64_t pc, const struct emu_state *s,
  * description of the first difference into why. */
 bool emu_same(struct emu *a, const struct emu_result *ra, struct emu *b,
 	      const struct emu_result *rb, char *why, size_t len);
+
+/* Checks what a full template's instrument saw: ctx, and pt_regs as the
+ * machine was at the site. */
+bool emu_instrument_ok(const struct emu_state *s, uint64_t site,
+		       const struct emu_result *r, char *why, size_t len);
+/* The scratch template's: ctx, and no pt_regs. */
+bool emu_scratch_ok(const struct emu_result *r, char *why, size_t len);
 
 void emu_random_state(uint64_t *rng, struct emu_state *s);
 uint64_t rng_next(uint64_t *s);

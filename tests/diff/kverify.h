@@ -14,21 +14,28 @@
 
 enum kv_bug { KV_NOT_BUG, KV_BUG, KV_WARN };
 
+/* gilk.ko's templates (kmod/tramp.h), as the checker reports which it took. */
+enum kv_template { KV_FULL, KV_SCRATCH, KV_COUNT, KV_COUNT_FLAGS };
+
 struct kv_env {
 	uint64_t tramp, evict_tramp, handler, ctx;
 	bool clac;
+	uint32_t needs;                 /* GILK_NEEDS_* */
+	uint64_t counter;
 	int (*read)(void *priv, uint64_t addr, void *buf, size_t len);
 	uint64_t (*func_start)(void *priv, uint64_t addr);
 	enum kv_bug (*bug_kind)(void *priv, uint64_t addr);
 	bool (*jump_label)(void *priv, uint64_t addr, uint32_t len);
+	bool (*fixup)(void *priv, uint64_t addr, uint32_t len);
 	void *priv;
 };
 
-/* gilk_verify(): 0, or -EBADMSG with the reason. */
+/* gilk_verify(): 0 with the template accepted in *tmpl (may be NULL), or
+ * -EBADMSG with the reason. */
 int kv_verify(const struct gilk_splice *req, const struct kv_env *env,
-	      char *reason, size_t rlen);
+	      char *reason, size_t rlen, enum kv_template *tmpl);
 
-/* The header gilk.ko's template writes (tramp.c); returns its length. */
-size_t kv_header_len(const struct kv_env *env, uint64_t site);
+/* The checker's own answer: whether the flags are dead at site (flags.h). */
+bool kv_flags_dead(const struct kv_env *env, uint64_t site);
 
 #endif

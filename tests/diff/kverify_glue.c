@@ -1,8 +1,13 @@
 /* kverify: the checker's environment for the tests (see kverify.h). Built
  * with the kernel's tools headers, like kmod/verify.c itself. */
+#include "flags.h"
 #include "kverify.h"
 #include "tramp.h"
 #include "verify.h"
+
+_Static_assert((int)KV_FULL == GILK_TRAMP_FULL && (int)KV_SCRATCH == GILK_TRAMP_SCRATCH &&
+	       (int)KV_COUNT == GILK_TRAMP_COUNT && (int)KV_COUNT_FLAGS == GILK_TRAMP_COUNT_FLAGS,
+	       "kverify.h names gilk.ko's templates");
 
 static const struct kv_env *kv(const struct gilk_verify_env *env)
 {
@@ -29,23 +34,40 @@ static bool jl(const struct gilk_verify_env *env, unsigned long addr, u32 len)
 	return kv(env)->jump_label(kv(env)->priv, addr, len);
 }
 
-int kv_verify(const struct gilk_splice *req, const struct kv_env *e,
-	      char *reason, size_t rlen)
+static bool fx(const struct gilk_verify_env *env, unsigned long addr, u32 len)
 {
-	struct gilk_verify_env env = {
-		.tramp = e->tramp, .evict_tramp = e->evict_tramp,
-		.handler = e->handler, .ctx = e->ctx, .clac = e->clac,
-		.decode = insn_decode, .read = rd, .func_start = start,
-		.bug_kind = bug, .jump_label = jl, .priv = (void *)e,
-	};
-
-	return gilk_verify(req, &env, reason, rlen);
+	return kv(env)->fixup(kv(env)->priv, addr, len);
 }
 
-size_t kv_header_len(const struct kv_env *e, uint64_t site)
+static void env_of(const struct kv_env *e, struct gilk_verify_env *env)
 {
-	struct gilk_tramp_params p = { e->tramp, site, e->ctx, e->handler, e->clac };
-	u8 buf[GILK_TRAMP_HEADER_MAX];
+	*env = (struct gilk_verify_env){
+		.tramp = e->tramp, .evict_tramp = e->evict_tramp,
+		.handler = e->handler, .ctx = e->ctx, .clac = e->clac,
+		.needs = e->needs, .counter = e->counter,
+		.decode = insn_decode, .read = rd, .func_start = start,
+		.bug_kind = bug, .jump_label = jl, .fixup = fx, .priv = (void *)e,
+	};
+}
 
-	return gilk_tramp_header(buf, &p);
+int kv_verify(const struct gilk_splice *req, const struct kv_env *e,
+	      char *reason, size_t rlen, enum kv_template *tmpl)
+{
+	struct gilk_verify_env env;
+	enum gilk_tramp_kind kind;
+	int ret;
+
+	env_of(e, &env);
+	ret = gilk_verify(req, &env, reason, rlen, &kind);
+	if (!ret && tmpl)
+		*tmpl = (enum kv_template)kind;
+	return ret;
+}
+
+bool kv_flags_dead(const struct kv_env *e, uint64_t site)
+{
+	struct gilk_verify_env env;
+
+	env_of(e, &env);
+	return gilk_flags_dead(&env, site);
 }

@@ -19,12 +19,21 @@
 #include "splice.h"
 #include "verify_check.h"
 
-bool emu_instrument_ok(const struct emu_state *s, uint64_t site,
-		       const struct emu_result *r, char *why, size_t len);
-
 struct tally {
 	size_t runs, diverged, looping, sites[3], bounce[4], bugs[3], functions;
+	size_t by_template[3], flags_dead;
+	/* count plans run with the flags claimed dead where the planner
+	 * found them live, and how many of those runs diverged */
+	size_t mutant_runs, mutants_caught;
 	struct vc_tally verify;
+};
+
+/* How a plan runs: which template, and whether its flags liveness is the
+ * planner's or a mutant's that claims them dead. */
+struct run_opts {
+	enum tramp_template tmpl;
+	uint64_t counter;
+	bool mutant;
 };
 
 /* Mutations of each plan the code checker must refuse. */
@@ -67,24 +76,52 @@ static void dump_state(FILE *f, const char *what, const struct emu_state *s)
  * Runs one plan: original on a, patched on b (patches applied, then undone).
  * fn_lo/fn_hi bound the function: leaving it ends a run.
  */
-static void run_plan(struct emu *a, struct emu *b, const struct splice_plan *p,
+static bool template_ok(const struct run_opts *o, const struct emu_state *s,
+			const struct splice_plan *p, const struct emu_result *ra,
+			const struct emu_result *rb, char *msg, size_t len)
+{
+	switch (p->bug != BUG_NONE ? TT_FULL : o->tmpl) {
+	case TT_COUNT:
+		if (rb->counted == ra->site_hits && rb->instrument_calls == 0)
+			return true;
+		snprintf(msg, len, "counter %" PRIu64 " after %u passes through the site, %u calls",
+			 rb->counted, ra->site_hits, rb->instrument_calls);
+		return false;
+	case TT_SCRATCH:
+		return emu_scratch_ok(rb, msg, len);
+	default:
+		return emu_instrument_ok(s, p->region.addr, rb, msg, len);
+	}
+}
+
+static void run_plan(struct emu *a, struct emu *b, const struct splice_plan *plan,
 		     uint64_t fn_lo, uint64_t fn_hi, uint64_t *rng, int states,
-		     const char *name, const struct vc_text *vt, struct tally *t)
+		     const char *name, const struct vc_text *vt,
+		     const struct run_opts *o, struct tally *t)
 {
 	struct splice_params sp = {
 		.tramp = TRAMP_ADDR, .evict_tramp = EVICT_ADDR,
 		.handler = STUB_ADDR, .ctx = INSTR_CTX, .clac = false,
+		.tmpl = o->tmpl, .counter = o->counter,
 	};
+	struct splice_plan mutant;
+	const struct splice_plan *p = plan;
 	struct splice_code code;
 	enum splice_reason why;
 
+	if (o->mutant) {
+		mutant = *plan;
+		mutant.flags_dead = true;
+		p = &mutant;
+	}
 	if (splice_emit(p, &sp, &code, &why)) {
 		t->diverged++;
 		fprintf(stderr, "FAIL-DETAIL %s: plan at 0x%" PRIx64 " could not be emitted: %s\n",
 			name, p->region.addr, splice_reason_str(why));
 		return;
 	}
-	vc_check_plan(p, &sp, &code, vt, MUTATIONS_PER_PLAN, &t->verify);
+	if (!o->mutant)
+		vc_check_plan(p, &sp, &code, vt, MUTATIONS_PER_PLAN, &t->verify);
 	emu_write(b, TRAMP_ADDR, code.tramp, code.tramp_len);
 	if (code.evict_tramp_len)
 		emu_write(b, EVICT_ADDR, code.evict_tramp, code.evict_tramp_len);
@@ -94,6 +131,8 @@ static void run_plan(struct emu *a, struct emu *b, const struct splice_plan *p,
 	b->reloc_entry = TRAMP_ADDR + code.reloc_off;
 	a->bug_site = b->bug_site = p->bug != BUG_NONE ? p->region.addr : 0;
 	a->bug_warn = b->bug_warn = p->bug == BUG_WARN;
+	a->count_site = p->region.addr;
+	b->counter_addr = code.tmpl == TT_COUNT ? GS_BASE + o->counter : 0;
 	emu_reset_allowed(a);
 	emu_allow(a, fn_lo, fn_hi);
 	emu_reset_allowed(b);
@@ -126,8 +165,19 @@ static void run_plan(struct emu *a, struct emu *b, const struct splice_plan *p,
 			if (o)
 				rb.exit_addr = o;
 		}
+		/* Dead flags are dead to the code: a run that ends in a fault
+		 * before they are written hands them to the fault handler,
+		 * which returns them as they were (or oopses). */
+		if (code.tmpl == TT_COUNT && p->flags_dead && ra.err != UC_ERR_OK &&
+		    ra.err == rb.err)
+			rb.end.regs[16] = ra.end.regs[16];
+		if (o->mutant) {
+			t->mutant_runs++;
+			t->mutants_caught += !emu_same(a, &ra, b, &rb, msg, sizeof(msg));
+			continue;
+		}
 		if (emu_same(a, &ra, b, &rb, msg, sizeof(msg)) &&
-		    emu_instrument_ok(&s, p->region.addr, &rb, msg, sizeof(msg)))
+		    template_ok(o, &s, p, &ra, &rb, msg, sizeof(msg)))
 			continue;
 		if (t->diverged++ < 10) {
 			fprintf(stderr, "FAIL-DETAIL %s: %s splice at 0x%" PRIx64 " diverges: %s\n",
@@ -149,10 +199,44 @@ static void run_plan(struct emu *a, struct emu *b, const struct splice_plan *p,
 	for (size_t i = code.npatch; i-- > 0;)
 		emu_write(b, code.patches[i].addr, code.patches[i].orig, code.patches[i].len);
 	a->bug_site = b->bug_site = 0;
+	a->count_site = 0;
+	b->counter_addr = 0;
+	if (o->mutant)
+		return;
+	t->by_template[code.tmpl]++;
+	t->flags_dead += code.tmpl == TT_COUNT && p->flags_dead;
 	t->sites[p->mode]++;
 	t->bugs[p->bug]++;
 	if (p->mode == SPLICE_BOUNCE)
 		t->bounce[p->bounce_kind]++;
+}
+
+/*
+ * Every plan with the full template, and with one of the others in turn
+ * (count with a counter near and far, scratch); a count plan whose flags
+ * are live also runs as a mutant that claims them dead.
+ */
+static void run_templates(struct emu *a, struct emu *b, const struct splice_plan *p,
+			  uint64_t fn_lo, uint64_t fn_hi, uint64_t *rng, int states,
+			  const char *name, const struct vc_text *vt, size_t turn,
+			  struct tally *t)
+{
+	static const struct run_opts other[] = {
+		{ TT_COUNT, COUNTER_NEAR, false },
+		{ TT_SCRATCH, 0, false },
+		{ TT_COUNT, COUNTER_FAR, false },
+	};
+	const struct run_opts full = { TT_FULL, 0, false };
+	struct run_opts o = other[turn % 3];
+
+	run_plan(a, b, p, fn_lo, fn_hi, rng, states, name, vt, &full, t);
+	if (p->bug != BUG_NONE)
+		return;
+	run_plan(a, b, p, fn_lo, fn_hi, rng, states, name, vt, &o, t);
+	if (o.tmpl == TT_COUNT && !p->flags_dead) {
+		o.mutant = true;
+		run_plan(a, b, p, fn_lo, fn_hi, rng, states, name, vt, &o, t);
+	}
 }
 
 static int kernel_suite(const char *image, const char *symbols, struct tally *t)
@@ -206,7 +290,8 @@ static int kernel_suite(const char *image, const char *symbols, struct tally *t)
 
 			if (splice_plan(&env, site, &p))
 				continue;
-			run_plan(&a, &b, &p, g->start, g->end, &rng, 2, funcs[f]->name, &vt, t);
+			run_templates(&a, &b, &p, g->start, g->end, &rng, 2, funcs[f]->name, &vt,
+				      i, t);
 		}
 	}
 	emu_close(&a);
@@ -257,7 +342,8 @@ static int generated_suite(size_t count, struct tally *t)
 			struct vc_text vt = { code_byte, &src, NULL, GEN_BASE, NULL, &g };
 
 			if (splice_plan(&env, g.blocks[bi].start, &p) == 0)
-				run_plan(&a, &b, &p, GEN_BASE, GEN_BASE + len, &rng, 1, name, &vt, t);
+				run_templates(&a, &b, &p, GEN_BASE, GEN_BASE + len, &rng, 1, name,
+					      &vt, n, t);
 		}
 	}
 	cfg_free(&g);
@@ -307,6 +393,24 @@ static void check(bool ok, const char *what)
 		failed++;
 }
 
+/* Each template ran, count both with and without saving the flags, and
+ * flags claimed dead where they are live show in the runs. */
+static void templates_report(const char *suite, const struct tally *t)
+{
+	char line[256];
+
+	printf("templates, %s: full %zu, scratch %zu, count %zu (flags dead at %zu); %zu runs with flags claimed dead where live, %zu diverged\n",
+	       suite, t->by_template[TT_FULL], t->by_template[TT_SCRATCH], t->by_template[TT_COUNT],
+	       t->flags_dead, t->mutant_runs, t->mutants_caught);
+	snprintf(line, sizeof(line), "differential: %s plans run with every template, count with and without the flags saved",
+		 suite);
+	check(t->by_template[TT_FULL] && t->by_template[TT_SCRATCH] && t->flags_dead &&
+	      t->by_template[TT_COUNT] > t->flags_dead, line);
+	snprintf(line, sizeof(line), "differential: %s count plans with flags wrongly claimed dead diverge (%zu of %zu runs)",
+		 suite, t->mutants_caught, t->mutant_runs);
+	check(t->mutants_caught > 0, line);
+}
+
 /* The code checker's verdicts on a suite's plans and their mutations. */
 static void verify_report(const char *suite, const struct vc_tally *v)
 {
@@ -321,6 +425,13 @@ static void verify_report(const char *suite, const struct vc_tally *v)
 	snprintf(line, sizeof(line), "checker: every %s plan passes gilk.ko's code checker (%zu)",
 		 suite, v->accepted);
 	check(v->refused_plans == 0 && v->accepted >= 10000, line);
+	printf("checker, %s: templates full %zu, scratch %zu, count %zu, count saving the flags %zu; count without saving live flags: %zu proposed, %zu refused, %zu dead by the checker's walk\n",
+	       suite, v->by_template[0], v->by_template[1], v->by_template[2], v->by_template[3],
+	       v->unsaved, v->unsaved_refused, v->unsaved_checker_dead);
+	snprintf(line, sizeof(line), "checker: every %s count trampoline that leaves live flags unsaved is refused (%zu)",
+		 suite, v->unsaved_refused);
+	check(v->unsaved_refused > 0 && v->unsaved == v->unsaved_refused + v->unsaved_checker_dead &&
+	      v->by_template[0] && v->by_template[1] && v->by_template[2] && v->by_template[3], line);
 	snprintf(line, sizeof(line), "checker: every mutation of a %s plan is refused (%zu)",
 		 suite, v->mutations);
 	check(v->mutations == v->mutations_refused && v->mutations >= 10000, line);
@@ -348,6 +459,7 @@ int main(int argc, char **argv)
 		      "differential: kernel sample includes replayed BUG and WARN sites");
 		snprintf(line, sizeof(line), "differential: kernel functions, zero divergences in %zu runs", kt.runs);
 		check(kt.diverged == 0 && kt.runs > 0, line);
+		templates_report("kernel", &kt);
 	}
 	if (generated_suite(ngen, &gt)) {
 		check(false, "differential: generated sequences run");
@@ -359,6 +471,7 @@ int main(int argc, char **argv)
 		check(gt.functions >= 100000, "differential: at least 100k generated sequences");
 		snprintf(line, sizeof(line), "differential: generated sequences, zero divergences in %zu runs", gt.runs);
 		check(gt.diverged == 0 && gt.runs > 0, line);
+		templates_report("generated", &gt);
 	}
 	{
 		char why[128] = "";

@@ -84,6 +84,61 @@ static bool text_jump_label(void *priv, uint64_t addr, uint32_t len)
 	return t->facts && textfacts_overlaps(t->facts, addr, addr + len, RES_JUMP_LABEL);
 }
 
+static bool text_fixup(void *priv, uint64_t addr, uint32_t len)
+{
+	const struct vc_text *t = priv;
+
+	return t->facts && textfacts_overlaps(t->facts, addr, addr + len, RES_EXTABLE);
+}
+
+/* The instrument's needs that make gilk.ko pick template tt. */
+static uint32_t needs_of(enum tramp_template tt)
+{
+	return tt == TT_COUNT ? GILK_NEEDS_NOTHING :
+	       tt == TT_SCRATCH ? GILK_NEEDS_SCRATCH : GILK_NEEDS_REGS;
+}
+
+static enum kv_template expected(const struct splice_plan *p, const struct splice_code *c)
+{
+	switch (c->tmpl) {
+	case TT_COUNT: return p->flags_dead ? KV_COUNT : KV_COUNT_FLAGS;
+	case TT_SCRATCH: return KV_SCRATCH;
+	default: return KV_FULL;
+	}
+}
+
+/*
+ * A count plan whose flags the planner found live, emitted as if they were
+ * dead: the checker must refuse it unless it finds them dead itself (its
+ * walk may see further than the planner's CFG, which ends at the function).
+ */
+static void check_unsaved_flags(const struct splice_plan *p, const struct splice_params *sp,
+				const struct gilk_reserve *r, const struct kv_env *env,
+				struct vc_tally *t)
+{
+	static struct gilk_splice m;
+	static struct splice_code c;
+	struct splice_plan bad = *p;
+	enum splice_reason why;
+	char reason[GILK_REASON_MAX];
+
+	bad.flags_dead = true;
+	if (splice_emit(&bad, sp, &c, &why))
+		return;
+	request_from_plan(&bad, &c, r, &m);
+	t->unsaved++;
+	if (kv_flags_dead(env, p->region.addr)) {
+		t->unsaved_checker_dead++;
+		return;
+	}
+	if (kv_verify(&m, env, reason, sizeof(reason), NULL) == -EBADMSG) {
+		t->unsaved_refused++;
+		return;
+	}
+	fprintf(stderr, "FAIL-DETAIL the checker accepts a count trampoline without its pushfq at 0x%" PRIx64 ", where the flags are live\n",
+		p->region.addr);
+}
+
 /* The code a vc_text without a callback of its own reads: a buffer. */
 static const uint8_t *src_byte(void *ctx, uint64_t a)
 {
@@ -272,20 +327,31 @@ void vc_check_plan(const struct splice_plan *p, const struct splice_params *sp,
 		.handler = sp->handler, .ctx = sp->ctx, .clac = sp->clac,
 		.read = text_read, .func_start = text_func_start,
 		.bug_kind = text_bug, .jump_label = text_jump_label,
-		.priv = (void *)text,
+		.fixup = text_fixup, .priv = (void *)text,
+		.needs = needs_of(sp->tmpl), .counter = sp->counter,
 	};
 	static struct gilk_splice req, m;
 	char why[GILK_REASON_MAX];
-	size_t hlen = kv_header_len(&env, p->region.addr);
+	size_t hlen = code->reloc_off;
+	enum kv_template got;
 
 	request_from_plan(p, code, &r, &req);
-	if (kv_verify(&req, &env, why, sizeof(why))) {
+	if (kv_verify(&req, &env, why, sizeof(why), &got)) {
 		if (t->refused_plans++ < 10)
 			fprintf(stderr, "FAIL-DETAIL the checker refuses a %s plan at 0x%" PRIx64 ": %s\n",
 				splice_mode_name(p->mode), p->region.addr, why);
 		return;
 	}
+	if (got != expected(p, code)) {
+		if (t->refused_plans++ < 10)
+			fprintf(stderr, "FAIL-DETAIL the checker took template %d for the plan at 0x%" PRIx64 ", not %d\n",
+				got, p->region.addr, expected(p, code));
+		return;
+	}
 	t->accepted++;
+	t->by_template[got]++;
+	if (code->tmpl == TT_COUNT && !p->flags_dead)
+		check_unsaved_flags(p, sp, &r, &env, t);
 	for (unsigned k = 0; k < mutations; k++) {
 		unsigned kind = (unsigned)rnd(rng, MUT_NKINDS);
 
@@ -294,7 +360,7 @@ void vc_check_plan(const struct splice_plan *p, const struct splice_params *sp,
 			continue;
 		t->mutations++;
 		t->by_kind[kind]++;
-		if (kv_verify(&m, &env, why, sizeof(why)) == -EBADMSG &&
+		if (kv_verify(&m, &env, why, sizeof(why), NULL) == -EBADMSG &&
 		    !strncmp(why, "unverified code at ", 19)) {
 			t->mutations_refused++;
 			continue;
@@ -349,7 +415,8 @@ bool vc_vex_copied(char *why, size_t len)
 		struct kv_env kenv = {
 			.tramp = TRAMP_ADDR, .evict_tramp = EVICT_ADDR, .handler = STUB_ADDR,
 			.ctx = INSTR_CTX, .read = text_read, .func_start = text_func_start,
-			.bug_kind = text_bug, .jump_label = text_jump_label, .priv = &text,
+			.bug_kind = text_bug, .jump_label = text_jump_label,
+			.fixup = text_fixup, .priv = &text,
 		};
 
 		text.byte = src_byte;
@@ -358,14 +425,14 @@ bool vc_vex_copied(char *why, size_t len)
 			snprintf(why, len, "no plan at the VEX code");
 		} else {
 			request_from_plan(&p, &c, &r, &req);
-			if (kv_verify(&req, &kenv, why, len)) {
+			if (kv_verify(&req, &kenv, why, len, NULL)) {
 				/* why says it */
 			} else {
 				size_t at = c.reloc_off;
 
 				/* vpor relocated as if it were jmp rel8 */
 				req.tramp[at] = 0xe9;
-				ok = kv_verify(&req, &kenv, why, len) == -EBADMSG;
+				ok = kv_verify(&req, &kenv, why, len, NULL) == -EBADMSG;
 				if (!ok)
 					snprintf(why, len, "a vpor turned jmp was accepted");
 			}

@@ -34,6 +34,10 @@ struct vc_tally {
 					 * without the checker */
 	size_t accepted, refused_plans, mutations, mutations_refused;
 	size_t by_kind[16], escaped_by_kind[16];
+	size_t by_template[4];          /* enum kv_template of accepted plans */
+	/* count plans with flags live, proposed without saving them: how
+	 * many, refused, and accepted because the checker found them dead */
+	size_t unsaved, unsaved_refused, unsaved_checker_dead;
 };
 
 /* Checks one emitted plan and count mutations of it; failures go to stderr. */

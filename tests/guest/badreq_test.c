@@ -22,7 +22,8 @@
 
 struct field {
 	const char *name;
-	size_t off, size;       /* size 1..8: an integer; larger: bytes */
+	size_t off, size;       /* size 1..8: an integer; larger: bytes;
+				 * 0: GILK_SPLICE_FULL toggled */
 };
 
 #define F(name, member) { name, offsetof(struct gilk_splice, member), \
@@ -40,6 +41,9 @@ static const struct field fields[] = {
 	P(1, "bytes", bytes), P(1, "orig", orig),
 	F("tramp_len", tramp_len), F("evict_len", evict_len), F("tramp", tramp),
 	F("evict", evict), F("instrument", instrument), F("arg", arg),
+	/* the template chooser: count's inline trampoline proposed as full
+	 * (refused), argfilter's full one asked full again (harmless) */
+	{ "flags.full", offsetof(struct gilk_splice, flags), 0 },
 };
 
 /* The errnos gilk.ko refuses a splice with, each for its own reason. */
@@ -79,6 +83,10 @@ static void change(struct gilk_splice *r, const struct field *f, uint64_t *rng)
 {
 	uint8_t *p = (uint8_t *)r + f->off;
 
+	if (!f->size) {
+		r->flags ^= GILK_SPLICE_FULL;
+		return;
+	}
 	if (f->size <= 8) {
 		uint64_t now = 0, v;
 
@@ -157,7 +165,7 @@ static int gilk_pages(void)
 }
 
 /*
- * Bad batches (ABI 6: a batch of any size up to GILK_BATCH_MAX, read one
+ * Bad batches (since ABI 6: a batch of any size up to GILK_BATCH_MAX, read one
  * request at a time): counts out of range, items that are not there, a
  * count past the requests given, a request refused in the middle. Each
  * refused with its errno, the failing index and reason where there is one;

@@ -32,5 +32,6 @@ void test_badreq(struct live *lv, int count);
 void test_ibt(struct live *lv);
 void test_rangefacts(struct live *lv);
 void test_scale(struct live *lv, const char *glob);
+void test_templates(struct live *lv);
 
 #endif

@@ -10,6 +10,8 @@
  *   verifier   gilk.ko's code checker: real plans pass, tampered ones are
  *              refused (verify_test.c)
  *   defects    each defect found by review, provoked (defects_test.c)
+ *   templates  count inline (flags saved where live), full on request, tsc
+ *              through the scratch template (templates_test.c)
  *   badreq N   N requests with one field changed, racing (badreq_test.c)
  *   events     tsc/regs/argfilter events; lost events counted when full
  *   stress     splice/unsplice cycles on a hot path under load
@@ -458,8 +460,15 @@ static void test_facts(struct live *lv)
 		struct gilk_splice_info in;
 		static uint8_t buf[1 << 16];
 
-		if (splice_at(lv, live_block_site(lv, sym(lv, "ring_buffer_lock_reserve")), 0,
-			      "count", "", &rid, &pr) == 0) {
+		int ok;
+
+		/* count with the full template: it goes through gilk_entry
+		 * and its guard (inline, it would count and never miss) */
+		lv->full_template = true;
+		ok = splice_at(lv, live_block_site(lv, sym(lv, "ring_buffer_lock_reserve")), 0,
+			       "count", "", &rid, &pr) == 0;
+		lv->full_template = false;
+		if (ok) {
 			if (splice_at(lv, live_block_site(lv, sym(lv, "do_prlimit")), 0, "regs", "",
 				      &pid, &pp) == 0) {
 				for (int i = 0; i < 100; i++)
@@ -837,8 +846,9 @@ static void test_orphans(struct live *lv)
 }
 
 /* Module text: argfilter's function runs inside gilk_entry for each hit of
- * a splice that uses argfilter, so a count splice on it is hit exactly
- * as often, each time nested (missed). Its module is pinned meanwhile. */
+ * a splice that uses argfilter, so a count splice on it (with the full
+ * template, through gilk_entry's guard) is hit exactly as often, each time
+ * nested (missed). Its module is pinned meanwhile. */
 static void test_module_text(struct live *lv)
 {
 	const struct ksym *fn[2];
@@ -852,10 +862,13 @@ static void test_module_text(struct live *lv)
 		check(0, "argfilter_fn found in /proc/kallsyms [argfilter]");
 		return;
 	}
+	lv->full_template = true;
 	if (splice_at(lv, live_block_site(lv, fn[0]->addr), 0, "count", "", &mid, &pm)) {
+		lv->full_template = false;
 		check(0, "splice module text (argfilter_fn)");
 		return;
 	}
+	lv->full_template = false;
 	check(pm.region.addr > fn[0]->addr, "module text: the splice point is past argfilter_fn's ftrace nop (+%" PRIu64 ")",
 	      pm.region.addr - fn[0]->addr);
 	if (splice_at(lv, live_block_site(lv, sym(lv, "do_prlimit")), 0, "argfilter", "1=99", &pid, &pp) == 0) {
@@ -970,6 +983,8 @@ int main(int argc, char **argv)
 		test_ibt(&lv);
 	else if (!strcmp(argv[1], "defects"))
 		test_defects(&lv);
+	else if (!strcmp(argv[1], "templates"))
+		test_templates(&lv);
 	else if (!strcmp(argv[1], "badreq"))
 		test_badreq(&lv, argc > 2 ? atoi(argv[2]) : 100000);
 	else if (!strcmp(argv[1], "events"))

@@ -69,14 +69,18 @@ id=$(echo "$out" | sed -n 's/^splice \([0-9]*\) .*/\1/p')
 out=$(build/gilk -c "info splice $id")
 entry=$(awk '$3 == "gilk_entry" {print $1}' /proc/kallsyms)
 displaced=$(echo "$out" | sed -n 's/^  displaced [0-9]* bytes: //p')
-check "info splice ID: displaced and written bytes, and the trampoline calling gilk_entry, then back past the region" \
+check "info splice ID: displaced and written bytes, and the trampoline counting inline (no call to gilk_entry), then back past the region" \
 	"$(echo "$out" | grep -q "^splice $id at [_a-z0-9]*sys_getppid+0x$eoff ($site): jmp, instrument count, [0-9]* hits$" &&
 	   echo "$out" | grep -q '^  wrote at .*: e9' && [ -n "$displaced" ] &&
 	   echo "$out" | grep -q "^         was: $displaced\$" &&
-	   echo "$out" | grep -Eq "(call|movabs rax,) 0x$entry( |$)" &&
+	   echo "$out" | grep -q "inc qword ptr gs:" && ! echo "$out" | grep -q "0x$entry" &&
 	   echo "$out" | tail -1 | grep -q "jmp 0x[0-9a-f]* <[_a-z0-9]*sys_getppid+$((eoff + $(echo "$displaced" | wc -w)))>\$"; echo $?)"
+out=$(build/gilk -c 'info instruments')
+check "info instruments says what each trampoline saves ($(echo "$out" | awk '{print $1 ":" $3}' | tr '\n' ' '))" \
+	"$(echo "$out" | grep -Eq '^count +gilk +inline ' && echo "$out" | grep -Eq '^tsc +gilk +scratch ' &&
+	   echo "$out" | grep -Eq '^regs +gilk +pt_regs ' && echo "$out" | grep -Eq '^argfilter +argfilter +pt_regs '; echo $?)"
 check "gilk disas marks the spliced instruction" \
-	"$(build/gilk -c 'disas __x64_sys_getppid 4' | grep "sys_getppid+$eoff>:" | grep -q "\[splice $id\]\$"; echo $?)"
+	"$(build/gilk -c 'disas __x64_sys_getppid 4' | grep "sys_getppid+$eoff>:" | grep -q "\[splice $id: [0-9]* hits\]\$"; echo $?)"
 check "gilk blocks says which block is spliced" \
 	"$(build/gilk -c 'blocks __x64_sys_getppid' | grep -q "^   0 .*spliced (splice $id)"; echo $?)"
 build/bin/test-live workload getppid 5000
@@ -205,8 +209,8 @@ build/gilk -c 'unsplice all' >/dev/null
 # measures each probe and says what the kprobe was)
 mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null
 out=$(build/bench-live 2000 3 2>&1)
-check "bench-live measures gilk, trap mode and a kprobe ($(echo "$out" | tail -1))" \
-	"$(echo "$out" | tail -1 | grep -Eq '^live: gilk -?[0-9]+ ns/hit, trap -?[0-9]+ ns/hit, kprobe -?[0-9]+ ns/hit \((int3|optimized)\), gilk/kprobe -?[0-9.]+$' &&
+check "bench-live measures count inline and with full regs, tsc scratch and full, trap mode and a kprobe ($(echo "$out" | tail -1))" \
+	"$(echo "$out" | tail -1 | grep -Eq '^live: count -?[0-9]+ ns/hit, full -?[0-9]+ ns/hit \(inline/full -?[0-9a-z.]+\), tsc -?[0-9]+ ns/hit, full -?[0-9]+ ns/hit \(scratch/full -?[0-9a-z.]+\), trap -?[0-9]+ ns/hit, kprobe -?[0-9]+ ns/hit \((int3|optimized)\), count/kprobe -?[0-9a-z.]+$' &&
 	   build/gilk -c 'info splices' | grep -qx 'no splices' && ! grep -q gilkbench /sys/kernel/tracing/kprobe_events; echo $?)"
 
 # Interrupt and scheduler context: the timer tick and the CFS pick path.
@@ -290,6 +294,38 @@ echo 'gilk-lab: expect reports: WARNING: .* gilk_target_(warn|once)\+|kernel BUG
 # gilk.ko after the instrument as the kernel's trap handler would.
 insmod build/tests/gilk_target.ko
 check "the target module loads" "$?"
+suite templates
+
+# coverage (issue 9 part 4): gilk_target_flags's four blocks (tests/guest/target/
+# flags.c: the entry, 1: at +9, the block adding 1000 at +18, 2: at +24). With
+# n < 10 the block adding 1000 must not run and the three others must, once.
+f=$(awk '$3 == "gilk_target_flags" {print $1; exit}' /proc/kallsyms)
+out=$(build/gilk -c 'coverage gilk_target_flags' -c 'coverage reset' \
+	-c 'shell echo "flags 3" >/proc/gilk_target' -c 'coverage report' \
+	-c 'dump coverage /tmp/cov.csv' -c 'dump coverage /tmp/cov.json' -c 'disas gilk_target_flags' \
+	-c 'shell echo "flags 20" >/proc/gilk_target' -c 'coverage report' \
+	-c 'coverage reset' -c 'coverage report' -c 'coverage stop' -c 'info splices' 2>&1)
+glob=$(build/gilk -c "coverage 'gilk_target_fl*'" -c 'coverage stop' 2>&1)
+row() { grep -i "^gilk_target_flags,0x$(printf '%x' $((0x$f + $1))),"  /tmp/cov.csv | cut -d, -f5; }
+check "coverage splices every block of gilk_target_flags inline ($(echo "$out" | head -1))" \
+	"$(echo "$out" | head -1 | grep -q '^coverage of 1 functions: 4 blocks spliced with count, 0 refused$'; echo $?)"
+check "coverage report after flags 3: 3 of 4 blocks hit, and the total ($(echo "$out" | grep -m1 '^gilk_target_flags'))" \
+	"$(echo "$out" | grep '^gilk_target_flags' | head -1 | grep -Eq '^gilk_target_flags +3 +4 +0$' &&
+	   echo "$out" | grep '^total' | head -1 | grep -q '75.0% of 4 spliceable blocks ran (1 functions, 4 blocks)'; echo $?)"
+check "dump coverage as CSV: the entry, 1: and 2: ran once, the block adding 1000 did not ($(row 0) $(row 9) $(row 18) $(row 24))" \
+	"$([ "$(row 0)" = 1 ] && [ "$(row 9)" = 1 ] && [ "$(row 18)" = 0 ] && [ "$(row 24)" = 1 ]; echo $?)"
+n=$(build/bin/test-json /tmp/cov.json functions)
+check "dump coverage as JSON: valid, the function with its blocks ($n)" \
+	"$([ "$n" = 1 ] && grep -q '"hit": 3, "spliceable": 4, "refused": 0' /tmp/cov.json; echo $?)"
+check "disas shows each spliced block's hits" \
+	"$([ "$(echo "$out" | grep -c '\[splice [0-9]*: 1 hits\]$')" = 3 ] && [ "$(echo "$out" | grep -c '\[splice [0-9]*: 0 hits\]$')" = 1 ]; echo $?)"
+check "coverage report after flags 20: 4 of 4; after reset: 0 of 4" \
+	"$(echo "$out" | grep '^gilk_target_flags' | sed -n 2p | grep -Eq '^gilk_target_flags +4 +4 +0$' &&
+	   echo "$out" | grep '^gilk_target_flags' | sed -n 3p | grep -Eq '^gilk_target_flags +0 +4 +0$'; echo $?)"
+check "coverage stop removes its splices ($(echo "$out" | tail -2 | tr '\n' ' '))" \
+	"$(echo "$out" | grep -q '^coverage stopped: its splices in 1 functions removed$' && echo "$out" | tail -1 | grep -qx 'no splices'; echo $?)"
+check "coverage takes a glob over function names ($(echo "$glob" | head -1))" \
+	"$(echo "$glob" | head -1 | grep -q '^coverage of 1 functions: 4 blocks spliced with count, 0 refused$'; echo $?)"
 warned() { dmesg | grep -c 'WARNING: .* gilk_target_warn+'; }
 echo "warn 1" >/proc/gilk_target
 own=$(dmesg | grep 'WARNING: .* gilk_target_warn+' | tail -1 | sed 's/.* at //')

@@ -511,7 +511,100 @@ static void reason_texts_complete(void **st)
 	}
 }
 
+/* Whether the planner finds the flags dead at the start of code (a function
+ * of its own). */
+static bool dead_at_start(const uint8_t *code, size_t n)
+{
+	struct fixture *fx = fn(code, n, NULL, 0);
+	struct splice_plan p;
+
+	assert_int_equal(splice_plan(&fx->env, F, &p), 0);
+	return p.flags_dead;
+}
+
+static void flags_liveness(void **state)
+{
+	/* mov rax, rdi; cmp rdi, 10: written before any read */
+	static const uint8_t cmp_first[] = { 0x48, 0x89, 0xf8, 0x48, 0x83, 0xff, 0x0a, 0x7c, 0x01, 0xc3, 0xc3 };
+	/* mov, lea, then jl reads them */
+	static const uint8_t jcc_first[] = { 0x48, 0x89, 0xf8, 0x48, 0x8d, 0x42, 0x05, 0x7c, 0x01, 0xc3, 0xc3 };
+	/* inc keeps CF, which jc reads; inc then test writes them all */
+	static const uint8_t inc_jc[] = { 0x48, 0x89, 0xf8, 0x48, 0xff, 0xc0, 0x72, 0x01, 0xc3, 0xc3 };
+	static const uint8_t inc_test[] = { 0x48, 0x89, 0xf8, 0x48, 0xff, 0xc0, 0x48, 0x85, 0xc0, 0xc3 };
+	/* adc reads CF; a 5-byte nop may become a call (ftrace); a call,
+	 * a ret, a VEX instruction: unknown */
+	static const uint8_t adc[] = { 0x48, 0x89, 0xf8, 0x48, 0x83, 0xd0, 0x01, 0x48, 0x85, 0xc0, 0xc3 };
+	static const uint8_t nop5[] = { 0x0f, 0x1f, 0x44, 0x00, 0x00, 0x48, 0x85, 0xc0, 0xc3 };
+	static const uint8_t ret[] = { 0x48, 0x89, 0xf8, 0x48, 0x89, 0xf2, 0xc3 };
+	static const uint8_t vex[] = { 0xc5, 0xf1, 0xeb, 0xc2, 0x48, 0x85, 0xc0, 0xc3 };
+	/* mov, mov, then cmp: dead, unless the cmp has an exception-table
+	 * entry (its fixup runs elsewhere) */
+	static const uint8_t fixup[] = { 0x48, 0x89, 0xf8, 0x48, 0x89, 0xf2, 0x48, 0x83, 0xff, 0x0a, 0xc3 };
+	struct fixture *fx;
+	struct splice_plan p;
+
+	(void)state;
+	assert_true(dead_at_start(cmp_first, sizeof(cmp_first)));
+	assert_false(dead_at_start(jcc_first, sizeof(jcc_first)));
+	assert_false(dead_at_start(inc_jc, sizeof(inc_jc)));
+	assert_true(dead_at_start(inc_test, sizeof(inc_test)));
+	assert_false(dead_at_start(adc, sizeof(adc)));
+	assert_false(dead_at_start(ret, sizeof(ret)));
+	assert_false(dead_at_start(vex, sizeof(vex)));
+	assert_true(dead_at_start(fixup, sizeof(fixup)));
+	fx = fn(fixup, sizeof(fixup), NULL, 0);
+	reserve(fx, F + 6, F + 10, RES_EXTABLE);
+	assert_int_equal(splice_plan(&fx->env, F, &p), 0);
+	assert_false(p.flags_dead);
+	/* a 5-byte nop (an ftrace or static call site) may turn into a call */
+	fx = fn(nop5, sizeof(nop5), NULL, 0);
+	assert_int_equal(splice_plan(&fx->env, F, &p), 0);
+	assert_false(p.flags_dead);
+}
+
+/* The count template: incq %gs:counter inline, pushfq/popfq around it only
+ * where the flags are live, through rax when the counter needs 64 bits. */
+static void count_template(void **state)
+{
+	static const uint8_t jcc_first[] = { 0x48, 0x89, 0xf8, 0x48, 0x8d, 0x42, 0x05, 0x7c, 0x01, 0xc3, 0xc3 };
+	static const uint8_t cmp_first[] = { 0x48, 0x89, 0xf8, 0x48, 0x83, 0xff, 0x0a, 0x7c, 0x01, 0xc3, 0xc3 };
+	static const uint8_t near[] = { 0x65, 0x48, 0xff, 0x04, 0x25, 0x00, 0x20, 0x00, 0x00 };
+	static const uint8_t far[] = { 0x50, 0x48, 0xb8 };
+	struct splice_params sp = { .tramp = 0xffffffffc0001000ull, .handler = 0xffffffffc0000000ull,
+				    .tmpl = TT_COUNT, .counter = 0x2000 };
+	static struct splice_code c;
+	struct splice_plan p;
+	enum splice_reason why;
+	struct fixture *fx = fn(cmp_first, sizeof(cmp_first), NULL, 0);
+
+	(void)state;
+	assert_int_equal(splice_plan(&fx->env, F, &p), 0);
+	assert_int_equal(splice_emit(&p, &sp, &c, &why), 0);
+	assert_int_equal(c.tmpl, TT_COUNT);
+	assert_int_equal(c.reloc_off, sizeof(near));
+	assert_memory_equal(c.tramp, near, sizeof(near));
+	sp.counter = 0x0000777f3ff03000ull;
+	assert_int_equal(splice_emit(&p, &sp, &c, &why), 0);
+	assert_memory_equal(c.tramp, far, sizeof(far));
+	assert_int_equal(c.reloc_off, 1 + 10 + 4 + 1);
+	fx = fn(jcc_first, sizeof(jcc_first), NULL, 0);
+	assert_int_equal(splice_plan(&fx->env, F, &p), 0);
+	sp.counter = 0x2000;
+	assert_int_equal(splice_emit(&p, &sp, &c, &why), 0);
+	assert_int_equal(c.tramp[0], 0x9c);
+	assert_memory_equal(c.tramp + 1, near, sizeof(near));
+	assert_int_equal(c.tramp[1 + sizeof(near)], 0x9d);
+	/* scratch: flags, then the nine registers a call clobbers */
+	sp.tmpl = TT_SCRATCH;
+	assert_int_equal(splice_emit(&p, &sp, &c, &why), 0);
+	assert_memory_equal(c.tramp, ((const uint8_t[]){ 0x9c, 0x50, 0x51, 0x52, 0x56, 0x57,
+							 0x41, 0x50, 0x41, 0x51, 0x41, 0x52,
+							 0x41, 0x53, 0xfc }), 15);
+}
+
 const struct CMUnitTest splice_tests[] = {
+	cmocka_unit_test(flags_liveness),
+	cmocka_unit_test(count_template),
 	cmocka_unit_test(plain_jmp),
 	cmocka_unit_test(endbr_kept_in_place),
 	cmocka_unit_test(refused_plan_not_emitted),

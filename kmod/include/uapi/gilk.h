@@ -15,7 +15,7 @@
 #include <linux/ioctl.h>
 #include <linux/types.h>
 
-#define GILK_ABI_VERSION 6
+#define GILK_ABI_VERSION 7
 
 #define GILK_PATCH_MAX_LEN 32
 #define GILK_TRAMP_MAX 512
@@ -52,6 +52,10 @@ struct gilk_reserve {
 	__u64 evict_tramp;	/* out */
 	__u64 handler;		/* out: call handler(ctx, struct pt_regs *) */
 	__u64 ctx;		/* out */
+	__u64 counter;		/* out: the splice's per-CPU hit counter, a
+				 * %gs-relative (__percpu) address: what an
+				 * inline count increments
+				 */
 };
 
 #define GILK_PATCH_LIVE 1	/* code that runs: int3 protocol, divert */
@@ -74,6 +78,12 @@ struct gilk_patch {
  * region holding such a ud2 is refused.
  */
 #define GILK_SPLICE_BUG 2
+/*
+ * The full template (a struct pt_regs, a call) whatever the instrument
+ * needs: for comparisons. A BUG splice always has it (the replay needs
+ * pt_regs).
+ */
+#define GILK_SPLICE_FULL 4
 
 struct gilk_splice {
 	__u32 id;		/* in: from RESERVE */
@@ -124,12 +134,26 @@ struct gilk_list {
 	__u64 buf;		/* user pointer to max gilk_splice_info */
 };
 
+/*
+ * What an instrument needs of the site, which chooses the trampoline's
+ * template (kmod/tramp.h):
+ *  REGS     a struct pt_regs as the site saw it (the full template);
+ *  SCRATCH  nothing of the site's registers: the trampoline saves only what
+ *           a C call clobbers (flags, rax, rcx, rdx, rsi, rdi, r8-r11), and
+ *           the instrument gets ctx->regs NULL;
+ *  NOTHING  not called at all: the trampoline increments the splice's
+ *           per-CPU counter inline (gilk.ko's own count).
+ */
+#define GILK_NEEDS_REGS 0
+#define GILK_NEEDS_SCRATCH 1
+#define GILK_NEEDS_NOTHING 2
+
 struct gilk_instrument_info {
 	char name[GILK_NAME_MAX];
 	char help[GILK_HELP_MAX];
 	char module[GILK_NAME_MAX];
 	__u32 users;
-	__u32 pad;
+	__u32 needs;		/* GILK_NEEDS_* */
 };
 
 struct gilk_instruments {

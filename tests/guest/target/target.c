@@ -7,8 +7,8 @@
  * gilk_target_warn(N) through a static call (whose trampoline no splice may
  * take); "bug N" runs
  * gilk_target_bug(N), which BUGs when N is 13; "evict N" runs
- * gilk_target_evict(N) (evict.c), "pad N" gilk_target_pad(N) (pad.c).
- * Reading the file gives the
+ * gilk_target_evict(N) (evict.c), "pad N" gilk_target_pad(N) (pad.c),
+ * "flags N" gilk_target_flags(N) (flags.c). Reading the file gives the
  * last result. A proc file rather than a module parameter: a BUG kills the
  * writer, and a parameter write would die holding the module's param lock.
  */
@@ -70,6 +70,8 @@ static ssize_t target_write(struct file *file, const char __user *ubuf,
 		WRITE_ONCE(last, gilk_target_evict(n));
 	else if (!strcmp(op, "pad"))
 		WRITE_ONCE(last, gilk_target_pad(n));
+	else if (!strcmp(op, "flags"))
+		WRITE_ONCE(last, gilk_target_flags(n));
 	else
 		return -EINVAL;
 	return len;

@@ -5,6 +5,7 @@
 
 long gilk_target_evict(long n);
 long gilk_target_pad(long n);
+long gilk_target_flags(long n);
 
 /* park.c: /proc/gilk_target_park */
 int park_init(void);

@@ -1,0 +1,349 @@
+/* The coverage set (see coverage.h). */
+#include "coverage.h"
+
+#include <fnmatch.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+static bool is_glob(const char *w)
+{
+	return strpbrk(w, "*?[") != NULL;
+}
+
+/* The functions a word names: one symbol, or every function whose name a
+ * glob matches (until the batch API takes globs itself). *out is malloc'd. */
+static int functions_named(struct session *s, const char *word,
+			   const struct ksym ***out, size_t *n, struct gerr *e)
+{
+	size_t all = symtab_functions(s->k->syms, 0, UINT64_MAX, NULL, 0), k = 0;
+	const struct ksym **f;
+	uint64_t addr;
+
+	if (!is_glob(word)) {
+		const struct ksym *sym;
+
+		if (session_resolve(s, word, &addr, e))
+			return -1;
+		if (symtab_function(s->k->syms, addr, &sym, NULL, NULL))
+			return gerr_set(e, "%s is not in a function", word);
+		*out = malloc(sizeof(**out));
+		if (!*out)
+			return gerr_set(e, "out of memory");
+		(*out)[0] = sym;
+		*n = 1;
+		return 0;
+	}
+	f = calloc(all ? all : 1, sizeof(*f));
+	if (!f)
+		return gerr_set(e, "out of memory");
+	symtab_functions(s->k->syms, 0, UINT64_MAX, f, all);
+	for (size_t i = 0; i < all; i++)
+		if (!fnmatch(word, f[i]->name, 0))
+			f[k++] = f[i];
+	if (!k) {
+		free(f);
+		return gerr_set(e, "no function matches %s", word);
+	}
+	*out = f;
+	*n = k;
+	return 0;
+}
+
+static bool has_function(const struct coverage *c, uint64_t addr)
+{
+	for (size_t i = 0; i < c->nfuncs; i++)
+		if (c->funcs[i].addr == addr)
+			return true;
+	return false;
+}
+
+/* The function's blocks join the set, not yet spliced. */
+static int add_function(struct session *s, struct coverage *c, const struct ksym *sym,
+			struct gerr *e)
+{
+	const struct ksym *at;
+	struct cov_func *f;
+	void *p;
+
+	if (has_function(c, sym->addr))
+		return 0;
+	if (session_cfg(s, sym->addr, &at, e))
+		return -1;
+	p = realloc(c->funcs, (c->nfuncs + 1) * sizeof(*c->funcs));
+	if (!p)
+		return gerr_set(e, "out of memory");
+	c->funcs = p;
+	p = realloc(c->blocks, (c->nblocks + s->cfg.nblocks) * sizeof(*c->blocks));
+	if (!p && s->cfg.nblocks)
+		return gerr_set(e, "out of memory");
+	if (p)
+		c->blocks = p;
+	f = &c->funcs[c->nfuncs++];
+	snprintf(f->name, sizeof(f->name), "%s", sym->name);
+	f->addr = sym->addr;
+	f->first = c->nblocks;
+	/* bytes nothing reaches (what decodes after a function's padding)
+	 * are no block that could run */
+	for (size_t b = 0; b < s->cfg.nblocks; b++)
+		if (s->cfg.blocks[b].reachable)
+			c->blocks[c->nblocks++] = (struct cov_block){ .start = s->cfg.blocks[b].start };
+	f->n = c->nblocks - f->first;
+	return 0;
+}
+
+/* Plans blocks[from ..] together (each sees what the others will own) and
+ * splices what can be, GILK_BATCH_MAX to a batch. */
+static int splice_new(struct session *s, struct coverage *c, size_t from, struct gerr *e)
+{
+	size_t n = c->nblocks - from, ngood = 0;
+	uint64_t *sites = calloc(n ? n : 1, sizeof(*sites));
+	struct splice_plan *plans = calloc(n ? n : 1, sizeof(*plans));
+	enum splice_reason *why = calloc(n ? n : 1, sizeof(*why));
+	size_t *which = calloc(n ? n : 1, sizeof(*which));
+	uint32_t *ids = calloc(GILK_BATCH_MAX, sizeof(*ids));
+	bool *ok = calloc(n ? n : 1, sizeof(*ok));
+	int rc = -1;
+
+	if (!sites || !plans || !why || !which || !ids || !ok) {
+		gerr_set(e, "out of memory");
+		goto out;
+	}
+	for (size_t i = 0; i < n; i++)
+		sites[i] = c->blocks[from + i].site = session_block_site(s, c->blocks[from + i].start);
+	live_plan_many(&s->lv, sites, n, 0, plans, ok, why);
+	for (size_t i = 0; i < n; i++) {
+		c->blocks[from + i].why = why[i];
+		if (ok[i]) {
+			plans[ngood] = plans[i];
+			which[ngood++] = from + i;
+		}
+	}
+	for (size_t done = 0; done < ngood; done += GILK_BATCH_MAX) {
+		size_t k = ngood - done < GILK_BATCH_MAX ? ngood - done : GILK_BATCH_MAX;
+
+		if (live_splice_batch(&s->lv, plans + done, k, "count", "", ids, e))
+			goto out;
+		session_made(s, ids, k);
+		for (size_t i = 0; i < k; i++)
+			c->blocks[which[done + i]].id = ids[i];
+	}
+	rc = 0;
+out:
+	free(sites);
+	free(plans);
+	free(why);
+	free(which);
+	free(ids);
+	free(ok);
+	return rc;
+}
+
+int coverage_start(struct session *s, struct coverage *c, char **words,
+		   size_t n, struct gerr *e)
+{
+	size_t from = c->nblocks;
+
+	for (size_t w = 0; w < n; w++) {
+		const struct ksym **f;
+		size_t nf;
+
+		if (functions_named(s, words[w], &f, &nf, e))
+			return -1;
+		for (size_t i = 0; i < nf; i++)
+			if (add_function(s, c, f[i], e)) {
+				free(f);
+				return -1;
+			}
+		free(f);
+	}
+	return splice_new(s, c, from, e);
+}
+
+static int by_id(const void *a, const void *b)
+{
+	uint32_t x = ((const struct gilk_splice_info *)a)->id;
+	uint32_t y = ((const struct gilk_splice_info *)b)->id;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Each block's splice's hits (since the last reset), with reset: the
+ * baseline moves to now. A splice removed by other means leaves the set. */
+static int read_hits(struct session *s, struct coverage *c, bool reset, struct gerr *e)
+{
+	struct gilk_splice_info *all, key;
+	size_t n;
+
+	if (live_list(&s->lv, &all, &n, e))
+		return -1;
+	qsort(all, n, sizeof(*all), by_id);
+	for (size_t i = 0; i < c->nblocks; i++) {
+		struct cov_block *b = &c->blocks[i];
+		const struct gilk_splice_info *in;
+
+		if (!b->id)
+			continue;
+		key.id = b->id;
+		in = bsearch(&key, all, n, sizeof(*all), by_id);
+		if (!in || in->site != b->site) {
+			b->id = 0;
+			b->why = SPLICE_OK;     /* spliced once, gone since */
+			continue;
+		}
+		if (reset)
+			b->base = in->hits;
+		b->hits = in->hits - b->base;
+	}
+	free(all);
+	return 0;
+}
+
+int coverage_read(struct session *s, struct coverage *c, struct gerr *e)
+{
+	return read_hits(s, c, false, e);
+}
+
+int coverage_reset(struct session *s, struct coverage *c, struct gerr *e)
+{
+	return read_hits(s, c, true, e);
+}
+
+int coverage_stop(struct session *s, struct coverage *c, struct gerr *e)
+{
+	uint32_t *ids = calloc(c->nblocks ? c->nblocks : 1, sizeof(*ids));
+	size_t n = 0;
+	int rc = 0;
+
+	if (!ids)
+		return gerr_set(e, "out of memory");
+	if (read_hits(s, c, false, e)) {
+		free(ids);
+		return -1;
+	}
+	for (size_t i = 0; i < c->nblocks; i++)
+		if (c->blocks[i].id)
+			ids[n++] = c->blocks[i].id;
+	if (n)
+		rc = live_unsplice_batch(&s->lv, ids, n, e);
+	free(ids);
+	if (!rc)
+		coverage_free(c);
+	return rc;
+}
+
+void coverage_free(struct coverage *c)
+{
+	free(c->funcs);
+	free(c->blocks);
+	memset(c, 0, sizeof(*c));
+}
+
+struct cov_count {
+	size_t blocks, spliceable, refused, hit;
+};
+
+static struct cov_count count_of(const struct coverage *c, const struct cov_func *f)
+{
+	struct cov_count k = { .blocks = f->n };
+
+	for (size_t i = f->first; i < f->first + f->n; i++) {
+		const struct cov_block *b = &c->blocks[i];
+
+		if (b->id) {
+			k.spliceable++;
+			k.hit += b->hits > 0;
+		} else if (b->why != SPLICE_OK) {
+			k.refused++;
+		}
+	}
+	return k;
+}
+
+static void add_count(struct cov_count *t, const struct cov_count *k)
+{
+	t->blocks += k->blocks;
+	t->spliceable += k->spliceable;
+	t->refused += k->refused;
+	t->hit += k->hit;
+}
+
+static const char *refusal_of(const struct cov_block *b)
+{
+	return b->why == SPLICE_OK ? "removed" : splice_reason_name(b->why);
+}
+
+static void write_text(FILE *out, const struct coverage *c)
+{
+	struct cov_count t = { 0 };
+
+	fprintf(out, "%-40s %8s %11s %8s\n", "function", "hit", "spliceable", "refused");
+	for (size_t i = 0; i < c->nfuncs; i++) {
+		struct cov_count k = count_of(c, &c->funcs[i]);
+
+		fprintf(out, "%-40s %8zu %11zu %8zu\n", c->funcs[i].name, k.hit, k.spliceable, k.refused);
+		add_count(&t, &k);
+	}
+	fprintf(out, "%-40s %8zu %11zu %8zu", "total", t.hit, t.spliceable, t.refused);
+	if (t.spliceable)
+		fprintf(out, "   %.1f%% of %zu spliceable blocks ran (%zu functions, %zu blocks)",
+			100.0 * (double)t.hit / (double)t.spliceable, t.spliceable, c->nfuncs, t.blocks);
+	fputc('\n', out);
+}
+
+static void write_csv(FILE *out, const struct coverage *c)
+{
+	fprintf(out, "function,block,site,splice,hits,refused\n");
+	for (size_t i = 0; i < c->nfuncs; i++) {
+		const struct cov_func *f = &c->funcs[i];
+
+		for (size_t j = f->first; j < f->first + f->n; j++) {
+			const struct cov_block *b = &c->blocks[j];
+
+			fprintf(out, "%s,0x%" PRIx64 ",0x%" PRIx64 ",", f->name, b->start, b->site);
+			if (b->id)
+				fprintf(out, "%u,%" PRIu64 ",\n", b->id, b->hits);
+			else
+				fprintf(out, ",,%s\n", refusal_of(b));
+		}
+	}
+}
+
+static void write_json(FILE *out, const struct coverage *c)
+{
+	struct cov_count t = { 0 };
+
+	fprintf(out, "{\"functions\": [");
+	for (size_t i = 0; i < c->nfuncs; i++) {
+		const struct cov_func *f = &c->funcs[i];
+		struct cov_count k = count_of(c, f);
+
+		add_count(&t, &k);
+		/* kernel function names need no escaping: [A-Za-z0-9_.] */
+		fprintf(out, "%s\n {\"name\": \"%s\", \"address\": \"0x%" PRIx64 "\", \"blocks\": %zu, \"hit\": %zu, \"spliceable\": %zu, \"refused\": %zu, \"block_list\": [",
+			i ? "," : "", f->name, f->addr, k.blocks, k.hit, k.spliceable, k.refused);
+		for (size_t j = f->first; j < f->first + f->n; j++) {
+			const struct cov_block *b = &c->blocks[j];
+
+			fprintf(out, "%s{\"start\": \"0x%" PRIx64 "\", \"site\": \"0x%" PRIx64 "\", ",
+				j > f->first ? ", " : "", b->start, b->site);
+			if (b->id)
+				fprintf(out, "\"splice\": %u, \"hits\": %" PRIu64 "}", b->id, b->hits);
+			else
+				fprintf(out, "\"refused\": \"%s\"}", refusal_of(b));
+		}
+		fprintf(out, "]}");
+	}
+	fprintf(out, "],\n \"total\": {\"functions\": %zu, \"blocks\": %zu, \"hit\": %zu, \"spliceable\": %zu, \"refused\": %zu}}\n",
+		c->nfuncs, t.blocks, t.hit, t.spliceable, t.refused);
+}
+
+void coverage_write(FILE *out, enum format f, const struct coverage *c)
+{
+	if (f == FMT_CSV)
+		write_csv(out, c);
+	else if (f == FMT_JSON)
+		write_json(out, c);
+	else
+		write_text(out, c);
+}

@@ -1,0 +1,56 @@
+/*
+ * coverage: which blocks of a set of functions ran. Every spliceable block
+ * (of those reachable from the entry or an external edge)
+ * gets the built-in count (inline in its trampoline: a per-CPU increment,
+ * no call); the set remembers each function's blocks, their splices and
+ * refusals, and the hits at the last reset, since gilk.ko's counters only
+ * grow. One set per session; "coverage stop" removes its splices.
+ */
+#ifndef GILK_COVERAGE_H
+#define GILK_COVERAGE_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "formats.h"
+#include "session.h"
+
+struct cov_block {
+	uint64_t start, site;
+	uint32_t id;                /* its splice; 0 when refused */
+	enum splice_reason why;     /* why refused */
+	uint64_t base;              /* hits at the last reset */
+	uint64_t hits;              /* since then, as last read */
+};
+
+struct cov_func {
+	char name[128];
+	uint64_t addr;
+	size_t first, n;            /* its blocks: blocks[first .. first + n) */
+};
+
+struct coverage {
+	struct cov_func *funcs;
+	size_t nfuncs;
+	struct cov_block *blocks;
+	size_t nblocks;
+};
+
+/* Adds the functions named by each word (a symbol, or a glob over function
+ * names) and splices every spliceable block of theirs: GILK_BATCH_MAX to a
+ * batch, each all or none. */
+int coverage_start(struct session *s, struct coverage *c, char **words,
+		   size_t n, struct gerr *e);
+/* Reads every block's hits since the last reset. */
+int coverage_read(struct session *s, struct coverage *c, struct gerr *e);
+/* From now on, hits count from zero. */
+int coverage_reset(struct session *s, struct coverage *c, struct gerr *e);
+/* Removes every splice of the set, and the set. */
+int coverage_stop(struct session *s, struct coverage *c, struct gerr *e);
+void coverage_free(struct coverage *c);
+
+/* Per function: blocks hit, spliceable, refused; then the total. Text, CSV
+ * (a row per block) or JSON (functions with their blocks). */
+void coverage_write(FILE *out, enum format f, const struct coverage *c);
+
+#endif

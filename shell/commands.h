@@ -15,7 +15,8 @@
 
 enum complete_kind { COMPLETE_NONE, COMPLETE_SYMBOL, COMPLETE_SPLICE,
 		     COMPLETE_COMMAND, COMPLETE_WORDS, COMPLETE_PATH,
-		     COMPLETE_INSTRUMENT };
+		     COMPLETE_INSTRUMENT,
+		     COMPLETE_LOCATION };	/* a symbol, or FUNC: and a suffix */
 
 enum command_flag {
 	CMD_LIVE = 1,	/* needs /dev/gilk: refused offline by the dispatcher */

@@ -32,6 +32,8 @@ static bool cpu_has_smap(void)
 	return yes;
 }
 
+static int learn_splices(struct live *lv, struct gerr *e);
+
 int live_open(struct live *lv, const struct live_paths *paths, struct gerr *e)
 {
 	const char *dev = paths && paths->dev ? paths->dev : "/dev/gilk";
@@ -66,6 +68,14 @@ int live_open(struct live *lv, const struct live_paths *paths, struct gerr *e)
 		return -1;
 	}
 	lv->smap = cpu_has_smap();
+	/* The snapshot holds the jumps of the splices there now: put their
+	 * original bytes back at once, or one removed later (by this
+	 * session, or another) would leave its jump in the snapshot, and
+	 * every plan there would be refused as made from the wrong bytes. */
+	if (learn_splices(lv, e)) {
+		live_close(lv);
+		return -1;
+	}
 	return 0;
 }
 

@@ -49,7 +49,7 @@ n=$(echo "$rows" | grep -c .)
 all=$(grep -c ',latency,' /tmp/lat.csv)
 bad=$(echo "$rows" | awk -F, -v ns="$cns" -v cpu="$ccpu" -v o="$cover" \
 	'$ns < 20000000 || $ns > 520000000 || $cpu != 1 || $o != 0' | grep -c .)
-check "latency FUNC: one duration per sleep, each >= 20 ms (and < 0.5 s under emulation), ended on CPU 1 after starting on 0 ($out; status $st, $n events, $bad out of bounds)" \
+check "latency FUNC: one duration per sleep, each >= 20 ms (and < 0.5 s under emulation), ended on CPU 1 after starting on 0 ($(echo "$out" | head -1); status $st, $n of $all events, $bad out of bounds:$(echo "$rows" | awk -F, -v ns="$cns" -v cpu="$ccpu" '{printf " %s@cpu%s", $ns, $cpu}'))" \
 	"$(echo "$out" | grep -q '^timing hrtimer_nanosleep: splice [0-9]* at its entry, [0-9]*\.\.[0-9]* at its [0-9]* return points\?$' &&
 	   [ "$st" = 0 ] && [ "$n" = 6 ] && [ "$all" = 6 ] && [ "$bad" = 0 ]; echo $?)"
 build/bin/test-live sleep-migrate 3 40 &
@@ -59,6 +59,25 @@ out=$(build/gilk -c 'hist ns')
 check "hist ns draws latency's durations ($(echo "$out" | head -1))" \
 	"$(echo "$out" | grep -Eq '^ns over 3 of 3 drained events: min 4[0-9]{7}, max [0-9]+$'; echo $?)"
 build/gilk -c 'unsplice all' >/dev/null
+# Recursion: each call timed on the task's depth stack, 8 deep; deeper
+# calls are not timed, and both counts say so.
+insmod build/tests/gilk_target.ko
+build/gilk -c 'latency gilk_target_recurse' >/dev/null
+build/gilk -c events >/dev/null
+echo "recurse 5" >/proc/gilk_target
+r5=$(cat /proc/gilk_target)
+ev=$(build/gilk -c 'events 100' | grep ' latency: ')
+depths=$(echo "$ev" | sed -n 's/.* depth=\([0-9]*\) .*/\1/p' | tr '\n' ' ')
+check "latency of a recursive function: one event per call, innermost first, each at its depth ($depths; result $r5)" \
+	"$([ "$r5" = 15 ] && [ "$depths" = "5 4 3 2 1 0 " ] && ! echo "$ev" | grep -qv 'overflows=0 unmatched=0$'; echo $?)"
+echo "recurse 12" >/proc/gilk_target
+ev=$(build/gilk -c 'events 100' | grep ' latency: ')
+n=$(echo "$ev" | grep -c .)
+check "calls deeper than the depth stack (8) are counted as overflows, their exits as unmatched, never timed wrong ($n events)" \
+	"$([ "$n" = 8 ] && [ "$(echo "$ev" | sed -n 's/.* depth=\([0-9]*\) .*/\1/p' | tr '\n' ' ')" = "7 6 5 4 3 2 1 0 " ] &&
+	   ! echo "$ev" | grep -qv 'overflows=5 unmatched=5$'; echo $?)"
+build/gilk -c 'unsplice all' >/dev/null
+rmmod gilk_target
 out=$(build/gilk -c 'latency do_exit' 2>&1)
 check "latency of a function that never returns is refused, and nothing is spliced ($out)" \
 	"$(echo "$out" | grep -q 'do_exit has no return point: it never returns' &&

@@ -7,7 +7,8 @@
  * gilk_target_warn(N) through a static call (whose trampoline no splice may
  * take); "bug N" runs
  * gilk_target_bug(N), which BUGs when N is 13; "evict N" runs
- * gilk_target_evict(N) (evict.c). Reading the file gives the
+ * gilk_target_evict(N) (evict.c); "recurse N" runs gilk_target_recurse(N)
+ * (recurse.c), N calls deep. Reading the file gives the
  * last result. A proc file rather than a module parameter: a BUG kills the
  * writer, and a parameter write would die holding the module's param lock.
  */
@@ -67,6 +68,8 @@ static ssize_t target_write(struct file *file, const char __user *ubuf,
 		WRITE_ONCE(last, gilk_target_bug(n));
 	else if (!strcmp(op, "evict"))
 		WRITE_ONCE(last, gilk_target_evict(n));
+	else if (!strcmp(op, "recurse") && n >= 0 && n <= 100)
+		WRITE_ONCE(last, gilk_target_recurse(n));
 	else
 		return -EINVAL;
 	return len;

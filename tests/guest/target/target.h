@@ -4,6 +4,8 @@
 #define _GILK_TARGET_H
 
 long gilk_target_evict(long n);
+/* recurse.c: 1 + 2 + ... + n, n calls deep */
+long gilk_target_recurse(long n);
 
 /* park.c: /proc/gilk_target_park */
 int park_init(void);

@@ -12,7 +12,10 @@ KERNEL  ?= ref
 KCACHE  := $(B)/cache/$(KERNEL)
 KDIR    ?= $(CURDIR)/$(KCACHE)/headers
 KO      := $(if $(filter ref,$(KERNEL)),$(B),$(B)/k/$(KERNEL))
-KMODS   := $(KO)/gilk.ko $(KO)/instruments/argfilter.ko $(KO)/tests/gilk_target.ko
+# One module per instrument, each from its own instruments/NAME.c.
+INSTRUMENTS := $(basename $(notdir $(filter-out %.mod.c,$(wildcard instruments/*.c))))
+INSTR_KO := $(INSTRUMENTS:%=$(KO)/instruments/%.ko)
+KMODS   := $(KO)/gilk.ko $(INSTR_KO) $(KO)/tests/gilk_target.ko
 SETUP   := scripts/setup $(if $(filter ref,$(KERNEL)),,--profile $(KERNEL))
 VERSION := 0.1
 SUITES  := unit cfg-objdump differential shell install checkpatch lab guest guest-preempt-full
@@ -65,7 +68,7 @@ $(KO)/gilk.ko: $(KMOD_SRC) $(K_ABI)
 
 # Instruments link against gilk.ko's exported symbols.
 INSTR_SRC := $(wildcard instruments/*.c instruments/Kbuild)
-$(KO)/instruments/argfilter.ko: $(INSTR_SRC) $(KO)/gilk.ko
+$(INSTR_KO) &: $(INSTR_SRC) $(KO)/gilk.ko
 	@mkdir -p $(KO)/instruments
 	cp -r instruments/. $(KO)/instruments/
 	$(MAKE) -C $(KDIR) M=$(CURDIR)/$(KO)/instruments \

@@ -32,6 +32,8 @@ static bool cpu_has_smap(void)
 	return yes;
 }
 
+static int learn_splices(struct live *lv, struct gerr *e);
+
 int live_open(struct live *lv, const struct live_paths *paths, struct gerr *e)
 {
 	const char *dev = paths && paths->dev ? paths->dev : "/dev/gilk";
@@ -66,6 +68,14 @@ int live_open(struct live *lv, const struct live_paths *paths, struct gerr *e)
 		return -1;
 	}
 	lv->smap = cpu_has_smap();
+	/* The snapshot holds the jumps of the splices there now: put their
+	 * original bytes back at once, or one removed later (by this
+	 * session, or another) would leave its jump in the snapshot, and
+	 * every plan there would be refused as made from the wrong bytes. */
+	if (learn_splices(lv, e)) {
+		live_close(lv);
+		return -1;
+	}
 	return 0;
 }
 
@@ -524,6 +534,15 @@ int live_splice_batch(struct live *lv, const struct splice_plan *plans,
 		      size_t n, const char *instrument, const char *arg,
 		      uint32_t *ids, struct gerr *e)
 {
+	struct live_use use = { instrument, arg };
+
+	return live_splice_batch_uses(lv, plans, n, &use, 1, ids, e);
+}
+
+int live_splice_batch_uses(struct live *lv, const struct splice_plan *plans,
+			   size_t n, const struct live_use *uses, size_t nuses,
+			   uint32_t *ids, struct gerr *e)
+{
 	struct gilk_splice *reqs;
 	struct gilk_batch b = { .count = (uint32_t)n };
 	size_t built = 0;
@@ -531,12 +550,16 @@ int live_splice_batch(struct live *lv, const struct splice_plan *plans,
 
 	if (!n || n > GILK_BATCH_MAX)
 		return gerr_set(e, "a batch holds 1 to %d splices, not %zu", GILK_BATCH_MAX, n);
+	if (nuses != 1 && nuses != n)
+		return gerr_set(e, "a batch of %zu splices takes 1 or %zu instruments, not %zu",
+				n, n, nuses);
 	/* one request each, sent together: gilk.ko reads them one by one */
 	reqs = calloc(n, sizeof(*reqs));
 	if (!reqs)
 		return gerr_setc(e, ENOMEM, "out of memory");
 	for (; built < n; built++)
-		if (live_request(lv, &plans[built], instrument, arg, &reqs[built], NULL, e)) {
+		if (live_request(lv, &plans[built], uses[nuses == n ? built : 0].instrument,
+				 uses[nuses == n ? built : 0].arg, &reqs[built], NULL, e)) {
 			rc = -1;
 			break;
 		}

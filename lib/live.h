@@ -100,6 +100,14 @@ size_t live_plan_many(struct live *lv, const uint64_t *sites, size_t n,
 int live_splice_batch(struct live *lv, const struct splice_plan *plans,
 		      size_t n, const char *instrument, const char *arg,
 		      uint32_t *ids, struct gerr *e);
+/* The same with an instrument and argument per plan (nuses == n), or one
+ * for all (nuses == 1): an entry and its exits in one grace period. */
+struct live_use {
+	const char *instrument, *arg;
+};
+int live_splice_batch_uses(struct live *lv, const struct splice_plan *plans,
+			   size_t n, const struct live_use *uses, size_t nuses,
+			   uint32_t *ids, struct gerr *e);
 /* Any number, in one request (GILK_BATCH_MAX at a time), all or none. */
 int live_unsplice_batch(struct live *lv, const uint32_t *ids, size_t n,
 			struct gerr *e);

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "commands.h"
+#include "location.h"
 #include "symbolize.h"
 
 static int parse_count(const char *s, size_t *n, struct gerr *e)
@@ -27,45 +28,13 @@ static uint64_t hits_of(const struct session *s, uint32_t id)
 	return 0;
 }
 
-static int run(struct session *s, int argc, char **argv, struct gerr *e)
+/* Prints count instructions of g from index first; returns the index after. */
+static size_t show(struct session *s, const struct cfg *g, const struct ksym *sym,
+		   size_t first, size_t count)
 {
-	const struct ksym *sym;
-	uint64_t addr;
-	size_t count = 0;
-	ssize_t first;
-	char where[160];
-	const struct cfg *g = &s->cfg;
-
-	if (session_resolve(s, argv[1], &addr, e) ||
-	    (argc == 3 && parse_count(argv[2], &count, e)) ||
-	    session_cfg(s, addr, &sym, e))
-		return -1;
-	first = cfg_insn_at(g, addr);
-	if (first < 0) {
-		ssize_t in = cfg_insn_containing(g, addr);
-
-		session_where(s, addr, where, sizeof(where));
-		if (in < 0)
-			return gerr_set(e, "%s does not decode", where);
-		return gerr_set(e, "%s is inside the instruction at +0x%" PRIx64 " (%u bytes)",
-				where, g->insns[in].addr - g->start, g->insns[in].len);
-	}
-	if (!count)
-		count = addr == g->start ? g->ninsn : s->set.listsize;
-	/* Label with the name given, where it names this function's start
-	 * (several names share an address: __x64_sys_X, __ia32_sys_X, ...). */
-	{
-		char name[256];
-		const struct ksym *given;
-
-		snprintf(name, sizeof(name), "%.*s", (int)strcspn(argv[1], "+"), argv[1]);
-		if (symtab_by_name(s->k->syms, name, &given, 1) == 1 && given->addr == g->start)
-			sym = given;
-	}
-	session_splices_refresh(s);
 	size_t i;
 
-	for (i = (size_t)first; i < g->ninsn && count && !session_interrupted(s); i++, count--) {
+	for (i = first; i < g->ninsn && count && !session_interrupted(s); i++, count--) {
 		const struct insn *in = &g->insns[i];
 		char text[512], bytes[3 * 8 + 1] = "", spliced[48] = "";
 		uint32_t id = session_splice_at(s, in->addr);
@@ -81,7 +50,81 @@ static int run(struct session *s, int argc, char **argv, struct gerr *e)
 		fprintf(s->out, "%c 0x%016" PRIx64 " <%s+%" PRIu64 ">: %-24s %s%s\n", mark,
 			in->addr, sym->name, in->addr - g->start, bytes, text, spliced);
 	}
-	if (g->bad_addr && count)
+	return i;
+}
+
+/* FUNC:exit: each return point's instruction; FUNC:entry and FUNC:block N:
+ * from the site, the block's instructions unless COUNT says. */
+static int show_location(struct session *s, const struct location *loc, size_t count,
+			 const struct ksym *sym, struct gerr *e)
+{
+	const struct cfg *g = &s->cfg;
+	struct loc_site *sites;
+	size_t n;
+
+	if (location_sites(s, loc, &sites, &n, NULL, e))
+		return -1;
+	session_splices_refresh(s);
+	for (size_t k = 0; k < n && !session_interrupted(s); k++) {
+		const struct block *bl = &g->blocks[sites[k].block];
+		ssize_t first = cfg_insn_at(g, sites[k].site);
+		size_t left = bl->first + bl->count - (size_t)first;
+
+		if (first >= 0)
+			show(s, g, sym, (size_t)first, count ? count : loc->kind == LOC_EXIT ? 1 : left);
+	}
+	free(sites);
+	return 0;
+}
+
+static int run(struct session *s, int argc, char **argv, struct gerr *e)
+{
+	const struct ksym *sym;
+	struct location loc;
+	uint64_t addr;
+	size_t count = 0;
+	ssize_t first;
+	char where[160];
+	const struct cfg *g = &s->cfg;
+
+	if (argc > 2 + location_nwords(argv[1]))
+		return command_usage(&cmd_disas, e);
+	if (location_parse(s, argv + 1, argc - 1, &loc, e))
+		return -1;
+	addr = loc.addr;
+	if ((argc == 2 + loc.words && parse_count(argv[1 + loc.words], &count, e)) ||
+	    session_cfg(s, addr, &sym, e))
+		return -1;
+	/* Label with the name given, where it names this function's start
+	 * (several names share an address: __x64_sys_X, __ia32_sys_X, ...). */
+	{
+		char name[256];
+		const struct ksym *given;
+
+		snprintf(name, sizeof(name), "%.*s", (int)strcspn(loc.func, "+"), loc.func);
+		if (symtab_by_name(s->k->syms, name, &given, 1) == 1 && given->addr == g->start)
+			sym = given;
+	}
+	if (loc.kind != LOC_ADDR && loc.kind != LOC_BLOCKS)
+		return show_location(s, &loc, count, sym, e);
+	if (loc.kind == LOC_BLOCKS)
+		addr = g->start;
+	first = cfg_insn_at(g, addr);
+	if (first < 0) {
+		ssize_t in = cfg_insn_containing(g, addr);
+
+		session_where(s, addr, where, sizeof(where));
+		if (in < 0)
+			return gerr_set(e, "%s does not decode", where);
+		return gerr_set(e, "%s is inside the instruction at +0x%" PRIx64 " (%u bytes)",
+				where, g->insns[in].addr - g->start, g->insns[in].len);
+	}
+	if (!count)
+		count = addr == g->start ? g->ninsn : s->set.listsize;
+	session_splices_refresh(s);
+	size_t i = show(s, g, sym, (size_t)first, count);
+
+	if (g->bad_addr && i == g->ninsn)
 		fprintf(s->out, "  (bytes from 0x%" PRIx64 " on do not decode)\n", g->bad_addr);
 	/* Enter goes on where this stopped: the next function past the end. */
 	else
@@ -94,13 +137,15 @@ const struct command cmd_disas = {
 	.name = "disas",
 	.run = run,
 	.min_args = 1,
-	.max_args = 2,
+	.max_args = 3,
 	.usage = "disas LOCATION [COUNT]",
 	.help = "Disassembles COUNT instructions from LOCATION; a function's start with\n"
 		"no COUNT shows the whole function (elsewhere, \"set listsize\" many,\n"
-		"16 unless set). '>' marks the first instruction of\n"
+		"16 unless set). FUNC:entry and FUNC:block N show that block (from\n"
+		"its splice site), FUNC:exit each return point's instruction,\n"
+		"FUNC:blocks the whole function. '>' marks the first instruction of\n"
 		"a basic block, '-' dead padding (a bounce may use it). Live, the code\n"
 		"shown is the original, as gilk plans from it, and \"[splice N]\" marks\n"
 		"where splice N is, with its hits; \"x\" shows the bytes as they are now.",
-	.complete = COMPLETE_SYMBOL,
+	.complete = COMPLETE_LOCATION,
 };

@@ -17,9 +17,12 @@ static int run(struct session *s, int argc, char **argv, struct gerr *e)
 	int rc;
 
 	/* Checked before anything is drained: a typo loses no event. */
-	if (!payload_field_known(argv[1]))
-		return gerr_set(e, "no field '%s' in any known payload: tsc; rax..r15, rip, rflags (regs); arg0..arg5 (argfilter)",
-				argv[1]);
+	if (!payload_field_known(argv[1])) {
+		char fields[1024];
+
+		payload_fields_list(fields, sizeof(fields));
+		return gerr_set(e, "no field '%s' in any known payload (%s)", argv[1], fields);
+	}
 	if (argc == 3) {
 		char *end;
 
@@ -66,8 +69,10 @@ const struct command cmd_hist = {
 	.usage = "hist FIELD [SPLICE]",
 	.help = "Drains the events (as \"events\" does) and draws FIELD's values in\n"
 		"power-of-two buckets, as bpftrace's hist(): FIELD is a payload field\n"
-		"(tsc; rax..r15, rip, rflags of regs; arg0..arg5 of argfilter). With\n"
-		"SPLICE, only that splice's events count.",
+		"(tsc; rax..r15, rip, rflags of regs; arg0..arg5 of argfilter; pid of\n"
+		"hello; ns, the duration of a call, of latency; len of skb; ...: a\n"
+		"name no payload has is refused with the list). With SPLICE, only\n"
+		"that splice's events count.",
 	.complete = COMPLETE_NONE,
 	.complete2 = COMPLETE_SPLICE,
 };

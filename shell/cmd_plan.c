@@ -2,11 +2,13 @@
 #include <inttypes.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include <string.h>
 
 #include "blockset.h"
 #include "commands.h"
+#include "location.h"
 #include "verdict.h"
 
 /* replayed: the first instruction is a BUG/WARN ud2 gilk.ko replays. */
@@ -39,18 +41,59 @@ static int plan_blocks(struct session *s, char *const *args, int nargs, struct g
 	return 0;
 }
 
+/* A FUNC:... location with several sites: a verdict line for each. */
+static int plan_sites(struct session *s, const struct location *loc, struct gerr *e)
+{
+	struct loc_site *sites;
+	size_t n, nok = 0, cond = 0;
+	struct gerr pe;
+
+	if (location_sites(s, loc, &sites, &n, &cond, e))
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		struct splice_plan p;
+		char where[160], verdict[160];
+		int ok = session_plan(s, sites[i].site, 0, &p, &pe) == 0;
+
+		session_where_as(s, sites[i].site, loc->func, where, sizeof(where));
+		plan_verdict(&p, ok, verdict, sizeof(verdict));
+		nok += ok;
+		fprintf(s->out, "block %zu at %s%s%s: %s\n", sites[i].block, where,
+			loc->kind == LOC_EXIT ? ", " : "",
+			loc->kind == LOC_EXIT ? exit_kind_str(sites[i].exit.kind) : "", verdict);
+	}
+	fprintf(s->out, "%zu of %zu sites can be spliced\n", nok, n);
+	if (cond)
+		fprintf(s->out, "%zu conditional exit%s (a jcc out of the function): not return points\n",
+			cond, cond == 1 ? "" : "s");
+	free(sites);
+	return 0;
+}
+
 static int run(struct session *s, int argc, char **argv, struct gerr *e)
 {
 	struct splice_plan p;
+	struct location loc;
+	struct loc_site *sites;
+	size_t n;
 	uint64_t addr;
 	char verdict[160];
 
 	if (!strcmp(argv[1], "--blocks"))
 		return argc > 2 ? plan_blocks(s, argv + 2, argc - 2, e) : command_usage(&cmd_plan, e);
-	if (argc != 2)
+	if (argc > 1 + location_nwords(argv[1]))
 		return command_usage(&cmd_plan, e);
-	if (session_resolve(s, argv[1], &addr, e))
+	if (location_parse(s, argv + 1, argc - 1, &loc, e))
 		return -1;
+	if (!location_is_single(&loc))
+		return plan_sites(s, &loc, e);
+	addr = loc.addr;
+	if (loc.kind != LOC_ADDR) {
+		if (location_sites(s, &loc, &sites, &n, NULL, e))
+			return -1;
+		addr = sites[0].site;
+		free(sites);
+	}
 	if (session_plan(s, addr, 0, &p, e))
 		return -1;
 	plan_verdict(&p, 1, verdict, sizeof(verdict));
@@ -79,9 +122,11 @@ const struct command cmd_plan = {
 		"2-byte jmp to a bounce slot; the bytes it displaces and how many of\n"
 		"them are instructions to relocate; or why it cannot be made. A\n"
 		"BUG()/WARN() ud2 may start a region: gilk.ko replays it after the\n"
-		"instrument. Works offline too. LOCATION is used as given (see\n"
-		"\"blocks\" for ftrace). --blocks: for every block of each function\n"
-		"named, and of every function a glob matches ('tcp_*'), how many could\n"
-		"be spliced and why the others could not, per function.",
-	.complete = COMPLETE_SYMBOL,
+		"instrument. Works offline too. An address is used as given (see\n"
+		"\"blocks\" for ftrace); FUNC:entry and FUNC:block N are planned at\n"
+		"their splice site; FUNC:exit and FUNC:blocks show a verdict per site.\n"
+		"--blocks: for every block of each function named, and of every\n"
+		"function a glob matches ('tcp_*'), how many could be spliced and why\n"
+		"the others could not, per function.",
+	.complete = COMPLETE_LOCATION,
 };

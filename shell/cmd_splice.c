@@ -6,27 +6,48 @@
 
 #include "blockset.h"
 #include "commands.h"
+#include "location.h"
+#include "splice_sites.h"
 #include "verdict.h"
 
-static int splice_one(struct session *s, const char *loc, unsigned flags,
-		      const char *ins, const char *arg, struct gerr *e)
+#define MAX_BLOCKS GILK_BATCH_MAX
+
+/* The one site of an address, FUNC:entry or FUNC:block N. */
+static int single_site(struct session *s, const struct location *loc, uint64_t *site,
+		       struct gerr *e)
 {
 	const struct ksym *sym;
+	struct loc_site *sites;
+	size_t n;
+
+	if (loc->kind != LOC_ADDR) {
+		if (location_sites(s, loc, &sites, &n, NULL, e))
+			return -1;
+		*site = sites[0].site;
+		free(sites);
+		return 0;
+	}
+	/* At a function's start, instrument its first block: past ftrace. */
+	*site = loc->addr;
+	if (symtab_function(s->k->syms, loc->addr, &sym, NULL, NULL) == 0 && sym->addr == loc->addr)
+		*site = session_block_site(s, loc->addr);
+	return 0;
+}
+
+static int splice_one(struct session *s, const struct location *loc, unsigned flags,
+		      const char *ins, const char *arg, struct gerr *e)
+{
 	struct splice_plan p;
-	uint64_t addr, site;
+	uint64_t site;
 	uint32_t id;
 	char where[160], verdict[160];
 
-	if (session_resolve(s, loc, &addr, e))
+	if (single_site(s, loc, &site, e))
 		return -1;
-	/* At a function's start, instrument its first block: past ftrace. */
-	site = addr;
-	if (symtab_function(s->k->syms, addr, &sym, NULL, NULL) == 0 && sym->addr == addr)
-		site = session_block_site(s, addr);
 	if (session_plan(s, site, flags, &p, e) || live_splice(&s->lv, &p, ins, arg, &id, e))
 		return -1;
 	session_made(s, &id, 1);
-	session_where_as(s, site, loc, where, sizeof(where));
+	session_where_as(s, site, loc->func, where, sizeof(where));
 	plan_verdict(&p, 1, verdict, sizeof(verdict));
 	fprintf(s->out, "splice %u at %s: %s, instrument %s%s%s\n", id, where, verdict, ins,
 		arg[0] ? " " : "", arg);
@@ -118,8 +139,52 @@ static int run_blocks(struct session *s, int argc, char **argv, int i, struct ge
 	return splice_blocks(s, argv + i, end - i, ins, arg, e);
 }
 
+/* FUNC:exit: every return point in one batch, all or none. */
+static int splice_exits(struct session *s, const struct location *loc, unsigned flags,
+			const char *ins, const char *arg, struct gerr *e)
+{
+	struct live_use use = { ins, arg };
+	struct loc_site *exits;
+	uint64_t *sites = NULL;
+	uint32_t *ids = NULL;
+	size_t n, cond;
+	int rc = -1;
+
+	if (location_sites(s, loc, &exits, &n, &cond, e))
+		return -1;
+	sites = calloc(n, sizeof(*sites));
+	ids = calloc(n, sizeof(*ids));
+	if (!sites || !ids) {
+		gerr_set(e, "out of memory");
+		goto out;
+	}
+	for (size_t i = 0; i < n; i++)
+		sites[i] = exits[i].site;
+	if (splice_sites_all(s, sites, n, flags, &use, 1, ids, e))
+		goto out;
+	fprintf(s->out, "spliced the %zu return point%s of %s with %s in one batch: splices %u..%u\n",
+		n, n == 1 ? "" : "s", loc->func, ins, ids[0], ids[n - 1]);
+	for (size_t i = 0; i < n; i++) {
+		char where[160];
+
+		session_where_as(s, sites[i], loc->func, where, sizeof(where));
+		fprintf(s->out, "  splice %u at %s: %s (block %zu)\n", ids[i], where,
+			exit_kind_str(exits[i].exit.kind), exits[i].block);
+	}
+	if (cond)
+		fprintf(s->out, "  %zu conditional exit%s (a jcc out of the function) not spliced: \"blocks\" shows %s\n",
+			cond, cond == 1 ? "" : "s", cond == 1 ? "it" : "them");
+	rc = 0;
+out:
+	free(exits);
+	free(sites);
+	free(ids);
+	return rc;
+}
+
 static int run(struct session *s, int argc, char **argv, struct gerr *e)
 {
+	struct location loc;
 	unsigned flags = s->set.trap ? SPLICE_ALLOW_TRAP : 0;
 	bool blocks = false;
 	int i = 1;
@@ -135,13 +200,23 @@ static int run(struct session *s, int argc, char **argv, struct gerr *e)
 	}
 	if (blocks)
 		return run_blocks(s, argc, argv, i, e);
-	if (argc - i < 1 || argc - i > 3)
+	if (argc - i < 1 || argc - i - location_nwords(argv[i]) > 2)
 		return command_usage(&cmd_splice, e);
+	if (location_parse(s, argv + i, argc - i, &loc, e))
+		return -1;
+	i += loc.words - 1;
 	if (argc - i > 1) {
 		ins = argv[i + 1];
 		arg = argc - i > 2 ? argv[i + 2] : "";
 	}
-	return splice_one(s, argv[i], flags, ins, arg, e);
+	if (loc.kind == LOC_BLOCKS) {
+		char *name = loc.func;
+
+		return splice_blocks(s, &name, 1, ins, arg, e);
+	}
+	if (loc.kind == LOC_EXIT)
+		return splice_exits(s, &loc, flags, ins, arg, e);
+	return splice_one(s, &loc, flags, ins, arg, e);
 }
 
 const struct command cmd_splice = {
@@ -155,13 +230,17 @@ const struct command cmd_splice = {
 	.help = "Splices INSTRUMENT (\"count\", or what \"set instrument\" says) at\n"
 		"LOCATION in the running kernel; ARG is passed to it (quote it if it\n"
 		"has blanks). At a function's start the splice goes past its ftrace\n"
-		"call site. --blocks splices every block of each function named, and\n"
-		"of every function a glob matches ('tcp_*'), in one batch of any size\n"
-		"(one grace period, all or none), and says per function what was\n"
-		"spliced and refused; the first word that names an instrument ends the\n"
-		"functions. --trap lets a site no jump fits be served by an int3 at a\n"
-		"kprobe's cost per hit (\"set trap on\": every splice).\n"
+		"call site. LOCATION may be FUNC:entry (the same), FUNC:exit (every\n"
+		"return point: ret, return thunk, tail call, spliced before it, so rax\n"
+		"holds the return value; all in one batch, or none), FUNC:blocks or\n"
+		"FUNC:block N (as \"blocks\" numbers them). --blocks splices every block\n"
+		"of each function named, and of every function a glob matches ('tcp_*'),\n"
+		"in one batch of any size (one grace period, all or none), and says per\n"
+		"function what was spliced and refused; the first word that names an\n"
+		"instrument ends the functions. --trap lets a site no jump fits be\n"
+		"served by an int3 at a kprobe's cost per hit (\"set trap on\": every\n"
+		"splice).\n"
 		"\"info instruments\" lists the instruments; \"info splices\" the splices.",
-	.complete = COMPLETE_SYMBOL,
+	.complete = COMPLETE_LOCATION,
 	.complete2 = COMPLETE_INSTRUMENT,
 };

@@ -15,7 +15,8 @@
 
 enum complete_kind { COMPLETE_NONE, COMPLETE_SYMBOL, COMPLETE_SPLICE,
 		     COMPLETE_COMMAND, COMPLETE_WORDS, COMPLETE_PATH,
-		     COMPLETE_INSTRUMENT };
+		     COMPLETE_INSTRUMENT,
+		     COMPLETE_LOCATION };	/* a symbol, or FUNC: and a suffix */
 
 enum command_flag {
 	CMD_LIVE = 1,	/* needs /dev/gilk: refused offline by the dispatcher */
@@ -41,7 +42,7 @@ struct command {
 extern const struct command cmd_help, cmd_quit, cmd_disas, cmd_x, cmd_blocks,
 	cmd_plan, cmd_splice, cmd_coverage, cmd_unsplice, cmd_info, cmd_events, cmd_source,
 	cmd_dump, cmd_set, cmd_show, cmd_hist, cmd_shell, cmd_record,
-	cmd_complete;
+	cmd_complete, cmd_latency;
 
 const struct command *command_find(const char *name);
 /* The i-th command, NULL past the last. */

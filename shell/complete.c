@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "commands.h"
+#include "location.h"
 
 /* readline's callbacks take no context: the session they complete for. */
 static struct session *completing;
@@ -60,6 +61,25 @@ static size_t collect_symbols(struct session *s, const char *text)
 	return total;
 }
 
+/* "FUNC:" and part of a suffix: FUNC:entry, FUNC:exit, FUNC:blocks, FUNC:block. */
+static void collect_suffixes(struct session *s, const char *text)
+{
+	const char *colon = strchr(text, ':');
+	size_t flen = (size_t)(colon - text);
+	char name[256], full[512];
+
+	if (flen >= sizeof(name))
+		return;
+	snprintf(name, sizeof(name), "%.*s", (int)flen, text);
+	if (!symtab_by_name(s->k->syms, name, NULL, 0))
+		return;
+	for (size_t i = 0; location_suffixes[i]; i++) {
+		snprintf(full, sizeof(full), "%s%s", name, location_suffixes[i]);
+		if (!strncmp(full, text, strlen(text)))
+			add(s, full);
+	}
+}
+
 static void collect_words(struct session *s, const char *const *words, const char *text)
 {
 	size_t len = strlen(text);
@@ -87,6 +107,11 @@ static size_t collect(struct session *s, enum complete_kind kind,
 	}
 	case COMPLETE_SYMBOL:
 		return collect_symbols(s, text);
+	case COMPLETE_LOCATION:
+		if (!strchr(text, ':'))
+			return collect_symbols(s, text);
+		collect_suffixes(s, text);
+		break;
 	case COMPLETE_WORDS:
 		collect_words(s, words, text);
 		break;

@@ -1,7 +1,8 @@
 /*
  * payload: what an instrument's event payload holds, as named fields, so
  * every output (events, dump as text, CSV, JSON or a Chrome trace) says the
- * same thing. The built-ins (tsc, regs) and argfilter are known; any other
+ * same thing. The built-ins (tsc, regs) and the instruments of instruments/
+ * (argfilter, hello, latency, skb, stack) are known; any other
  * instrument's payload is shown as its bytes.
  */
 #ifndef GILK_PAYLOAD_H
@@ -23,6 +24,8 @@ struct payload_field {
  * PAYLOAD_FIELDS_MAX); 0 when the layout is not known. */
 size_t payload_decode(const char *ins, const uint8_t *p, size_t len,
 		      struct payload_field *out);
+/* "tsc: tsc; regs: rax rbx ...; ...": every known field, by instrument. */
+void payload_fields_list(char *buf, size_t len);
 /* Whether some known payload has a field called name. */
 bool payload_field_known(const char *name);
 

@@ -50,9 +50,11 @@ cp -r "$t/root/usr/src/gilk-$version" "$d/gilk/$version/build"
 	[ "$PACKAGE_VERSION" = "$version" ] || exit 1
 	eval "${MAKE[0]}"
 ) >"$t/dkms.log" 2>&1
-check "DKMS builds gilk.ko and argfilter.ko for the reference kernel ($(cat $ref/abi))" \
-	"$([ $? = 0 ] && for m in kmod/gilk instruments/argfilter; do
-	     modinfo -F vermagic "$d/gilk/$version/build/$m.ko" | grep -q "^$(cat $ref/abi) " || exit 1; done; echo $?)"
+instr=$(ls instruments/*.c | sed 's/\.c$//')
+check "DKMS builds gilk.ko and every instrument module for the reference kernel, and installs each ($(cat $ref/abi): $(echo $instr | sed 's,instruments/,,g'))" \
+	"$([ $? = 0 ] && for m in kmod/gilk $instr; do
+	     modinfo -F vermagic "$d/gilk/$version/build/$m.ko" | grep -q "^$(cat $ref/abi) " || exit 1
+	     grep -q "^BUILT_MODULE_NAME\[[0-9]*\]=\"${m##*/}\"$" dkms/dkms.conf || exit 1; done; echo $?)"
 
 make --no-print-directory uninstall DESTDIR="$t/root" PREFIX=/usr >"$t/log" 2>&1
 check "make uninstall removes every file install made" \

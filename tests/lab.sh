@@ -49,6 +49,58 @@ check "lab: the reports it searches for (kmsg-reports on a sample of each kind)"
 		'rcu: INFO: rcu_preempt self-detected stall on CPU' 'watchdog: BUG: soft lockup - CPU#1 stuck for 22s!' \
 		'WARNING: CPU: 0 PID: 1 at x.c:1 f+0x0/0x1' 'a quiet line' | scripts/kmsg-reports | grep -c . |
 		grep -qx 7; echo $?)"
+# Boot 5: --script: gilk -x FILE in the lab as a person gets it (gilk.ko, the
+# instruments, the e1000 on user-mode networking with a forwarded UDP port),
+# extra guest commands first, and host-side traffic once the script says go.
+# A port of its own: other labs may be running beside.
+port=$((20000 + RANDOM % 20000))
+cat >"$t/net.gilk" <<'GILK'
+splice e1000_clean_rx_irq
+splice udp_rcv
+shell echo gilk-lab: go
+shell sleep 5
+info splices
+GILK
+scripts/lab --udp-port "$port" --script "$t/net.gilk" --guest 'echo guest-extra $(cat /proc/net/dev | grep -c eth0)' \
+	--host "for i in 1 2 3 4 5; do echo packet\$i >/dev/udp/127.0.0.1/$port; sleep 0.3; done" >"$t/out" 2>"$t/err"
+rc=$?
+rx=$(awk '$2 ~ /^e1000_clean_rx_irq/ {print $4}' "$t/out")
+udp=$(awk '$2 ~ /^udp_rcv/ {print $4}' "$t/out")
+check "lab --script: gilk -x in the guest with the instruments, after the extra guest commands; the host's UDP to the forwarded port reaches the e1000 ($rx hits) and udp_rcv ($udp of 5)" \
+	"$([ $rc = 0 ] && grep -q '^guest-extra 1$' "$t/out" && grep -q '^splice 1 at e1000_clean_rx_irq+0x' "$t/out" &&
+	   [ "${rx:-0}" -ge 1 ] && [ "${udp:-0}" = 5 ]; echo $?)"
+printf 'info instruments\ndisas no_such_function\ninfo splices\n' >"$t/bad.gilk"
+scripts/lab --udp-port "$port" --script "$t/bad.gilk" >"$t/out" 2>"$t/err"
+rc=$?
+check "lab --script: gilk's status is the lab's (1 at the first error), its output and error come back" \
+	"$([ $rc = 1 ] && grep -q '^latency ' "$t/out" && grep -q "no symbol 'no_such_function'" "$t/out" &&
+	   ! grep -q 'no splices' "$t/out"; echo $?)"
+
+# Boot 6: the lab itself lands in the gilk shell, live, Tab completing
+# symbols; quit leaves a root shell; poweroff ends it.
+tmux kill-session -t gilk-lab-test 2>/dev/null
+tmux new-session -d -s gilk-lab-test -x 160 -y 50 "GILK_LAB_UDP_PORT=$port scripts/lab; echo lab-ended; sleep 60"
+lab_screen() { # lab_screen TEXT SECONDS
+	for _ in $(seq $(($2 * 10))); do
+		tmux capture-pane -t gilk-lab-test -p | grep -qF -- "$1" && return 0
+		sleep 0.1
+	done
+	return 1
+}
+lab_screen '(gilk)' 300
+ready=$?
+banner=$(tmux capture-pane -t gilk-lab-test -p | grep -m1 'ready [0-9.]* s after boot')
+tmux send-keys -t gilk-lab-test 'info splices' Enter
+lab_screen 'no splices' 60 && tmux send-keys -t gilk-lab-test 'disas tcp_v4_rc' Tab &&
+	lab_screen '(gilk) disas tcp_v4_rcv' 60
+tabbed=$?
+tmux send-keys -t gilk-lab-test C-u 'quit' Enter
+lab_screen '/gilk #' 60 && tmux send-keys -t gilk-lab-test 'poweroff' Enter && lab_screen 'lab-ended' 60
+ended=$?
+tmux kill-session -t gilk-lab-test 2>/dev/null
+check "make lab: the gilk shell, live, with boot-to-prompt time ($banner); Tab completes a symbol; quit leaves a root shell, poweroff ends it" \
+	"$([ $ready = 0 ] && [ -n "$banner" ] && [ $tabbed = 0 ] && [ $ended = 0 ]; echo $?)"
+
 scripts/lab --kernel no-such-profile --run true >"$t/out" 2>"$t/err"
 rc=$?
 check "lab: an unknown profile is refused with what to run" \

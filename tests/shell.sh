@@ -75,6 +75,42 @@ check "plan --blocks: a line per function a glob or name gives, each once ($nglo
 	   grep -q "^$sum blocks of $((nglob + 1)) functions spliceable$" "$t/pb"; echo $?)"
 fails "plan --blocks with a glob no function matches says so" "plan --blocks 'no_such_fn_*' path_init" "no kernel function matches 'no_such_fn_\*'"
 fails "plan --blocks without a function is a usage error" 'plan --blocks' 'usage: plan \[--blocks\] LOCATION...'
+# Locations: FUNC:entry, FUNC:exit, FUNC:blocks, FUNC:block N
+"${G[@]}" -c 'blocks do_sys_openat2' >"$t/b"
+"${G[@]}" -c 'blocks do_sys_openat2:exit' >"$t/bx"
+nexit=$(grep -c '^ *[0-9]* .* -> exit .*\[exit: ' "$t/b")
+check "blocks FUNC:exit lists exactly the blocks that return ($nexit), with where each exit splice goes" \
+	"$([ "$nexit" -ge 1 ] && [ "$(grep -c '\[exit: ' "$t/bx")" = "$nexit" ] &&
+	   [ "$(grep '\[exit: ' "$t/b")" = "$(grep '\[exit: ' "$t/bx")" ] &&
+	   grep -q '\[exit: return thunk at +0x[0-9a-f]*, jmp, region 5 bytes\]' "$t/bx"; echo $?)"
+check "blocks: the block before a noreturn call is not an exit, and says so" \
+	"$(grep -q -- '-> noreturn .*\[calls __stack_chk_fail, which does not return: not an exit\]' "$t/b" &&
+	   ! grep -q -- '__stack_chk_fail' "$t/bx"; echo $?)"
+"${G[@]}" -c 'disas do_sys_openat2:exit' >"$t/dx"
+check "disas FUNC:exit shows each return point's instruction, one per exit" \
+	"$([ "$(wc -l <"$t/dx")" = "$nexit" ] && ! grep -vq 'jmp .*<__x86_return_thunk>\|ret\|jmp .*<[a-z_]*>$' "$t/dx"; echo $?)"
+"${G[@]}" -c 'plan do_sys_openat2:exit' >"$t/px"
+check "plan FUNC:exit gives a verdict per return point" \
+	"$([ "$(grep -c '^block [0-9]* at do_sys_openat2+0x[0-9a-f]* (0x[0-9a-f]*), return thunk: jmp' "$t/px")" = "$nexit" ] &&
+	   grep -qx "$nexit of $nexit sites can be spliced" "$t/px"; echo $?)"
+"${G[@]}" -c 'plan do_sys_openat2:entry' -c 'plan do_sys_openat2+5' >"$t/pe"
+check "FUNC:entry is the entry block past the ftrace nop" \
+	"$([ "$(sed -n 2p "$t/pe")" = "$(sed -n 5p "$t/pe")" ] && sed -n 2p "$t/pe" | grep -q '^region: do_sys_openat2+0x5 '; echo $?)"
+off=$(awk '$1 == "3" {print $2}' "$t/b")
+n=$(awk '$1 == "3" {print $5}' "$t/b")
+"${G[@]}" -c 'disas do_sys_openat2:block 3' >"$t/d3"
+check "disas FUNC:block N shows block N, as blocks numbers it ($off, $n instructions)" \
+	"$([ "$(wc -l <"$t/d3")" = "$n" ] && head -1 "$t/d3" | grep -q "^> 0x[0-9a-f]* <do_sys_openat2+$((off))>:" &&
+	   "${G[@]}" -c 'blocks do_sys_openat2:block 3' | grep -q "^   3  $off "; echo $?)"
+"${G[@]}" -c 'blocks schedule:exit' >"$t/o"
+check "a tail call is a return point: spliced before the jmp" \
+	"$(grep -q '\[exit: tail call to [a-z_]* at +0x[0-9a-f]*, jmp' "$t/o"; echo $?)"
+nb=$(sed -n 's/.*, \([0-9]*\) blocks$/\1/p' "$t/b")
+fails "FUNC:block past the last block is refused, saying how many there are" 'disas do_sys_openat2:block 999' "do_sys_openat2 has $nb blocks (0 to $((nb - 1))), not block 999"
+fails "FUNC:block without a number says what it needs" 'plan do_sys_openat2:block' 'FUNC:block needs a block number'
+fails "an unknown suffix names the ones there are" 'plan do_sys_openat2:ret' ':entry, :exit, :blocks or :block N'
+fails "FUNC:exit of a function that never returns is refused" 'plan do_exit:exit' 'do_exit has no return point: it never returns'
+fails "splice FUNC:exit offline needs live mode" 'splice do_sys_openat2:exit' 'splice needs live mode'
 fails "a missing symbol is named" 'disas no_such_symbol_anywhere' "no symbol 'no_such_symbol_anywhere'"
 "${G[@]}" -c 'frobnicate' -c 'help' >"$t/o" 2>"$t/e"
 check "an unknown command stops -c with status 1; later commands do not run" \
@@ -136,11 +172,11 @@ nodes=$(grep -c '^  b[0-9]* \[label="block ' "$t/dot")
 edges=$(grep -c '^  b[0-9]* -> b[0-9]*' "$t/dot")
 "${G[@]}" -c 'blocks do_exit' >"$t/o"
 nblocks=$(sed -n 's/.*, \([0-9]*\) blocks$/\1/p' "$t/o")
-nsucc=$(awk '$7 == "->" && $8 != "exit" {n += split($8, a, ",")} END {print n + 0}' "$t/o")
+nsucc=$(awk '$7 == "->" && $8 ~ /^[0-9,]+$/ {n += split($8, a, ",")} END {print n + 0}' "$t/o")
 check "blocks --dot: a node per block ($nodes of $nblocks), an edge per successor ($edges of $nsucc)" \
 	"$([ "$nodes" = "$nblocks" ] && [ "$edges" = "$nsucc" ] && head -1 "$t/dot" | grep -q '^digraph "do_exit" {$' &&
 	   [ "$(tail -1 "$t/dot")" = "}" ] && grep -q 'label="after WARN"' "$t/dot" && grep -q 'WARN replayed' "$t/dot"; echo $?)"
-fails "blocks --dot without a function is a usage error" 'blocks --dot' 'usage: blocks \[--dot\] FUNCTION'
+fails "blocks --dot without a function is a usage error" 'blocks --dot' 'usage: blocks \[--dot\] LOCATION'
 
 # Symbolized operands, as gdb prints them: every address checked against kallsyms
 sym_addr() { awk -v n="$1" '$3 == n {print "0x" $1; exit}' "$ref/kallsyms"; }
@@ -452,6 +488,12 @@ check "Tab completes record and its stop" "$?"
 tab C-u 'info sym' '(gilk) info symbol' &&
 	tab '__x64_sys_getpp' '(gilk) info symbol __x64_sys_getppid'
 check "Tab completes info's new words, then a symbol" "$?"
+settle
+tab C-u 'splice do_sys_openat2:e' Tab 'do_sys_openat2:entry  do_sys_openat2:exit' &&
+	tab 'x' '(gilk) splice do_sys_openat2:exit' && settle &&
+	tab C-u 'blocks do_sys_openat2:bl' '(gilk) blocks do_sys_openat2:block' &&
+	tmux send-keys -t gilk-test Tab Tab && screen_has 'do_sys_openat2:block   do_sys_openat2:blocks'
+check "Tab completes a location's suffixes after a function name" "$?"
 tab C-u 'x/4i __x64_sys_getpp' '(gilk) x/4i __x64_sys_getppid'
 check "Tab completes a symbol after x/FMT" "$?"
 tab C-u 'set pag' '(gilk) set pagination' &&

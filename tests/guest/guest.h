@@ -25,6 +25,10 @@ int splice_at(struct live *lv, uint64_t site, unsigned flags,
 /* Whether p's region holds its original bytes again. */
 int restored(struct live *lv, const struct splice_plan *p);
 
+/* n sleeps of ms each, begun on CPU 0 and ended on CPU 1 (sleep_migrate.c);
+ * the exit status. */
+int sleep_migrate(int n, int ms);
+
 /* The suites in other files. */
 void test_verifier(struct live *lv);
 void test_defects(struct live *lv);

@@ -19,6 +19,8 @@
  *   privs      EPERM without CAP_SYS_ADMIN; a dead process's reservations go
  *   splice-hold SITE-SYMBOL INSTRUMENT ARG  (leaves a splice in place)
  *   workload getppid|getpgrp|getrlimit|open N (calls for shell tests)
+ *   sleep-migrate N MS  N sleeps of MS ms, each begun on CPU 0 and ended on
+ *              CPU 1 (for latency)
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -958,6 +960,8 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(argv[1], "workload") && argc == 4)
 		return workload(argv[2], atoi(argv[3]));
+	if (!strcmp(argv[1], "sleep-migrate") && argc == 4)
+		return sleep_migrate(atoi(argv[2]), atoi(argv[3]));
 	if (live_open(&lv, NULL, &e)) {
 		check(0, "open gilk: %s", e.msg);
 		check_summary();

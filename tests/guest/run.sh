@@ -205,6 +205,9 @@ check "hist rsi: every getrlimit(RLIMIT_STACK) in [2, 4), and a mistyped field d
 	   echo "$out" | grep -Eq "^\[2, 4\) +$n \|@{52}\|$"; echo $?)"
 build/gilk -c 'unsplice all' >/dev/null
 
+# Locations and instrument modules: FUNC:exit, hello, latency
+. tests/guest/instruments.sh
+
 # bench-live runs (a short run: its numbers are not checked, only that it
 # measures each probe and says what the kprobe was)
 mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null

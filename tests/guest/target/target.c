@@ -8,7 +8,8 @@
  * take); "bug N" runs
  * gilk_target_bug(N), which BUGs when N is 13; "evict N" runs
  * gilk_target_evict(N) (evict.c), "pad N" gilk_target_pad(N) (pad.c),
- * "flags N" gilk_target_flags(N) (flags.c). Reading the file gives the
+ * "flags N" gilk_target_flags(N) (flags.c), "recurse N"
+ * gilk_target_recurse(N) (recurse.c), N calls deep. Reading the file gives the
  * last result. A proc file rather than a module parameter: a BUG kills the
  * writer, and a parameter write would die holding the module's param lock.
  */
@@ -72,6 +73,8 @@ static ssize_t target_write(struct file *file, const char __user *ubuf,
 		WRITE_ONCE(last, gilk_target_pad(n));
 	else if (!strcmp(op, "flags"))
 		WRITE_ONCE(last, gilk_target_flags(n));
+	else if (!strcmp(op, "recurse") && n >= 0 && n <= 100)
+		WRITE_ONCE(last, gilk_target_recurse(n));
 	else
 		return -EINVAL;
 	return len;

@@ -6,6 +6,8 @@
 long gilk_target_evict(long n);
 long gilk_target_pad(long n);
 long gilk_target_flags(long n);
+/* recurse.c: 1 + 2 + ... + n, n calls deep */
+long gilk_target_recurse(long n);
 
 /* park.c: /proc/gilk_target_park */
 int park_init(void);

@@ -1,0 +1,98 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * stack: the kernel stack at the site, as the return addresses the kernel's
+ * own unwinder (ORC, or frame pointers) finds from the site's registers,
+ * innermost first; the shell shows each with its symbol. Walking a stack
+ * costs far more than a hit, so it is rate-limited: at most N stacks a
+ * second per CPU (the splice's argument, 10 unless given); every event
+ * carries how many hits were not walked since the module loaded (those of
+ * the last second show in the next event), so the limit is never silent.
+ */
+#include <linux/atomic.h>
+#include <linux/jiffies.h>
+#include <linux/kernel.h>
+#include <linux/module.h>
+#include <linux/percpu.h>
+#include <asm/unwind.h>
+
+#include "gilk.h"
+
+#define STACK_FRAMES 16
+#define STACK_RATE_DEFAULT 10
+
+struct stack_window {
+	unsigned long start;	/* jiffies when this second began */
+	unsigned int used;	/* stacks walked in it */
+};
+
+struct stack_event {
+	u64 suppressed;
+	u64 frames[STACK_FRAMES];
+};
+
+static DEFINE_PER_CPU(struct stack_window, windows);
+static atomic64_t suppressed;
+
+/* Whether this CPU may walk one more stack this second. */
+static bool stack_allowed(const char *arg)
+{
+	struct stack_window *w = this_cpu_ptr(&windows);
+	unsigned int rate;
+
+	if (kstrtouint(arg, 10, &rate) || !rate)
+		rate = STACK_RATE_DEFAULT;
+	if (time_after(jiffies, w->start + HZ)) {
+		w->start = jiffies;
+		w->used = 0;
+	}
+	if (w->used >= rate)
+		return false;
+	w->used++;
+	return true;
+}
+
+static void stack_fn(const struct gilk_ctx *ctx)
+{
+	struct stack_event ev;
+	struct unwind_state state;
+	unsigned int n = 0;
+
+	if (!stack_allowed(ctx->arg)) {
+		atomic64_inc(&suppressed);
+		return;
+	}
+	/* Started from registers, the unwinder reports their caller first. */
+	ev.frames[n++] = instruction_pointer(ctx->regs);
+	for (unwind_start(&state, current, ctx->regs, NULL);
+	     !unwind_done(&state) && n < STACK_FRAMES; unwind_next_frame(&state)) {
+		unsigned long addr = unwind_get_return_address(&state);
+
+		if (!addr)
+			break;
+		ev.frames[n++] = addr;
+	}
+	ev.suppressed = atomic64_read(&suppressed);
+	gilk_emit(ctx, &ev, sizeof(ev.suppressed) + n * sizeof(ev.frames[0]));
+}
+
+static struct gilk_instrument stack = {
+	.name = "stack",
+	.help = "arg N: the kernel stack at the site, at most N (10) a second per CPU",
+	.fn = stack_fn,
+	.owner = THIS_MODULE,
+};
+
+static int __init stack_init(void)
+{
+	return gilk_register_instrument(&stack);
+}
+
+static void __exit stack_exit(void)
+{
+	gilk_unregister_instrument(&stack);
+}
+
+module_init(stack_init);
+module_exit(stack_exit);
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("gilk instrument: the kernel stack at the site, rate-limited");

@@ -1,0 +1,45 @@
+/* Several sites spliced all or none (see splice_sites.h). */
+#include "splice_sites.h"
+
+#include <stdlib.h>
+
+#include "splice.h"
+
+int splice_sites_all(struct session *s, const uint64_t *sites, size_t n,
+		     unsigned flags, const struct live_use *uses, size_t nuses,
+		     uint32_t *ids, struct gerr *e)
+{
+	struct splice_plan *plans = calloc(n, sizeof(*plans));
+	enum splice_reason *why = calloc(n, sizeof(*why));
+	bool *ok = calloc(n, sizeof(*ok));
+	int rc = -1;
+
+	if (!plans || !why || !ok) {
+		gerr_set(e, "out of memory");
+		goto out;
+	}
+	if (n > GILK_BATCH_MAX) {
+		gerr_set(e, "%zu sites: a batch holds at most %d", n, GILK_BATCH_MAX);
+		goto out;
+	}
+	if (live_plan_many(&s->lv, sites, n, flags, plans, ok, why) < n) {
+		char where[160];
+		size_t bad = 0;
+
+		while (ok[bad])
+			bad++;
+		session_where(s, sites[bad], where, sizeof(where));
+		gerr_set(e, "cannot splice at %s: %s; nothing was spliced", where,
+			 splice_reason_str(why[bad]));
+		goto out;
+	}
+	if (live_splice_batch_uses(&s->lv, plans, n, uses, nuses, ids, e))
+		goto out;
+	session_made(s, ids, n);
+	rc = 0;
+out:
+	free(plans);
+	free(why);
+	free(ok);
+	return rc;
+}

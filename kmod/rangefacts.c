@@ -158,6 +158,11 @@ void gilk_kprobe_facts(struct gilk_facts *f, struct gilk_fact *out,
 		/* a gone one's module is going: it writes nothing more */
 		if (kp && !kprobe_gone(kp))
 			add_clipped(f, out, a, a + 5, lo, hi, GILK_RES_KPROBE);
+		if (!((a - lo) & 4095)) {	/* up to 1 MiB */
+			rcu_read_unlock();
+			cond_resched();
+			rcu_read_lock();
+		}
 	}
 	rcu_read_unlock();
 }

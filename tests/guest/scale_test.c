@@ -100,7 +100,7 @@ void test_scale(struct live *lv, const char *glob)
 	uint64_t first = 0;
 	uint8_t freed[64];
 	struct gerr e;
-	bool all_int3 = true;
+	bool all_int3 = true, apart;
 
 	collect(lv, glob, &m);
 	ids = calloc(m.good + 1, sizeof(*ids));
@@ -126,9 +126,10 @@ void test_scale(struct live *lv, const char *glob)
 	check(live_splice_batch(lv, m.plans, m.good, "count", "", ids, &e) == 0,
 	      "all %zu spliced in one batch%s%s", m.good, e.msg[0] ? ": " : "", e.msg);
 	live_stats(lv, &st1, &e);
-	check(st1.splices == m.good && st1.reserved == 0 && packed(lv, &pages, &first) &&
-	      pages * 4 < m.good && st1.tramp_bytes <= st1.tramp_mapped,
-	      "trampolines packed: %zu splices in %zu pages, %" PRIu64 " bytes of trampolines (%" PRIu64
+	apart = packed(lv, &pages, &first);
+	check(st1.splices == m.good && st1.reserved == 0 && apart && pages * 4 < m.good &&
+	      st1.tramp_bytes <= st1.tramp_mapped,
+	      "trampolines packed, none overlapping another: %zu splices in %zu pages, %" PRIu64 " bytes of trampolines (%" PRIu64
 	      " a splice) in %" PRIu64 " KiB of module memory (%" PRIu64 " bytes a splice)",
 	      m.good, pages, (uint64_t)st1.tramp_bytes, (uint64_t)st1.tramp_bytes / m.good,
 	      (uint64_t)st1.tramp_mapped / 1024, (uint64_t)st1.tramp_mapped / m.good);

@@ -61,5 +61,16 @@ only=$(awk -v n="$nb" 'NR <= n {before[$1] = $2; next} before[$1] == 0 && $2 >= 
 check "exercise 3 (O_CREAT): blocks of build_open_flags no plain open reached and every create did: ${only:-none}" \
 	"$([ -n "$nb" ] && [ "$(wc -l <"$t/hits")" = $((2 * nb)) ] && [ -n "$only" ]; echo $?)"
 
+# GILK's case study (examples/netlatency), a short run: every packet timed
+# at every layer, the report's parts there.
+examples/netlatency/run 20 20 64 >"$t/out" 2>"$t/err"
+rc=$?
+rows=$(tail -n +2 build/netlatency/packets.csv | awk -F, '$2 != "" && $3 != "" && $4 != "" && $5 != "" && $3 > $2 && $5 >= $3' | wc -l)
+arrived=$(sed -n 's/^20 sent; \([0-9]*\) at the driver, \1 at udp_recvmsg, \1 captured, \1 received$/\1/p' "$t/out")
+check "examples/netlatency/run: each packet that arrived timed at the driver, the socket, the capture and the application, in that order ($rows rows, ${arrived:-?} of 20 arrived; status $rc)" \
+	"$([ $rc = 0 ] && [ "${arrived:-0}" -ge 15 ] && [ "$rows" = "$arrived" ] &&
+	   grep -q '^  driver (e1000_clean_rx_irq) ' "$t/out" && grep -q '^driver to socket (udp_recvmsg exit), us:$' "$t/out" &&
+	   grep -q '^capture stamp minus driver time, us: mean ' "$t/out"; echo $?)"
+
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]

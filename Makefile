@@ -18,7 +18,7 @@ INSTR_KO := $(INSTRUMENTS:%=$(KO)/instruments/%.ko)
 KMODS   := $(KO)/gilk.ko $(INSTR_KO) $(KO)/tests/gilk_target.ko
 SETUP   := scripts/setup $(if $(filter ref,$(KERNEL)),,--profile $(KERNEL))
 VERSION := 0.1
-SUITES  := unit cfg-objdump differential shell install checkpatch lab guest guest-preempt-full
+SUITES  := unit cfg-objdump differential shell install checkpatch lab docs guest guest-preempt-full
 CORE_SRC := $(wildcard core/*.c)
 CORE_OBJ := $(CORE_SRC:%.c=$(B)/%.o)
 
@@ -30,7 +30,7 @@ user: $(B)/gilk $(B)/libgilkcore.a $(B)/libgilklive.a $(B)/bench-offline \
      $(B)/bench-live \
      $(B)/bin/test-unit $(B)/bin/test-diff $(B)/bin/test-cfg-objdump \
      $(B)/bin/test-kcore $(B)/bin/test-live $(B)/bin/test-json $(B)/bin/test-pty \
-     $(B)/bin/gilk-soak
+     $(B)/bin/gilk-soak $(B)/bin/netlat-sender $(B)/examples/netlat-receiver
 
 # Each folder sees core/; lib/ sees core/; the shell, the benchmarks and the
 # tests see lib/ too. Nothing sees the shell's folder but the shell.
@@ -234,3 +234,12 @@ GUEST_SRC := $(wildcard tests/guest/*.c)
 $(B)/bin/test-live: $(GUEST_SRC:%.c=$(B)/%.o) $(B)/libgilklive.a $(B)/libgilkcore.a
 	@mkdir -p $(dir $@)
 	$(CC) -o $@ $^ $(CORE_LIBS)
+
+# GILK's network case study (examples/netlatency): the host's sender, and
+# the guest's receiver (under build/, so the lab carries it).
+$(B)/bin/netlat-sender: examples/netlatency/sender.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -o $@ $<
+$(B)/examples/netlat-receiver: examples/netlatency/receiver.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -o $@ $<

@@ -34,17 +34,6 @@ static struct gilk_instrument argfilter = {
 	.owner = THIS_MODULE,
 };
 
-static int __init argfilter_init(void)
-{
-	return gilk_register_instrument(&argfilter);
-}
-
-static void __exit argfilter_exit(void)
-{
-	gilk_unregister_instrument(&argfilter);
-}
-
-module_init(argfilter_init);
-module_exit(argfilter_exit);
+module_gilk_instrument(argfilter);
 MODULE_LICENSE("GPL");
 MODULE_DESCRIPTION("gilk instrument: events when a function argument matches");

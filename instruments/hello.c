@@ -27,17 +27,6 @@ static struct gilk_instrument hello = {
 	.owner = THIS_MODULE,
 };
 
-static int __init hello_init(void)
-{
-	return gilk_register_instrument(&hello);
-}
-
-static void __exit hello_exit(void)
-{
-	gilk_unregister_instrument(&hello);
-}
-
-module_init(hello_init);
-module_exit(hello_exit);
+module_gilk_instrument(hello);
 MODULE_LICENSE("GPL");
 MODULE_DESCRIPTION("gilk instrument: the smallest one, an event with the pid");

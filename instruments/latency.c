@@ -184,17 +184,6 @@ static struct gilk_instrument latency = {
 	.owner = THIS_MODULE,
 };
 
-static int __init latency_init(void)
-{
-	return gilk_register_instrument(&latency);
-}
-
-static void __exit latency_exit(void)
-{
-	gilk_unregister_instrument(&latency);
-}
-
-module_init(latency_init);
-module_exit(latency_exit);
+module_gilk_instrument(latency);
 MODULE_LICENSE("GPL");
 MODULE_DESCRIPTION("gilk instrument: function latency, entry to exit, per task");

@@ -93,17 +93,6 @@ static struct gilk_instrument skb_instrument = {
 	.owner = THIS_MODULE,
 };
 
-static int __init skb_instrument_init(void)
-{
-	return gilk_register_instrument(&skb_instrument);
-}
-
-static void __exit skb_instrument_exit(void)
-{
-	gilk_unregister_instrument(&skb_instrument);
-}
-
-module_init(skb_instrument_init);
-module_exit(skb_instrument_exit);
+module_gilk_instrument(skb_instrument);
 MODULE_LICENSE("GPL");
 MODULE_DESCRIPTION("gilk instrument: sk_buff length, protocol and timestamp");

@@ -82,17 +82,6 @@ static struct gilk_instrument stack = {
 	.owner = THIS_MODULE,
 };
 
-static int __init stack_init(void)
-{
-	return gilk_register_instrument(&stack);
-}
-
-static void __exit stack_exit(void)
-{
-	gilk_unregister_instrument(&stack);
-}
-
-module_init(stack_init);
-module_exit(stack_exit);
+module_gilk_instrument(stack);
 MODULE_LICENSE("GPL");
 MODULE_DESCRIPTION("gilk instrument: the kernel stack at the site, rate-limited");

@@ -2,9 +2,11 @@
 #include "event_log.h"
 
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 static int grow(void **p, size_t *cap, size_t need, size_t size)
 {
@@ -58,6 +60,8 @@ static int by_time(const void *a, const void *b)
 int event_log_drain(struct session *s, struct event_log *log, struct gerr *e)
 {
 	static const size_t cap = 1 << 20;
+	struct timespec now;
+	uint64_t began;
 	uint8_t *buf;
 	ssize_t got;
 
@@ -69,7 +73,16 @@ int event_log_drain(struct session *s, struct event_log *log, struct gerr *e)
 	buf = malloc(cap);
 	if (!buf)
 		return gerr_set(e, "out of memory");
+	/*
+	 * Draining may make events itself: a splice on the read path (an exit
+	 * of vfs_read) records one per read. Stop after a read that brought
+	 * nothing from before the drain began, or it would never end.
+	 */
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	began = (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec;
 	while ((got = live_read_events(&s->lv, buf, cap, e)) > 0) {
+		bool older = false;
+
 		for (size_t off = 0; off + sizeof(struct gilk_event) <= (size_t)got;) {
 			const struct gilk_event *h = (const void *)(buf + off);
 
@@ -77,8 +90,11 @@ int event_log_drain(struct session *s, struct event_log *log, struct gerr *e)
 				free(buf);
 				return gerr_set(e, "out of memory");
 			}
+			older |= h->ns < began;
 			off += sizeof(*h) + h->len;
 		}
+		if (!older)
+			break;
 	}
 	free(buf);
 	/* gilk.ko hands them over CPU by CPU: put them in time order. */

@@ -8,6 +8,7 @@
 #ifndef _GILK_H
 #define _GILK_H
 
+#include <linux/device/driver.h>
 #include <linux/list.h>
 #include <linux/module.h>
 #include <linux/ptrace.h>
@@ -42,6 +43,13 @@ struct gilk_instrument {
 
 int gilk_register_instrument(struct gilk_instrument *ins);
 void gilk_unregister_instrument(struct gilk_instrument *ins);
+
+/*
+ * The init and exit of a module that only registers one instrument:
+ * module_gilk_instrument(my_instrument) in place of both.
+ */
+#define module_gilk_instrument(__ins) \
+	module_driver(__ins, gilk_register_instrument, gilk_unregister_instrument)
 
 /* Records an event: payload (at most 4000 bytes) with a timestamp. Returns 0,
  * or -ENOSPC when the buffer is full (the splice's lost count goes up).

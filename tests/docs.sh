@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# The teaching material runs as written: every "(gilk) " command of
+# docs/tutorial.md, in order, in one lab boot (gilk stops at the first that
+# fails), and each exercise's reference solution in docs/exercises.md, with
+# checks on what they show.
+set -u
+cd "$(dirname "$0")/.."
+pass=0 fail=0
+check() { # check NAME STATUS
+	if [ "$2" = 0 ]; then echo "PASS $1"; pass=$((pass + 1)); else echo "FAIL $1"; fail=$((fail + 1)); fi
+}
+t=$(mktemp -d)
+trap 'rm -rf "$t"' EXIT
+# The guest sees build/ at the same place: the commands go there.
+mkdir -p build/docs
+commands() { # commands FILE: its "(gilk) " lines, as typed
+	sed -n 's/^    (gilk) //p' "$1"
+}
+
+commands docs/tutorial.md >build/docs/tutorial.cmds
+n=$(wc -l <build/docs/tutorial.cmds)
+scripts/lab --run '. /lab/up; build/gilk <build/docs/tutorial.cmds; st=$?; echo "== recorded"; cat /tmp/lab1.gilk; exit $st' \
+	>"$t/out" 2>"$t/err"
+rc=$?
+check "tutorial: all $n commands run in the lab, none fails (status $rc)" "$([ $rc = 0 ] && [ "$n" -ge 15 ]; echo $?)"
+hits=$(awk '$2 ~ /^do_filp_open\+/ && $NF == "count" {print $4}' "$t/out" | head -1)
+check "tutorial: Tab's list, the disassembly, the blocks with their exits and the noreturn call, the counted opens (${hits:-none})" \
+	"$(grep -qx 'disas do_sys_openat2' "$t/out" && grep -q '^> 0x[0-9a-f]* <do_sys_openat2+0>: ' "$t/out" &&
+	   grep -q '\[exit: \(ret\|return thunk\) at +0x[0-9a-f]*, jmp' "$t/out" && grep -q -- '-> noreturn ' "$t/out" &&
+	   grep -q '\[splice 1\]$' "$t/out" && [ "${hits:-0}" -gt 0 ]; echo $?)"
+check "tutorial: latency times do_sys_openat2, events show durations, hist draws them" \
+	"$(grep -q '^timing do_sys_openat2: splice [0-9]* at its entry' "$t/out" &&
+	   grep -q ' latency: ns=[0-9]* pid=' "$t/out" && grep -q '^ns over [0-9]* of [0-9]* drained events' "$t/out"; echo $?)"
+rec=$(sed -n '/^== recorded$/,$p' "$t/out" | tail -n +2 | grep -v '^#')
+check "tutorial: the transcript holds the commands that ran, and source replays it ($(echo "$rec" | wc -l) lines)" \
+	"$([ "$(echo "$rec" | head -1)" = 'complete disas do_sys_ope' ] && echo "$rec" | grep -qx 'latency do_sys_openat2' &&
+	   ! echo "$rec" | grep -q '^record' && [ "$(grep -c '^timing do_sys_openat2:' "$t/out")" = 2 ]; echo $?)"
+
+# The exercises: each reference solution, piped into gilk, in one boot.
+run=". /lab/up"
+cp docs/solutions/*.gilk build/docs/
+for f in docs/solutions/*.gilk; do
+	run="$run; echo '== $(basename "$f" .gilk)'; build/gilk <build/docs/${f##*/} || echo '== failed'"
+done
+scripts/lab --run "$run" >"$t/out" 2>"$t/err"
+rc=$?
+part() { sed -n "/^== $1\$/,/^== /p" "$t/out"; }
+n=$(grep -c '^## [0-9]' docs/exercises.md)
+check "exercises: $n in docs/exercises.md, a reference solution for each, all run without error (status $rc)" \
+	"$([ $rc = 0 ] && [ "$n" -ge 3 ] && [ "$(ls docs/solutions/*.gilk | wc -l)" = "$n" ] &&
+	   for e in $(sed -n 's,.*Solution: `docs/solutions/\(.*\)\.gilk`.*,\1,p' docs/exercises.md); do
+		[ -e "docs/solutions/$e.gilk" ] || exit 1; done && ! grep -q '^== failed' "$t/out"; echo $?)"
+six=$(part vfs_read | grep -c ' regs: rax=6 .*rip=[0-9a-f]* <vfs_read+[0-9]*>')
+check "exercise 1 (vfs_read): its exit sees the 6 bytes dd read ($six)" "$([ "$six" -ge 1 ]; echo $?)"
+max=$(part schedule | sed -n 's/^ns over [0-9]* of [0-9]* drained events: min [0-9]*, max \([0-9]*\)$/\1/p')
+check "exercise 2 (schedule): the longest time away is the second slept (${max:-none} ns)" \
+	"$([ "${max:-0}" -ge 1000000000 ] && [ "${max:-0}" -lt 5000000000 ]; echo $?)"
+part o_creat | awk '$2 ~ /^build_open_flags/ {print $2, $4}' >"$t/hits"
+nb=$(part o_creat | sed -n 's/^spliced \([0-9]*\) of .* blocks of build_open_flags.*/\1/p')
+only=$(awk -v n="$nb" 'NR <= n {before[$1] = $2; next} before[$1] == 0 && $2 >= 10 {print $1}' "$t/hits")
+check "exercise 3 (O_CREAT): blocks of build_open_flags no plain open reached and every create did: ${only:-none}" \
+	"$([ -n "$nb" ] && [ "$(wc -l <"$t/hits")" = $((2 * nb)) ] && [ -n "$only" ]; echo $?)"
+
+# GILK's case study (examples/netlatency), a short run: every packet timed
+# at every layer, the report's parts there.
+examples/netlatency/run 20 20 64 >"$t/out" 2>"$t/err"
+rc=$?
+rows=$(tail -n +2 build/netlatency/packets.csv | awk -F, '$2 != "" && $3 != "" && $4 != "" && $5 != "" && $3 > $2 && $5 >= $3' | wc -l)
+arrived=$(sed -n 's/^20 sent; \([0-9]*\) at the driver, \1 at udp_recvmsg, \1 captured, \1 received$/\1/p' "$t/out")
+check "examples/netlatency/run: each packet that arrived timed at the driver, the socket, the capture and the application, in that order ($rows rows, ${arrived:-?} of 20 arrived; status $rc)" \
+	"$([ $rc = 0 ] && [ "${arrived:-0}" -ge 15 ] && [ "$rows" = "$arrived" ] &&
+	   grep -q '^  driver (e1000_clean_rx_irq) ' "$t/out" && grep -q '^driver to socket (udp_recvmsg exit), us:$' "$t/out" &&
+	   grep -q '^capture stamp minus driver time, us: mean ' "$t/out"; echo $?)"
+
+echo "$pass passed, $fail failed"
+[ "$fail" = 0 ]

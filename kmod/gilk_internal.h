@@ -143,6 +143,7 @@ struct gilk_splice_obj {
 	u64 __percpu *hits;	/* the count template increments it inline */
 	atomic64_t lost, missed;
 	u8 tramp_kind;		/* enum gilk_tramp_kind, once verified */
+	u8 bug_kind;		/* enum gilk_bug_kind of the site, at claim */
 };
 
 /* What an instrument's ctx points into: gilk_emit finds the splice. */

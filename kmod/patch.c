@@ -15,19 +15,22 @@
  * Reverting is the same without the wait: int3, the original rest, the
  * original first byte, a sync after each step. The text lock (kprobe_mutex,
  * then text_mutex) is held from the check of what is at an address to the
- * last write there, never across a wait, and neither is gilk_lock: splices
- * made at the same time share grace periods. Dead patches (bounce slots in
- * padding nothing executes) are written directly, first.
+ * last write there; text_mutex never across a wait, and neither is
+ * gilk_lock: splices made at the same time claim while one waits. Dead
+ * patches (bounce slots in padding nothing executes) are written directly,
+ * first.
  *
  * Why kprobe_mutex: a kprobe copies the instruction it will replay under
  * text_mutex, but arms its int3 only after it dropped and took text_mutex
  * again. Between the two, gilk could find no kprobe, write, and then have
  * the int3 written into its jmp, with a copy of bytes that are gone. And
- * while gilk's int3 waits for its grace period, the kernel lets kprobes into
- * the rest of the region: its decoder steps over a foreign int3 as a
- * one-byte instruction. Holding kprobe_mutex keeps registrations out of
- * each check-and-write; the check before finishing (gilk_patches_begun)
- * catches those that came during the wait.
+ * while gilk's int3 waits for its grace period, the kernel would let
+ * kprobes into the rest of the region, even into the middle of its
+ * instructions: its decoder steps over a foreign int3 as a one-byte
+ * instruction. So kprobe_mutex is held from the int3s through the wait to
+ * the last write, as the kernel's kprobe optimizer holds it across its own
+ * wait; the check before finishing (gilk_patches_begun) still catches any
+ * other patcher.
  *
  * The diverts are sorted arrays, one per batch (or per trap-mode splice,
  * whose int3 stays), on a list the notifier reads under RCU: its cost per

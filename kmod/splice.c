@@ -14,12 +14,14 @@
 #include <linux/kprobes.h>
 #include <linux/mm.h>
 #include <linux/module.h>
+#include <linux/pagemap.h>
 #include <linux/percpu.h>
 #include <linux/preempt.h>
 #include <linux/rcupdate.h>
 #include <linux/slab.h>
 #include <linux/smp.h>
 #include <linux/string.h>
+#include <linux/uaccess.h>
 
 #include "gilk_internal.h"
 #include "compat.h"
@@ -370,6 +372,8 @@ static int claim(struct gilk_splice *req, struct gilk_splice_obj **out)
 		goto fail;
 	s->site = req->site;
 	s->flags = req->flags;
+	/* known now, while the site holds the original bytes */
+	s->bug_kind = s->flags & GILK_SPLICE_BUG ? gilk_bug_kind(s->site) : GILK_NOT_BUG;
 	s->region_len = req->region_len;
 	s->tramp_len = req->tramp_len;
 	s->evict_len = req->evict_len;
@@ -518,10 +522,11 @@ static int claim_all(struct gilk_splice __user *items, u32 n,
 	int ret = 0;
 
 	for (i = 0; i < n; i++) {
-		if (copy_from_user(req, &items[i], sizeof(*req))) {
-			ret = -EFAULT;
+		pagefault_disable();
+		ret = copy_from_user(req, &items[i], sizeof(*req)) ? -EAGAIN : 0;
+		pagefault_enable();
+		if (ret)
 			break;
-		}
 		req->reason[0] = 0;
 		ret = claim(req, &objs[i]);
 		if (ret)
@@ -587,7 +592,7 @@ int gilk_splice_batch(struct gilk_splice __user *items, u32 n, u32 *failed)
 	unsigned int npatches = 0;
 	bool wait = false;
 	u32 i;
-	int ret;
+	int ret, tries;
 
 	*failed = 0;
 	if (!n || n > GILK_BATCH_MAX)
@@ -598,12 +603,32 @@ int gilk_splice_batch(struct gilk_splice __user *items, u32 n, u32 *failed)
 		ret = -ENOMEM;
 		goto out;
 	}
-	mutex_lock(&gilk_lock);
 	/*
-	 * All or nothing: every request is checked (and sees the bytes the
-	 * earlier ones claimed) before any byte of the kernel's is written.
+	 * The requests are read under gilk_lock, without faulting there: a
+	 * page that waits on userfaultfd (or FUSE) would hold every gilk
+	 * operation, and every module unload, with it. Faulted in first; if
+	 * a page went away meanwhile, again.
 	 */
-	ret = claim_all(items, n, objs, req, failed);
+	for (tries = 0;; tries++) {
+		if (fault_in_readable((const char __user *)items, (size_t)n * sizeof(*items))) {
+			ret = -EFAULT;
+			goto out;
+		}
+		mutex_lock(&gilk_lock);
+		/*
+		 * All or nothing: every request is checked (and sees the bytes
+		 * the earlier ones claimed) before any byte of the kernel's is
+		 * written.
+		 */
+		ret = claim_all(items, n, objs, req, failed);
+		if (ret != -EAGAIN)
+			break;
+		mutex_unlock(&gilk_lock);
+		if (tries == 3) {
+			ret = -EFAULT;
+			goto out;
+		}
+	}
 	if (!ret) {
 		patches = collect(objs, n, ALL_LIVE, &npatches, &traps);
 		if (!patches) {
@@ -635,12 +660,18 @@ int gilk_splice_batch(struct gilk_splice __user *items, u32 n, u32 *failed)
 		wait |= !objs[i]->trap;
 	}
 	gilk_poke_sync();
-	gilk_text_unlock();
-	/* Others may splice while the grace period passes, and share it. */
+	/*
+	 * kprobe_mutex stays held across the grace period (as the kernel's
+	 * kprobe optimizer holds it across its own): while gilk's int3s wait
+	 * alone, the kernel's decoder would step over them and let kprobes
+	 * into the middle of instructions. gilk_lock does not: others may
+	 * claim meanwhile, and wait for kprobe_mutex to write.
+	 */
+	mutex_unlock(gilk_ks.text_mutex);
 	mutex_unlock(&gilk_lock);
 	if (wait)
 		synchronize_rcu_tasks();
-	gilk_text_lock();
+	mutex_lock(gilk_ks.text_mutex);
 	for (i = 0; i < n && !ret; i++)
 		if (!begun(objs[i], req->reason, sizeof(req->reason))) {
 			*failed = i;
@@ -689,10 +720,15 @@ static bool still_own(const struct gilk_splice_obj *s)
 	u8 now[GILK_PATCH_MAX_LEN];
 	u32 i;
 
-	/* no kprobe can sit on gilk's int3 (kprobes refuse another's int3) */
+	/*
+	 * No kprobe can sit on gilk's int3 (kprobes refuse another's int3),
+	 * but the kernel's decoder steps over it as a one-byte instruction,
+	 * so one can come into the rest of the region: giving back the first
+	 * byte would put it inside an instruction.
+	 */
 	if (s->flags & GILK_SPLICE_TRAP)
 		return !copy_from_kernel_nofault(now, (void *)s->site, 1) &&
-		       now[0] == 0xcc;
+		       now[0] == 0xcc && !gilk_kprobe_near(s->site, s->region_len);
 	for (i = 0; i < s->npatch; i++)
 		if (!gilk_text_holds(s->patch[i].addr, s->patch[i].bytes, s->patch[i].len))
 			return false;
@@ -889,11 +925,13 @@ int gilk_unsplice(u32 id)
 /*
  * A splice whose bytes another patcher holds cannot be reverted, and gilk.ko
  * (or its instrument) is going away: its trampoline stays, made to skip the
- * call into gilk (a jmp over the header to the relocated code, written with
- * the kernel's own int3-protected text_poke_bp()), and is never freed. A
- * BUG site's goes to the int3 after the trampoline instead: a BUG must still
- * stop the kernel. Never a trap-mode splice: its int3 is always its own.
- * The text lock held.
+ * call into gilk, and is never freed. The jmp over the call is written with
+ * the kernel's int3-protected text_poke_bp() over the 10-byte movabs that
+ * loads the call's first argument, the one instruction before the call:
+ * the header's first bytes may be 1-byte pushes, and a task preempted
+ * between them would resume inside the jmp. A BUG site's gets an int3 there
+ * instead: a BUG must still stop the kernel. Inline count calls nothing and
+ * is left as it is, with its counter. The text lock held.
  */
 void gilk_abandon(struct gilk_splice_obj *s)
 {
@@ -902,18 +940,27 @@ void gilk_abandon(struct gilk_splice_obj *s)
 		(unsigned long)gilk_entry, boot_cpu_has(X86_FEATURE_SMAP),
 		(unsigned long)s->hits
 	};
-	u8 hdr[GILK_TRAMP_HEADER_MAX], jmp[5] = { 0xe9 };
-	unsigned long to = s->tramp + gilk_tramp_header(hdr, &tp);
+	static const u8 int3 = 0xcc;
+	u8 jmp[5] = { 0xe9 };
+	size_t ctx_at, after;
 	s32 rel;
 
-	if (s->flags & GILK_SPLICE_BUG && gilk_bug_kind(s->site) == GILK_BUG)
-		to = s->tramp + s->tramp_len;
-	rel = (s32)(to - (s->tramp + sizeof(jmp)));
-	memcpy(jmp + 1, &rel, 4);
-	gilk_ks.text_poke_bp((void *)s->tramp, jmp, sizeof(jmp), NULL);
+	if (!gilk_tramp_call(&tp, &ctx_at, &after)) {
+		/* count calls nothing: it counts on, into memory left to it */
+		s->hits = NULL;
+	} else if (s->bug_kind == GILK_BUG) {
+		/* an int3 nothing handles once gilk.ko is gone: an oops */
+		gilk_poke_locked(s->tramp + ctx_at, &int3, 1);
+		gilk_poke_sync();
+	} else {
+		rel = (s32)(after - (ctx_at + sizeof(jmp)));
+		memcpy(jmp + 1, &rel, 4);
+		gilk_ks.text_poke_bp((void *)(s->tramp + ctx_at), jmp, sizeof(jmp), NULL);
+	}
 	pr_warn("gilk: splice %u at %pS left in place without its instrument: another patcher changed its bytes\n",
 		s->id, (void *)s->site);
 	s->tramp = s->evict_tramp = 0;	/* its trampolines live on */
+	s->trap = NULL;			/* and a trap-mode splice's divert, armed */
 }
 
 static bool depends_on(const struct gilk_splice_obj *s, const struct module *mod,
@@ -965,7 +1012,18 @@ static void take_dependents(const struct module *mod, const struct gilk_instrume
 	unsigned long i;
 
 	*n = *k = 0;
+	/*
+	 * Splices of theirs on their way in or out settle first, and nothing
+	 * new can start between that and marking the rest: one hold of the
+	 * lock (an unsplice not waited for could write into a module freed
+	 * after its notifier returned).
+	 */
 	mutex_lock(&gilk_lock);
+	while (settling(mod, ins)) {
+		mutex_unlock(&gilk_lock);
+		msleep(20);
+		mutex_lock(&gilk_lock);
+	}
 	/* Reservations first: freeing a trampoline pokes it, under text_mutex. */
 	xa_for_each(&gilk_splices, i, s)
 		if (!mod && !ins && s->state == GILK_RESERVED) {
@@ -1005,13 +1063,7 @@ static void unsplice_dependents(const struct module *mod,
 	unsigned long i, max = 0, total = 0;
 	unsigned int n, k;
 
-	for (;;) {
-		mutex_lock(&gilk_lock);
-		if (!settling(mod, ins))
-			break;
-		mutex_unlock(&gilk_lock);
-		msleep(20);
-	}
+	mutex_lock(&gilk_lock);
 	xa_for_each(&gilk_splices, i, s)
 		max++;
 	mutex_unlock(&gilk_lock);

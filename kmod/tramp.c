@@ -21,6 +21,7 @@ static const u8 saved[] = { R15, R14, R13, R12, RBP, RBX, R11, R10, R9, R8,
 struct emit {
 	u8 *p;
 	size_t n;
+	size_t ctx_at, after_call;	/* the handler's call: see gilk_tramp_call() */
 };
 
 static void b1(struct emit *e, u8 v)
@@ -120,6 +121,7 @@ static void clac_ctx(struct emit *e, const struct gilk_tramp_params *p)
 		b1(e, 0x01);
 		b1(e, 0xca);
 	}
+	e->ctx_at = e->n;
 	movabs(e, RDI, p->ctx);
 }
 
@@ -134,6 +136,7 @@ static void call_handler(struct emit *e, const struct gilk_tramp_params *p)
 		b1(e, 0xff);		/* call rax */
 		b1(e, 0xd0);
 	}
+	e->after_call = e->n;
 }
 
 static void full(struct emit *e, const struct gilk_tramp_params *p)
@@ -215,21 +218,37 @@ static void count(struct emit *e, const struct gilk_tramp_params *p)
 		b1(e, 0x9d);
 }
 
-size_t gilk_tramp_header(u8 *buf, const struct gilk_tramp_params *p)
+static size_t header(struct emit *e, const struct gilk_tramp_params *p)
 {
-	struct emit e = { buf, 0 };
-
 	switch (p->kind) {
 	case GILK_TRAMP_SCRATCH:
-		scratch_call(&e, p);
+		scratch_call(e, p);
 		break;
 	case GILK_TRAMP_COUNT:
 	case GILK_TRAMP_COUNT_FLAGS:
-		count(&e, p);
+		count(e, p);
 		break;
 	default:
-		full(&e, p);
+		full(e, p);
 		break;
 	}
-	return e.n;
+	return e->n;
+}
+
+size_t gilk_tramp_header(u8 *buf, const struct gilk_tramp_params *p)
+{
+	struct emit e = { .p = buf };
+
+	return header(&e, p);
+}
+
+bool gilk_tramp_call(const struct gilk_tramp_params *p, size_t *ctx_at, size_t *after)
+{
+	u8 buf[GILK_TRAMP_HEADER_MAX];
+	struct emit e = { .p = buf };
+
+	header(&e, p);
+	*ctx_at = e.ctx_at;
+	*after = e.after_call;
+	return e.after_call != 0;
 }

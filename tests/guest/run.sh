@@ -452,24 +452,41 @@ echo 'gilk-lab: end of expected reports' >/dev/kmsg
 # Defect 4 at unload: a kprobe over a splice's bytes when gilk.ko goes. The
 # splice cannot be reverted, so its trampoline stays, skipping gilk, and the
 # code it holds keeps working after gilk.ko is gone and after the kprobe.
+# A tsc splice: its trampoline starts with one-byte pushes, and a task is
+# parked after the first of them while gilk.ko goes; it must resume into
+# the header as it was, not into the jmp that skips gilk (written over the
+# movabs before the call, the one place that is whole instructions).
 # (6.9 and later begin the replayed BUG()'s report above with "Oops:".)
 dmesg -c >/dev/null
 mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null
-out=$(build/gilk -c 'splice __x64_sys_getpgrp' 2>&1)
+out=$(build/gilk -c 'splice __x64_sys_getpgrp tsc' 2>&1)
 site=$(echo "$out" | sed -n 's/.*(\(0x[0-9a-f]*\)).*/\1/p')
+id=$(echo "$out" | sed -n 's/^splice \([0-9]*\) .*/\1/p')
+tramp=$(build/gilk -c "info splice $id" | sed -n 's/^  trampoline at \(0x[0-9a-f]*\),.*/\1/p')
 echo "p:gilk_unload $site" >>/sys/kernel/tracing/kprobe_events &&
 	echo 1 >/sys/kernel/tracing/events/kprobes/gilk_unload/enable
+hdr0=$(build/bin/test-kcore peek "$tramp" 5)
+echo "park $tramp+1" >/proc/gilk_target_park
+build/bin/test-live workload getpgrp 1 &
+worker=$!
+for i in 1 2 3 4 5 6 7 8 9 10; do [ "$(cat /proc/gilk_target_park)" = 0 ] || break; sleep 0.1; done
+parked=$(cat /proc/gilk_target_park)
 rmmod argfilter 2>/dev/null
 rmmod gilk
 st=$?
+wait $worker
+w0=$?
+echo unpark >/proc/gilk_target_park
+hdr1=$(build/bin/test-kcore peek "$tramp" 5)
 build/bin/test-live workload getpgrp 100
 w1=$?
 echo 0 >/sys/kernel/tracing/events/kprobes/gilk_unload/enable
 echo '-:gilk_unload' >>/sys/kernel/tracing/kprobe_events
 build/bin/test-live workload getpgrp 100
 w2=$?
-check "defect 4: rmmod gilk with a kprobe on a splice: the trampoline stays, without gilk, and getpgrp works before and after the kprobe goes ($out; status $st)" \
-	"$([ -n "$site" ] && [ "$st" = 0 ] && [ "$w1$w2" = 00 ] &&
+check "defect 4: rmmod gilk with a kprobe on a tsc splice and a task parked in its trampoline's header: the header's first bytes untouched ($hdr0, then $hdr1), the trampoline stays, without gilk, and getpgrp works (parked $parked at $tramp+1; $out; status $st; workloads $w0$w1$w2)" \
+	"$([ -n "$site" ] && [ -n "$tramp" ] && [ "$parked" = 1 ] && [ "$st" = 0 ] && [ "$w0$w1$w2" = 000 ] &&
+	   [ -n "$hdr0" ] && [ "$hdr0" = "$hdr1" ] &&
 	   dmesg | grep -q "gilk: splice [0-9]* at .*getpgrp.* left in place without its instrument" &&
 	   ! dmesg | grep -qE 'Oops|BUG:|general protection'; echo $?)"
 insmod build/gilk.ko

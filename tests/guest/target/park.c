@@ -8,7 +8,9 @@
  * way out a softirq holds the CPU for PARK_MS with interrupts enabled: the
  * task stands at ADDR, as one interrupted or preempted there would, while
  * the other CPUs, IPIs to this one included, go on. Then it runs ADDR.
- * "unpark" removes the breakpoint. Reading gives how many tasks were parked.
+ * "unpark" removes the breakpoint. "park ADDR+OFF" parks at ADDR + OFF (the
+ * shell's arithmetic cannot add to a kernel address). Reading gives how
+ * many tasks were parked.
  */
 #include <linux/delay.h>
 #include <linux/hw_breakpoint.h>
@@ -82,7 +84,7 @@ static ssize_t park_write(struct file *file, const char __user *ubuf,
 			  size_t len, loff_t *off)
 {
 	char buf[64];
-	unsigned long addr;
+	unsigned long addr, plus = 0;
 	int ret = 0;
 
 	if (len >= sizeof(buf))
@@ -91,8 +93,8 @@ static ssize_t park_write(struct file *file, const char __user *ubuf,
 		return -EFAULT;
 	buf[len] = 0;
 	mutex_lock(&park_lock);
-	if (sscanf(buf, "park %lx", &addr) == 1)
-		ret = park(addr);
+	if (sscanf(buf, "park %lx+%lx", &addr, &plus) >= 1)
+		ret = park(addr + plus);
 	else if (!strncmp(buf, "unpark", 6))
 		unpark();
 	else

@@ -133,9 +133,10 @@ static void defect_kprobe_after_splice(struct live *lv)
  * lets one into the rest of the region (its decoder steps over a foreign
  * int3 as a one-byte instruction). Before the fix, finish wrote the jmp
  * over that kprobe's int3, and removing the kprobe then wrote its saved
- * byte into the jmp. Now gilk.ko looks again before it finishes, and
- * backs out. The racer waits for gilk's int3, places its kprobes, and
- * keeps the one it got until the splice call has returned.
+ * byte into the jmp. Now gilk.ko holds kprobe_mutex from its int3s to its
+ * jumps: a kprobe asked for in the window is made after it (and refused
+ * inside the jmp) or not at all. The racer waits for gilk's int3, asks for
+ * its kprobes, and keeps the one it got until the splice call has returned.
  */
 struct grace_race {
 	struct live *lv;
@@ -144,6 +145,7 @@ struct grace_race {
 	pthread_cond_t cv;
 	int round, returned;	/* the main thread's */
 	int at_site, placed;	/* the racer's, for the round */
+	int began;		/* it saw gilk's int3 before asking */
 	int stop;
 };
 
@@ -168,6 +170,7 @@ static void *kprobe_racer(void *arg)
 		while (!live_read_mem(r->lv, r->site, &before, 1, &e) && before != 0xcc &&
 		       !__atomic_load_n(&r->returned, __ATOMIC_ACQUIRE))
 			;
+		r->began = before == 0xcc;
 		snprintf(def, sizeof(def), "p:gilk_grace0 0x%" PRIx64 "\n", r->site);
 		r->at_site = write_file(TRACING "/kprobe_events", def, O_APPEND) == 0;
 		if (r->at_site)
@@ -204,7 +207,7 @@ static void defect_kprobe_during_grace(struct live *lv)
 	struct splice_plan p;	/* the first plan: the bytes to find again */
 	pthread_t t;
 	struct gerr e;
-	int rounds, in_window = 0, refused = 0, at_site = 0, bad = 0;
+	int rounds, in_window = 0, placed = 0, bad = 0;
 	pid_t pg = getpgid(0);
 	char note[600] = "";
 
@@ -220,7 +223,7 @@ static void defect_kprobe_during_grace(struct live *lv)
 		return;
 	}
 	pthread_create(&t, NULL, kprobe_racer, &r);
-	for (rounds = 0; rounds < 20 && in_window < 3 && !bad; rounds++) {
+	for (rounds = 0; rounds < 20 && (in_window < 3 || rounds < 5) && !bad; rounds++) {
 		struct splice_plan q;
 		uint32_t id;
 		int ok, err, tries = 0;
@@ -230,6 +233,7 @@ static void defect_kprobe_during_grace(struct live *lv)
 		r.returned = 0;
 		r.placed = 0;
 		r.at_site = 0;
+		r.began = 0;
 		pthread_cond_broadcast(&r.cv);
 		pthread_mutex_unlock(&r.mu);
 		ok = live_plan(lv, r.site, 0, &q, &e) == 0 &&
@@ -241,16 +245,14 @@ static void defect_kprobe_during_grace(struct live *lv)
 		while (r.returned != 2)
 			pthread_cond_wait(&r.cv, &r.mu);
 		pthread_mutex_unlock(&r.mu);
-		at_site += r.at_site;
-		/* the kprobe was in the region throughout the splice's finish */
+		/* asked for while gilk's int3 waited */
+		in_window += r.began;
 		if (r.placed == 1) {
-			in_window++;
-			if (!ok && err == EBUSY && strstr(e.msg, "during the grace period"))
-				refused++;
-			else
-				snprintf(note, sizeof(note), "round %d: %s", rounds,
-					 ok ? "spliced over the kprobe" : e.msg);
+			placed++;
+			snprintf(note, sizeof(note), "round %d: a kprobe placed beside gilk's int3 (%s)",
+				 rounds, ok ? "spliced" : e.msg);
 		}
+		(void)err;
 		if (getpgid(0) != pg || !(ok || restored(lv, &p)))
 			bad = 1;
 		while (ok && live_unsplice(lv, id, &e) && errno == EBUSY && tries++ < 1000)
@@ -263,12 +265,10 @@ static void defect_kprobe_during_grace(struct live *lv)
 	pthread_cond_broadcast(&r.cv);
 	pthread_mutex_unlock(&r.mu);
 	pthread_join(t, NULL);
-	check(!bad && !at_site && in_window && refused == in_window && restored(lv, &p) &&
-	      getpgid(0) == pg,
-	      "defect 4 (grace): a kprobe placed in a splice's region during its grace period: "
-	      "the splice backs out, the bytes and the kprobe intact (%d of %d in %d rounds; "
-	      "kprobes at gilk's int3 taken: %d) %s",
-	      refused, in_window, rounds, at_site, note);
+	check(!bad && in_window >= 3 && !placed && restored(lv, &p) && getpgid(0) == pg,
+	      "defect 4 (grace): kprobes asked for in a splice's region during its grace period "
+	      "are not placed there (%d asked in %d rounds, %d placed) %s",
+	      in_window, rounds, placed, note);
 }
 
 /* 5: a splice on what gilk_entry calls outside its recursion guard. */

@@ -42,6 +42,7 @@
 #include <linux/ptrace.h>
 #include <linux/rculist.h>
 #include <linux/rcupdate.h>
+#include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/sort.h>
 #include <linux/spinlock.h>
@@ -183,7 +184,12 @@ bool gilk_text_holds(unsigned long addr, const u8 *want, u32 len)
 
 void gilk_poke_locked(unsigned long addr, const void *bytes, size_t len)
 {
+	static unsigned int pokes;	/* text_mutex guards it */
+
 	gilk_ks.text_poke((void *)addr, bytes, len);
+	/* a batch may be 10^5 writes: not all without a reschedule point */
+	if (!(++pokes % 256))
+		cond_resched();
 }
 
 void gilk_poke_sync(void)

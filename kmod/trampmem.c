@@ -47,8 +47,13 @@ static struct chunk *chunk_new(void)
 		return NULL;
 	}
 	memset(p, 0xcc, CHUNK_SIZE);
-	gilk_ks.set_memory_ro((unsigned long)p, CHUNK_PAGES);
-	gilk_ks.set_memory_x((unsigned long)p, CHUNK_PAGES);
+	/* not executable, a trampoline's first hit would oops: none at all */
+	if (gilk_ks.set_memory_ro((unsigned long)p, CHUNK_PAGES) ||
+	    gilk_ks.set_memory_x((unsigned long)p, CHUNK_PAGES)) {
+		gilk_ks.module_memfree(p);
+		kfree(c);
+		return NULL;
+	}
 	c->mem = (unsigned long)p;
 	list_add_tail(&c->list, &chunks);
 	nchunks++;

@@ -129,7 +129,8 @@ static int find_plan(struct live *lv, const char *const *fns, enum bounce_kind k
 	for (; *fns; fns++) {
 		uint64_t f = sym(lv, *fns);
 
-		if (!f || kernel_cfg(&lv->k, f, &g, &e))
+		/* a module's function (the target's): its text read first */
+		if (!f || live_load_text(lv, f, &e) || kernel_cfg(&lv->k, f, &g, &e))
 			continue;
 		for (size_t b = 0; b < g.nblocks; b++)
 			if (live_plan(lv, live_block_site(lv, g.blocks[b].start), 0, out, &e) == 0 &&

@@ -1,7 +1,8 @@
 /*
  * A workload for the latency tests: n sleeps of a known length, each begun
- * on CPU 0 and ended on CPU 1, where a helper process moves the sleeper
- * while it sleeps. A per-CPU pairing of entries and exits would miss every
+ * on CPU 0, while a helper process moves the sleeper to CPU 1, so that it
+ * wakes there (under emulation the helper may come late, after the wakeup:
+ * the task still returns to user space on CPU 1). A per-CPU pairing of entries and exits would miss every
  * one of them; latency's per-task pairing must time each.
  */
 #include <sched.h>
@@ -38,9 +39,13 @@ int sleep_migrate(int n, int ms)
 		if (mover < 0)
 			return perror("fork"), 1;
 		if (mover == 0) {
-			/* It waits without sleeping: only the sleeper's
-			 * sleeps are timed. */
+			/* It waits without sleeping, so only the sleeper's
+			 * sleeps are timed, and on CPU 1, out of the way of
+			 * the sleeper waking on CPU 0 if it is late. */
 			struct timespec now, until;
+
+			if (pin(0, 1))
+				_exit(1);
 
 			clock_gettime(CLOCK_MONOTONIC, &until);
 			until.tv_sec += half.tv_sec + (until.tv_nsec + half.tv_nsec) / 1000000000;

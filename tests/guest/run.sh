@@ -328,7 +328,7 @@ tid=$(echo "$out" | sed -n 's/^splice \([0-9]*\) .*/\1/p')
 echo run >/proc/gilk_target_tk
 calls=$(cat /proc/gilk_target_tk)
 thits=$(build/gilk -c 'info splices' | awk -v id="$tid" '$1 == id {print $4}')
-tev=$(build/gilk -c 'events' 2>&1 | grep -c 'gilk_target_in_tk')
+tev=$(build/gilk -c 'events' 2>&1 | grep -c "splice $tid tsc: ")
 out2=$(build/gilk -c "unsplice $tid" 2>&1)
 check "defect 3: a tsc splice run inside a timekeeping update returns ($out; $calls call, $thits hits, $tev events; $out2)" \
 	"$([ -n "$tid" ] && [ "$calls" = 1 ] && [ "$thits" = 1 ] && [ "$tev" -ge 1 ] && [ "$out2" = "unspliced 1" ]; echo $?)"

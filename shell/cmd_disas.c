@@ -145,7 +145,7 @@ const struct command cmd_disas = {
 		"its splice site), FUNC:exit each return point's instruction,\n"
 		"FUNC:blocks the whole function. '>' marks the first instruction of\n"
 		"a basic block, '-' dead padding (a bounce may use it). Live, the code\n"
-		"shown is the original, as gilk plans from it, and \"[splice N]\" marks\n"
+		"shown is the original, as gilk plans from it, and \"[splice N: H hits]\" marks\n"
 		"where splice N is, with its hits; \"x\" shows the bytes as they are now.",
 	.complete = COMPLETE_LOCATION,
 };

@@ -27,7 +27,7 @@ hits=$(awk '$2 ~ /^do_filp_open\+/ && $NF == "count" {print $4}' "$t/out" | head
 check "tutorial: Tab's list, the disassembly, the blocks with their exits and the noreturn call, the counted opens (${hits:-none})" \
 	"$(grep -qx 'disas do_sys_openat2' "$t/out" && grep -q '^> 0x[0-9a-f]* <do_sys_openat2+0>: ' "$t/out" &&
 	   grep -q '\[exit: \(ret\|return thunk\) at +0x[0-9a-f]*, jmp' "$t/out" && grep -q -- '-> noreturn ' "$t/out" &&
-	   grep -q '\[splice 1\]$' "$t/out" && [ "${hits:-0}" -gt 0 ]; echo $?)"
+	   grep -q '\[splice 1: [0-9]* hits\]$' "$t/out" && [ "${hits:-0}" -gt 0 ]; echo $?)"
 check "tutorial: latency times do_sys_openat2, events show durations, hist draws them" \
 	"$(grep -q '^timing do_sys_openat2: splice [0-9]* at its entry' "$t/out" &&
 	   grep -q ' latency: ns=[0-9]* pid=' "$t/out" && grep -q '^ns over [0-9]* of [0-9]* drained events' "$t/out"; echo $?)"

@@ -51,14 +51,16 @@ check "lab: the reports it searches for (kmsg-reports on a sample of each kind)"
 		grep -qx 7; echo $?)"
 # Boot 5: --script: gilk -x FILE in the lab as a person gets it (gilk.ko, the
 # instruments, the e1000 on user-mode networking with a forwarded UDP port),
-# extra guest commands first, and host-side traffic once the script says go.
+# extra guest commands first, and host-side traffic once the script says go
+# (then it waits for the five packets, up to a minute: a loaded host's
+# emulated guest can take seconds over them).
 # A port of its own: other labs may be running beside.
 port=$((20000 + RANDOM % 20000))
 cat >"$t/net.gilk" <<'GILK'
 splice e1000_clean_rx_irq
 splice udp_rcv
 shell echo gilk-lab: go
-shell sleep 5
+shell i=0; while [ $i -lt 120 ]; do n=$(build/gilk -c 'info splices' | awk '$2 ~ /^udp_rcv/ {print $4}'); [ "${n:-0}" -ge 5 ] && break; i=$((i + 1)); sleep 0.5; done
 info splices
 GILK
 scripts/lab --udp-port "$port" --script "$t/net.gilk" --guest 'echo guest-extra $(cat /proc/net/dev | grep -c eth0)' \

@@ -58,6 +58,13 @@ static bool is_reserved(const struct splice_env *env, uint64_t lo, uint64_t len,
 
 	if (!env->facts)
 		return false;
+	/* Idle text is refused as a whole (its own section), so that is the
+	 * reason to give even where a jump label also sits in the bytes. */
+	if (textfacts_overlaps(env->facts, lo, lo + len, RES_IDLE)) {
+		if (why)
+			*why = SR_IDLE;
+		return true;
+	}
 	r = textfacts_reserved(env->facts, lo, lo + len, RES_ALTERNATIVE);
 	if (r && why)
 		*why = reason_of_reservation((enum res_kind)r->kind);

@@ -421,6 +421,18 @@ static void refuse_reserved_kinds(void **st)
 	}
 }
 
+/* A jump label inside idle text (default_idle on the debug kernel, right
+ * after its ftrace site): the reason given is idle, the section's own. */
+static void idle_text_outranks_jump_label(void **st)
+{
+	struct fixture *fx = fn(simple, sizeof(simple), NULL, 0);
+
+	(void)st;
+	reserve(fx, F, F + 5, RES_JUMP_LABEL);
+	reserve(fx, F, F + sizeof(simple), RES_IDLE);
+	assert_int_equal(refusal(fx, F), SR_IDLE);
+}
+
 static void alternatives_flagged_not_refused(void **st)
 {
 	struct fixture *fx = fn(simple, sizeof(simple), NULL, 0);
@@ -622,6 +634,7 @@ const struct CMUnitTest splice_tests[] = {
 	cmocka_unit_test(bug_site_only_at_region_start),
 	cmocka_unit_test(refuse_out_of_reach),
 	cmocka_unit_test(refuse_reserved_kinds),
+	cmocka_unit_test(idle_text_outranks_jump_label),
 	cmocka_unit_test(alternatives_flagged_not_refused),
 	cmocka_unit_test(refuse_occupied),
 	cmocka_unit_test(ftrace_site_skipped_for_block),

@@ -9,8 +9,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
-#include <linux/userfaultfd.h>
-#include <poll.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
@@ -543,7 +541,8 @@ static void defect_blacklist_bytes(struct live *lv)
 }
 
 /* 9: LIST copies to user space without gilk_lock. A LIST whose buffer
- * faults into userfaultfd waits there; a RESERVE meanwhile must not. */
+ * faults into a page slow to come (gilk_target's slow page) waits there; a
+ * RESERVE meanwhile must not. */
 struct list_arg {
 	int fd;
 	void *buf;
@@ -570,17 +569,35 @@ static int ms_since(const struct timespec *t0)
 	return (int)((t.tv_sec - t0->tv_sec) * 1000 + (t.tv_nsec - t0->tv_nsec) / 1000000);
 }
 
+#define SLOWPAGE "/proc/gilk_target_slowpage"
+
+/* How many faults wait on the slow page now (-1: no file). Only system
+ * calls: while a fault holds this process's mmap_lock, a malloc that grows
+ * the heap would wait for it. */
+static int slow_waiting(void)
+{
+	char text[16];
+	int fd = open(SLOWPAGE, O_RDONLY), n = -1;
+	ssize_t len = fd < 0 ? -1 : read(fd, text, sizeof(text) - 1);
+
+	if (len > 0) {
+		text[len] = 0;
+		n = atoi(text);
+	}
+	if (fd >= 0)
+		close(fd);
+	return n;
+}
+
 /*
  * A RESERVE from another process while an ioctl waits on its user buffer
- * (userfaultfd): LIST writing its list, or SPLICE_BATCH reading its
+ * (the slow page): LIST writing its list, or SPLICE_BATCH reading its
  * requests. Neither may wait holding gilk_lock.
  */
 static void defect_list_lock(struct live *lv, bool batch)
 {
 	long pg = sysconf(_SC_PAGESIZE);
-	int uffd = (int)syscall(SYS_userfaultfd, O_CLOEXEC | O_NONBLOCK);
-	struct uffdio_api api = { .api = UFFD_API };
-	struct uffdio_register reg;
+	int slow = open(SLOWPAGE, O_RDWR);
 	struct gilk_reserve r = { .tramp_size = 64 };
 	struct list_arg a = { .fd = lv->fd, .batch = batch };
 	const char *what = batch ? "a SPLICE_BATCH reading its requests from" :
@@ -590,65 +607,71 @@ static void defect_list_lock(struct live *lv, bool batch)
 	struct gerr e;
 	pthread_t t;
 	uint32_t id;
-	int ms, got;
+	int ms, got, tries, go[2], st;
+	pid_t k;
 	void *area;
+	char c;
 
-	if (uffd < 0 || ioctl(uffd, UFFDIO_API, &api)) {
-		check(0, "defect 9: userfaultfd (%s)", strerror(errno));
+	if (slow < 0) {
+		check(0, "defect 9: " SLOWPAGE " (%s)", strerror(errno));
 		return;
 	}
+	/* The other process, forked now: a fork once the fault waits would
+	 * wait with it (it takes this process's mmap_lock for writing, and the
+	 * slow page's fault holds it for reading; userfaultfd lets go). */
+	if (pipe(go)) {
+		check(0, "defect 9: pipe (%s)", strerror(errno));
+		close(slow);
+		return;
+	}
+	k = fork();
+	if (k == 0) {
+		close(go[1]);
+		if (read(go[0], &c, 1) != 1)
+			_exit(2);
+		/* a RESERVE that gilk_lock held by LIST would block */
+		alarm(5);
+		_exit(ioctl(lv->fd, GILK_IOC_RESERVE, &r) ? 1 : 0);
+	}
+	close(go[0]);
 	/* one splice, so LIST has something to copy */
 	if (splice_at(lv, live_block_site(lv, sym(lv, "__x64_sys_getppid")), 0, "count", "", &id, &p)) {
 		check(0, "defect 9: a splice to list");
-		close(uffd);
-		return;
+		goto out;
 	}
-	area = mmap(NULL, (size_t)pg, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	reg.range.start = (uintptr_t)area;
-	reg.range.len = (uint64_t)pg;
-	reg.mode = UFFDIO_REGISTER_MODE_MISSING;
-	if (ioctl(uffd, UFFDIO_REGISTER, &reg)) {
-		check(0, "defect 9: userfaultfd register (%s)", strerror(errno));
+	area = mmap(NULL, (size_t)pg, PROT_READ | PROT_WRITE, MAP_PRIVATE, slow, 0);
+	if (area == MAP_FAILED) {
+		check(0, "defect 9: mapping the slow page (%s)", strerror(errno));
 		live_unsplice(lv, id, &e);
-		close(uffd);
-		return;
+		goto out;
 	}
 	a.buf = area;
 	pthread_create(&t, NULL, list_thread, &a);
-	{
-		struct pollfd pf = { .fd = uffd, .events = POLLIN };
-
-		poll(&pf, 1, 5000);	/* the ioctl is now waiting on the page */
-	}
+	/* the ioctl is now waiting on the page */
+	for (tries = 0; tries < 500 && slow_waiting() < 1; tries++)
+		usleep(10000);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	{
-		pid_t k = fork();
-		int st;
-
-		if (k == 0) {
-			/* a RESERVE that gilk_lock held by LIST would block */
-			alarm(5);
-			_exit(ioctl(lv->fd, GILK_IOC_RESERVE, &r) ? 1 : 0);
-		}
-		waitpid(k, &st, 0);
-		got = WIFEXITED(st) && WEXITSTATUS(st) == 0;
-	}
+	got = write(go[1], "g", 1) == 1 && waitpid(k, &st, 0) == k &&
+	      WIFEXITED(st) && WEXITSTATUS(st) == 0;
 	ms = ms_since(&t0);
-	{
-		struct uffdio_zeropage z = { .range = { (uintptr_t)area, (uint64_t)pg } };
-
-		ioctl(uffd, UFFDIO_ZEROPAGE, &z);
-	}
+	if (write(slow, "release", 7) != 7)
+		got = 0;
 	pthread_join(t, NULL);
 	/* the batch then reads a zeroed request: refused, as it should be */
-	check(got && ms < 3000 && (batch ? a.ret != 0 : a.ret == 0),
+	check(tries < 500 && got && ms < 3000 && (batch ? a.ret != 0 : a.ret == 0),
 	      "defect 9: a RESERVE is not held up by %s its user buffer (%d ms)", what, ms);
 	for (uint32_t i = 1; i < 1024; i++)
 		if (i != id)
 			ioctl(lv->fd, GILK_IOC_RELEASE, &i);
 	live_unsplice(lv, id, &e);
 	munmap(area, (size_t)pg);
-	close(uffd);
+	close(slow);
+	close(go[1]);
+	return;
+out:
+	close(go[1]);	/* the child reads nothing and goes */
+	waitpid(k, NULL, 0);
+	close(slow);
 }
 
 /* 9: more splices than one batch once held (256); unsplice all takes them

@@ -46,7 +46,10 @@ insmod build/tests/gilk_target.ko
 suite verifier
 rmmod gilk_target
 suite ibt
+# defect 9's waits on a user buffer use gilk_target's slow page
+insmod build/tests/gilk_target.ko
 suite defects
+rmmod gilk_target
 suite events
 suite privs
 suite fuzz 10000

@@ -106,12 +106,17 @@ static int __init target_init(void)
 	ret = tk_init();
 	if (ret)
 		goto fail_park;
+	ret = slowpage_init();
+	if (ret)
+		goto fail_tk;
 	entry = proc_create("gilk_target", 0600, NULL, &target_ops);
 	if (!entry) {
 		ret = -ENOMEM;
-		goto fail_tk;
+		goto fail_slow;
 	}
 	return 0;
+fail_slow:
+	slowpage_exit();
 fail_tk:
 	tk_exit();
 fail_park:
@@ -122,6 +127,7 @@ fail_park:
 static void __exit target_exit(void)
 {
 	proc_remove(entry);
+	slowpage_exit();
 	tk_exit();
 	park_exit();
 }

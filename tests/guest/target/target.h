@@ -18,4 +18,8 @@ long gilk_target_in_tk(long n);
 int tk_init(void);
 void tk_exit(void);
 
+/* slowpage.c: /proc/gilk_target_slowpage */
+int slowpage_init(void);
+void slowpage_exit(void);
+
 #endif

@@ -1,7 +1,8 @@
 /*
  * gilk-soak: the long stress (make soak; meant for the debug kernel). Run in
  * the guest with gilk.ko and argfilter.ko loaded:
- *   gilk-soak CYCLES
+ *   gilk-soak CYCLES [SECONDS]
+ * (SECONDS: a time limit on the cycles, after which the rest runs as usual.)
  * A load with its own integrity checks runs on both vCPUs all along (loopback
  * TCP echo with checksums, file write and read-back, fork/exit, a syscall
  * loop) while it:
@@ -472,6 +473,10 @@ static void rmmod_with_1000(struct live *lv)
 int main(int argc, char **argv)
 {
 	unsigned long want = argc > 1 ? strtoul(argv[1], NULL, 0) : 10000;
+	/* A time limit on the cycles (0: none): the rest still runs, and the
+	 * summary counts the cycles made. */
+	long limit = argc > 2 ? strtol(argv[2], NULL, 0) : 0;
+	struct timespec t0, t;
 	struct live lv;
 	struct gerr e;
 	uint32_t ids[FN_BLOCKS];
@@ -499,8 +504,16 @@ int main(int argc, char **argv)
 	printf("soak: instrument unload attempted\n");
 	nmi_splice(&lv);
 	printf("soak: NMI splice done\n");
+	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (cycles = 0; cycles < want && nfns; cycles++) {
 		struct fn *f = &fns[cycles % nfns];
+
+		clock_gettime(CLOCK_MONOTONIC, &t);
+		if (limit > 0 && t.tv_sec - t0.tv_sec >= limit) {
+			printf("soak: the time limit (%ld s) stops the cycles at %lu of %lu\n",
+			       limit, cycles, want);
+			break;
+		}
 		size_t n = splice_fn(&lv, f, "count", ids);
 
 		if (n && live_unsplice_batch(&lv, ids, n, &e))

@@ -330,6 +330,12 @@ check "coverage stop removes its splices ($(echo "$out" | tail -2 | tr '\n' ' ')
 	"$(echo "$out" | grep -q '^coverage stopped: its splices in 1 functions removed$' && echo "$out" | tail -1 | grep -qx 'no splices'; echo $?)"
 check "coverage takes a glob over function names ($(echo "$glob" | head -1))" \
 	"$(echo "$glob" | head -1 | grep -q '^coverage of 1 functions: 4 blocks spliced with count, 0 refused$'; echo $?)"
+# A glob that also matches init code (tcp_init, freed after boot) takes the
+# functions splice --blocks takes, and leaves the init one out.
+init=$(build/gilk -c "coverage 'tcp_init*'" -c 'coverage stop' 2>&1)
+nfn=$(build/gilk -c "plan --blocks 'tcp_init*'" | sed -n 's/.* blocks of \([0-9]*\) functions spliceable$/\1/p')
+check "coverage of a glob that matches init code leaves it out, as plan --blocks ($nfn functions): $(echo "$init" | head -1)" \
+	"$([ -n "$nfn" ] && echo "$init" | head -1 | grep -q "^coverage of $nfn functions: "; echo $?)"
 warned() { dmesg | grep -c 'WARNING: .* gilk_target_warn+'; }
 echo "warn 1" >/proc/gilk_target
 own=$(dmesg | grep 'WARNING: .* gilk_target_warn+' | tail -1 | sed 's/.* at //')

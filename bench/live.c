@@ -88,6 +88,12 @@ static double per_call(const struct bench *b)
 	return bench_median(t, (size_t)b->runs);
 }
 
+/* Where a long run is (stderr: the figures stay apart on stdout). */
+static void progress(const char *what)
+{
+	fprintf(stderr, "bench-live: %s\n", what);
+}
+
 static void fail(const char *figure, const struct gerr *e)
 {
 	fprintf(stderr, "bench-live: %s: %s\n", figure, e->msg);
@@ -203,6 +209,7 @@ static uint64_t optimized_site(struct bench *b, uint64_t fn, uint64_t from,
 		if (in->addr <= from || in->kind != IK_PLAIN)
 			continue;
 		snprintf(where, len, "%s+%" PRIu64, name, in->addr - fn);
+		fprintf(stderr, "bench-live: a kprobe event at %s: optimized?\n", where);
 		if (kprobe_events_add(&w, 1, &e)) {
 			kprobe_events_clear(1, &e);
 			continue;
@@ -231,6 +238,7 @@ static void per_hit(struct bench *b)
 		fprintf(stderr, "bench-live: no %s\n", WORKLOAD);
 		return;
 	}
+	progress("per hit: finding an optimized kprobe site and a kfunc target");
 	block = live_block_site(&b->lv, fn);
 	snprintf(at_block, sizeof(at_block), "%s+%" PRIu64, WORKLOAD, block - fn);
 	/* optimization on (the kernel's default) to find the optimized site */
@@ -239,6 +247,7 @@ static void per_hit(struct bench *b)
 	opt = optimized_site(b, fn, block, WORKLOAD, at_opt, sizeof(at_opt));
 	for (size_t i = 0; i < sizeof(kfunc_targets) / sizeof(kfunc_targets[0]) && !entry_name; i++) {
 		snprintf(kfunc, sizeof(kfunc), "kfunc:%s", kfunc_targets[i]);
+		fprintf(stderr, "bench-live: bpftrace on %s?\n", kfunc);
 		if (!function_addr(b, kfunc_targets[i]) || bpftrace_start(&bt, kfunc, &e))
 			continue;
 		bpftrace_stop(&bt, &unused, &e);
@@ -256,6 +265,7 @@ static void per_hit(struct bench *b)
 	       entry - entry_fn, b->runs, b->calls);
 	fflush(stdout);
 
+	progress("per hit: measuring");
 	none = per_call(b);
 	count = with_splice(b, "count", block, "count", false);
 	tsc = with_splice(b, "tsc", block, "tsc", false);
@@ -505,6 +515,7 @@ static double turnaround(struct bench *b)
 		fprintf(stderr, "bench-live: no %s\n", BATCH_FUNCTION);
 		return NAN;
 	}
+	progress("turnaround: one splice, a 100-block batch, kprobe events, bpftrace");
 	nall = block_sites(b, fn, all, BLOCKS_MAX);
 	memcpy(sites, all, nall * sizeof(*all));
 	n = common_sites(b, fn, sites, nall);
@@ -561,6 +572,7 @@ static void coverage(struct bench *b, double kp_per_event)
 	struct gerr e;
 	double t, stop;
 
+	progress("turnaround: the networking core's coverage");
 	t = timed("build/gilk -batch -c \"coverage " NETCORE "\" >/dev/null");
 	if (isnan(t) || live_stats(&b->lv, &st, &e))
 		return;
@@ -607,6 +619,7 @@ static void memory(struct bench *b)
 
 	if (!sites || !ids)
 		goto out;
+	progress("memory: 10,000 splices");
 	n = netcore_sites(b, sites);
 	t = splice_sites(b, sites, n, ids, &made, "10,000 splices");
 	if (!isnan(t) && live_stats(&b->lv, &st, &e) == 0) {

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +18,10 @@
 #define GROUP "gilkbench"
 #define BPFTRACE "/usr/bin/bpftrace"
 #define GO "gilk-bench: attached"
+/* Under TCG compiling and attaching takes seconds a probe; past these
+ * bpftrace is taken to hang. */
+#define ATTACH_SECONDS 600
+#define STOP_SECONDS 60
 
 /* What the system said to what, with its errno as the code. */
 static int sys_fail(struct gerr *e, const char *what)
@@ -99,14 +104,16 @@ int kprobes_optimize(bool on, struct gerr *e)
 }
 
 /* Reads bpftrace's output a line at a time until a line starting with
- * want (kept in line) or the end; the last other line stays in last. */
+ * want (kept in line), the end, or seconds without a byte; the last other
+ * line stays in last. */
 static bool read_until(int fd, const char *want, char *line, size_t len,
-		       char *last, size_t lastlen)
+		       char *last, size_t lastlen, int seconds)
 {
+	struct pollfd p = { .fd = fd, .events = POLLIN };
 	size_t n = 0;
 	char c;
 
-	while (read(fd, &c, 1) == 1) {
+	while (poll(&p, 1, seconds * 1000) == 1 && read(fd, &c, 1) == 1) {
 		if (c != '\n') {
 			if (n + 1 < len)
 				line[n++] = c;
@@ -155,9 +162,10 @@ int bpftrace_start(struct bpftrace *bt, const char *probes, struct gerr *e)
 	}
 	close(fds[1]);
 	bt->out = fds[0];
-	if (read_until(bt->out, GO, line, sizeof(line), last, sizeof(last)))
+	if (read_until(bt->out, GO, line, sizeof(line), last, sizeof(last), ATTACH_SECONDS))
 		return 0;
 	close(bt->out);
+	kill(bt->pid, SIGKILL);
 	waitpid(bt->pid, NULL, 0);
 	return gerr_set(e, "bpftrace did not attach %.60s%s: %s", probes,
 			strlen(probes) > 60 ? "..." : "", last);
@@ -170,8 +178,9 @@ int bpftrace_stop(struct bpftrace *bt, uint64_t *count, struct gerr *e)
 	int status;
 
 	kill(bt->pid, SIGINT);
-	found = read_until(bt->out, "@: ", line, sizeof(line), last, sizeof(last));
+	found = read_until(bt->out, "@: ", line, sizeof(line), last, sizeof(last), STOP_SECONDS);
 	close(bt->out);
+	kill(bt->pid, SIGKILL);	/* if SIGINT did not end it */
 	waitpid(bt->pid, &status, 0);
 	if (!found)
 		return gerr_set(e, "bpftrace printed no count: %s", last);

@@ -2,7 +2,7 @@
  * bench-complete: make bench's offline figures of the shell itself. Tab
  * completion of kernel symbols (the shell's own completion function, as
  * Tab calls it after "disas ") timed over many prefixes of the full symbol
- * table, against a linear scan of the distinct names for the same prefixes
+ * table (median and 99th percentile), against a linear scan of the distinct names for the same prefixes
  * in the same run; the two must agree on how many names each prefix
  * matches, or the run fails. And the offline shell's peak RSS with all of
  * the symbols loaded, against the size of the symbol file.
@@ -118,9 +118,9 @@ int main(int argc, char **argv)
 	       nt, samples, nnames);
 	bench_line(stdout, "complete-symbols-median", bench_median(tab, nt), "us",
 		   "linear scan", bench_median(lin, nt));
-	/* bench_median() sorted them: the last is the slowest */
-	bench_line(stdout, "complete-symbols-max", tab[nt - 1], "us", "linear scan, max",
-		   lin[nt - 1]);
+	/* bench_median() sorted them; a max is one preemption of the host */
+	bench_line(stdout, "complete-symbols-p99", tab[nt * 99 / 100], "us", "linear scan, p99",
+		   lin[nt * 99 / 100]);
 	bench_line(stdout, "shell-rss-offline", (double)ru.ru_maxrss / 1024, "MiB",
 		   "symbol file", (double)st.st_size / (1024 * 1024));
 	free(tab);

@@ -5,8 +5,9 @@
  * over rounds, and printed as one "bench:" line (report.h).
  *
  * Per hit: the workload is getppid(); a probe's cost per hit is the median
- * time per call with it minus the median without it, measured right after
- * (the lab shares its CPUs: a base from minutes earlier drifts). Three
+ * time per call with it minus the mean of the medians without it right
+ * before and right after (the lab shares its CPUs: a base from minutes
+ * earlier drifts). Three
  * sites, each named on the "sites:" line:
  *   block  getppid's entry block, where gilk splices it (past the ftrace
  *          nop): gilk count, tsc, regs (jmp, and trap: the same reached
@@ -110,7 +111,7 @@ static double with_splice(struct bench *b, const char *figure, uint64_t site,
 	struct splice_plan p;
 	struct gerr e;
 	uint32_t id;
-	double t;
+	double t, before;
 
 	if (live_plan(&b->lv, site, 0, &p, &e))
 		return fail(figure, &e), NAN;
@@ -123,13 +124,14 @@ static double with_splice(struct bench *b, const char *figure, uint64_t site,
 		p.region.len = p.region.live = p.region.insns[0].len;
 		p.region.ninsn = 1;
 	}
+	before = per_call(b);
 	if (live_splice(&b->lv, &p, instrument, "", &id, &e))
 		return fail(figure, &e), NAN;
 	t = per_call(b);
 	if (live_info(&b->lv, id, &info, &e))
 		info.hits = 0;
 	live_unsplice(&b->lv, id, &e);
-	t -= per_call(b);
+	t -= (before + per_call(b)) / 2;
 	/* what tsc and regs left in the buffer */
 	while (live_read_events(&b->lv, drain, sizeof(drain), &e) > 0)
 		;
@@ -143,22 +145,22 @@ static double with_splice(struct bench *b, const char *figure, uint64_t site,
 
 static double with_kprobe(struct bench *b, const char *figure, const char *where)
 {
+	double before = per_call(b), t;
 	struct gerr e;
-	double t;
 
 	if (kprobe_events_add(&where, 1, &e))
 		return fail(figure, &e), kprobe_events_clear(1, &e), NAN;
 	t = per_call(b);
 	kprobe_events_clear(1, &e);
-	return t - per_call(b);
+	return t - (before + per_call(b)) / 2;
 }
 
 static double with_bpftrace(struct bench *b, const char *figure, const char *probe)
 {
 	struct bpftrace bt;
 	uint64_t count;
+	double before = per_call(b), t;
 	struct gerr e;
-	double t;
 
 	if (bpftrace_start(&bt, probe, &e))
 		return fail(figure, &e), NAN;
@@ -170,7 +172,7 @@ static double with_bpftrace(struct bench *b, const char *figure, const char *pro
 			figure, count, b->hits);
 		return NAN;
 	}
-	return t - per_call(b);
+	return t - (before + per_call(b)) / 2;
 }
 
 static uint64_t function_addr(struct bench *b, const char *name)

@@ -143,13 +143,33 @@ static double with_splice(struct bench *b, const char *figure, uint64_t site,
 	return t;
 }
 
-static double with_kprobe(struct bench *b, const char *figure, const char *where)
+/* The kprobe state settles in the background (the optimizer runs after a
+ * delay): wait for it to become optimized, a few seconds at most. */
+static bool optimizes(uint64_t addr)
+{
+	for (int i = 0; i < 50; i++) {
+		if (!strcmp(kprobe_state(addr), "optimized"))
+			return true;
+		usleep(100000);
+	}
+	return false;
+}
+
+/* A kprobe event at where; at optimized (its address), measured once the
+ * kernel has optimized it (in the background, after a delay). */
+static double with_kprobe(struct bench *b, const char *figure, const char *where,
+			  uint64_t optimized)
 {
 	double before = per_call(b), t;
 	struct gerr e;
 
 	if (kprobe_events_add(&where, 1, &e))
 		return fail(figure, &e), kprobe_events_clear(1, &e), NAN;
+	if (optimized && !optimizes(optimized)) {
+		fprintf(stderr, "bench-live: %s: the kernel did not optimize it this time\n", figure);
+		kprobe_events_clear(1, &e);
+		return NAN;
+	}
 	t = per_call(b);
 	kprobe_events_clear(1, &e);
 	return t - (before + per_call(b)) / 2;
@@ -180,18 +200,6 @@ static uint64_t function_addr(struct bench *b, const char *name)
 	const struct ksym *s;
 
 	return symtab_by_name(b->lv.k.syms, name, &s, 1) ? s->addr : 0;
-}
-
-/* The kprobe state settles in the background (the optimizer runs after a
- * delay): wait for it to become optimized, a few seconds at most. */
-static bool optimizes(uint64_t addr)
-{
-	for (int i = 0; i < 50; i++) {
-		if (!strcmp(kprobe_state(addr), "optimized"))
-			return true;
-		usleep(100000);
-	}
-	return false;
 }
 
 /* The first instruction of fn past from where a kprobe event is optimized:
@@ -260,6 +268,7 @@ static void per_hit(struct bench *b)
 	if (!entry_name) {
 		entry_name = kfunc_targets[0];
 		entry_fn = function_addr(b, entry_name);
+		kfunc[0] = 0;
 		fprintf(stderr, "bench-live: no kfunc probe attaches to %s (%s)\n", entry_name, e.msg);
 	}
 	entry = entry_fn ? live_block_site(&b->lv, entry_fn) : 0;
@@ -276,20 +285,21 @@ static void per_hit(struct bench *b)
 	trap = with_splice(b, "regs trap", block, "regs", true);
 	if (kprobes_optimize(false, &e))
 		fail("kprobes-optimization", &e);
-	kp_int3 = with_kprobe(b, "kprobe int3", at_block);
+	kp_int3 = with_kprobe(b, "kprobe int3", at_block, 0);
 	kprobes_optimize(true, &e);
 	snprintf(bt_probe, sizeof(bt_probe), "kprobe:%s", at_block);
 	bt_int3 = with_bpftrace(b, "bpftrace kprobe", bt_probe);
 	if (opt) {
 		opt_count = with_splice(b, "count at opt", opt, "count", false);
 		opt_tsc = with_splice(b, "tsc at opt", opt, "tsc", false);
-		kp_opt = with_kprobe(b, "kprobe optimized", at_opt);
+		kp_opt = with_kprobe(b, "kprobe optimized", at_opt, opt);
 	}
 	e_count = entry ? with_splice(b, "count at entry", entry, "count", false) : NAN;
-	kp_ftrace = with_kprobe(b, "kprobe ftrace", entry_name);
+	kp_ftrace = with_kprobe(b, "kprobe ftrace", entry_name, 0);
 	snprintf(bt_probe, sizeof(bt_probe), "kprobe:%s", entry_name);
 	bt_ftrace = with_bpftrace(b, "bpftrace kprobe ftrace", bt_probe);
-	bt_kfunc = with_bpftrace(b, "bpftrace kfunc", kfunc);
+	if (kfunc[0])
+		bt_kfunc = with_bpftrace(b, "bpftrace kfunc", kfunc);
 
 	bench_line(stdout, "hit-none", none, "ns/call", "kprobe-int3 per hit", kp_int3);
 	bench_line(stdout, "hit-count", count, "ns/hit", "kprobe-int3", kp_int3);

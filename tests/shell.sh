@@ -580,7 +580,7 @@ check "quit leaves the shell (offline: no splices to ask about) and history is s
 # make bench's line format.
 build/bench-complete "$ref/vmlinuz" "$ref/kallsyms" 50 >"$t/bc" 2>"$t/e"
 check "bench-complete: Tab completion agrees with a scan, $(head -1 "$t/bc")" \
-	"$([ $? = 0 ] && [ "$(grep -cE '^bench: [a-z-]+ -?[0-9.]+ [^ ]+ \(vs [^:]+: (-?[0-9.]+|n/a)\)$' "$t/bc")" = 3 ]; echo $?)"
+	"$([ $? = 0 ] && [ "$(grep -cE '^bench: [a-z0-9-]+ -?[0-9.]+ [^ ]+ \(vs [^:]+: (-?[0-9.]+|n/a)\)$' "$t/bc")" = 3 ]; echo $?)"
 build/bench-complete "$ref/vmlinuz" "$ref/kallsyms" 0 >/dev/null 2>"$t/e"
 check "bench-complete refuses 0 samples with its usage" "$([ $? = 2 ] && grep -q '^usage: bench-complete' "$t/e"; echo $?)"
 

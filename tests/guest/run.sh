@@ -208,12 +208,15 @@ build/gilk -c 'unsplice all' >/dev/null
 # Locations and instrument modules: FUNC:exit, hello, latency
 . tests/guest/instruments.sh
 
-# bench-live runs (a short run: its numbers are not checked, only that it
-# measures each probe and says what the kprobe was)
+# bench-live's figures per hit (a short run: the numbers are not checked,
+# only that each is measured, in make bench's line format, hits counted in
+# full, and nothing left behind); bpftrace is not in this image, and it says so
 mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null
-out=$(build/bench-live 2000 3 2>&1)
-check "bench-live measures count inline and with full regs, tsc scratch and full, trap mode and a kprobe ($(echo "$out" | tail -1))" \
-	"$(echo "$out" | tail -1 | grep -Eq '^live: count -?[0-9]+ ns/hit, full -?[0-9]+ ns/hit \(inline/full -?[0-9a-z.]+\), tsc -?[0-9]+ ns/hit, full -?[0-9]+ ns/hit \(scratch/full -?[0-9a-z.]+\), trap -?[0-9]+ ns/hit, kprobe -?[0-9]+ ns/hit \((int3|optimized)\), count/kprobe -?[0-9a-z.]+$' &&
+out=$(build/bench-live --per-hit 2000 3 2>&1)
+check "bench-live --per-hit: count, tsc, regs (jmp, trap), kprobe events int3, optimized and ftrace ($(echo "$out" | grep -c '^bench: ') lines; $(echo "$out" | grep -o 'opt [^ ]* (optimized kprobe)'))" \
+	"$(for f in count tsc regs regs-trap kprobe-int3 count-opt kprobe-optimized count-entry kprobe-ftrace; do
+		echo "$out" | grep -Eq "^bench: hit-$f -?[0-9.]+ ns/hit \(vs [^:]+: (-?[0-9.]+|n/a)\)\$" || exit 1; done
+	   echo "$out" | grep -q 'bpftrace is missing (scripts/setup --bench' &&
 	   build/gilk -c 'info splices' | grep -qx 'no splices' && ! grep -q gilkbench /sys/kernel/tracing/kprobe_events; echo $?)"
 
 # Interrupt and scheduler context: the timer tick and the CFS pick path.

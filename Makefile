@@ -22,23 +22,24 @@ SUITES  := unit cfg-objdump differential shell install checkpatch lab docs guest
 CORE_SRC := $(wildcard core/*.c)
 CORE_OBJ := $(CORE_SRC:%.c=$(B)/%.o)
 
-.PHONY: all user kmods check check-matrix kernel-debug soak bench-offline bench-live lab setup \
+.PHONY: all user kmods check check-matrix kernel-debug soak bench bench-offline bench-live lab setup \
 	clean install uninstall completions $(addprefix check-,$(SUITES))
 all: user kmods
 kmods: $(KMODS)
 user: $(B)/gilk $(B)/libgilkcore.a $(B)/libgilklive.a $(B)/bench-offline \
-     $(B)/bench-live \
+     $(B)/bench-live $(B)/bench-complete \
      $(B)/bin/test-unit $(B)/bin/test-diff $(B)/bin/test-cfg-objdump \
      $(B)/bin/test-kcore $(B)/bin/test-live $(B)/bin/test-json $(B)/bin/test-pty \
      $(B)/bin/gilk-soak $(B)/bin/netlat-sender $(B)/examples/netlat-receiver
 
 # Each folder sees core/; lib/ sees core/; the shell, the benchmarks and the
-# tests see lib/ too. Nothing sees the shell's folder but the shell.
+# tests see lib/ too. Nothing sees the shell's folder but the shell, the
+# tests and the benchmark of its Tab completion.
 INC_core  := -Icore
 INC_lib   := -Icore -Ilib
 INC_shell := -Icore -Ilib -Ishell
-INC_bench := -Icore -Ilib
-INC_tests := -Icore -Ilib -Ishell
+INC_bench := -Icore -Ilib -Ishell
+INC_tests := -Icore -Ilib -Ishell -Ibench
 inc_of = $(INC_$(firstword $(subst /, ,$(1))))
 
 $(B)/%.o: %.c
@@ -104,17 +105,24 @@ $(B)/bin/test-pty: $(B)/tests/pty_run.o
 	@mkdir -p $(dir $@)
 	$(CC) -o $@ $^
 
-$(B)/bench-offline: $(B)/bench/offline.o $(B)/libgilkcore.a
-	$(CC) -o $@ $^ $(CORE_LIBS)
+$(B)/bench-offline: $(B)/bench/offline.o $(B)/bench/report.o $(B)/libgilkcore.a
+	$(CC) -o $@ $^ $(CORE_LIBS) -lm
 
-$(B)/bench-live: $(B)/bench/live.o $(B)/libgilklive.a $(B)/libgilkcore.a
-	$(CC) -o $@ $^ $(CORE_LIBS)
+# The shell's completion, linked as the shell links it, without its main().
+$(B)/bench-complete: $(B)/bench/complete.o $(B)/bench/report.o \
+		$(filter-out $(B)/shell/main.o,$(SHELL_SRC:%.c=$(B)/%.o)) $(B)/libgilklive.a $(B)/libgilkcore.a
+	$(CC) -o $@ $^ $(CORE_LIBS) -lreadline -lm
+
+$(B)/bench-live: $(B)/bench/live.o $(B)/bench/tracers.o $(B)/bench/report.o \
+		$(B)/libgilklive.a $(B)/libgilkcore.a
+	$(CC) -o $@ $^ $(CORE_LIBS) -lm
 
 UNIT_SRC := $(wildcard tests/unit/*.c)
-# The shell's pure parts are unit-tested too.
-$(B)/bin/test-unit: $(UNIT_SRC:%.c=$(B)/%.o) $(B)/shell/histogram.o $(B)/libgilklive.a $(B)/libgilkcore.a
+# The shell's pure parts are unit-tested too, and make bench's line format.
+$(B)/bin/test-unit: $(UNIT_SRC:%.c=$(B)/%.o) $(B)/shell/histogram.o $(B)/bench/report.o \
+		$(B)/libgilklive.a $(B)/libgilkcore.a
 	@mkdir -p $(dir $@)
-	$(CC) -o $@ $^ $(CORE_LIBS) -lcmocka
+	$(CC) -o $@ $^ $(CORE_LIBS) -lcmocka -lm
 
 DIFF_SRC := $(filter-out tests/diff/kverify_glue.c,$(wildcard tests/diff/*.c))
 $(B)/kverify/kverify_glue.o: tests/diff/kverify_glue.c $(wildcard kmod/*.h) tests/diff/kverify.h
@@ -198,14 +206,30 @@ soak:
 kernel-debug:
 	@scripts/setup --profile debug
 
+# make bench: every figure beside its reference, one "bench:" line each
+# (bench/report.h): the offline ones here (bench-offline's full report goes
+# to build/bench/offline.txt), then the live ones in one boot of the lab with
+# bpftrace inside. Not part of make check; under TCG it takes what it takes.
+bench:
+	@scripts/setup --bench
+	@$(MAKE) --no-print-directory all
+	@$(B)/bench-offline $(KCACHE)/vmlinuz $(KCACHE)/kallsyms >$(B)/bench/offline.txt
+	@grep '^bench: ' $(B)/bench/offline.txt
+	@$(B)/bench-complete $(KCACHE)/vmlinuz $(KCACHE)/kallsyms
+	@$(MAKE) --no-print-directory bench-live
+
+# The offline scan alone, with its coverage by mode and refusals by reason.
 bench-offline: setup
 	@$(MAKE) --no-print-directory $(B)/bench-offline
 	@$(B)/bench-offline $(KCACHE)/vmlinuz $(KCACHE)/kallsyms
 
-# In the lab: gilk.ko loaded, debugfs and tracefs mounted for the kprobe.
-bench-live: setup
+# The live figures alone, in the lab: gilk.ko loaded, debugfs and tracefs
+# mounted for the kprobe events, bpftrace inside (its LLVM wants the memory).
+bench-live:
+	@scripts/setup --bench
 	@$(MAKE) --no-print-directory all
-	@scripts/lab --kernel $(KERNEL) --timeout 900 --run 'insmod build/gilk.ko && \
+	@scripts/lab --kernel $(KERNEL) --with-bpftrace --mem 2048 --timeout 3600 \
+		--run 'insmod build/gilk.ko && \
 		mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null; build/bench-live'
 
 lab: setup

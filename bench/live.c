@@ -1,27 +1,40 @@
 /*
- * make bench-live: the cost per hit of a splice, against a kprobe at the
- * same site, measured in one run in the lab (QEMU TCG: absolute times are
- * the emulator's, ratios are what to read). The workload is getppid(); the
- * site is where gilk splices its entry block (past the ftrace nop). Each
- * figure is the median of several timed runs; a probe's cost per hit is its
- * run's time per call minus that of unprobed runs right after it.
- *   count, inline:     jmp to the trampoline, incq %gs:counter, back (the
- *                      template count gets: kmod/tramp.h)
- *   count, full:       the same splice with a full struct pt_regs built and
- *                      gilk_entry() called, as every splice was before
- *   tsc, scratch:      an event per hit, only what the call clobbers saved
- *   tsc, full:         the same with a full struct pt_regs
- *   count, trap:       the inline count reached through an int3 per hit
- *   kprobe:            a kprobe event at the site (tracefs), tracing off, so
- *                      its cost is the probe's and not the trace buffer's
- * The last line is the summary:
- *   live: count N ns/hit, full N ns/hit (inline/full R), tsc N ns/hit, full
- *   N ns/hit (scratch/full R), trap N ns/hit, kprobe N ns/hit (STATE),
- *   count/kprobe R
+ * bench-live: make bench's figures from the running kernel, in the lab
+ * (QEMU TCG: absolute times are the emulator's, ratios are what to read).
+ * Each figure is measured against its reference in the same run, a median
+ * over rounds, and printed as one "bench:" line (report.h).
  *
- *   bench-live [CALLS [RUNS]]     (100000 calls, 7 runs)
+ * Per hit: the workload is getppid(); a probe's cost per hit is the median
+ * time per call with it minus the mean of the medians without it right
+ * before and right after (the lab shares its CPUs: a base from minutes
+ * earlier drifts). Three
+ * sites, each named on the "sites:" line:
+ *   block  getppid's entry block, where gilk splices it (past the ftrace
+ *          nop): gilk count, tsc, regs (jmp, and trap: the same reached
+ *          through an int3), a kprobe event there with optimization off
+ *          (int3), bpftrace's kprobe there;
+ *   opt    the first instruction of getppid past the block site where the
+ *          kernel optimizes a kprobe ([OPTIMIZED] in debugfs): gilk count
+ *          and tsc against that optimized kprobe event;
+ *   entry  a function getppid calls, that has BTF: gilk count at its
+ *          entry block, a kprobe event at function+0 (through ftrace),
+ *          bpftrace's kprobe (also ftrace) and kfunc (a BPF trampoline).
+ * Turnaround: one splice against one kprobe event (defined and enabled);
+ * a 100-block batch against as many kprobe events and bpftrace's attach
+ * time for the same probes; the networking-core coverage batch (the
+ * shell's coverage command, timed as a user runs it, and unsplice all
+ * after it); live planning of a
+ * function against offline planning of it from /proc/kcore.
+ * Memory: trampoline bytes per splice and module memory, from gilk.ko,
+ * with 10,000 splices; the live shell's peak RSS with all of kallsyms.
+ *
+ *   bench-live [--per-hit] [CALLS [RUNS]]   (100000 calls, 7 runs;
+ *                                           --per-hit: only those figures,
+ *                                           as the guest suite runs it)
  */
-#include <fcntl.h>
+#include <fnmatch.h>
+#include <inttypes.h>
+#include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,11 +44,29 @@
 #include <unistd.h>
 
 #include "live.h"
+#include "report.h"
+#include "tracers.h"
 
 #define RUNS_MAX 99
+#define ROUNDS 3		/* of each turnaround figure */
+#define BATCH 100
+#define BLOCKS_MAX 1024	/* of the batch's function */
+#define MANY 10000
+#define MANY_SITES 11000	/* some refuse: enough for MANY to plan */
+#define PAGE 4096.0
+#define WORKLOAD "__x64_sys_getppid"
+/* getppid's callees with BTF, the first that bpftrace's kfunc takes */
+static const char *const kfunc_targets[] = { "__task_pid_nr_ns", "__rcu_read_lock" };
+#define BATCH_FUNCTION "tcp_v4_rcv"
+/* The networking core of the README and issue 9. */
+#define NETCORE "'tcp_*' 'udp*' 'ip_*' 'ipv4_*' 'inet_*' '__inet_*' '*netif_*' " \
+	"'dev_*' '__dev_*' 'skb_*' '__skb_*' 'sock_*' 'sk_*' '__sk_*' 'napi_*' " \
+	"'neigh_*' 'fib_*' 'icmp_*' 'raw_*' '__tcp_*' '__udp*' '__ip_*' 'net_*'"
 
-struct workload {
+struct bench {
+	struct live lv;
 	int calls, runs;
+	uint64_t hits;		/* what one per_call() run makes */
 };
 
 static double now(void)
@@ -43,158 +74,625 @@ static double now(void)
 	struct timespec t;
 
 	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec * 1e9 + (double)t.tv_nsec;
+	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-/* Median ns per getppid() over w's runs of w's calls. */
-static double per_call(const struct workload *w)
+/* Median ns per getppid() over the runs. */
+static double per_call(const struct bench *b)
 {
 	double t[RUNS_MAX];
 
-	for (int r = 0; r < w->runs; r++) {
+	for (int r = 0; r < b->runs; r++) {
 		double t0 = now();
 
-		for (int i = 0; i < w->calls; i++)
+		for (int i = 0; i < b->calls; i++)
 			syscall(SYS_getppid);
-		t[r] = (now() - t0) / w->calls;
+		t[r] = (now() - t0) * 1e9 / b->calls;
 	}
-	qsort(t, (size_t)w->runs, sizeof(t[0]), cmp_double);
-	return t[w->runs / 2];
+	return bench_median(t, (size_t)b->runs);
 }
 
-static int write_file(const char *path, const char *text)
+/* Where a long run is (stderr: the figures stay apart on stdout). */
+static void progress(const char *what)
 {
-	int fd = open(path, O_WRONLY | O_APPEND);
-	ssize_t n;
-
-	if (fd < 0)
-		return -1;
-	n = write(fd, text, strlen(text));
-	close(fd);
-	return n == (ssize_t)strlen(text) ? 0 : -1;
+	fprintf(stderr, "bench-live: %s\n", what);
 }
 
-/* trap: the same site reached through an int3 per hit. The planner only
- * chooses that where no jump fits; here one does, so the plan is cut down to
- * its first instruction, as a trap plan is. */
-static double with_splice(struct live *lv, const struct workload *w, uint64_t site,
-			  const char *instrument, bool full, bool trap)
+static void fail(const char *figure, const struct gerr *e)
+{
+	fprintf(stderr, "bench-live: %s: %s\n", figure, e->msg);
+}
+
+/* ns per hit of instrument at site; NAN (and why, on stderr) when it could
+ * not be measured or counted fewer hits than calls were made. */
+static double with_splice(struct bench *b, const char *figure, uint64_t site,
+			  const char *instrument, bool trap)
 {
 	static char drain[1 << 16];
+	struct gilk_splice_info info;
 	struct splice_plan p;
 	struct gerr e;
 	uint32_t id;
-	double t;
+	double t, before;
 
-	if (live_plan(lv, site, 0, &p, &e)) {
-		fprintf(stderr, "bench-live: %s\n", e.msg);
-		exit(1);
-	}
+	if (live_plan(&b->lv, site, 0, &p, &e))
+		return fail(figure, &e), NAN;
 	if (trap) {
+		/* the planner traps only where no jump fits; here one does,
+		 * so the plan is cut to its first instruction, as a trap
+		 * plan is */
 		p.mode = SPLICE_TRAP;
 		p.bounce_kind = BOUNCE_NONE;
 		p.region.len = p.region.live = p.region.insns[0].len;
 		p.region.ninsn = 1;
 	}
-	lv->full_template = full;
-	if (live_splice(lv, &p, instrument, "", &id, &e)) {
-		fprintf(stderr, "bench-live: %s\n", e.msg);
-		exit(1);
-	}
-	lv->full_template = false;
-	t = per_call(w);
-	live_unsplice(lv, id, &e);
-	/* the lab shares its CPUs: a base from minutes earlier drifts */
-	t -= per_call(w);
-	/* what tsc left in the buffer (its lost events are counted, and
-	 * cost the same in both templates) */
-	while (live_read_events(lv, drain, sizeof(drain), &e) > 0)
+	before = per_call(b);
+	if (live_splice(&b->lv, &p, instrument, "", &id, &e))
+		return fail(figure, &e), NAN;
+	t = per_call(b);
+	if (live_info(&b->lv, id, &info, &e))
+		info.hits = 0;
+	live_unsplice(&b->lv, id, &e);
+	t -= (before + per_call(b)) / 2;
+	/* what tsc and regs left in the buffer */
+	while (live_read_events(&b->lv, drain, sizeof(drain), &e) > 0)
 		;
+	if (info.hits < b->hits) {
+		fprintf(stderr, "bench-live: %s: %" PRIu64 " hits counted for %" PRIu64 " calls\n",
+			figure, (uint64_t)info.hits, b->hits);
+		return NAN;
+	}
 	return t;
 }
 
-#define TRACEFS "/sys/kernel/tracing"
-
-/* A kprobe event at site, enabled with tracing off; its state as listed in
- * debugfs (optimized or not) goes to state. */
-static double with_kprobe(const struct workload *w, const char *where, char *state,
-			  size_t len)
+/* The kprobe state settles in the background (the optimizer runs after a
+ * delay): wait for it to become optimized, a few seconds at most. */
+static bool optimizes(uint64_t addr)
 {
-	char def[256], line[512];
-	double t;
-	FILE *f;
-
-	snprintf(def, sizeof(def), "p:gilkbench %s\n", where);
-	if (write_file(TRACEFS "/tracing_on", "0") ||
-	    write_file(TRACEFS "/kprobe_events", def) ||
-	    write_file(TRACEFS "/events/kprobes/gilkbench/enable", "1")) {
-		fprintf(stderr, "bench-live: cannot set a kprobe event at %s\n", where);
-		exit(1);
+	for (int i = 0; i < 50; i++) {
+		if (!strcmp(kprobe_state(addr), "optimized"))
+			return true;
+		usleep(100000);
 	}
-	/* Optimization, where the kernel can, happens in the background. */
-	sleep(1);
-	snprintf(state, len, "int3");
-	f = fopen("/sys/kernel/debug/kprobes/list", "r");
+	return false;
+}
+
+/* A kprobe event at where; at optimized (its address), measured once the
+ * kernel has optimized it (in the background, after a delay). */
+static double with_kprobe(struct bench *b, const char *figure, const char *where,
+			  uint64_t optimized)
+{
+	double before = per_call(b), t;
+	struct gerr e;
+
+	if (kprobe_events_add(&where, 1, &e))
+		return fail(figure, &e), kprobe_events_clear(1, &e), NAN;
+	if (optimized && !optimizes(optimized)) {
+		fprintf(stderr, "bench-live: %s: the kernel did not optimize it this time\n", figure);
+		kprobe_events_clear(1, &e);
+		return NAN;
+	}
+	t = per_call(b);
+	kprobe_events_clear(1, &e);
+	return t - (before + per_call(b)) / 2;
+}
+
+static double with_bpftrace(struct bench *b, const char *figure, const char *probe)
+{
+	struct bpftrace bt;
+	uint64_t count;
+	double before = per_call(b), t;
+	struct gerr e;
+
+	if (bpftrace_start(&bt, probe, &e))
+		return fail(figure, &e), NAN;
+	t = per_call(b);
+	if (bpftrace_stop(&bt, &count, &e))
+		return fail(figure, &e), NAN;
+	if (count < b->hits) {
+		fprintf(stderr, "bench-live: %s: bpftrace counted %" PRIu64 " for %" PRIu64 " calls\n",
+			figure, count, b->hits);
+		return NAN;
+	}
+	return t - (before + per_call(b)) / 2;
+}
+
+static uint64_t function_addr(struct bench *b, const char *name)
+{
+	const struct ksym *s;
+
+	return symtab_by_name(b->lv.k.syms, name, &s, 1) ? s->addr : 0;
+}
+
+/* The first instruction of fn past from where a kprobe event is optimized:
+ * its where ("fn+off") and address, or 0. */
+static uint64_t optimized_site(struct bench *b, uint64_t fn, uint64_t from,
+			       const char *name, char *where, size_t len)
+{
+	static struct cfg g;
+	struct gerr e;
+
+	if (kernel_cfg(&b->lv.k, fn, &g, &e))
+		return fail("opt site", &e), 0;
+	for (size_t i = 0; i < g.ninsn; i++) {
+		const struct insn *in = &g.insns[i];
+		const char *w = where;
+		bool ok;
+
+		if (in->addr <= from || in->kind != IK_PLAIN)
+			continue;
+		snprintf(where, len, "%s+%" PRIu64, name, in->addr - fn);
+		fprintf(stderr, "bench-live: a kprobe event at %s: optimized?\n", where);
+		if (kprobe_events_add(&w, 1, &e)) {
+			kprobe_events_clear(1, &e);
+			continue;
+		}
+		ok = optimizes(in->addr);
+		kprobe_events_clear(1, &e);
+		if (ok)
+			return in->addr;
+	}
+	return 0;
+}
+
+static void per_hit(struct bench *b)
+{
+	uint64_t fn = function_addr(b, WORKLOAD), block, opt = 0, entry_fn = 0, entry;
+	char at_block[160], at_opt[160] = "none", bt_probe[200], kfunc[200];
+	const char *entry_name = NULL;
+	double none, count, tsc, regs, trap, kp_int3, bt_int3;
+	double opt_count = NAN, opt_tsc = NAN, kp_opt = NAN;
+	double e_count, kp_ftrace, bt_ftrace, bt_kfunc = NAN;
+	struct bpftrace bt;
+	uint64_t unused;
+	struct gerr e;
+
+	if (!fn) {
+		fprintf(stderr, "bench-live: no %s\n", WORKLOAD);
+		return;
+	}
+	progress("per hit: finding an optimized kprobe site and a kfunc target");
+	block = live_block_site(&b->lv, fn);
+	snprintf(at_block, sizeof(at_block), "%s+%" PRIu64, WORKLOAD, block - fn);
+	/* optimization on (the kernel's default) to find the optimized site */
+	if (kprobes_optimize(true, &e))
+		fail("kprobes-optimization", &e);
+	opt = optimized_site(b, fn, block, WORKLOAD, at_opt, sizeof(at_opt));
+	for (size_t i = 0; i < sizeof(kfunc_targets) / sizeof(kfunc_targets[0]) && !entry_name; i++) {
+		snprintf(kfunc, sizeof(kfunc), "kfunc:%s", kfunc_targets[i]);
+		fprintf(stderr, "bench-live: bpftrace on %s?\n", kfunc);
+		if (!function_addr(b, kfunc_targets[i]) || bpftrace_start(&bt, kfunc, &e))
+			continue;
+		bpftrace_stop(&bt, &unused, &e);
+		entry_name = kfunc_targets[i];
+		entry_fn = function_addr(b, entry_name);
+	}
+	if (!entry_name) {
+		entry_name = kfunc_targets[0];
+		entry_fn = function_addr(b, entry_name);
+		kfunc[0] = 0;
+		fprintf(stderr, "bench-live: no kfunc probe attaches to %s (%s)\n", entry_name, e.msg);
+	}
+	entry = entry_fn ? live_block_site(&b->lv, entry_fn) : 0;
+	printf("sites: block %s (0x%" PRIx64 "), opt %s (optimized kprobe), entry %s+0 (ftrace; gilk at +%" PRIu64 "); %d runs of %d getppid() calls, medians\n",
+	       at_block, block, opt ? at_opt : "none found", entry_name,
+	       entry - entry_fn, b->runs, b->calls);
+	fflush(stdout);
+
+	progress("per hit: measuring");
+	none = per_call(b);
+	count = with_splice(b, "count", block, "count", false);
+	tsc = with_splice(b, "tsc", block, "tsc", false);
+	regs = with_splice(b, "regs", block, "regs", false);
+	trap = with_splice(b, "regs trap", block, "regs", true);
+	if (kprobes_optimize(false, &e))
+		fail("kprobes-optimization", &e);
+	kp_int3 = with_kprobe(b, "kprobe int3", at_block, 0);
+	kprobes_optimize(true, &e);
+	snprintf(bt_probe, sizeof(bt_probe), "kprobe:%s", at_block);
+	bt_int3 = with_bpftrace(b, "bpftrace kprobe", bt_probe);
+	if (opt) {
+		opt_count = with_splice(b, "count at opt", opt, "count", false);
+		opt_tsc = with_splice(b, "tsc at opt", opt, "tsc", false);
+		kp_opt = with_kprobe(b, "kprobe optimized", at_opt, opt);
+	}
+	e_count = entry ? with_splice(b, "count at entry", entry, "count", false) : NAN;
+	kp_ftrace = with_kprobe(b, "kprobe ftrace", entry_name, 0);
+	snprintf(bt_probe, sizeof(bt_probe), "kprobe:%s", entry_name);
+	bt_ftrace = with_bpftrace(b, "bpftrace kprobe ftrace", bt_probe);
+	if (kfunc[0])
+		bt_kfunc = with_bpftrace(b, "bpftrace kfunc", kfunc);
+
+	bench_line(stdout, "hit-none", none, "ns/call", "kprobe-int3 per hit", kp_int3);
+	bench_line(stdout, "hit-count", count, "ns/hit", "kprobe-int3", kp_int3);
+	bench_line(stdout, "hit-tsc", tsc, "ns/hit", "kprobe-int3", kp_int3);
+	bench_line(stdout, "hit-regs", regs, "ns/hit", "kprobe-int3", kp_int3);
+	bench_line(stdout, "hit-regs-trap", trap, "ns/hit", "kprobe-int3", kp_int3);
+	bench_line(stdout, "hit-kprobe-int3", kp_int3, "ns/hit", "unprobed call", none);
+	bench_line(stdout, "hit-bpftrace-kprobe-int3", bt_int3, "ns/hit", "kprobe-int3", kp_int3);
+	bench_line(stdout, "hit-count-opt", opt_count, "ns/hit", "kprobe-optimized", kp_opt);
+	bench_line(stdout, "hit-tsc-opt", opt_tsc, "ns/hit", "kprobe-optimized", kp_opt);
+	bench_line(stdout, "hit-kprobe-optimized", kp_opt, "ns/hit", "kprobe-int3", kp_int3);
+	bench_line(stdout, "hit-count-entry", e_count, "ns/hit", "bpftrace-kfunc", bt_kfunc);
+	bench_line(stdout, "hit-kprobe-ftrace", kp_ftrace, "ns/hit", "kprobe-int3", kp_int3);
+	bench_line(stdout, "hit-bpftrace-kprobe-ftrace", bt_ftrace, "ns/hit", "kprobe-ftrace", kp_ftrace);
+	bench_line(stdout, "hit-bpftrace-kfunc", bt_kfunc, "ns/hit", "kprobe-ftrace", kp_ftrace);
+}
+
+/* The block sites of fn. */
+static size_t block_sites(struct bench *b, uint64_t fn, uint64_t *sites, size_t max)
+{
+	static struct cfg g;
+	struct gerr e;
+	size_t n = 0;
+
+	if (kernel_cfg(&b->lv.k, fn, &g, &e))
+		return fail("blocks", &e), 0;
+	for (size_t i = 0; i < g.nblocks && n < max; i++)
+		sites[n++] = live_block_site(&b->lv, g.blocks[i].start);
+	return n;
+}
+
+/* Seconds to plan sites[0..n) and splice the first most that plan with
+ * count in one batch, and the splices' ids; the caller unsplices them. */
+static double splice_sites(struct bench *b, const uint64_t *sites, size_t n, size_t most,
+			   uint32_t *ids, size_t *made, const char *figure)
+{
+	struct splice_plan *plans = calloc(n, sizeof(*plans));
+	bool *ok = calloc(n, sizeof(*ok));
+	enum splice_reason *why = calloc(n, sizeof(*why));
+	double t0 = now(), t = NAN;
+	size_t good = 0;
+	struct gerr e;
+
+	if (!plans || !ok || !why) {
+		fprintf(stderr, "bench-live: %s: out of memory\n", figure);
+		goto out;
+	}
+	if (live_batch_begin(&b->lv, sites, n, &e)) {
+		fail(figure, &e);
+		goto out;
+	}
+	live_plan_many(&b->lv, sites, n, 0, plans, ok, why);
+	for (size_t i = 0; i < n && good < most; i++)
+		if (ok[i])
+			plans[good++] = plans[i];
+	if (good && live_splice_batch(&b->lv, plans, good, "count", "", ids, &e) == 0) {
+		t = now() - t0;
+		*made = good;
+	} else {
+		fail(figure, &e);
+	}
+	live_batch_end(&b->lv);
+out:
+	free(plans);
+	free(ok);
+	free(why);
+	return t;
+}
+
+/* "fn+off" for each site, into one buffer: where[i] points into it. */
+static char *name_sites(const uint64_t *sites, size_t n, const char *fn_name,
+			uint64_t fn, const char **where)
+{
+	char *buf = malloc(n * 96), *p = buf;
+
+	if (!buf)
+		return NULL;
+	for (size_t i = 0; i < n; i++) {
+		where[i] = p;
+		p += sprintf(p, "%s+%" PRIu64, fn_name, sites[i] - fn) + 1;
+	}
+	return buf;
+}
+
+static double kprobe_events_time(const char *const *where, size_t n)
+{
+	struct gerr e;
+	double t0 = now(), t;
+
+	if (kprobe_events_add(where, n, &e)) {
+		fail("kprobe events", &e);
+		kprobe_events_clear(n, &e);
+		return NAN;
+	}
+	t = now() - t0;
+	kprobe_events_clear(n, &e);
+	return t;
+}
+
+static double bpftrace_attach_time(const char *const *where, size_t n)
+{
+	size_t len = 0;
+	char *probes;
+	struct bpftrace bt;
+	uint64_t count;
+	struct gerr e;
+	double t0, t;
+
+	for (size_t i = 0; i < n; i++)
+		len += strlen(where[i]) + 8;
+	probes = malloc(len + 1);
+	if (!probes)
+		return NAN;
+	probes[0] = 0;
+	for (size_t i = 0; i < n; i++)
+		sprintf(probes + strlen(probes), "%skprobe:%s", i ? "," : "", where[i]);
+	t0 = now();
+	if (bpftrace_start(&bt, probes, &e)) {
+		fail("bpftrace attach", &e);
+		free(probes);
+		return NAN;
+	}
+	t = now() - t0;
+	bpftrace_stop(&bt, &count, &e);
+	free(probes);
+	return t;
+}
+
+/* Planning every block of fn live (FACTS asked of gilk.ko, a fresh
+ * session each round: nothing learnt before) against offline planning of
+ * the same from /proc/kcore (the image's facts), each a median. */
+static void planning(uint64_t fn, const uint64_t *sites, size_t n)
+{
+	double live_t[ROUNDS], off_t[ROUNDS];
+	struct splice_plan p;
+	static struct cfg_window w;
+	struct kernel k;
+	struct gerr e;
+
+	for (int r = 0; r < ROUNDS; r++) {
+		struct live fresh;
+		struct splice_plan *plans = calloc(n, sizeof(*plans));
+		bool *ok = calloc(n, sizeof(*ok));
+		enum splice_reason *why = calloc(n, sizeof(*why));
+		double t0;
+
+		if (!plans || !ok || !why || live_open(&fresh, NULL, &e)) {
+			free(plans), free(ok), free(why);
+			return fail("live planning", &e);
+		}
+		t0 = now();
+		if (live_batch_begin(&fresh, &fn, 1, &e) == 0) {
+			live_plan_many(&fresh, sites, n, 0, plans, ok, why);
+			live_batch_end(&fresh);
+		}
+		live_t[r] = (now() - t0) * 1e3;
+		live_close(&fresh);
+		free(plans), free(ok), free(why);
+	}
+	if (kernel_open(&k, "/proc/kcore", "/proc/kallsyms", &e))
+		return fail("offline planning", &e);
+	for (int r = 0; r < ROUNDS; r++) {
+		double t0;
+		struct splice_env env;
+
+		window_free(&w);	/* nothing decoded before, as live */
+		t0 = now();
+		if (kernel_window(&k, fn, 160, &w, &e)) {
+			window_free(&w);
+			kernel_close(&k);
+			return fail("offline planning", &e);
+		}
+		kernel_env(&k, &w, &env);
+		for (size_t i = 0; i < n; i++)
+			splice_plan(&env, sites[i], &p);
+		off_t[r] = (now() - t0) * 1e3;
+	}
+	window_free(&w);
+	kernel_close(&k);
+	bench_line(stdout, "plan-function-live", bench_median(live_t, ROUNDS), "ms",
+		   "plan-function-offline", bench_median(off_t, ROUNDS));
+}
+
+/* Of the sites[0..n) of fn, the first BATCH that gilk plans and a kprobe
+ * event takes (kprobes refuse some, BUG() sites for one), moved to the
+ * front; their count. */
+static size_t common_sites(struct bench *b, uint64_t fn, uint64_t *sites, size_t n)
+{
+	struct splice_plan *plans = calloc(n, sizeof(*plans));
+	bool *ok = calloc(n, sizeof(*ok));
+	enum splice_reason *why = calloc(n, sizeof(*why));
+	size_t keep = 0;
+	struct gerr e;
+
+	if (plans && ok && why && live_batch_begin(&b->lv, sites, n, &e) == 0) {
+		live_plan_many(&b->lv, sites, n, 0, plans, ok, why);
+		live_batch_end(&b->lv);
+	}
+	for (size_t i = 0; i < n && keep < BATCH; i++) {
+		char where[160];
+		const char *w = where;
+
+		snprintf(where, sizeof(where), "%s+%" PRIu64, BATCH_FUNCTION, sites[i] - fn);
+		if (ok && ok[i] && kprobe_events_add(&w, 1, &e) == 0)
+			sites[keep++] = sites[i];
+		kprobe_events_clear(1, &e);
+	}
+	free(plans);
+	free(ok);
+	free(why);
+	return keep;
+}
+
+/* Returns the time of one kprobe event of the 100, for coverage(). */
+static double turnaround(struct bench *b)
+{
+	uint64_t fn = function_addr(b, BATCH_FUNCTION), all[BLOCKS_MAX], sites[BLOCKS_MAX];
+	double one[ROUNDS], kp_one[ROUNDS], batch[ROUNDS], kp_batch[ROUNDS], bt_batch;
+	const char *where[BATCH];
+	uint32_t ids[BATCH];
+	size_t nall, n, made;
+	struct gerr e;
+	char *names;
+
+	if (!fn) {
+		fprintf(stderr, "bench-live: no %s\n", BATCH_FUNCTION);
+		return NAN;
+	}
+	progress("turnaround: one splice, a 100-block batch, kprobe events, bpftrace");
+	nall = block_sites(b, fn, all, BLOCKS_MAX);
+	memcpy(sites, all, nall * sizeof(*all));
+	n = common_sites(b, fn, sites, nall);
+	names = name_sites(sites, n, BATCH_FUNCTION, fn, where);
+	if (!n || !names)
+		return NAN;
+	for (int r = 0; r < ROUNDS; r++) {
+		one[r] = splice_sites(b, sites, 1, 1, ids, &made, "one splice");
+		if (!isnan(one[r]))
+			live_unsplice_batch(&b->lv, ids, made, &e);
+		kp_one[r] = kprobe_events_time(where, 1);
+		batch[r] = splice_sites(b, sites, n, n, ids, &made, "batch");
+		if (!isnan(batch[r]))
+			live_unsplice_batch(&b->lv, ids, made, &e);
+		kp_batch[r] = kprobe_events_time(where, n);
+	}
+	bt_batch = bpftrace_attach_time(where, n);
+	printf("batch: %zu blocks of %s (of %zu) that gilk plans and kprobes take\n",
+	       n, BATCH_FUNCTION, nall);
+	bench_line(stdout, "splice-one", bench_median(one, ROUNDS) * 1e3, "ms",
+		   "kprobe-event-one", bench_median(kp_one, ROUNDS) * 1e3);
+	bench_line(stdout, "splice-batch-100", bench_median(batch, ROUNDS) * 1e3, "ms",
+		   "splice-one", bench_median(one, ROUNDS) * 1e3);
+	bench_line(stdout, "splice-batch-100", bench_median(batch, ROUNDS) * 1e3, "ms",
+		   "kprobe-events-100", bench_median(kp_batch, ROUNDS) * 1e3);
+	bench_line(stdout, "splice-batch-100", bench_median(batch, ROUNDS) * 1e3, "ms",
+		   "bpftrace-attach-100", bt_batch * 1e3);
+	bench_line(stdout, "kprobe-events-100", bench_median(kp_batch, ROUNDS) * 1e3, "ms",
+		   "bpftrace-attach-100", bt_batch * 1e3);
+	planning(fn, all, nall);
+	free(names);
+	return bench_median(kp_batch, ROUNDS) / (double)n;
+}
+
+/* Runs a shell command; its seconds, NAN when it failed. */
+static double timed(const char *cmd)
+{
+	double t0 = now();
+	int rc = system(cmd);
+
+	if (rc != 0) {
+		fprintf(stderr, "bench-live: \"%.80s...\" failed (status %d)\n", cmd, rc);
+		return NAN;
+	}
+	return now() - t0;
+}
+
+/* The networking core through the shell's coverage command, as a user
+ * runs it, against kprobe events at as many sites (from the 100-block
+ * figure: defining them all would take the boot's remaining time). */
+static void coverage(struct bench *b, double kp_per_event)
+{
+	struct gilk_stats st;
+	struct gerr e;
+	double t, stop;
+
+	progress("turnaround: the networking core's coverage");
+	t = timed("build/gilk -batch -c \"coverage " NETCORE "\" >/dev/null");
+	if (isnan(t) || live_stats(&b->lv, &st, &e))
+		return;
+	/* a coverage set lives in its shell: a new one removes the splices */
+	stop = timed("build/gilk -batch -c 'unsplice all' >/dev/null");
+	printf("coverage: %u splices\n", st.splices);
+	bench_line(stdout, "coverage-netcore", t, "s", "kprobe-events-100 per event x splices",
+		   kp_per_event * st.splices);
+	bench_line(stdout, "coverage-netcore-unsplice", stop, "s", "coverage-netcore", t);
+}
+
+/* Up to MANY_SITES sites of the networking core's functions, in address
+ * order. */
+static size_t netcore_sites(struct bench *b, uint64_t *sites)
+{
+	static const char *const globs[] = { "tcp_*", "udp*", "ip_*", "inet_*", "dev_*",
+					     "skb_*", "sock_*", "sk_*", "neigh_*", "fib_*" };
+	size_t nfn = symtab_functions(b->lv.k.syms, b->lv.k.text_start, b->lv.k.text_end, NULL, 0);
+	const struct ksym **fns = calloc(nfn, sizeof(*fns));
+	size_t n = 0;
+
+	if (!fns)
+		return 0;
+	symtab_functions(b->lv.k.syms, b->lv.k.text_start, b->lv.k.text_end, fns, nfn);
+	for (size_t f = 0; f < nfn && n < MANY_SITES; f++)
+		for (size_t g = 0; g < sizeof(globs) / sizeof(globs[0]); g++)
+			if (!fnmatch(globs[g], fns[f]->name, 0)) {
+				n += block_sites(b, fns[f]->addr, sites + n, MANY_SITES - n);
+				break;
+			}
+	free(fns);
+	return n;
+}
+
+static void memory(struct bench *b)
+{
+	uint64_t *sites = calloc(MANY_SITES, sizeof(*sites));
+	uint32_t *ids = calloc(MANY, sizeof(*ids));
+	struct gilk_stats st;
+	size_t n, made = 0, kallsyms = 0;
+	struct gerr e;
+	FILE *f;
+	char line[256];
+	double rss = NAN, t;
+
+	if (!sites || !ids)
+		goto out;
+	progress("memory: 10,000 splices");
+	n = netcore_sites(b, sites);
+	t = splice_sites(b, sites, n, MANY, ids, &made, "10,000 splices");
+	if (!isnan(t) && live_stats(&b->lv, &st, &e) == 0) {
+		printf("memory: %zu splices (of %zu blocks planned)\n", made, n);
+		bench_line(stdout, "tramp-bytes-per-splice", (double)st.tramp_bytes / (double)made,
+			   "bytes", "a page per splice", PAGE);
+		bench_line(stdout, "module-memory-10k", (double)st.tramp_mapped / 1024, "KiB",
+			   "a page per splice", PAGE * (double)made / 1024);
+	}
+	if (made)
+		live_unsplice_batch(&b->lv, ids, made, &e);
+	/* the shell, live, as a user starts it: its peak RSS */
+	f = popen("build/gilk -batch -c 'shell grep VmHWM /proc/$PPID/status'", "r");
 	while (f && fgets(line, sizeof(line), f))
-		if (strstr(line, "[OPTIMIZED]"))
-			snprintf(state, len, "optimized");
+		if (!strncmp(line, "VmHWM:", 6))
+			rss = strtod(line + 6, NULL);
+	if (f)
+		pclose(f);
+	/* /proc/kallsyms has no size: count it */
+	f = fopen("/proc/kallsyms", "r");
+	while (f && fgets(line, sizeof(line), f))
+		kallsyms += strlen(line);
 	if (f)
 		fclose(f);
-	t = per_call(w);
-	write_file(TRACEFS "/events/kprobes/gilkbench/enable", "0");
-	write_file(TRACEFS "/kprobe_events", "-:gilkbench\n");
-	return t - per_call(w);
+	bench_line(stdout, "shell-rss-live", rss / 1024, "MiB", "/proc/kallsyms text",
+		   (double)kallsyms / (1024 * 1024));
+out:
+	free(sites);
+	free(ids);
 }
 
 int main(int argc, char **argv)
 {
-	struct workload w = { argc > 1 ? atoi(argv[1]) : 100000, argc > 2 ? atoi(argv[2]) : 7 };
-	struct live lv;
+	static struct bench b;
+	bool per_hit_only = argc > 1 && !strcmp(argv[1], "--per-hit");
 	struct gerr e;
-	const struct ksym *s;
-	uint64_t fn, site;
-	double base, inl, full, tsc, tsc_full, trap, kp;
-	char where[160], state[32];
+	double t0 = now();
 
-	if (w.calls < 1 || w.runs < 1 || w.runs > RUNS_MAX) {
-		fprintf(stderr, "usage: bench-live [CALLS [RUNS (1 to %d)]]\n", RUNS_MAX);
+	argv += per_hit_only;
+	argc -= per_hit_only;
+	b.calls = argc > 1 ? atoi(argv[1]) : 100000;
+	b.runs = argc > 2 ? atoi(argv[2]) : 7;
+	if (argc > 3 || b.calls < 1 || b.runs < 1 || b.runs > RUNS_MAX) {
+		fprintf(stderr, "usage: bench-live [--per-hit] [CALLS [RUNS (1 to %d)]]\n", RUNS_MAX);
 		return 2;
 	}
-	if (live_open(&lv, NULL, &e)) {
+	b.hits = (uint64_t)b.calls * (uint64_t)b.runs;
+	if (live_open(&b.lv, NULL, &e)) {
 		fprintf(stderr, "bench-live: %s\n", e.msg);
 		return 1;
 	}
-	if (symtab_by_name(lv.k.syms, "__x64_sys_getppid", &s, 1) != 1) {
-		fprintf(stderr, "bench-live: no __x64_sys_getppid\n");
-		return 1;
+	per_hit(&b);
+	if (!per_hit_only) {
+		coverage(&b, turnaround(&b));
+		memory(&b);
 	}
-	fn = s->addr;
-	site = live_block_site(&lv, fn);
-	snprintf(where, sizeof(where), "__x64_sys_getppid+%llu", (unsigned long long)(site - fn));
-	base = per_call(&w);
-	inl = with_splice(&lv, &w, site, "count", false, false);
-	full = with_splice(&lv, &w, site, "count", true, false);
-	tsc = with_splice(&lv, &w, site, "tsc", false, false);
-	tsc_full = with_splice(&lv, &w, site, "tsc", true, false);
-	trap = with_splice(&lv, &w, site, "count", false, true);
-	kp = with_kprobe(&w, where, state, sizeof(state));
-	printf("site: %s; %d runs of %d getppid() calls each, medians\n", where, w.runs, w.calls);
-	printf("  unprobed:               %8.1f ns per call\n", base);
-	printf("  gilk count, inline:     %+8.1f ns per hit\n", inl);
-	printf("  gilk count, full regs:  %+8.1f ns per hit\n", full);
-	printf("  gilk tsc, scratch:      %+8.1f ns per hit\n", tsc);
-	printf("  gilk tsc, full regs:    %+8.1f ns per hit\n", tsc_full);
-	printf("  gilk count, trap:       %+8.1f ns per hit\n", trap);
-	printf("  kprobe (%s):%*s%+8.1f ns per hit\n", state, (int)(14 - strlen(state)), "", kp);
-	printf("live: count %.0f ns/hit, full %.0f ns/hit (inline/full %.2f), tsc %.0f ns/hit, full %.0f ns/hit (scratch/full %.2f), trap %.0f ns/hit, kprobe %.0f ns/hit (%s), count/kprobe %.2f\n",
-	       inl, full, inl / full, tsc, tsc_full, tsc / tsc_full, trap, kp, state, inl / kp);
-	live_close(&lv);
+	printf("bench-live: %.0f s\n", now() - t0);
+	live_close(&b.lv);
 	return 0;
 }

@@ -2,9 +2,11 @@
  * make bench-offline: plans a splice at every block start of every function in
  * the reference kernel's .text, and times that scan against `objdump -d` over
  * the same .text in the same run. Prints coverage by mode and refusals by
- * reason; the last line is the summary the README quotes.
+ * reason; then the summary the README quotes, and make bench's line for the
+ * scan (report.h).
  */
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +14,7 @@
 #include <unistd.h>
 
 #include "kernel.h"
+#include "report.h"
 #include "splice.h"
 
 static double now(void)
@@ -135,6 +138,7 @@ int main(int argc, char **argv)
 	printf("offline: %zu functions, %zu blocks, %.1f%% spliceable, scan/objdump %.2f\n",
 	       nfunc, nblocks, 100.0 * (double)ok / (double)nblocks,
 	       objdump > 0 ? scan / objdump : -1.0);
+	bench_line(stdout, "offline-scan", scan, "s", "objdump -d", objdump > 0 ? objdump : NAN);
 	window_free(&w);
 	free(funcs);
 	kernel_close(&k);

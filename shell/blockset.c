@@ -34,15 +34,6 @@ static int by_addr(const void *a, const void *b)
 	return x->sym->addr < y->sym->addr ? -1 : x->sym->addr > y->sym->addr;
 }
 
-/* Whether a function a pattern matched can be spliced at all: core kernel
- * text, or (live) a module's. */
-static bool is_live_text(struct session *s, uint64_t addr)
-{
-	if (addr >= s->k->text_start && addr < s->k->text_end)
-		return true;
-	return s->live && live_text_kind(&s->lv, addr) == GILK_TEXT_MODULE;
-}
-
 /* Every function one argument names; *matched how many. */
 static int add_arg(struct session *s, struct blockset *bs, size_t *cap,
 		   const char *arg, size_t *matched, struct gerr *e)
@@ -66,7 +57,7 @@ static int add_arg(struct session *s, struct blockset *bs, size_t *cap,
 		/* a text function's own start (aliases collapse below) */
 		if (!ksym_is_text(k) || fnmatch(arg, k->name, 0) ||
 		    symtab_function(s->k->syms, k->addr, &sym, &fs, NULL) || fs != k->addr ||
-		    !is_live_text(s, fs))
+		    !session_is_text(s, fs))
 			continue;
 		if (add_fn(bs, cap, sym))
 			return gerr_set(e, "out of memory");

@@ -12,7 +12,8 @@ static bool is_glob(const char *w)
 }
 
 /* The functions a word names: one symbol, or every function whose name a
- * glob matches (until the batch API takes globs itself). *out is malloc'd. */
+ * glob matches and that can be spliced (init code is gone after boot), as
+ * splice --blocks takes them. *out is malloc'd. */
 static int functions_named(struct session *s, const char *word,
 			   const struct ksym ***out, size_t *n, struct gerr *e)
 {
@@ -39,7 +40,7 @@ static int functions_named(struct session *s, const char *word,
 		return gerr_set(e, "out of memory");
 	symtab_functions(s->k->syms, 0, UINT64_MAX, f, all);
 	for (size_t i = 0; i < all; i++)
-		if (!fnmatch(word, f[i]->name, 0))
+		if (!fnmatch(word, f[i]->name, 0) && session_is_text(s, f[i]->addr))
 			f[k++] = f[i];
 	if (!k) {
 		free(f);

@@ -74,6 +74,13 @@ int session_need_live(const struct session *s, const char *what, struct gerr *e)
 	return gerr_set(e, "%s needs live mode (/dev/gilk, gilk.ko loaded)", what);
 }
 
+bool session_is_text(struct session *s, uint64_t addr)
+{
+	if (addr >= s->k->text_start && addr < s->k->text_end)
+		return true;
+	return s->live && live_text_kind(&s->lv, addr) == GILK_TEXT_MODULE;
+}
+
 void session_made(struct session *s, const uint32_t *ids, size_t n)
 {
 	uint32_t *m = realloc(s->made, (s->nmade + n) * sizeof(*m));

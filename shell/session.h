@@ -51,6 +51,9 @@ void session_close(struct session *s);
 
 /* 0 when live, else -1: "WHAT needs live mode", as every command says it. */
 int session_need_live(const struct session *s, const char *what, struct gerr *e);
+/* Whether a function a pattern matched can be spliced at all: core kernel
+ * text, or (live) a module's; not init text, freed after boot. */
+bool session_is_text(struct session *s, uint64_t addr);
 /* Remembers splices this session made, so that quit can offer to remove
  * them. */
 void session_made(struct session *s, const uint32_t *ids, size_t n);

@@ -575,5 +575,14 @@ for _ in $(seq 100); do tmux has-session -t gilk-test 2>/dev/null || break; slee
 check "quit leaves the shell (offline: no splices to ask about) and history is saved" \
 	"$(grep -qx quit "$t/.gilk_history" 2>/dev/null && ! tmux has-session -t gilk-test 2>/dev/null; echo $?)"
 
+# make bench's Tab completion figures: the shell's completion agrees with a
+# scan of the symbol table on every prefix (else it fails), and says so in
+# make bench's line format.
+build/bench-complete "$ref/vmlinuz" "$ref/kallsyms" 50 >"$t/bc" 2>"$t/e"
+check "bench-complete: Tab completion agrees with a scan, $(head -1 "$t/bc")" \
+	"$([ $? = 0 ] && [ "$(grep -cE '^bench: [a-z0-9-]+ -?[0-9.]+ [^ ]+ \(vs [^:]+: (-?[0-9.]+|n/a)\)$' "$t/bc")" = 3 ]; echo $?)"
+build/bench-complete "$ref/vmlinuz" "$ref/kallsyms" 0 >/dev/null 2>"$t/e"
+check "bench-complete refuses 0 samples with its usage" "$([ $? = 2 ] && grep -q '^usage: bench-complete' "$t/e"; echo $?)"
+
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]

@@ -214,12 +214,15 @@ build/gilk -c 'unsplice all' >/dev/null
 # Locations and instrument modules: FUNC:exit, hello, latency
 . tests/guest/instruments.sh
 
-# bench-live runs (a short run: its numbers are not checked, only that it
-# measures each probe and says what the kprobe was)
+# bench-live's figures per hit (a short run: the numbers are not checked,
+# only that each is measured, in make bench's line format, hits counted in
+# full, and nothing left behind); bpftrace is not in this image, and it says so
 mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null
-out=$(build/bench-live 2000 3 2>&1)
-check "bench-live measures count inline and with full regs, tsc scratch and full, trap mode and a kprobe ($(echo "$out" | tail -1))" \
-	"$(echo "$out" | tail -1 | grep -Eq '^live: count -?[0-9]+ ns/hit, full -?[0-9]+ ns/hit \(inline/full -?[0-9a-z.]+\), tsc -?[0-9]+ ns/hit, full -?[0-9]+ ns/hit \(scratch/full -?[0-9a-z.]+\), trap -?[0-9]+ ns/hit, kprobe -?[0-9]+ ns/hit \((int3|optimized)\), count/kprobe -?[0-9a-z.]+$' &&
+out=$(build/bench-live --per-hit 2000 3 2>&1)
+check "bench-live --per-hit: count, tsc, regs (jmp, trap), kprobe events int3, optimized and ftrace ($(echo "$out" | grep -c '^bench: ') lines; $(echo "$out" | grep -o 'opt [^ ]* (optimized kprobe)'))" \
+	"$(for f in count tsc regs regs-trap kprobe-int3 count-opt kprobe-optimized count-entry kprobe-ftrace; do
+		echo "$out" | grep -Eq "^bench: hit-$f -?[0-9.]+ ns/hit \(vs [^:]+: (-?[0-9.]+|n/a)\)\$" || exit 1; done
+	   echo "$out" | grep -q 'bpftrace is missing (scripts/setup --bench' &&
 	   build/gilk -c 'info splices' | grep -qx 'no splices' && ! grep -q gilkbench /sys/kernel/tracing/kprobe_events; echo $?)"
 
 # Interrupt and scheduler context: the timer tick and the CFS pick path.
@@ -336,6 +339,12 @@ check "coverage stop removes its splices ($(echo "$out" | tail -2 | tr '\n' ' ')
 	"$(echo "$out" | grep -q '^coverage stopped: its splices in 1 functions removed$' && echo "$out" | tail -1 | grep -qx 'no splices'; echo $?)"
 check "coverage takes a glob over function names ($(echo "$glob" | head -1))" \
 	"$(echo "$glob" | head -1 | grep -q '^coverage of 1 functions: 4 blocks spliced with count, 0 refused$'; echo $?)"
+# A glob that also matches init code (tcp_init, freed after boot) takes the
+# functions splice --blocks takes, and leaves the init one out.
+init=$(build/gilk -c "coverage 'tcp_init*'" -c 'coverage stop' 2>&1)
+nfn=$(build/gilk -c "plan --blocks 'tcp_init*'" | sed -n 's/.* blocks of \([0-9]*\) functions spliceable$/\1/p')
+check "coverage of a glob that matches init code leaves it out, as plan --blocks ($nfn functions): $(echo "$init" | head -1)" \
+	"$([ -n "$nfn" ] && echo "$init" | head -1 | grep -q "^coverage of $nfn functions: "; echo $?)"
 warned() { dmesg | grep -c 'WARNING: .* gilk_target_warn+'; }
 echo "warn 1" >/proc/gilk_target
 own=$(dmesg | grep 'WARNING: .* gilk_target_warn+' | tail -1 | sed 's/.* at //')

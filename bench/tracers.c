@@ -1,0 +1,189 @@
+/* tracers: kprobe events and bpftrace, the references of make bench
+ * (tracers.h). */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "tracers.h"
+
+#define TRACEFS "/sys/kernel/tracing"
+#define KPROBES_LIST "/sys/kernel/debug/kprobes/list"
+#define GROUP "gilkbench"
+#define BPFTRACE "/usr/bin/bpftrace"
+#define GO "gilk-bench: attached"
+/* Under TCG compiling and attaching takes seconds a probe; past these
+ * bpftrace is taken to hang. */
+#define ATTACH_SECONDS 600
+#define STOP_SECONDS 60
+
+/* What the system said to what, with its errno as the code. */
+static int sys_fail(struct gerr *e, const char *what)
+{
+	int err = errno;
+
+	return gerr_setc(e, err, "%s: %s", what, strerror(err));
+}
+
+static int write_file(const char *path, const char *text, struct gerr *e)
+{
+	int fd = open(path, O_WRONLY | O_APPEND);
+	ssize_t n;
+
+	int err;
+
+	if (fd < 0)
+		return sys_fail(e, path);
+	n = write(fd, text, strlen(text));
+	err = errno;
+	close(fd);
+	if (n != (ssize_t)strlen(text))
+		return gerr_setc(e, err, "%s: writing \"%.*s\": %s", path,
+				 (int)strcspn(text, "\n"), text, strerror(err));
+	return 0;
+}
+
+int kprobe_events_add(const char *const *where, size_t n, struct gerr *e)
+{
+	char def[256];
+
+	if (write_file(TRACEFS "/tracing_on", "0", e))
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		snprintf(def, sizeof(def), "p:" GROUP "/p%zu %s\n", i, where[i]);
+		if (write_file(TRACEFS "/kprobe_events", def, e))
+			return -1;
+	}
+	return write_file(TRACEFS "/events/" GROUP "/enable", "1", e);
+}
+
+int kprobe_events_clear(size_t n, struct gerr *e)
+{
+	char def[64];
+
+	if (write_file(TRACEFS "/events/" GROUP "/enable", "0", e))
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		snprintf(def, sizeof(def), "-:" GROUP "/p%zu\n", i);
+		if (write_file(TRACEFS "/kprobe_events", def, e))
+			return -1;
+	}
+	return 0;
+}
+
+const char *kprobe_state(uint64_t addr)
+{
+	FILE *f = fopen(KPROBES_LIST, "r");
+	const char *state = "absent";
+	char line[512];
+
+	while (f && fgets(line, sizeof(line), f))
+		if (strtoull(line, NULL, 16) == addr)
+			state = strstr(line, "[OPTIMIZED]") ? "optimized" : "int3";
+	if (f)
+		fclose(f);
+	return state;
+}
+
+int kprobes_optimize(bool on, struct gerr *e)
+{
+	int fd = open("/proc/sys/debug/kprobes-optimization", O_WRONLY);
+	ssize_t n;
+
+	if (fd < 0)
+		return sys_fail(e, "/proc/sys/debug/kprobes-optimization");
+	n = write(fd, on ? "1\n" : "0\n", 2);
+	close(fd);
+	return n == 2 ? 0 : sys_fail(e, "/proc/sys/debug/kprobes-optimization");
+}
+
+/* Reads bpftrace's output a line at a time until a line starting with
+ * want (kept in line), the end, or seconds without a byte; the last other
+ * line stays in last. */
+static bool read_until(int fd, const char *want, char *line, size_t len,
+		       char *last, size_t lastlen, int seconds)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+	size_t n = 0;
+	char c;
+
+	while (poll(&p, 1, seconds * 1000) == 1 && read(fd, &c, 1) == 1) {
+		if (c != '\n') {
+			if (n + 1 < len)
+				line[n++] = c;
+			continue;
+		}
+		line[n] = 0;
+		if (!strncmp(line, want, strlen(want)))
+			return true;
+		if (n)
+			snprintf(last, lastlen, "%s", line);
+		n = 0;
+	}
+	return false;
+}
+
+int bpftrace_start(struct bpftrace *bt, const char *probes, struct gerr *e)
+{
+	char prog[1 << 16], line[512], last[512] = "no output";
+	int fds[2];
+	int len = snprintf(prog, sizeof(prog),
+			   "%s { @ = count(); } BEGIN { printf(\"" GO "\\n\"); }",
+			   probes);
+
+	if (len < 0 || (size_t)len >= sizeof(prog))
+		return gerr_set(e, "bpftrace: %zu bytes of probes is too long", strlen(probes));
+	if (access(BPFTRACE, X_OK))
+		return gerr_set(e, BPFTRACE " is missing (scripts/setup --bench, scripts/lab --with-bpftrace)");
+	if (pipe(fds))
+		return sys_fail(e, "pipe");
+	bt->pid = fork();
+	if (bt->pid < 0) {
+		int err = errno;
+
+		close(fds[0]);
+		close(fds[1]);
+		errno = err;
+		return sys_fail(e, "fork");
+	}
+	if (bt->pid == 0) {
+		dup2(fds[1], 1);
+		dup2(fds[1], 2);
+		close(fds[0]);
+		close(fds[1]);
+		execl(BPFTRACE, "bpftrace", "-e", prog, (char *)NULL);
+		_exit(127);
+	}
+	close(fds[1]);
+	bt->out = fds[0];
+	if (read_until(bt->out, GO, line, sizeof(line), last, sizeof(last), ATTACH_SECONDS))
+		return 0;
+	close(bt->out);
+	kill(bt->pid, SIGKILL);
+	waitpid(bt->pid, NULL, 0);
+	return gerr_set(e, "bpftrace did not attach %.60s%s: %s", probes,
+			strlen(probes) > 60 ? "..." : "", last);
+}
+
+int bpftrace_stop(struct bpftrace *bt, uint64_t *count, struct gerr *e)
+{
+	char line[512], last[512] = "no output";
+	bool found;
+	int status;
+
+	kill(bt->pid, SIGINT);
+	found = read_until(bt->out, "@: ", line, sizeof(line), last, sizeof(last), STOP_SECONDS);
+	close(bt->out);
+	kill(bt->pid, SIGKILL);	/* if SIGINT did not end it */
+	waitpid(bt->pid, &status, 0);
+	if (!found)
+		return gerr_set(e, "bpftrace printed no count: %s", last);
+	*count = strtoull(line + 3, NULL, 10);
+	return 0;
+}

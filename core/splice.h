@@ -182,8 +182,9 @@ uint64_t splice_original_addr(const struct splice_plan *p,
 			      const struct splice_params *sp,
 			      const struct splice_code *code, uint64_t a);
 
-/* The most trampoline bytes a plan can need (what to reserve). */
-size_t splice_tramp_size(const struct splice_plan *p);
+/* The most trampoline bytes a plan can need with template t (what to
+ * reserve). */
+size_t splice_tramp_size(const struct splice_plan *p, enum tramp_template t);
 size_t splice_evict_tramp_size(const struct splice_plan *p);
 
 /* Emits trampolines and patches. Returns 0, or -1 with *why set (the

@@ -502,8 +502,9 @@ int live_request(struct live *lv, const struct splice_plan *p,
 		 const char *instrument, const char *arg,
 		 struct gilk_splice *req, size_t *reloc_off, struct gerr *e)
 {
+	enum tramp_template tmpl = template_for(lv, instrument);
 	struct gilk_reserve r = {
-		.tramp_size = (uint32_t)splice_tramp_size(p),
+		.tramp_size = (uint32_t)splice_tramp_size(p, tmpl),
 		.evict_size = (uint32_t)splice_evict_tramp_size(p),
 	};
 	struct splice_params sp;
@@ -516,7 +517,7 @@ int live_request(struct live *lv, const struct splice_plan *p,
 		return gerr_setc(e, errno, "reserving trampoline memory: %s", strerror(errno));
 	sp = (struct splice_params){ .tramp = r.tramp, .evict_tramp = r.evict_tramp,
 				     .handler = r.handler, .ctx = r.ctx, .clac = lv->smap,
-				     .tmpl = template_for(lv, instrument), .counter = r.counter };
+				     .tmpl = tmpl, .counter = r.counter };
 	if (splice_emit(p, &sp, &code, &why)) {
 		ioctl(lv->fd, GILK_IOC_RELEASE, &r.id);
 		return gerr_set(e, "trampoline at 0x%llx: %s", (unsigned long long)r.tramp,

@@ -101,7 +101,8 @@ static int run(struct session *s, int argc, char **argv, struct gerr *e)
 	show_region(s, "region", &p.region, p.bug != BUG_NONE);
 	if (p.mode == SPLICE_BOUNCE && p.bounce_kind == BOUNCE_EVICT)
 		show_region(s, "evicted", &p.evict, false);
-	fprintf(s->out, "trampoline: up to %zu bytes%s\n", splice_tramp_size(&p),
+	fprintf(s->out, "trampoline: up to %zu bytes (%zu with count)%s\n",
+		splice_tramp_size(&p, TT_FULL), splice_tramp_size(&p, TT_COUNT),
 		p.bounce_kind == BOUNCE_EVICT ? " (and one for the evicted code)" : "");
 	if (p.bug != BUG_NONE)
 		fprintf(s->out, "the ud2 is a %s site: it stays out of the trampoline, and gilk.ko replays\n"

@@ -120,6 +120,16 @@ static void run_plan(struct emu *a, struct emu *b, const struct splice_plan *pla
 			name, p->region.addr, splice_reason_str(why));
 		return;
 	}
+	/* what live splicing reserves for it must hold it */
+	if (code.tramp_len > splice_tramp_size(p, o->tmpl) ||
+	    code.evict_tramp_len > splice_evict_tramp_size(p)) {
+		t->diverged++;
+		fprintf(stderr, "FAIL-DETAIL %s: plan at 0x%" PRIx64 " emits %zu+%zu trampoline bytes, "
+			"more than the %zu+%zu reserved for it\n", name, p->region.addr,
+			(size_t)code.tramp_len, (size_t)code.evict_tramp_len,
+			splice_tramp_size(p, o->tmpl), splice_evict_tramp_size(p));
+		return;
+	}
 	if (!o->mutant)
 		vc_check_plan(p, &sp, &code, vt, MUTATIONS_PER_PLAN, &t->verify);
 	emu_write(b, TRAMP_ADDR, code.tramp, code.tramp_len);

@@ -599,6 +599,11 @@ static void count_template(void **state)
 	assert_int_equal(splice_emit(&p, &sp, &c, &why), 0);
 	assert_memory_equal(c.tramp, far, sizeof(far));
 	assert_int_equal(c.reloc_off, 1 + 10 + 4 + 1);
+	/* what is reserved is what the template can take, not a full header */
+	assert_true(c.tramp_len <= splice_tramp_size(&p, TT_COUNT));
+	assert_true(splice_tramp_size(&p, TT_COUNT) < splice_tramp_size(&p, TT_SCRATCH));
+	assert_true(splice_tramp_size(&p, TT_SCRATCH) < splice_tramp_size(&p, TT_FULL));
+	assert_true(splice_tramp_size(&p, TT_COUNT) <= 64);
 	fx = fn(jcc_first, sizeof(jcc_first), NULL, 0);
 	assert_int_equal(splice_plan(&fx->env, F, &p), 0);
 	sp.counter = 0x2000;

@@ -35,7 +35,6 @@ static int write_file(const char *path, const char *text, struct gerr *e)
 {
 	int fd = open(path, O_WRONLY | O_APPEND);
 	ssize_t n;
-
 	int err;
 
 	if (fd < 0)

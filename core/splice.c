@@ -484,60 +484,6 @@ uint64_t splice_original_addr(const struct splice_plan *p,
 	return o;
 }
 
-static void emit_count(struct x86w *w, const struct splice_params *sp,
-		       bool flags_dead);
-static void emit_call_scratch(struct x86w *w, const struct splice_params *sp);
-static void emit_call_instrument(struct x86w *w, uint64_t site,
-				 const struct splice_params *sp);
-
-/* The longest header template t can be: emitted with all that lengthens it
- * (the flags live, clac, a handler and a counter out of rel32/disp32 reach),
- * so that a count splice reserves a count header's bytes, not a full one's. */
-static size_t header_max(enum tramp_template t)
-{
-	static const struct splice_params far = {
-		.tramp = 0, .handler = 1ull << 63, .ctx = ~0ull, .clac = true,
-		.counter = 1ull << 40,
-	};
-	uint8_t buf[TRAMP_HEADER_MAX];
-	struct x86w w;
-
-	xw_init(&w, buf, sizeof(buf), far.tramp);
-	switch (t) {
-	case TT_COUNT:
-		emit_count(&w, &far, false);
-		break;
-	case TT_SCRATCH:
-		emit_call_scratch(&w, &far);
-		break;
-	default:
-		emit_call_instrument(&w, 0, &far);
-		break;
-	}
-	return w.err ? TRAMP_HEADER_MAX : w.len;
-}
-
-size_t splice_tramp_size(const struct splice_plan *p, enum tramp_template t)
-{
-	/* as splice_emit: a BUG/WARN replay reads pt_regs */
-	size_t n = header_max(p->bug != BUG_NONE ? TT_FULL : t) + JMP32_LEN;
-
-	for (unsigned i = 0; i < p->region.ninsn; i++)
-		n += reloc_max_len(&p->region.insns[i]);
-	return n;
-}
-
-size_t splice_evict_tramp_size(const struct splice_plan *p)
-{
-	size_t n = JMP32_LEN;
-
-	if (p->bounce_kind != BOUNCE_EVICT)
-		return 0;
-	for (unsigned i = 0; i < p->evict.ninsn; i++)
-		n += reloc_max_len(&p->evict.insns[i]);
-	return n;
-}
-
 static enum splice_reason reason_of_reloc(enum reloc_status s)
 {
 	switch (s) {
@@ -677,6 +623,54 @@ static void emit_count(struct x86w *w, const struct splice_params *sp,
 	}
 	if (!flags_dead)
 		xw_popfq(w);
+}
+
+/* The longest header template t can be: emitted with all that lengthens it
+ * (the flags live, clac, a handler and a counter out of rel32/disp32 reach),
+ * so that a count splice reserves a count header's bytes, not a full one's. */
+static size_t header_max(enum tramp_template t)
+{
+	static const struct splice_params far = {
+		.tramp = 0, .handler = 1ull << 63, .ctx = ~0ull, .clac = true,
+		.counter = 1ull << 40,
+	};
+	uint8_t buf[TRAMP_HEADER_MAX];
+	struct x86w w;
+
+	xw_init(&w, buf, sizeof(buf), far.tramp);
+	switch (t) {
+	case TT_COUNT:
+		emit_count(&w, &far, false);
+		break;
+	case TT_SCRATCH:
+		emit_call_scratch(&w, &far);
+		break;
+	default:
+		emit_call_instrument(&w, 0, &far);
+		break;
+	}
+	return w.err ? TRAMP_HEADER_MAX : w.len;
+}
+
+size_t splice_tramp_size(const struct splice_plan *p, enum tramp_template t)
+{
+	/* as splice_emit: a BUG/WARN replay reads pt_regs */
+	size_t n = header_max(p->bug != BUG_NONE ? TT_FULL : t) + JMP32_LEN;
+
+	for (unsigned i = 0; i < p->region.ninsn; i++)
+		n += reloc_max_len(&p->region.insns[i]);
+	return n;
+}
+
+size_t splice_evict_tramp_size(const struct splice_plan *p)
+{
+	size_t n = JMP32_LEN;
+
+	if (p->bounce_kind != BOUNCE_EVICT)
+		return 0;
+	for (unsigned i = 0; i < p->evict.ninsn; i++)
+		n += reloc_max_len(&p->evict.insns[i]);
+	return n;
 }
 
 static void put_patch(struct splice_code *out, uint64_t addr, const uint8_t *bytes,

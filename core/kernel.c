@@ -223,19 +223,30 @@ static int window_get(struct kernel *k, struct cfg_window *w, uint64_t start,
 int kernel_window(struct kernel *k, uint64_t addr, uint64_t reach,
 		  struct cfg_window *w, struct gerr *e)
 {
+	return kernel_window_over(k, addr, addr, reach, w, e);
+}
+
+int kernel_window_over(struct kernel *k, uint64_t lo, uint64_t hi, uint64_t reach,
+		       struct cfg_window *w, struct gerr *e)
+{
 	uint64_t fstart, fend, a;
 	const struct cfg *g;
 
 	w->nview = 0;
-	if (symtab_function(k->syms, addr, NULL, &fstart, &fend))
+	if (symtab_function(k->syms, lo, NULL, &fstart, &fend))
 		return gerr_set(e, "0x%llx is not inside a kernel function",
-				(unsigned long long)addr);
+				(unsigned long long)lo);
+	if (hi >= fend)
+		return gerr_set(e, "0x%llx..0x%llx runs past the function",
+				(unsigned long long)lo, (unsigned long long)hi);
 	if (window_get(k, w, fstart, &g, e))
 		return -1;
 	w->view[w->nview++] = g;
-	/* Neighbours below, then above, while within reach. */
+	/* Neighbours below, then above, while within reach; as many above
+	 * whatever the number below, so that a wider window's views above
+	 * start with a narrower one's. */
 	a = fstart;
-	while (w->nview < WINDOW_MAX / 2 && a > addr - reach) {
+	while (w->nview < WINDOW_MAX / 2 && a > lo - reach) {
 		uint64_t s, en;
 
 		if (symtab_function(k->syms, a - 1, NULL, &s, &en) || en != a)
@@ -245,7 +256,8 @@ int kernel_window(struct kernel *k, uint64_t addr, uint64_t reach,
 		a = s;
 	}
 	a = fend;
-	while (w->nview < WINDOW_MAX - 1 && a < addr + reach && a < k->text_end) {
+	for (size_t above = 0; above < WINDOW_MAX / 2 && a < hi + reach && a < k->text_end;
+	     above++) {
 		uint64_t s, en;
 
 		if (symtab_function(k->syms, a, NULL, &s, &en) || s != a)

@@ -56,6 +56,13 @@ struct cfg_window {
  * and of every function overlapping [addr - reach, addr + reach). */
 int kernel_window(struct kernel *k, uint64_t addr, uint64_t reach,
 		  struct cfg_window *w, struct gerr *e);
+/* The same for every address of [lo, hi] (one function's): the function and
+ * every function overlapping [lo - reach, hi + reach). Each address's own
+ * window is a prefix of its views below and of those above, in the same
+ * order, and the others lie out of its reach: planning any site of the
+ * function from it plans as from the site's own. */
+int kernel_window_over(struct kernel *k, uint64_t lo, uint64_t hi, uint64_t reach,
+		       struct cfg_window *w, struct gerr *e);
 void window_free(struct cfg_window *w);
 
 /* The planning environment for w: facts from k, nothing occupied. */

@@ -11,14 +11,21 @@
 
 #include "u64set.h"
 
+/*
+ * Each array is sorted up to its *_sorted count; what was added since
+ * waits for textfacts_finish(). Live planning adds a function's facts at a
+ * time to the kernel's whole tables, so finishing merges the few in
+ * instead of sorting the whole again.
+ */
 struct textfacts {
 	struct res_range *res;
-	size_t nres, capres;
+	size_t nres, capres, nres_sorted;
 	uint64_t *maxend;  /* maxend[i]: greatest end among res[0..i] */
+	size_t capmaxend;
 	uint64_t *targets;
-	size_t ntargets, captargets;
+	size_t ntargets, captargets, ntargets_sorted;
 	uint64_t *bugs, *warns;      /* BUG()/WARN() ud2 sites (warns: WARN) */
-	size_t nbugs, capbugs, nwarns, capwarns;
+	size_t nbugs, capbugs, nbugs_sorted, nwarns, capwarns, nwarns_sorted;
 };
 
 struct textfacts *textfacts_new(void)
@@ -93,9 +100,9 @@ static bool in_set(const uint64_t *a, size_t n, uint64_t v)
 
 enum bug_kind textfacts_bug(const struct textfacts *tf, uint64_t addr)
 {
-	if (!in_set(tf->bugs, tf->nbugs, addr))
+	if (!in_set(tf->bugs, tf->nbugs_sorted, addr))
 		return BUG_NONE;
-	return in_set(tf->warns, tf->nwarns, addr) ? BUG_WARN : BUG_BUG;
+	return in_set(tf->warns, tf->nwarns_sorted, addr) ? BUG_WARN : BUG_BUG;
 }
 
 static int cmp_range(const void *a, const void *b)
@@ -107,15 +114,25 @@ static int cmp_range(const void *a, const void *b)
 
 void textfacts_finish(struct textfacts *tf)
 {
-	qsort(tf->res, tf->nres, sizeof(*tf->res), cmp_range);
-	tf->ntargets = u64_sort_unique(tf->targets, tf->ntargets);
-	tf->nbugs = u64_sort_unique(tf->bugs, tf->nbugs);
-	tf->nwarns = u64_sort_unique(tf->warns, tf->nwarns);
-	free(tf->maxend);
-	tf->maxend = malloc((tf->nres ? tf->nres : 1) * sizeof(*tf->maxend));
-	if (!tf->maxend)
-		return;
-	for (size_t i = 0; i < tf->nres; i++) {
+	size_t from = sort_tail_in(tf->res, tf->nres_sorted, tf->nres,
+				   sizeof(*tf->res), cmp_range);
+
+	tf->nres_sorted = tf->nres;
+	tf->ntargets = tf->ntargets_sorted =
+		u64_merge_unique(tf->targets, tf->ntargets_sorted, tf->ntargets);
+	tf->nbugs = tf->nbugs_sorted = u64_merge_unique(tf->bugs, tf->nbugs_sorted, tf->nbugs);
+	tf->nwarns = tf->nwarns_sorted =
+		u64_merge_unique(tf->warns, tf->nwarns_sorted, tf->nwarns);
+	if (!tf->maxend || tf->capmaxend < tf->nres) {
+		/* no queries without it (find_overlap), so all of it again */
+		free(tf->maxend);
+		tf->capmaxend = tf->capres ? tf->capres : 1;
+		tf->maxend = malloc(tf->capmaxend * sizeof(*tf->maxend));
+		from = 0;
+		if (!tf->maxend)
+			return;
+	}
+	for (size_t i = from; i < tf->nres; i++) {
 		uint64_t prev = i ? tf->maxend[i - 1] : 0;
 
 		tf->maxend[i] = tf->res[i].end > prev ? tf->res[i].end : prev;
@@ -145,7 +162,7 @@ static const struct res_range *find_overlap(const struct textfacts *tf,
 
 	if (!tf->maxend)
 		return NULL;
-	lo = u64_partition(tf->nres, starts_below, &k);
+	lo = u64_partition(tf->nres_sorted, starts_below, &k);
 	for (size_t i = lo; i-- > 0;) {
 		const struct res_range *r = &tf->res[i];
 
@@ -173,9 +190,9 @@ bool textfacts_overlaps(const struct textfacts *tf, uint64_t start,
 size_t textfacts_targets(const struct textfacts *tf, uint64_t start,
 			 uint64_t end, const uint64_t **first)
 {
-	size_t lo = u64_lower_bound(tf->targets, tf->ntargets, start), i;
+	size_t lo = u64_lower_bound(tf->targets, tf->ntargets_sorted, start), i;
 
-	for (i = lo; i < tf->ntargets && tf->targets[i] < end; i++)
+	for (i = lo; i < tf->ntargets_sorted && tf->targets[i] < end; i++)
 		;
 	*first = tf->targets + lo;
 	return i - lo;

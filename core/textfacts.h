@@ -65,7 +65,9 @@ int textfacts_add_target(struct textfacts *tf, uint64_t addr);
 /* A BUG() (warn false) or WARN() ud2 at addr; a WARN also makes addr + 2 a
  * target. */
 int textfacts_add_bug(struct textfacts *tf, uint64_t addr, bool warn);
-/* Sorts what was added; queries need it. */
+/* Sorts what was added in, merged with what was finished before (a few
+ * added to the kernel's whole tables cost the few); queries see only what
+ * was finished. */
 void textfacts_finish(struct textfacts *tf);
 
 /* A range overlapping [start, end) whose kind is not skip (RES_NKINDS skips

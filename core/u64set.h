@@ -11,6 +11,15 @@
 
 /* Sorts a[0..n) ascending, drops duplicates, returns the new count. */
 size_t u64_sort_unique(uint64_t *a, size_t n);
+/* The same when a[0..sorted) is already so: only the rest is sorted, then
+ * merged in, so adding a few to a large set costs the few and a move of what
+ * lies above them, not a sort of the whole. */
+size_t u64_merge_unique(uint64_t *a, size_t sorted, size_t n);
+/* Elements of size bytes, a[0..sorted) in cmp's order: sorts a[sorted..n)
+ * and merges it in (ties keep the older first). Returns the first index
+ * whose element may have changed (n when none did). */
+size_t sort_tail_in(void *a, size_t sorted, size_t n, size_t size,
+		    int (*cmp)(const void *, const void *));
 /* The first i in [0, n) for which below(ctx, i) is false (n when none):
  * below must hold for a prefix of the indices and not after it. */
 size_t u64_partition(size_t n, bool (*below)(const void *ctx, size_t i),

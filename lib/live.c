@@ -145,14 +145,18 @@ int live_info(struct live *lv, uint32_t id, struct gilk_splice_info *out,
 	return gerr_setc(e, ENOENT, "no splice %u", id);
 }
 
+/* Room grows by doubling: it is a power of two at least *n (lists emptied
+ * by setting *n to 0 keep theirs, and only shrink-and-grow on the way). */
 static int push_range(struct range **arr, size_t *n, uint64_t lo, uint64_t hi)
 {
-	struct range *r = realloc(*arr, (*n + 1) * sizeof(**arr));
+	if (!(*n & (*n - 1))) {	/* 0 or a power of two: full */
+		struct range *r = realloc(*arr, (*n ? 2 * *n : 1) * sizeof(**arr));
 
-	if (!r)
-		return -1;
-	*arr = r;
-	r[(*n)++] = (struct range){ lo, hi };
+		if (!r)
+			return -1;
+		*arr = r;
+	}
+	(*arr)[(*n)++] = (struct range){ lo, hi };
 	return 0;
 }
 
@@ -441,12 +445,19 @@ static int prepare(struct live *lv, uint64_t site, struct splice_env *env,
 	if (near_ranges(lv, site - 2 * REACH, site + 2 * REACH))
 		return gerr_setc(e, ENOMEM, "out of memory");
 	/* Cached CFGs hold while the snapshot and the facts are unchanged
-	 * (module text is read again each time). */
-	if (module || lv->window_gen != lv->gen)
+	 * (module text is read again each time); the window, for the whole
+	 * function, holds for its every site. */
+	if (module || lv->window_gen != lv->gen) {
 		window_free(&lv->w);
+		lv->window_fn = 0;
+	}
 	lv->window_gen = lv->gen;
-	if (kernel_window(&lv->k, site, REACH, &lv->w, e))
-		return -1;
+	if (lv->window_fn != fs) {
+		lv->window_fn = 0;
+		if (kernel_window_over(&lv->k, fs, fe - 1, REACH, &lv->w, e))
+			return -1;
+		lv->window_fn = fs;
+	}
 	kernel_env(&lv->k, &lv->w, env);
 	env->occupied = lv->near;
 	env->noccupied = lv->nnear;

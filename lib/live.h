@@ -31,6 +31,8 @@ struct live {
 	struct kimage *kcore;       /* for module text, read when planned */
 	struct cfg_window w;
 	uint64_t gen, window_gen;   /* the snapshot's and the window's */
+	uint64_t window_fn;         /* the function w was made for (0: none):
+				     * its every site plans from it */
 	bool smap;                  /* the CPU has SMAP: trampolines clac */
 	bool batch;                 /* in a batch: splices known */
 	bool facts_unsorted;        /* facts added since the last sort */

@@ -13,6 +13,7 @@ int main(void)
 
 	failed += _cmocka_run_group_tests("reloc", reloc_tests, reloc_ntests, NULL, NULL);
 	failed += _cmocka_run_group_tests("splice", splice_tests, splice_ntests, NULL, NULL);
+	failed += _cmocka_run_group_tests("textfacts", textfacts_tests, textfacts_ntests, NULL, NULL);
 	failed += _cmocka_run_group_tests("cfg", cfg_tests, cfg_ntests, NULL, NULL);
 	failed += _cmocka_run_group_tests("exits", exits_tests, exits_ntests, NULL, NULL);
 	failed += _cmocka_run_group_tests("symtab", symtab_tests, symtab_ntests, NULL, NULL);

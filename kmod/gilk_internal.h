@@ -238,8 +238,10 @@ int gilk_text_read(unsigned long addr, void *buf, size_t len);
 
 /* verify_kernel.c: the code checker (verify.c) on a request, in the kernel. */
 /* On success, s->tramp_kind is the template accepted. */
+struct gilk_walk_memo;
+/* memo: kept across the requests of one batch (or NULL), see verify_env.h */
 int gilk_verify_request(struct gilk_splice_obj *s, struct gilk_splice *req,
-			u32 needs);
+			u32 needs, struct gilk_walk_memo *memo);
 
 /* bug.c: BUG()/WARN() sites, and their replay (GILK_SPLICE_BUG). */
 void gilk_bug_replay(unsigned long addr, struct pt_regs *regs);

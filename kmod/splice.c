@@ -233,7 +233,7 @@ static int own(struct gilk_splice_obj *s)
 }
 
 static int check_request(struct gilk_splice_obj *s, struct gilk_splice *req,
-			 struct gilk_instrument *ins)
+			 struct gilk_instrument *ins, struct gilk_walk_memo *memo)
 {
 	unsigned long replayed;
 	u32 i;
@@ -288,7 +288,7 @@ static int check_request(struct gilk_splice_obj *s, struct gilk_splice *req,
 		}
 	}
 	/* Last, with every byte known to be what the plan was made from. */
-	return gilk_verify_request(s, req, gilk_instrument_needs(ins));
+	return gilk_verify_request(s, req, gilk_instrument_needs(ins), memo);
 }
 
 /*
@@ -343,7 +343,8 @@ static int pin_text_module(struct gilk_splice *req, struct module **out)
  * trampolines, which nothing reaches yet (the sync after the int3s makes
  * them visible to every CPU). gilk_lock held.
  */
-static int claim(struct gilk_splice *req, struct gilk_splice_obj **out)
+static int claim(struct gilk_splice *req, struct gilk_splice_obj **out,
+		 struct gilk_walk_memo *memo)
 {
 	struct gilk_instrument *ins;
 	struct gilk_splice_obj *s;
@@ -367,7 +368,7 @@ static int claim(struct gilk_splice *req, struct gilk_splice_obj **out)
 	/* The spliced module first: it must not go away while it is checked. */
 	ret = pin_text_module(req, &s->text_mod);
 	if (!ret)
-		ret = check_request(s, req, ins);
+		ret = check_request(s, req, ins, memo);
 	if (ret)
 		goto fail;
 	s->site = req->site;
@@ -518,6 +519,12 @@ static int claim_all(struct gilk_splice __user *items, u32 n,
 		     struct gilk_splice_obj **objs, struct gilk_splice *req,
 		     u32 *failed)
 {
+	/*
+	 * Where the checker may resume decoding a function: from its start
+	 * for every site, a batch over a whole function costs the square of
+	 * its length. Without the memory, each walk is from the start.
+	 */
+	struct gilk_walk_memo *memo = n > 1 ? kzalloc(sizeof(*memo), GFP_KERNEL) : NULL;
 	u32 i;
 	int ret = 0;
 
@@ -528,12 +535,13 @@ static int claim_all(struct gilk_splice __user *items, u32 n,
 		if (ret)
 			break;
 		req->reason[0] = 0;
-		ret = claim(req, &objs[i]);
+		ret = claim(req, &objs[i], memo);
 		if (ret)
 			break;
 		if (!(i & 63))
 			cond_resched();
 	}
+	kfree(memo);
 	if (ret) {
 		*failed = i;
 		unclaim_all(objs, i);

@@ -446,24 +446,98 @@ enum flow {
 	FLOW_AFTER_CALL,
 };
 
+/* The memo's marks for the function starting at func (made if new). */
+static struct gilk_walk_fn *memo_fn(const struct gilk_verify_env *env,
+				    unsigned long func)
+{
+	struct gilk_walk_memo *m = env->memo;
+	struct gilk_walk_fn *f, *oldest;
+	u32 i;
+
+	if (!m)
+		return NULL;
+	oldest = &m->fn[0];
+	for (i = 0; i < GILK_WALK_FUNCS; i++) {
+		f = &m->fn[i];
+		if (f->func == func) {
+			f->used = ++m->clock;
+			return f;
+		}
+		if (f->used < oldest->used)
+			oldest = f;
+	}
+	oldest->func = func;
+	oldest->used = ++m->clock;
+	oldest->n = 0;
+	oldest->step = GILK_WALK_STEP;
+	return oldest;
+}
+
+/* The last mark at or below lo, or the function's start. */
+static unsigned long memo_resume(const struct gilk_walk_fn *f, unsigned long lo)
+{
+	u32 a = 0, b = f->n;
+
+	while (a < b) {
+		u32 mid = a + (b - a) / 2;
+
+		if (f->at[mid] <= lo)
+			a = mid + 1;
+		else
+			b = mid;
+	}
+	return a ? f->at[a - 1] : f->func;
+}
+
+/* a starts an instruction control falls into: a mark, if far enough on. */
+static void memo_note(struct gilk_walk_fn *f, unsigned long a)
+{
+	u32 i;
+
+	if (a < (f->n ? f->at[f->n - 1] : f->func) + f->step)
+		return;
+	if (f->n == GILK_WALK_MARKS) {
+		/* the odd ones stay: 2 * step apart, and from the start */
+		for (i = 0; i < GILK_WALK_MARKS / 2; i++)
+			f->at[i] = f->at[2 * i + 1];
+		f->n = GILK_WALK_MARKS / 2;
+		f->step *= 2;
+		if (a < f->at[f->n - 1] + f->step)
+			return;
+	}
+	f->at[f->n++] = a;
+}
+
 /*
  * Decodes the function holding lo from its start, as kprobes' can_probe()
  * does, up to hi. With dead, every instruction overlapping [lo, hi) must be
  * padding that nothing falls into; otherwise lo must start an instruction.
+ * With a memo, from the last mark at or below lo instead: control falls in
+ * there, as at the start, and what the walk from the start decides past it
+ * depends only on the instructions from it on (the last non-padding one
+ * before a dead range, the jmp a jump label may turn into a nop, is found
+ * after it, or the range is not dead).
  */
 static int walk(struct vctx *v, const char *part, unsigned long lo,
 		unsigned long hi, bool dead)
 {
 	unsigned long a = v->env->func_start(v->env, lo), got = 0, ender = 0;
 	enum flow flow = FLOW_LIVE;
+	struct gilk_walk_fn *memo;
 	size_t valid = 0;
 	u8 buf[64];
 	struct insn in;
 
 	if (!a || a > lo)
 		return refuse(v, part, 0, "0x%lx is in no known function", lo);
+	memo = memo_fn(v->env, a);
+	if (memo)
+		a = memo_resume(memo, lo);
 	while (a < hi) {
 		unsigned long off = a - got;
+
+		if (memo && flow == FLOW_LIVE)
+			memo_note(memo, a);
 
 		if (!valid || off + MAX_INSN_SIZE > valid) {
 			valid = sizeof(buf);

@@ -30,6 +30,30 @@
 
 #include "include/uapi/gilk.h"
 
+/*
+ * Where the checker's decoding of a function may resume (verify.c): kept by
+ * the caller across the requests of one batch, which would each decode
+ * their function from its start otherwise. Marks are instruction starts
+ * where control falls in, at least step bytes apart; when they fill up,
+ * every other one goes and step doubles. Only valid while the text read
+ * stays the same: one batch, its modules pinned.
+ */
+#define GILK_WALK_FUNCS 4
+#define GILK_WALK_MARKS 128
+#define GILK_WALK_STEP 32
+
+struct gilk_walk_fn {
+	unsigned long func;	/* its start; 0: unused */
+	unsigned long used;	/* for eviction, the least recent first */
+	u32 n, step;
+	unsigned long at[GILK_WALK_MARKS];	/* ascending */
+};
+
+struct gilk_walk_memo {
+	struct gilk_walk_fn fn[GILK_WALK_FUNCS];
+	unsigned long clock;
+};
+
 /* A ud2 at an address: not a bug site, a BUG() (does not return), a WARN(). */
 enum gilk_bug_kind { GILK_NOT_BUG, GILK_BUG, GILK_WARN };
 
@@ -56,6 +80,7 @@ struct gilk_verify_env {
 	/* An exception-table entry in [addr, addr + len). */
 	bool (*fixup)(const struct gilk_verify_env *env, unsigned long addr,
 		      u32 len);
+	struct gilk_walk_memo *memo;	/* NULL: every walk from the start */
 	void *priv;
 };
 

@@ -48,7 +48,7 @@ static bool fixup(const struct gilk_verify_env *env, unsigned long addr,
 }
 
 int gilk_verify_request(struct gilk_splice_obj *s, struct gilk_splice *req,
-			u32 needs)
+			u32 needs, struct gilk_walk_memo *memo)
 {
 	struct gilk_verify_env env = {
 		.tramp = s->tramp,
@@ -64,6 +64,7 @@ int gilk_verify_request(struct gilk_splice_obj *s, struct gilk_splice *req,
 		.bug_kind = bug_kind,
 		.jump_label = jump_label,
 		.fixup = fixup,
+		.memo = memo,
 	};
 	enum gilk_tramp_kind kind;
 	int ret;

@@ -28,7 +28,14 @@ struct kv_env {
 	bool (*jump_label)(void *priv, uint64_t addr, uint32_t len);
 	bool (*fixup)(void *priv, uint64_t addr, uint32_t len);
 	void *priv;
+	void *memo;     /* from kv_memo_new(): walks resume, as in a batch; or NULL */
 };
+
+/* The checker's walk memory of one batch (struct gilk_walk_memo): valid
+ * while the text read stays the same; kv_memo_reset() when it changes. */
+void *kv_memo_new(void);
+void kv_memo_reset(void *memo);
+void kv_memo_free(void *memo);
 
 /* gilk_verify(): 0 with the template accepted in *tmpl (may be NULL), or
  * -EBADMSG with the reason. */

@@ -1,5 +1,8 @@
 /* kverify: the checker's environment for the tests (see kverify.h). Built
  * with the kernel's tools headers, like kmod/verify.c itself. */
+#include <stdlib.h>
+#include <string.h>
+
 #include "flags.h"
 #include "kverify.h"
 #include "tramp.h"
@@ -47,7 +50,23 @@ static void env_of(const struct kv_env *e, struct gilk_verify_env *env)
 		.needs = e->needs, .counter = e->counter,
 		.decode = insn_decode, .read = rd, .func_start = start,
 		.bug_kind = bug, .jump_label = jl, .fixup = fx, .priv = (void *)e,
+		.memo = e->memo,
 	};
+}
+
+void *kv_memo_new(void)
+{
+	return calloc(1, sizeof(struct gilk_walk_memo));
+}
+
+void kv_memo_reset(void *memo)
+{
+	memset(memo, 0, sizeof(struct gilk_walk_memo));
+}
+
+void kv_memo_free(void *memo)
+{
+	free(memo);
 }
 
 int kv_verify(const struct gilk_splice *req, const struct kv_env *e,

@@ -294,6 +294,7 @@ static int kernel_suite(const char *image, const char *symbols, struct tally *t)
 		t->functions++;
 		struct vc_text vt = { code_byte, &src, k.syms, 0, k.facts, g };
 
+		vc_memo_reset(&t->verify);
 		for (size_t i = 0; i < g->nblocks; i++) {
 			struct splice_plan p;
 			uint64_t site = splice_site_for_block(&env, g->blocks[i].start);
@@ -351,6 +352,7 @@ static int generated_suite(size_t count, struct tally *t)
 
 			struct vc_text vt = { code_byte, &src, NULL, GEN_BASE, NULL, &g };
 
+			vc_memo_reset(&t->verify);
 			if (splice_plan(&env, g.blocks[bi].start, &p) == 0)
 				run_templates(&a, &b, &p, GEN_BASE, GEN_BASE + len, &rng, 1, name,
 					      &vt, n, t);
@@ -445,6 +447,11 @@ static void verify_report(const char *suite, const struct vc_tally *v)
 	snprintf(line, sizeof(line), "checker: every mutation of a %s plan is refused (%zu)",
 		 suite, v->mutations);
 	check(v->mutations == v->mutations_refused && v->mutations >= 10000, line);
+	printf("checker, %s: %zu verdicts again with a batch's walk memory, %zu otherwise\n",
+	       suite, v->memo_checks, v->memo_differ);
+	snprintf(line, sizeof(line), "checker: a batch's walk memory changes no %s verdict (%zu)",
+		 suite, v->memo_checks);
+	check(v->memo_differ == 0 && v->memo_checks >= 10000, line);
 }
 
 int main(int argc, char **argv)
@@ -503,6 +510,8 @@ int main(int argc, char **argv)
 	}
 	verify_report("kernel", &kt.verify);
 	verify_report("generated", &gt.verify);
+	vc_memo_free(&kt.verify);
+	vc_memo_free(&gt.verify);
 	printf("%d passed, %d failed\n", passed, failed);
 	return failed ? 1 : 0;
 }

@@ -315,6 +315,48 @@ static bool mutate(unsigned kind, struct gilk_splice *m, const struct splice_pla
 	return false;
 }
 
+void vc_memo_reset(struct vc_tally *t)
+{
+	if (t->memo)
+		kv_memo_reset(t->memo);
+	else
+		t->memo = kv_memo_new();
+}
+
+void vc_memo_free(struct vc_tally *t)
+{
+	kv_memo_free(t->memo);
+	t->memo = NULL;
+}
+
+/*
+ * kv_verify() as one request alone has it, and again as in a batch, with
+ * the walk memory of the requests before: the two must agree, template and
+ * reason included. Returns the first.
+ */
+static int verify_both(const struct gilk_splice *req, struct kv_env *env, char *why,
+		       size_t len, enum kv_template *tmpl, struct vc_tally *t)
+{
+	char why2[GILK_REASON_MAX] = "";
+	enum kv_template got2 = KV_FULL;
+	int ret, ret2;
+
+	env->memo = NULL;
+	ret = kv_verify(req, env, why, len, tmpl);
+	if (!t->memo)
+		return ret;
+	env->memo = t->memo;
+	ret2 = kv_verify(req, env, why2, sizeof(why2), &got2);
+	env->memo = NULL;
+	t->memo_checks++;
+	if (ret != ret2 || (ret && strcmp(why, why2)) || (!ret && tmpl && *tmpl != got2)) {
+		if (t->memo_differ++ < 5)
+			fprintf(stderr, "FAIL-DETAIL the checker answers otherwise with a batch's walk memory at 0x%" PRIx64 ": %s / %s\n",
+				(uint64_t)req->site, ret ? why : "accepted", ret2 ? why2 : "accepted");
+	}
+	return ret;
+}
+
 void vc_check_plan(const struct splice_plan *p, const struct splice_params *sp,
 		   const struct splice_code *code, const struct vc_text *text,
 		   unsigned mutations, struct vc_tally *t)
@@ -336,7 +378,7 @@ void vc_check_plan(const struct splice_plan *p, const struct splice_params *sp,
 	enum kv_template got;
 
 	request_from_plan(p, code, &r, &req);
-	if (kv_verify(&req, &env, why, sizeof(why), &got)) {
+	if (verify_both(&req, &env, why, sizeof(why), &got, t)) {
 		if (t->refused_plans++ < 10)
 			fprintf(stderr, "FAIL-DETAIL the checker refuses a %s plan at 0x%" PRIx64 ": %s\n",
 				splice_mode_name(p->mode), p->region.addr, why);
@@ -360,7 +402,7 @@ void vc_check_plan(const struct splice_plan *p, const struct splice_params *sp,
 			continue;
 		t->mutations++;
 		t->by_kind[kind]++;
-		if (kv_verify(&m, &env, why, sizeof(why), NULL) == -EBADMSG &&
+		if (verify_both(&m, &env, why, sizeof(why), NULL, t) == -EBADMSG &&
 		    !strncmp(why, "unverified code at ", 19)) {
 			t->mutations_refused++;
 			continue;

@@ -38,12 +38,22 @@ struct vc_tally {
 	/* count plans with flags live, proposed without saving them: how
 	 * many, refused, and accepted because the checker found them dead */
 	size_t unsaved, unsaved_refused, unsaved_checker_dead;
+	/* every verdict again with the walk memory a batch keeps
+	 * (vc_memo_reset() per text): how many, and how many came out
+	 * otherwise */
+	void *memo;
+	size_t memo_checks, memo_differ;
 };
 
 /* Checks one emitted plan and count mutations of it; failures go to stderr. */
 void vc_check_plan(const struct splice_plan *p, const struct splice_params *sp,
 		   const struct splice_code *code, const struct vc_text *text,
 		   unsigned mutations, struct vc_tally *t);
+
+/* The text the next plans are read from is not the last ones': the walk
+ * memory starts empty (made on the first call). */
+void vc_memo_reset(struct vc_tally *t);
+void vc_memo_free(struct vc_tally *t);
 
 const char *vc_mutation_name(unsigned kind);
 /* VEX instructions that look like branches are copied, and a jmp for one

@@ -509,11 +509,10 @@ static enum tramp_template template_for(struct live *lv, const char *instrument)
 	return tt;
 }
 
-int live_request(struct live *lv, const struct splice_plan *p,
-		 const char *instrument, const char *arg,
-		 struct gilk_splice *req, size_t *reloc_off, struct gerr *e)
+static int request_as(struct live *lv, const struct splice_plan *p,
+		      const char *instrument, const char *arg, enum tramp_template tmpl,
+		      struct gilk_splice *req, size_t *reloc_off, struct gerr *e)
 {
-	enum tramp_template tmpl = template_for(lv, instrument);
 	struct gilk_reserve r = {
 		.tramp_size = (uint32_t)splice_tramp_size(p, tmpl),
 		.evict_size = (uint32_t)splice_evict_tramp_size(p),
@@ -540,6 +539,14 @@ int live_request(struct live *lv, const struct splice_plan *p,
 	snprintf(req->instrument, sizeof(req->instrument), "%s", instrument);
 	snprintf(req->arg, sizeof(req->arg), "%s", arg ? arg : "");
 	return 0;
+}
+
+int live_request(struct live *lv, const struct splice_plan *p,
+		 const char *instrument, const char *arg,
+		 struct gilk_splice *req, size_t *reloc_off, struct gerr *e)
+{
+	return request_as(lv, p, instrument, arg, template_for(lv, instrument), req,
+			  reloc_off, e);
 }
 
 int live_splice_batch(struct live *lv, const struct splice_plan *plans,
@@ -569,12 +576,23 @@ int live_splice_batch_uses(struct live *lv, const struct splice_plan *plans,
 	reqs = calloc(n, sizeof(*reqs));
 	if (!reqs)
 		return gerr_setc(e, ENOMEM, "out of memory");
-	for (; built < n; built++)
-		if (live_request(lv, &plans[built], uses[nuses == n ? built : 0].instrument,
-				 uses[nuses == n ? built : 0].arg, &reqs[built], NULL, e)) {
+	/* the template an instrument takes, asked of gilk.ko once for a run
+	 * of the same instrument, not once a splice */
+	const char *last = NULL;
+	enum tramp_template tmpl = TT_FULL;
+
+	for (; built < n; built++) {
+		const struct live_use *u = &uses[nuses == n ? built : 0];
+
+		if (!last || strcmp(last, u->instrument))
+			tmpl = template_for(lv, u->instrument);
+		last = u->instrument;
+		if (request_as(lv, &plans[built], u->instrument, u->arg, tmpl, &reqs[built],
+			       NULL, e)) {
 			rc = -1;
 			break;
 		}
+	}
 	if (!rc) {
 		b.items = (uintptr_t)reqs;
 		if (ioctl(lv->fd, n == 1 ? GILK_IOC_SPLICE : GILK_IOC_SPLICE_BATCH,

@@ -4,9 +4,10 @@
  * Each figure is measured against its reference in the same run, a median
  * over rounds, and printed as one "bench:" line (report.h).
  *
- * Per hit: the workload is getppid(); a probe's cost per hit is the median
- * time per call with it minus the mean of the medians without it right
- * before and right after (the lab shares its CPUs: a base from minutes
+ * Per hit: the workload is getppid(); a probe's cost per hit is the median,
+ * over rounds, of the time per call with it minus the mean of the runs
+ * without it right before and right after (the probe is put on and taken
+ * off every round: the lab shares its CPUs, and a base from minutes
  * earlier drifts). Three
  * sites, each named on the "sites:" line:
  *   block  getppid's entry block, where gilk splices it (past the ftrace
@@ -66,7 +67,6 @@ static const char *const kfunc_targets[] = { "__task_pid_nr_ns", "__rcu_read_loc
 struct bench {
 	struct live lv;
 	int calls, runs;
-	uint64_t hits;		/* what one per_call() run makes */
 };
 
 static double now(void)
@@ -77,18 +77,23 @@ static double now(void)
 	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
 }
 
+/* ns per getppid() over one run of b->calls. */
+static double one_run(const struct bench *b)
+{
+	double t0 = now();
+
+	for (int i = 0; i < b->calls; i++)
+		syscall(SYS_getppid);
+	return (now() - t0) * 1e9 / b->calls;
+}
+
 /* Median ns per getppid() over the runs. */
 static double per_call(const struct bench *b)
 {
 	double t[RUNS_MAX];
 
-	for (int r = 0; r < b->runs; r++) {
-		double t0 = now();
-
-		for (int i = 0; i < b->calls; i++)
-			syscall(SYS_getppid);
-		t[r] = (now() - t0) * 1e9 / b->calls;
-	}
+	for (int r = 0; r < b->runs; r++)
+		t[r] = one_run(b);
 	return bench_median(t, (size_t)b->runs);
 }
 
@@ -103,46 +108,88 @@ static void fail(const char *figure, const struct gerr *e)
 	fprintf(stderr, "bench-live: %s: %s\n", figure, e->msg);
 }
 
+/*
+ * A probe put on and taken off again for every probed run: each probed run
+ * is set against the unprobed runs right before and right after it, and the
+ * figure is the median of those differences. The lab shares its CPUs with
+ * whatever else the host runs, and a drift over the minutes of a whole
+ * figure moved both sides of a difference taken once by more than a count
+ * splice costs (a negative figure in run 5).
+ */
+struct probe {
+	const char *figure;
+	/* 0, or -1 with e set; off() also checks the hits one run made */
+	int (*on)(struct bench *b, struct probe *p, struct gerr *e);
+	int (*off)(struct bench *b, struct probe *p, struct gerr *e);
+	struct splice_plan plan;
+	const char *instrument, *where;
+	uint64_t optimized;	/* the kprobe's address, to wait for it */
+	uint32_t id;
+	struct bpftrace bt;
+};
+
+static double paired(struct bench *b, struct probe *p)
+{
+	double base[RUNS_MAX + 1], d[RUNS_MAX];
+	struct gerr e;
+
+	base[0] = one_run(b);
+	for (int r = 0; r < b->runs; r++) {
+		double t;
+
+		if (p->on(b, p, &e))
+			return fail(p->figure, &e), NAN;
+		t = one_run(b);
+		if (p->off(b, p, &e))
+			return fail(p->figure, &e), NAN;
+		base[r + 1] = one_run(b);
+		d[r] = t - (base[r] + base[r + 1]) / 2;
+	}
+	return bench_median(d, (size_t)b->runs);
+}
+
+static int splice_on(struct bench *b, struct probe *p, struct gerr *e)
+{
+	return live_splice(&b->lv, &p->plan, p->instrument, "", &p->id, e);
+}
+
+static int splice_off(struct bench *b, struct probe *p, struct gerr *e)
+{
+	static char drain[1 << 16];
+	struct gilk_splice_info info;
+	int rc = live_info(&b->lv, p->id, &info, e);
+
+	live_unsplice(&b->lv, p->id, e);
+	/* what tsc and regs left in the buffer */
+	while (live_read_events(&b->lv, drain, sizeof(drain), e) > 0)
+		;
+	if (!rc && info.hits < (uint64_t)b->calls)
+		return gerr_set(e, "%" PRIu64 " hits counted for %d calls",
+				(uint64_t)info.hits, b->calls);
+	return rc;
+}
+
 /* ns per hit of instrument at site; NAN (and why, on stderr) when it could
  * not be measured or counted fewer hits than calls were made. */
 static double with_splice(struct bench *b, const char *figure, uint64_t site,
 			  const char *instrument, bool trap)
 {
-	static char drain[1 << 16];
-	struct gilk_splice_info info;
-	struct splice_plan p;
+	struct probe p = { .figure = figure, .on = splice_on, .off = splice_off,
+			   .instrument = instrument };
 	struct gerr e;
-	uint32_t id;
-	double t, before;
 
-	if (live_plan(&b->lv, site, 0, &p, &e))
+	if (live_plan(&b->lv, site, 0, &p.plan, &e))
 		return fail(figure, &e), NAN;
 	if (trap) {
 		/* the planner traps only where no jump fits; here one does,
 		 * so the plan is cut to its first instruction, as a trap
 		 * plan is */
-		p.mode = SPLICE_TRAP;
-		p.bounce_kind = BOUNCE_NONE;
-		p.region.len = p.region.live = p.region.insns[0].len;
-		p.region.ninsn = 1;
+		p.plan.mode = SPLICE_TRAP;
+		p.plan.bounce_kind = BOUNCE_NONE;
+		p.plan.region.len = p.plan.region.live = p.plan.region.insns[0].len;
+		p.plan.region.ninsn = 1;
 	}
-	before = per_call(b);
-	if (live_splice(&b->lv, &p, instrument, "", &id, &e))
-		return fail(figure, &e), NAN;
-	t = per_call(b);
-	if (live_info(&b->lv, id, &info, &e))
-		info.hits = 0;
-	live_unsplice(&b->lv, id, &e);
-	t -= (before + per_call(b)) / 2;
-	/* what tsc and regs left in the buffer */
-	while (live_read_events(&b->lv, drain, sizeof(drain), &e) > 0)
-		;
-	if (info.hits < b->hits) {
-		fprintf(stderr, "bench-live: %s: %" PRIu64 " hits counted for %" PRIu64 " calls\n",
-			figure, (uint64_t)info.hits, b->hits);
-		return NAN;
-	}
-	return t;
+	return paired(b, &p);
 }
 
 /* The kprobe state settles in the background (the optimizer runs after a
@@ -157,44 +204,58 @@ static bool optimizes(uint64_t addr)
 	return false;
 }
 
+static int kprobe_on(struct bench *b, struct probe *p, struct gerr *e)
+{
+	(void)b;
+	if (kprobe_events_add(&p->where, 1, e))
+		return kprobe_events_clear(1, e), -1;
+	if (p->optimized && !optimizes(p->optimized)) {
+		kprobe_events_clear(1, e);
+		return gerr_set(e, "the kernel did not optimize it this time");
+	}
+	return 0;
+}
+
+static int kprobe_off(struct bench *b, struct probe *p, struct gerr *e)
+{
+	(void)b, (void)p;
+	return kprobe_events_clear(1, e);
+}
+
 /* A kprobe event at where; at optimized (its address), measured once the
  * kernel has optimized it (in the background, after a delay). */
 static double with_kprobe(struct bench *b, const char *figure, const char *where,
 			  uint64_t optimized)
 {
-	double before = per_call(b), t;
-	struct gerr e;
+	struct probe p = { .figure = figure, .on = kprobe_on, .off = kprobe_off,
+			   .where = where, .optimized = optimized };
 
-	if (kprobe_events_add(&where, 1, &e))
-		return fail(figure, &e), kprobe_events_clear(1, &e), NAN;
-	if (optimized && !optimizes(optimized)) {
-		fprintf(stderr, "bench-live: %s: the kernel did not optimize it this time\n", figure);
-		kprobe_events_clear(1, &e);
-		return NAN;
-	}
-	t = per_call(b);
-	kprobe_events_clear(1, &e);
-	return t - (before + per_call(b)) / 2;
+	return paired(b, &p);
+}
+
+static int bpftrace_on(struct bench *b, struct probe *p, struct gerr *e)
+{
+	(void)b;
+	return bpftrace_start(&p->bt, p->where, e);
+}
+
+static int bpftrace_off(struct bench *b, struct probe *p, struct gerr *e)
+{
+	uint64_t count;
+
+	if (bpftrace_stop(&p->bt, &count, e))
+		return -1;
+	if (count < (uint64_t)b->calls)
+		return gerr_set(e, "bpftrace counted %" PRIu64 " for %d calls", count, b->calls);
+	return 0;
 }
 
 static double with_bpftrace(struct bench *b, const char *figure, const char *probe)
 {
-	struct bpftrace bt;
-	uint64_t count;
-	double before = per_call(b), t;
-	struct gerr e;
+	struct probe p = { .figure = figure, .on = bpftrace_on, .off = bpftrace_off,
+			   .where = probe };
 
-	if (bpftrace_start(&bt, probe, &e))
-		return fail(figure, &e), NAN;
-	t = per_call(b);
-	if (bpftrace_stop(&bt, &count, &e))
-		return fail(figure, &e), NAN;
-	if (count < b->hits) {
-		fprintf(stderr, "bench-live: %s: bpftrace counted %" PRIu64 " for %" PRIu64 " calls\n",
-			figure, count, b->hits);
-		return NAN;
-	}
-	return t - (before + per_call(b)) / 2;
+	return paired(b, &p);
 }
 
 static uint64_t function_addr(struct bench *b, const char *name)
@@ -682,7 +743,6 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: bench-live [--per-hit] [CALLS [RUNS (1 to %d)]]\n", RUNS_MAX);
 		return 2;
 	}
-	b.hits = (uint64_t)b.calls * (uint64_t)b.runs;
 	if (live_open(&b.lv, NULL, &e)) {
 		fprintf(stderr, "bench-live: %s\n", e.msg);
 		return 1;

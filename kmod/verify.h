@@ -20,8 +20,9 @@
  *    (whose own trampoline passes the same checks).
  * It also checks that the site and an evicted neighbour start at
  * instruction boundaries (decoding their function from its start, as
- * kprobes' can_probe() does), that a call only ends a region (a sleeping
- * callee returns to the byte after it), and that nothing in a region is
+ * kprobes' can_probe() does, or within a batch from a point an earlier
+ * request's decoding found: env->memo), that a call only ends a region (a
+ * sleeping callee returns to the byte after it), and that nothing in a region is
  * an instruction that must not move or run elsewhere (int3 and other traps,
  * ud0/ud1/ud2, xbegin, far transfers, hlt and mwait, sys* instructions).
  *

@@ -252,7 +252,7 @@ $(B)/bin/test-kcore: $(B)/tests/kcore_check.o $(B)/libgilkcore.a
 
 $(B)/bin/gilk-soak: $(B)/tests/soak.o $(B)/libgilklive.a $(B)/libgilkcore.a
 	@mkdir -p $(dir $@)
-	$(CC) -o $@ $^ $(CORE_LIBS)
+	$(CC) -o $@ $^ $(CORE_LIBS) -lpthread
 
 GUEST_SRC := $(wildcard tests/guest/*.c)
 $(B)/bin/test-live: $(GUEST_SRC:%.c=$(B)/%.o) $(B)/libgilklive.a $(B)/libgilkcore.a

@@ -9,9 +9,9 @@
  *   - splices every block of one of >= 50 hot functions named nowhere else in
  *     the tests, in one batch (bounces and evictions included), and unsplices
  *     it, CYCLES times, round robin; a cycle's unsplice runs in a thread of
- *     its own while the next cycle splices (their grace periods overlap, and
- *     gilk sees splices and unsplices at once), unless the two functions
- *     lie within a bounce's reach of each other;
+ *     its own while the next cycles splice (their grace periods overlap, and
+ *     gilk sees splices and unsplices at once), unless the functions lie
+ *     within a bounce's reach of each other;
  *   - every 100 cycles (the first included) kills a splicing process with
  *     SIGKILL in the middle of its batches, then unsplices whatever it left,
  *     as a new client;
@@ -485,78 +485,126 @@ static double secs(const struct timespec *a, const struct timespec *b)
 }
 
 /*
- * The last cycle's unsplice, in a thread: it shares the session's
- * /dev/gilk (live_unsplice_batch() reads nothing else of it) and waits for
- * a job, one at a time.
+ * Earlier cycles' unsplices, in threads of their own (UNSPLICERS of them, a
+ * job each at a time): they share the session's /dev/gilk, of which
+ * live_unsplice_batch() reads nothing else.
  */
-struct unsplicer {
-	pthread_t thread;
+#define UNSPLICERS 2
+
+struct unsplicers {
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
 	struct live *lv;
-	const struct fn *f;	/* the job's function; NULL: none */
-	uint32_t ids[FN_BLOCKS];
-	size_t n;
+	struct {
+		pthread_t thread;
+		const struct fn *f;	/* the job's function; NULL: none */
+		uint32_t ids[FN_BLOCKS];
+		size_t n;
+	} job[UNSPLICERS];
 	bool quit;
 	double busy;		/* seconds unsplicing, in all */
 };
 
+struct unsplicer_arg {
+	struct unsplicers *u;
+	size_t i;
+};
+
 static void *unsplicer_run(void *arg)
 {
-	struct unsplicer *u = arg;
+	struct unsplicers *u = ((struct unsplicer_arg *)arg)->u;
+	size_t i = ((struct unsplicer_arg *)arg)->i;
 
 	pthread_mutex_lock(&u->lock);
 	for (;;) {
 		struct timespec a, b;
 		struct gerr e;
 
-		while (!u->f && !u->quit)
+		while (!u->job[i].f && !u->quit)
 			pthread_cond_wait(&u->cond, &u->lock);
-		if (!u->f)
+		if (!u->job[i].f)
 			break;
 		pthread_mutex_unlock(&u->lock);
 		clock_gettime(CLOCK_MONOTONIC, &a);
-		if (live_unsplice_batch(u->lv, u->ids, u->n, &e))
-			badf("unsplicing %s: %s", u->f->name, e.msg);
+		if (live_unsplice_batch(u->lv, u->job[i].ids, u->job[i].n, &e))
+			badf("unsplicing %s: %s", u->job[i].f->name, e.msg);
 		clock_gettime(CLOCK_MONOTONIC, &b);
 		pthread_mutex_lock(&u->lock);
 		u->busy += secs(&a, &b);
-		u->f = NULL;
+		u->job[i].f = NULL;
 		pthread_cond_broadcast(&u->cond);
 	}
 	pthread_mutex_unlock(&u->lock);
 	return NULL;
 }
 
+static int unsplicers_start(struct unsplicers *u)
+{
+	static struct unsplicer_arg args[UNSPLICERS];
+
+	for (size_t i = 0; i < UNSPLICERS; i++) {
+		args[i] = (struct unsplicer_arg){ u, i };
+		if (pthread_create(&u->job[i].thread, NULL, unsplicer_run, &args[i]))
+			return -1;
+	}
+	return 0;
+}
+
 /* Waits until no unsplice is under way. */
-static void unsplicer_idle(struct unsplicer *u)
+static void unsplicers_idle(struct unsplicers *u)
 {
 	pthread_mutex_lock(&u->lock);
-	while (u->f)
-		pthread_cond_wait(&u->cond, &u->lock);
+	for (size_t i = 0; i < UNSPLICERS; i++)
+		while (u->job[i].f)
+			pthread_cond_wait(&u->cond, &u->lock);
 	pthread_mutex_unlock(&u->lock);
 }
 
-/* Whether an unsplice of f may be under way while g is spliced: their
+static void unsplicers_stop(struct unsplicers *u)
+{
+	unsplicers_idle(u);
+	pthread_mutex_lock(&u->lock);
+	u->quit = true;
+	pthread_cond_broadcast(&u->cond);
+	pthread_mutex_unlock(&u->lock);
+	for (size_t i = 0; i < UNSPLICERS; i++)
+		pthread_join(u->job[i].thread, NULL);
+}
+
+/* Whether g may be spliced while the unsplices under way go on: their
  * bytes (bounce slots and evicted neighbours included) lie apart. */
-static bool unsplicer_clear_of(struct unsplicer *u, const struct fn *g)
+static bool unsplicers_clear_of(struct unsplicers *u, const struct fn *g)
 {
-	const struct fn *f;
+	bool clear = true;
 
 	pthread_mutex_lock(&u->lock);
-	f = u->f;
+	for (size_t i = 0; i < UNSPLICERS; i++) {
+		const struct fn *f = u->job[i].f;
+
+		if (f && f->start < g->end + 256 && g->start < f->end + 256)
+			clear = false;
+	}
 	pthread_mutex_unlock(&u->lock);
-	return !f || f->start >= g->end + 256 || g->start >= f->end + 256;
+	return clear;
 }
 
-static void unsplicer_post(struct unsplicer *u, const struct fn *f,
-			   const uint32_t *ids, size_t n)
+/* Hands f's splices to a free unsplicer, once there is one. */
+static void unsplicers_post(struct unsplicers *u, const struct fn *f,
+			    const uint32_t *ids, size_t n)
 {
-	unsplicer_idle(u);
+	size_t i;
+
 	pthread_mutex_lock(&u->lock);
-	memcpy(u->ids, ids, n * sizeof(*ids));
-	u->n = n;
-	u->f = f;
+	for (;;) {
+		for (i = 0; i < UNSPLICERS && u->job[i].f; i++)
+			;
+		if (i < UNSPLICERS)
+			break;
+		pthread_cond_wait(&u->cond, &u->lock);
+	}
+	memcpy(u->job[i].ids, ids, n * sizeof(*ids));
+	u->job[i].n = n;
+	u->job[i].f = f;
 	pthread_cond_broadcast(&u->cond);
 	pthread_mutex_unlock(&u->lock);
 }
@@ -570,7 +618,7 @@ int main(int argc, char **argv)
 	struct timespec t0, t;
 	double splice_s = 0;
 	struct live lv;
-	static struct unsplicer u = {
+	static struct unsplicers u = {
 		.lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER,
 	};
 	struct gerr e;
@@ -609,7 +657,7 @@ int main(int argc, char **argv)
 	printf("soak: instrument unload attempted\n");
 	nmi_splice(&lv);
 	printf("soak: NMI splice done\n");
-	if (pthread_create(&u.thread, NULL, unsplicer_run, &u)) {
+	if (unsplicers_start(&u)) {
 		fprintf(stderr, "soak: no thread for the unsplices\n");
 		return 1;
 	}
@@ -625,16 +673,16 @@ int main(int argc, char **argv)
 			       limit, cycles, want);
 			break;
 		}
-		if (!unsplicer_clear_of(&u, f))
-			unsplicer_idle(&u);
+		if (!unsplicers_clear_of(&u, f))
+			unsplicers_idle(&u);
 		clock_gettime(CLOCK_MONOTONIC, &a);
 		n = splice_fn(&lv, f, "count", ids);
 		clock_gettime(CLOCK_MONOTONIC, &b);
 		splice_s += secs(&a, &b);
 		if (n)
-			unsplicer_post(&u, f, ids, n);
+			unsplicers_post(&u, f, ids, n);
 		if (cycles % 100 == 0) {
-			unsplicer_idle(&u);
+			unsplicers_idle(&u);
 			kill_mid_batch(&lv, (unsigned)cycles);
 		}
 		if (cycles % 10 == 9) {
@@ -647,12 +695,7 @@ int main(int argc, char **argv)
 			pthread_mutex_unlock(&u.lock);
 		}
 	}
-	unsplicer_idle(&u);
-	pthread_mutex_lock(&u.lock);
-	u.quit = true;
-	pthread_cond_broadcast(&u.cond);
-	pthread_mutex_unlock(&u.lock);
-	pthread_join(u.thread, NULL);
+	unsplicers_stop(&u);
 	rmmod_with_1000(&lv);
 	stop_loads();
 	unsplice_all(&lv);

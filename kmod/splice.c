@@ -517,16 +517,13 @@ static void unclaim_all(struct gilk_splice_obj **objs, u32 n)
  */
 static int claim_all(struct gilk_splice __user *items, u32 n,
 		     struct gilk_splice_obj **objs, struct gilk_splice *req,
-		     u32 *failed)
+		     struct gilk_walk_memo *memo, u32 *failed)
 {
-	/*
-	 * Where the checker may resume decoding a function: from its start
-	 * for every site, a batch over a whole function costs the square of
-	 * its length. Without the memory, each walk is from the start.
-	 */
-	struct gilk_walk_memo *memo = n > 1 ? kzalloc(sizeof(*memo), GFP_KERNEL) : NULL;
 	u32 i;
 	int ret = 0;
+
+	if (memo)	/* the text may have changed since the last try */
+		memset(memo, 0, sizeof(*memo));
 
 	for (i = 0; i < n; i++) {
 		pagefault_disable();
@@ -541,7 +538,6 @@ static int claim_all(struct gilk_splice __user *items, u32 n,
 		if (!(i & 63))
 			cond_resched();
 	}
-	kfree(memo);
 	if (ret) {
 		*failed = i;
 		unclaim_all(objs, i);
@@ -596,6 +592,7 @@ int gilk_splice_batch(struct gilk_splice __user *items, u32 n, u32 *failed)
 	struct gilk_patch_state **patches = NULL;
 	struct gilk_splice_obj **objs;
 	struct gilk_traps *traps = NULL;
+	struct gilk_walk_memo *memo = NULL;
 	struct gilk_splice *req;
 	unsigned int npatches = 0;
 	bool wait = false;
@@ -611,6 +608,13 @@ int gilk_splice_batch(struct gilk_splice __user *items, u32 n, u32 *failed)
 		ret = -ENOMEM;
 		goto out;
 	}
+	/*
+	 * Where the checker may resume decoding a function: from its start
+	 * for every site, a batch over a whole function costs the square of
+	 * its length. Without it (no memory), each walk is from the start.
+	 */
+	if (n > 1)
+		memo = kmalloc(sizeof(*memo), GFP_KERNEL | __GFP_NOWARN);
 	/*
 	 * The requests are read under gilk_lock, without faulting there: a
 	 * page that waits on userfaultfd (or FUSE) would hold every gilk
@@ -628,7 +632,7 @@ int gilk_splice_batch(struct gilk_splice __user *items, u32 n, u32 *failed)
 		 * the earlier ones claimed) before any byte of the kernel's is
 		 * written.
 		 */
-		ret = claim_all(items, n, objs, req, failed);
+		ret = claim_all(items, n, objs, req, memo, failed);
 		if (ret != -EAGAIN)
 			break;
 		mutex_unlock(&gilk_lock);
@@ -713,6 +717,7 @@ unlock:
 out:
 	gilk_traps_free(traps);
 	kvfree(patches);
+	kfree(memo);
 	kfree(req);
 	kvfree(objs);
 	return ret;

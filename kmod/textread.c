@@ -68,7 +68,12 @@ int gilk_text_read(unsigned long addr, void *buf, size_t len)
 {
 	if (copy_from_kernel_nofault(buf, (void *)addr, len))
 		return -EFAULT;
-	overlay_splices(addr, buf, len);
+	/*
+	 * Kprobes first: one in a splice's bytes came after the splice and
+	 * saved gilk's own jmp, and what the splice holds is what was there
+	 * before either.
+	 */
 	overlay_kprobes(addr, buf, len);
+	overlay_splices(addr, buf, len);
 	return 0;
 }

@@ -446,7 +446,10 @@ enum flow {
 	FLOW_AFTER_CALL,
 };
 
-/* The memo's marks for the function starting at func (made if new). */
+/*
+ * The memo's marks for the function starting at func (made if new). env is
+ * const, the memo it points at is the batch's to change.
+ */
 static struct gilk_walk_fn *memo_fn(const struct gilk_verify_env *env,
 				    unsigned long func)
 {
@@ -516,28 +519,31 @@ static void memo_note(struct gilk_walk_fn *f, unsigned long a)
  * there, as at the start, and what the walk from the start decides past it
  * depends only on the instructions from it on (the last non-padding one
  * before a dead range, the jmp a jump label may turn into a nop, is found
- * after it, or the range is not dead).
+ * after it, or the range is not dead). Where the text changed since the
+ * mark was made (a jump label or an ftrace site, their lengths kept), the
+ * walk from the mark decides the same or refuses where that from the start
+ * would not: it starts with control falling in, the strictest state.
  */
 static int walk(struct vctx *v, const char *part, unsigned long lo,
 		unsigned long hi, bool dead)
 {
 	unsigned long a = v->env->func_start(v->env, lo), got = 0, ender = 0;
 	enum flow flow = FLOW_LIVE;
-	struct gilk_walk_fn *memo;
+	struct gilk_walk_fn *marks;
 	size_t valid = 0;
 	u8 buf[64];
 	struct insn in;
 
 	if (!a || a > lo)
 		return refuse(v, part, 0, "0x%lx is in no known function", lo);
-	memo = memo_fn(v->env, a);
-	if (memo)
-		a = memo_resume(memo, lo);
+	marks = memo_fn(v->env, a);
+	if (marks)
+		a = memo_resume(marks, lo);
 	while (a < hi) {
 		unsigned long off = a - got;
 
-		if (memo && flow == FLOW_LIVE)
-			memo_note(memo, a);
+		if (marks && flow == FLOW_LIVE)
+			memo_note(marks, a);
 
 		if (!valid || off + MAX_INSN_SIZE > valid) {
 			valid = sizeof(buf);

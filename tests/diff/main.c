@@ -294,7 +294,10 @@ static int kernel_suite(const char *image, const char *symbols, struct tally *t)
 		t->functions++;
 		struct vc_text vt = { code_byte, &src, k.syms, 0, k.facts, g };
 
-		vc_memo_reset(&t->verify);
+		/* one image: its walk memory kept across functions, as a
+		 * batch over many keeps it (and evicts functions from it) */
+		if (!t->verify.memo)
+			vc_memo_reset(&t->verify);
 		for (size_t i = 0; i < g->nblocks; i++) {
 			struct splice_plan p;
 			uint64_t site = splice_site_for_block(&env, g->blocks[i].start);

@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
@@ -39,6 +40,21 @@ static int write_file(const char *path, const char *s, int flags)
 	n = n < 0 ? -errno : 0;
 	close(fd);
 	return (int)n;
+}
+
+/* The last result /proc/gilk_target gives (LONG_MIN when unreadable). */
+static long target_result(void)
+{
+	char buf[32];
+	int fd = open("/proc/gilk_target", O_RDONLY);
+	ssize_t k = fd < 0 ? -1 : read(fd, buf, sizeof(buf) - 1);
+
+	if (fd >= 0)
+		close(fd);
+	if (k <= 0)
+		return LONG_MIN;
+	buf[k] = 0;
+	return strtol(buf, NULL, 10);
 }
 
 static int dmesg_count(const char *what)
@@ -121,6 +137,40 @@ static void defect_kprobe_after_splice(struct live *lv)
 	ret = live_unsplice(lv, id, &e);
 	check(ret == 0 && restored(lv, &p) && syscall(SYS_getppid) == getppid() && getpid() == me,
 	      "defect 4: once the kprobe is gone, unsplice restores the original bytes (%s)",
+	      ret ? e.msg : "ok");
+}
+
+/*
+ * 4, and the checker after it: with a kprobe on a splice's jmp, the text the
+ * checker decodes (textread.c) had the kprobe's saved opcode, gilk's own
+ * 0xe9, laid over the original bytes put back, and the function decoded off
+ * its instruction boundaries past it: gilk_target_kpsite's block right
+ * after such a splice was refused as mid-instruction (kpsite.c).
+ */
+static void defect_kprobe_on_splice_read(struct live *lv)
+{
+	uint64_t fn = sym(lv, "gilk_target_kpsite");
+	struct splice_plan p, q;
+	uint32_t id, next;
+	struct gerr e;
+	int ret;
+
+	if (!fn || splice_at(lv, fn + 8, 0, "count", "", &id, &p) || p.region.len != 9) {
+		check(0, "defect 4 (checker): a 9-byte splice at gilk_target_kpsite+8");
+		return;
+	}
+	/* trace events refuse a function without an ftrace site: the module's own */
+	ret = write_file("/proc/gilk_target", "kprobe 1", 0);
+	if (!ret)
+		ret = target_result() ? -EINVAL : 0;
+	check(ret == 0, "defect 4 (checker): a kprobe on the splice's jmp (%s)", strerror(-ret));
+	ret = splice_at(lv, fn + 17, 0, "count", "", &next, &q);
+	check(ret == 0, "defect 4 (checker): with a kprobe on a splice's jmp, the block right after it is spliced");
+	if (!ret)
+		live_unsplice(lv, next, &e);
+	write_file("/proc/gilk_target", "kprobe 0", 0);
+	ret = live_unsplice(lv, id, &e);
+	check(ret == 0 && restored(lv, &p), "defect 4 (checker): and unspliced, the original bytes (%s)",
 	      ret ? e.msg : "ok");
 }
 
@@ -815,6 +865,7 @@ void test_defects(struct live *lv)
 	defect_idle(lv);
 	defect_nmi(lv);
 	defect_kprobe_after_splice(lv);
+	defect_kprobe_on_splice_read(lv);
 	defect_kprobe_during_grace(lv);
 	defect_recursion(lv);
 	defect_unsplice_all(lv);

@@ -9,7 +9,9 @@
  * gilk_target_bug(N), which BUGs when N is 13; "evict N" runs
  * gilk_target_evict(N) (evict.c), "pad N" gilk_target_pad(N) (pad.c),
  * "flags N" gilk_target_flags(N) (flags.c), "recurse N"
- * gilk_target_recurse(N) (recurse.c), N calls deep. Reading the file gives the
+ * gilk_target_recurse(N) (recurse.c), N calls deep, "kprobe 1" and "kprobe 0"
+ * put and take off a kprobe at gilk_target_kpsite+8 (kpsite.c, the result
+ * 0 or -errno). Reading the file gives the
  * last result. A proc file rather than a module parameter: a BUG kills the
  * writer, and a parameter write would die holding the module's param lock.
  */
@@ -75,6 +77,8 @@ static ssize_t target_write(struct file *file, const char __user *ubuf,
 		WRITE_ONCE(last, gilk_target_flags(n));
 	else if (!strcmp(op, "recurse") && n >= 0 && n <= 100)
 		WRITE_ONCE(last, gilk_target_recurse(n));
+	else if (!strcmp(op, "kprobe"))
+		WRITE_ONCE(last, gilk_target_kprobe(n));
 	else
 		return -EINVAL;
 	return len;
@@ -127,6 +131,7 @@ fail_park:
 static void __exit target_exit(void)
 {
 	proc_remove(entry);
+	kpsite_exit();
 	slowpage_exit();
 	tk_exit();
 	park_exit();

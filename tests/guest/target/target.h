@@ -5,6 +5,9 @@
 
 long gilk_target_evict(long n);
 long gilk_target_pad(long n);
+long gilk_target_kpsite(long n);
+long gilk_target_kprobe(long on);
+void kpsite_exit(void);
 long gilk_target_flags(long n);
 /* recurse.c: 1 + 2 + ... + n, n calls deep */
 long gilk_target_recurse(long n);

@@ -16,7 +16,9 @@
  *          (int3), bpftrace's kprobe there;
  *   opt    the first instruction of getppid past the block site where the
  *          kernel optimizes a kprobe ([OPTIMIZED] in debugfs): gilk count
- *          and tsc against that optimized kprobe event;
+ *          and tsc against that optimized kprobe event, and tsc against it
+ *          recording (tracing on: an event into the trace buffer a hit, as
+ *          tsc writes one into gilk's);
  *   entry  a function getppid calls, that has BTF: gilk count at its
  *          entry block, a kprobe event at function+0 (through ftrace),
  *          bpftrace's kprobe (also ftrace) and kfunc (a BPF trampoline).
@@ -124,6 +126,7 @@ struct probe {
 	struct splice_plan plan;
 	const char *instrument, *where;
 	uint64_t optimized;	/* the kprobe's address, to wait for it */
+	bool record;		/* a kprobe event with tracing on */
 	uint32_t id;
 	struct bpftrace bt;
 };
@@ -213,22 +216,28 @@ static int kprobe_on(struct bench *b, struct probe *p, struct gerr *e)
 		kprobe_events_clear(1, e);
 		return gerr_set(e, "the kernel did not optimize it this time");
 	}
+	if (p->record && kprobe_events_record(true, e))
+		return kprobe_events_clear(1, e), -1;
 	return 0;
 }
 
 static int kprobe_off(struct bench *b, struct probe *p, struct gerr *e)
 {
-	(void)b, (void)p;
+	(void)b;
+	if (p->record && kprobe_events_record(false, e))
+		return kprobe_events_clear(1, e), -1;
 	return kprobe_events_clear(1, e);
 }
 
 /* A kprobe event at where; at optimized (its address), measured once the
- * kernel has optimized it (in the background, after a delay). */
+ * kernel has optimized it (in the background, after a delay); with record,
+ * tracing on, so that each hit writes its event into the trace buffer, as
+ * gilk's tsc writes one into its own. */
 static double with_kprobe(struct bench *b, const char *figure, const char *where,
-			  uint64_t optimized)
+			  uint64_t optimized, bool record)
 {
 	struct probe p = { .figure = figure, .on = kprobe_on, .off = kprobe_off,
-			   .where = where, .optimized = optimized };
+			   .where = where, .optimized = optimized, .record = record };
 
 	return paired(b, &p);
 }
@@ -302,7 +311,7 @@ static void per_hit(struct bench *b)
 	char at_block[160], at_opt[160] = "none", bt_probe[200], kfunc[200];
 	const char *entry_name = NULL;
 	double none, count, tsc, regs, trap, kp_int3, bt_int3;
-	double opt_count = NAN, opt_tsc = NAN, kp_opt = NAN;
+	double opt_count = NAN, opt_tsc = NAN, kp_opt = NAN, kp_opt_rec = NAN;
 	double e_count, kp_ftrace, bt_ftrace, bt_kfunc = NAN;
 	struct bpftrace bt;
 	uint64_t unused;
@@ -348,17 +357,18 @@ static void per_hit(struct bench *b)
 	trap = with_splice(b, "regs trap", block, "regs", true);
 	if (kprobes_optimize(false, &e))
 		fail("kprobes-optimization", &e);
-	kp_int3 = with_kprobe(b, "kprobe int3", at_block, 0);
+	kp_int3 = with_kprobe(b, "kprobe int3", at_block, 0, false);
 	kprobes_optimize(true, &e);
 	snprintf(bt_probe, sizeof(bt_probe), "kprobe:%s", at_block);
 	bt_int3 = with_bpftrace(b, "bpftrace kprobe", bt_probe);
 	if (opt) {
 		opt_count = with_splice(b, "count at opt", opt, "count", false);
 		opt_tsc = with_splice(b, "tsc at opt", opt, "tsc", false);
-		kp_opt = with_kprobe(b, "kprobe optimized", at_opt, opt);
+		kp_opt = with_kprobe(b, "kprobe optimized", at_opt, opt, false);
+		kp_opt_rec = with_kprobe(b, "kprobe optimized, recording", at_opt, opt, true);
 	}
 	e_count = entry ? with_splice(b, "count at entry", entry, "count", false) : NAN;
-	kp_ftrace = with_kprobe(b, "kprobe ftrace", entry_name, 0);
+	kp_ftrace = with_kprobe(b, "kprobe ftrace", entry_name, 0, false);
 	snprintf(bt_probe, sizeof(bt_probe), "kprobe:%s", entry_name);
 	bt_ftrace = with_bpftrace(b, "bpftrace kprobe ftrace", bt_probe);
 	if (kfunc[0])
@@ -373,7 +383,10 @@ static void per_hit(struct bench *b)
 	bench_line(stdout, "hit-bpftrace-kprobe-int3", bt_int3, "ns/hit", "kprobe-int3", kp_int3);
 	bench_line(stdout, "hit-count-opt", opt_count, "ns/hit", "kprobe-optimized", kp_opt);
 	bench_line(stdout, "hit-tsc-opt", opt_tsc, "ns/hit", "kprobe-optimized", kp_opt);
+	bench_line(stdout, "hit-tsc-opt", opt_tsc, "ns/hit", "kprobe-optimized-recording", kp_opt_rec);
 	bench_line(stdout, "hit-kprobe-optimized", kp_opt, "ns/hit", "kprobe-int3", kp_int3);
+	bench_line(stdout, "hit-kprobe-optimized-recording", kp_opt_rec, "ns/hit",
+		   "kprobe-optimized", kp_opt);
 	bench_line(stdout, "hit-count-entry", e_count, "ns/hit", "bpftrace-kfunc", bt_kfunc);
 	bench_line(stdout, "hit-kprobe-ftrace", kp_ftrace, "ns/hit", "kprobe-int3", kp_int3);
 	bench_line(stdout, "hit-bpftrace-kprobe-ftrace", bt_ftrace, "ns/hit", "kprobe-ftrace", kp_ftrace);

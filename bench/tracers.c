@@ -62,6 +62,22 @@ int kprobe_events_add(const char *const *where, size_t n, struct gerr *e)
 	return write_file(TRACEFS "/events/" GROUP "/enable", "1", e);
 }
 
+int kprobe_events_record(bool on, struct gerr *e)
+{
+	int fd;
+
+	if (write_file(TRACEFS "/tracing_on", on ? "1" : "0", e))
+		return -1;
+	if (on)
+		return 0;
+	/* opened for writing with truncation, the trace file empties the buffer */
+	fd = open(TRACEFS "/trace", O_WRONLY | O_TRUNC);
+	if (fd < 0)
+		return sys_fail(e, TRACEFS "/trace");
+	close(fd);
+	return 0;
+}
+
 int kprobe_events_clear(size_t n, struct gerr *e)
 {
 	char def[64];

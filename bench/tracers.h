@@ -17,6 +17,9 @@
  * "gilkbench" and enables the group, with tracing off so that a hit costs
  * the probe and not the trace buffer. */
 int kprobe_events_add(const char *const *where, size_t n, struct gerr *e);
+/* Tracing on (the events record into the trace buffer, as a user who reads
+ * them has it), or off again with the buffer emptied. */
+int kprobe_events_record(bool on, struct gerr *e);
 /* Disables and removes the group's events. */
 int kprobe_events_clear(size_t n, struct gerr *e);
 /* "optimized" or "int3": what the kernel made of its kprobe at addr

@@ -36,6 +36,7 @@ struct kv_env {
 void *kv_memo_new(void);
 void kv_memo_reset(void *memo);
 void kv_memo_free(void *memo);
+void kv_memo_copy(void *to, const void *from);
 
 /* gilk_verify(): 0 with the template accepted in *tmpl (may be NULL), or
  * -EBADMSG with the reason. */

@@ -69,6 +69,11 @@ void kv_memo_free(void *memo)
 	free(memo);
 }
 
+void kv_memo_copy(void *to, const void *from)
+{
+	memcpy(to, from, sizeof(struct gilk_walk_memo));
+}
+
 int kv_verify(const struct gilk_splice *req, const struct kv_env *e,
 	      char *reason, size_t rlen, enum kv_template *tmpl)
 {

@@ -292,7 +292,8 @@ static int kernel_suite(const char *image, const char *symbols, struct tally *t)
 			continue;
 		}
 		t->functions++;
-		struct vc_text vt = { code_byte, &src, k.syms, 0, k.facts, g };
+		struct vc_text vt = { .byte = code_byte, .ctx = &src, .syms = k.syms,
+				      .facts = k.facts, .cfg = g };
 
 		/* one image: its walk memory kept across functions, as a
 		 * batch over many keeps it (and evicts functions from it) */
@@ -353,7 +354,8 @@ static int generated_suite(size_t count, struct tally *t)
 			struct splice_plan p;
 			size_t bi = rng_next(&rng) % g.nblocks;
 
-			struct vc_text vt = { code_byte, &src, NULL, GEN_BASE, NULL, &g };
+			struct vc_text vt = { .byte = code_byte, .ctx = &src,
+					      .func_start = GEN_BASE, .cfg = &g };
 
 			vc_memo_reset(&t->verify);
 			if (splice_plan(&env, g.blocks[bi].start, &p) == 0)
@@ -455,6 +457,13 @@ static void verify_report(const char *suite, const struct vc_tally *v)
 	snprintf(line, sizeof(line), "checker: a batch's walk memory changes no %s verdict (%zu)",
 		 suite, v->memo_checks);
 	check(v->memo_differ == 0 && v->memo_checks >= 10000, line);
+	if (!strcmp(suite, "kernel")) {
+		printf("checker, %s: %zu verdicts with a jump label before the site flipped since the walk memory's marks (%zu refused from the start), %zu let pass where a walk from the start refuses\n",
+		       suite, v->flip_checks, v->flip_refused, v->flip_looser);
+		snprintf(line, sizeof(line), "checker: a jump label flipped in a batch makes the walk memory no looser (%zu)",
+			 v->flip_checks);
+		check(v->flip_looser == 0 && v->flip_refused >= 1000, line);
+	}
 }
 
 int main(int argc, char **argv)

@@ -46,11 +46,13 @@ static int text_read(void *priv, uint64_t addr, void *buf, size_t len)
 	const struct vc_text *t = priv;
 
 	for (size_t i = 0; i < len; i++) {
-		const uint8_t *b = t->byte(t->ctx, addr + i);
+		uint64_t a = addr + i;
+		const uint8_t *b = t->byte(t->ctx, a);
 
 		if (!b)
 			return -1;
-		((uint8_t *)buf)[i] = *b;
+		((uint8_t *)buf)[i] = a >= t->flip_at && a < t->flip_at + t->flip_len ?
+				      t->flip[a - t->flip_at] : *b;
 	}
 	return 0;
 }
@@ -326,7 +328,63 @@ void vc_memo_reset(struct vc_tally *t)
 void vc_memo_free(struct vc_tally *t)
 {
 	kv_memo_free(t->memo);
-	t->memo = NULL;
+	kv_memo_free(t->memo_scratch);
+	t->memo = t->memo_scratch = NULL;
+}
+
+/*
+ * In the kernel a jump label may flip between two requests of a batch
+ * (nop5 <-> jmp rel32, its length kept): the last such site of 5 bytes
+ * before req's site is flipped, and the request checked on that text from
+ * the start, and with a copy of the memory whose marks were made before.
+ * The memory may refuse more, never less.
+ */
+static void verify_flipped(const struct gilk_splice *req, const struct kv_env *env,
+			   const struct vc_text *text, struct vc_tally *t)
+{
+	static const uint8_t nop5[5] = { 0x0f, 0x1f, 0x44, 0x00, 0x00 };
+	struct vc_text flipped = *text;
+	struct kv_env e2 = *env;
+	char why[GILK_REASON_MAX], why2[GILK_REASON_MAX];
+	const struct insn *label = NULL;
+	int fresh, remembered;
+
+	if (!text->facts || !t->memo)
+		return;
+	for (size_t i = 0; i < text->cfg->ninsn; i++) {
+		const struct insn *in = &text->cfg->insns[i];
+
+		if (in->addr >= req->site)
+			break;
+		if (in->len == 5 &&
+		    textfacts_overlaps(text->facts, in->addr, in->addr + 1, RES_JUMP_LABEL))
+			label = in;
+	}
+	if (!label)
+		return;
+	if (!t->memo_scratch && !(t->memo_scratch = kv_memo_new()))
+		return;
+	flipped.flip_at = label->addr;
+	flipped.flip_len = 5;
+	if (memcmp(label->bytes, nop5, 5)) {
+		memcpy(flipped.flip, nop5, 5);
+	} else {	/* a jmp to the function's end, as good as any */
+		int32_t rel = (int32_t)(text->cfg->end - (label->addr + 5));
+
+		flipped.flip[0] = 0xe9;
+		memcpy(flipped.flip + 1, &rel, 4);
+	}
+	e2.priv = &flipped;
+	e2.memo = NULL;
+	fresh = kv_verify(req, &e2, why, sizeof(why), NULL);
+	kv_memo_copy(t->memo_scratch, t->memo);
+	e2.memo = t->memo_scratch;
+	remembered = kv_verify(req, &e2, why2, sizeof(why2), NULL);
+	t->flip_checks++;
+	t->flip_refused += fresh != 0;
+	if (!remembered && fresh && t->flip_looser++ < 5)
+		fprintf(stderr, "FAIL-DETAIL with the jump label at 0x%" PRIx64 " flipped, the walk memory lets the request at 0x%" PRIx64 " pass: %s\n",
+			label->addr, (uint64_t)req->site, why);
 }
 
 /*
@@ -349,6 +407,7 @@ static int verify_both(const struct gilk_splice *req, struct kv_env *env, char *
 	ret2 = kv_verify(req, env, why2, sizeof(why2), &got2);
 	env->memo = NULL;
 	t->memo_checks++;
+	verify_flipped(req, env, env->priv, t);
 	if (ret != ret2 || (ret && strcmp(why, why2)) || (!ret && tmpl && *tmpl != got2)) {
 		if (t->memo_differ++ < 5)
 			fprintf(stderr, "FAIL-DETAIL the checker answers otherwise with a batch's walk memory at 0x%" PRIx64 ": %s / %s\n",
@@ -429,7 +488,7 @@ bool vc_vex_copied(char *why, size_t len)
 		0xc3,
 	};
 	uint8_t buf[GEN_MAX + 64];
-	struct vc_text text = { NULL, NULL, NULL, GEN_BASE, NULL, NULL };
+	struct vc_text text = { .func_start = GEN_BASE };
 	struct code_src { const uint8_t *base; uint64_t lo, hi; } src = { buf, GEN_BASE, GEN_BASE + sizeof(buf) };
 	struct splice_params sp = { .tramp = TRAMP_ADDR, .evict_tramp = EVICT_ADDR,
 				    .handler = STUB_ADDR, .ctx = INSTR_CTX };

@@ -26,6 +26,11 @@ struct vc_text {
 	uint64_t func_start;            /* used when syms is NULL */
 	const struct textfacts *facts;  /* may be NULL */
 	const struct cfg *cfg;          /* the site's function */
+	/* bytes read at flip_at instead of the image's (a jump label
+	 * flipped since): flip_len of them, 0 for none */
+	uint64_t flip_at;
+	uint8_t flip[5];
+	size_t flip_len;
 };
 
 struct vc_tally {
@@ -43,6 +48,11 @@ struct vc_tally {
 	 * otherwise */
 	void *memo;
 	size_t memo_checks, memo_differ;
+	/* and with a jump label before the site flipped since the memory's
+	 * marks were made: how many, and how many the memory let pass where
+	 * a walk from the start refuses (it may refuse more, never less) */
+	void *memo_scratch;
+	size_t flip_checks, flip_refused, flip_looser;
 };
 
 /* Checks one emitted plan and count mutations of it; failures go to stderr. */

@@ -625,6 +625,48 @@ static void emit_count(struct x86w *w, const struct splice_params *sp,
 		xw_popfq(w);
 }
 
+/* What the tsc template pushes, in push order. */
+static const enum x86reg tsc_regs[] = { R_RAX, R_RCX, R_RDX, R_RSI, R_RDI };
+
+/* A slot field's displacement from rdi = ring + (index << shift). */
+static int8_t tsc_field(unsigned i)
+{
+	return (int8_t)(TSC_RING_SLOT0 + 8 * i);
+}
+
+/* One hit into the splice's ring: the TSC and TSC_AUX of an rdtscp, a
+ * sequence number reserved by lock xadd (one instruction: nothing on this
+ * or another CPU splits it), then the slot, begin and end last and first
+ * so that gilk.ko can tell a slot torn by a later lap. */
+static void emit_tsc(struct x86w *w, const struct splice_params *sp, bool flags_dead)
+{
+	const size_t n = sizeof(tsc_regs) / sizeof(tsc_regs[0]);
+
+	if (!flags_dead)
+		xw_pushfq(w);
+	for (size_t i = 0; i < n; i++)
+		xw_push(w, tsc_regs[i]);
+	xw_rdtscp(w);
+	xw_shl64_imm(w, R_RDX, 32);
+	xw_or64(w, R_RAX, R_RDX);            /* rax = TSC */
+	xw_mov32(w, R_RSI, R_RCX);           /* esi = TSC_AUX */
+	xw_mov32_imm(w, R_RCX, 1);
+	xw_movabs(w, R_RDX, sp->tsc_ring);
+	xw_lock_xadd64(w, R_RDX, R_RCX);     /* rcx = sequence number */
+	xw_mov32(w, R_RDI, R_RCX);
+	xw_and32_imm(w, R_RDI, TSC_RING_SLOTS - 1);
+	xw_shl32_imm(w, R_RDI, TSC_RING_SLOT_SHIFT);
+	xw_add64(w, R_RDI, R_RDX);
+	xw_store64_disp8(w, R_RDI, tsc_field(0), R_RCX);   /* begin */
+	xw_store64_disp8(w, R_RDI, tsc_field(1), R_RAX);   /* tsc */
+	xw_store64_disp8(w, R_RDI, tsc_field(2), R_RSI);   /* aux */
+	xw_store64_disp8(w, R_RDI, tsc_field(3), R_RCX);   /* end */
+	for (size_t i = n; i-- > 0;)
+		xw_pop(w, tsc_regs[i]);
+	if (!flags_dead)
+		xw_popfq(w);
+}
+
 /* The longest header template t can be: emitted with all that lengthens it
  * (the flags live, clac, a handler and a counter out of rel32/disp32 reach),
  * so that a count splice reserves a count header's bytes, not a full one's. */
@@ -632,7 +674,7 @@ static size_t header_max(enum tramp_template t)
 {
 	static const struct splice_params far = {
 		.tramp = 0, .handler = 1ull << 63, .ctx = ~0ull, .clac = true,
-		.counter = 1ull << 40,
+		.counter = 1ull << 40, .tsc_ring = ~0ull,
 	};
 	uint8_t buf[TRAMP_HEADER_MAX];
 	struct x86w w;
@@ -641,6 +683,9 @@ static size_t header_max(enum tramp_template t)
 	switch (t) {
 	case TT_COUNT:
 		emit_count(&w, &far, false);
+		break;
+	case TT_TSC:
+		emit_tsc(&w, &far, false);
 		break;
 	case TT_SCRATCH:
 		emit_call_scratch(&w, &far);
@@ -704,6 +749,9 @@ int splice_emit(const struct splice_plan *p, const struct splice_params *sp,
 	switch (out->tmpl) {
 	case TT_COUNT:
 		emit_count(&w, sp, p->flags_dead);
+		break;
+	case TT_TSC:
+		emit_tsc(&w, sp, p->flags_dead);
 		break;
 	case TT_SCRATCH:
 		emit_call_scratch(&w, sp);

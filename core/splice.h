@@ -136,9 +136,22 @@ uint64_t splice_site_for_block(const struct splice_env *env, uint64_t addr);
  *              handler(ctx, NULL), popped;
  *  TT_COUNT    no call: the splice's per-CPU counter incremented inline,
  *              the flags saved around it unless the plan found them dead.
+ *  TT_TSC      no call: rax, rcx, rdx, rsi, rdi pushed (and the flags, as
+ *              count), an rdtscp's TSC and TSC_AUX written into the next
+ *              slot of the splice's ring, reserved by lock xadd; popped.
  * A plan that replays a BUG()/WARN() always gets TT_FULL.
  */
-enum tramp_template { TT_FULL, TT_SCRATCH, TT_COUNT };
+enum tramp_template { TT_FULL, TT_SCRATCH, TT_COUNT, TT_TSC, TT_NTEMPLATES };
+
+/*
+ * The ring TT_TSC writes (gilk.ko's struct gilk_tsc_ring, whose layout
+ * lib/live.c checks against these): a u64 head at offset 0, then
+ * TSC_RING_SLOTS slots of four u64 each from TSC_RING_SLOT0: begin (the
+ * sequence number), tsc, aux, end (the sequence number again).
+ */
+#define TSC_RING_SLOTS 4096u
+#define TSC_RING_SLOT0 64
+#define TSC_RING_SLOT_SHIFT 5
 
 struct splice_params {
 	uint64_t tramp;        /* trampoline address (reserved by gilk.ko) */
@@ -148,6 +161,7 @@ struct splice_params {
 	bool clac;             /* clear AC before the call (SMAP) */
 	enum tramp_template tmpl;
 	uint64_t counter;      /* TT_COUNT: a %gs-relative (__percpu) address */
+	uint64_t tsc_ring;     /* TT_TSC: the splice's ring */
 };
 
 struct splice_patch {

@@ -259,3 +259,105 @@ void xw_cld(struct x86w *w)
 {
 	put1(w, 0xfc);
 }
+
+/* The few encodings of the inline tsc template, on the eight low registers. */
+static bool low_regs(struct x86w *w, enum x86reg a, enum x86reg b)
+{
+	if (a < R_R8 && b < R_R8)
+		return true;
+	if (w->err == XW_OK)
+		w->err = XW_RANGE;
+	return false;
+}
+
+static void op_rr(struct x86w *w, bool wide, uint8_t op, enum x86reg dst, enum x86reg src)
+{
+	if (!low_regs(w, dst, src))
+		return;
+	if (wide)
+		put1(w, 0x48);
+	put1(w, op);
+	put1(w, (uint8_t)(0xc0 | src << 3 | dst));
+}
+
+void xw_rdtscp(struct x86w *w)
+{
+	put1(w, 0x0f); put1(w, 0x01); put1(w, 0xf9);
+}
+
+static void shl_imm(struct x86w *w, bool wide, enum x86reg r, uint8_t n)
+{
+	if (!low_regs(w, r, R_RAX))
+		return;
+	if (wide)
+		put1(w, 0x48);
+	put1(w, 0xc1);
+	put1(w, (uint8_t)(0xe0 | r));	/* /4 */
+	put1(w, n);
+}
+
+void xw_shl64_imm(struct x86w *w, enum x86reg r, uint8_t n)
+{
+	shl_imm(w, true, r, n);
+}
+
+void xw_shl32_imm(struct x86w *w, enum x86reg r, uint8_t n)
+{
+	shl_imm(w, false, r, n);
+}
+
+void xw_or64(struct x86w *w, enum x86reg dst, enum x86reg src)
+{
+	op_rr(w, true, 0x09, dst, src);
+}
+
+void xw_add64(struct x86w *w, enum x86reg dst, enum x86reg src)
+{
+	op_rr(w, true, 0x01, dst, src);
+}
+
+void xw_mov32(struct x86w *w, enum x86reg dst, enum x86reg src)
+{
+	op_rr(w, false, 0x89, dst, src);
+}
+
+void xw_mov32_imm(struct x86w *w, enum x86reg r, uint32_t imm)
+{
+	if (!low_regs(w, r, R_RAX))
+		return;
+	put1(w, (uint8_t)(0xb8 | r));
+	put4(w, imm);
+}
+
+void xw_and32_imm(struct x86w *w, enum x86reg r, uint32_t imm)
+{
+	if (!low_regs(w, r, R_RAX))
+		return;
+	put1(w, 0x81);
+	put1(w, (uint8_t)(0xe0 | r));	/* /4 */
+	put4(w, imm);
+}
+
+void xw_lock_xadd64(struct x86w *w, enum x86reg base, enum x86reg src)
+{
+	if (!low_regs(w, base, src) || base == R_RSP || base == R_RBP) {
+		if (w->err == XW_OK)
+			w->err = XW_RANGE;
+		return;
+	}
+	put1(w, 0xf0); put1(w, 0x48); put1(w, 0x0f); put1(w, 0xc1);
+	put1(w, (uint8_t)(src << 3 | base));	/* mod 00: [base] */
+}
+
+void xw_store64_disp8(struct x86w *w, enum x86reg base, int8_t disp, enum x86reg src)
+{
+	if (!low_regs(w, base, src) || base == R_RSP) {
+		if (w->err == XW_OK)
+			w->err = XW_RANGE;
+		return;
+	}
+	put1(w, 0x48);
+	put1(w, 0x89);
+	put1(w, (uint8_t)(0x40 | src << 3 | base));	/* mod 01: [base + disp8] */
+	put1(w, (uint8_t)disp);
+}

@@ -58,6 +58,19 @@ void xw_inc_gs_abs(struct x86w *w, int32_t disp);         /* inc qword gs:[disp3
 void xw_inc_gs_reg(struct x86w *w, enum x86reg r);        /* inc qword gs:[r] */
 void xw_call_reg(struct x86w *w, enum x86reg r);
 void xw_clac(struct x86w *w);
+/* For rax..rdi only (no REX.B/R: a higher register is an XW_RANGE error). */
+void xw_rdtscp(struct x86w *w);                              /* edx:eax, ecx = TSC_AUX */
+void xw_shl64_imm(struct x86w *w, enum x86reg r, uint8_t n); /* shl r, n */
+void xw_shl32_imm(struct x86w *w, enum x86reg r, uint8_t n); /* shl r32, n */
+void xw_or64(struct x86w *w, enum x86reg dst, enum x86reg src);  /* or dst, src */
+void xw_add64(struct x86w *w, enum x86reg dst, enum x86reg src); /* add dst, src */
+void xw_mov32(struct x86w *w, enum x86reg dst, enum x86reg src); /* mov dst32, src32 */
+void xw_mov32_imm(struct x86w *w, enum x86reg r, uint32_t imm);  /* mov r32, imm32 */
+void xw_and32_imm(struct x86w *w, enum x86reg r, uint32_t imm);  /* and r32, imm32 */
+/* lock xadd [base], src: base neither rsp nor rbp */
+void xw_lock_xadd64(struct x86w *w, enum x86reg base, enum x86reg src);
+/* mov [base + disp8], src: base not rsp */
+void xw_store64_disp8(struct x86w *w, enum x86reg base, int8_t disp, enum x86reg src);
 void xw_cld(struct x86w *w);
 
 #endif

@@ -336,6 +336,23 @@ static void add_targets(struct gilk_facts *f, struct gilk_fact *out,
 	gilk_extable_facts(f, out, lo, hi, true);
 }
 
+bool gilk_hidden_edge(unsigned long lo, unsigned long hi)
+{
+	struct gilk_fact found[8];
+	struct gilk_facts q = { .max = ARRAY_SIZE(found) };
+	u32 i;
+
+	if (lo >= hi)
+		return false;
+	add_targets(&q, found, lo, hi);
+	if (q.count > q.max)
+		return true;	/* more than fit: assume the worst */
+	for (i = 0; i < q.count; i++)
+		if (found[i].kind == GILK_FACT_TARGET)
+			return true;
+	return false;
+}
+
 /* Whether a is text of the same kind and module as lo's. */
 static bool same_text(unsigned long a, int kind, const struct module *mod)
 {

@@ -5,7 +5,8 @@
  * NMI that lands in a timekeeping update), not in
  * overwrite mode, so a full buffer refuses a write and the splice's lost
  * count goes up: lost events are counted, never silent. read() on /dev/gilk
- * drains whole events (struct gilk_event + payload) from every CPU.
+ * drains whole events (struct gilk_event + payload) from every CPU, after
+ * moving the inline tsc template's rings into the buffer (tscring.c).
  */
 #include <linux/ring_buffer.h>
 #include <linux/timekeeping.h>
@@ -37,6 +38,13 @@ struct gilk_splice_obj *gilk_hit_splice(const struct gilk_ctx *ctx)
 
 int gilk_event_write(struct gilk_splice_obj *s, int cpu, const void *p, u16 len)
 {
+	/* NMI-safe: splices run in NMIs */
+	return gilk_event_write_at(s, cpu, ktime_get_mono_fast_ns(), p, len);
+}
+
+int gilk_event_write_at(struct gilk_splice_obj *s, int cpu, u64 ns, const void *p,
+			u16 len)
+{
 	struct ring_buffer_event *e;
 	struct gilk_event *h;
 
@@ -48,7 +56,7 @@ int gilk_event_write(struct gilk_splice_obj *s, int cpu, const void *p, u16 len)
 		return -ENOSPC;
 	}
 	h = ring_buffer_event_data(e);
-	h->ns = ktime_get_mono_fast_ns();	/* NMI-safe: splices run in NMIs */
+	h->ns = ns;
 	h->splice = s->id;
 	h->cpu = cpu;
 	h->len = len;
@@ -68,6 +76,7 @@ ssize_t gilk_events_read(char __user *buf, size_t len)
 	size_t done = 0;
 	int cpu;
 
+	gilk_tsc_rings_drain();
 	for_each_online_cpu(cpu) {
 		for (;;) {
 			struct ring_buffer_event *e;

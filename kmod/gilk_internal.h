@@ -141,6 +141,8 @@ struct gilk_splice_obj {
 	struct gilk_instrument *ins;
 	char arg[GILK_ARG_MAX];
 	u64 __percpu *hits;	/* the count template increments it inline */
+	struct gilk_tsc_ring *tsc_ring;	/* the tsc template writes it inline */
+	u64 tsc_tail;		/* the ring's next sequence to drain */
 	atomic64_t lost, missed;
 	u8 tramp_kind;		/* enum gilk_tramp_kind, once verified */
 	u8 bug_kind;		/* enum gilk_bug_kind of the site, at claim */
@@ -156,6 +158,8 @@ extern struct mutex gilk_lock;
 void gilk_entry(struct gilk_splice_obj *s, struct pt_regs *regs);
 /* Splice objects by id; and by the start of each range of bytes they own. */
 extern struct xarray gilk_splices, gilk_owned;
+/* A splice with a tsc ring to drain (XA_MARK_0 tracks free ids). */
+#define GILK_MARK_TSC_RING XA_MARK_1
 int gilk_reserve(struct gilk_reserve *r, const void *owner);
 int gilk_release(u32 id);
 void gilk_release_owner(const void *owner);
@@ -191,6 +195,8 @@ bool gilk_is_text(unsigned long addr, int *kind);
 bool gilk_kprobe_near(unsigned long a, u32 len);
 /* Whether [addr, addr + len) holds a jump label site. */
 bool gilk_jump_label_reserved(unsigned long addr, u32 len);
+/* A jump label's target or an exception fixup's landing in [lo, hi). */
+bool gilk_hidden_edge(unsigned long lo, unsigned long hi);
 int gilk_facts(struct gilk_facts *f, struct gilk_fact *out);
 void gilk_add_fact(struct gilk_facts *f, struct gilk_fact *out,
 		   unsigned long lo, unsigned long hi, u32 kind);
@@ -268,6 +274,21 @@ int gilk_events_init(void);
 void gilk_events_exit(void);
 ssize_t gilk_events_read(char __user *buf, size_t len);
 int gilk_event_write(struct gilk_splice_obj *s, int cpu, const void *p, u16 len);
+/* An event that happened at ns (ktime_get_mono_fast_ns()'s clock). */
+int gilk_event_write_at(struct gilk_splice_obj *s, int cpu, u64 ns, const void *p,
+			u16 len);
+
+/* The tsc instrument's event payload, from its C function or a ring. */
+struct gilk_tsc_event {
+	u64 tsc;
+};
+
+/* tscring.c */
+struct gilk_tsc_ring *gilk_tsc_ring_alloc(void);
+void gilk_tsc_ring_free(struct gilk_tsc_ring *r);
+void gilk_tsc_ring_drain(struct gilk_splice_obj *s, bool final);
+void gilk_tsc_rings_drain(void);
+u64 gilk_tsc_ring_hits(const struct gilk_splice_obj *s);
 struct gilk_splice_obj *gilk_hit_splice(const struct gilk_ctx *ctx);
 
 #endif

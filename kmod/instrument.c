@@ -3,11 +3,14 @@
  * The instrument registry and the instruments built into gilk.ko:
  *   count  hits only, counted inline by its trampoline: count_fn only runs
  *          where a splice asks for the full template (GILK_SPLICE_FULL)
- *   tsc    an event with the TSC and a ns timestamp, as GILK's case study;
- *          needs no registers of the site
+ *   tsc    an event with the TSC and a ns timestamp, as GILK's case study:
+ *          written inline by its trampoline into the splice's ring where
+ *          the CPU has rdtscp (tscring.c), tsc_fn called otherwise, and
+ *          where a splice asks for the full template
  *   regs   an event with the general registers: function arguments show
  */
 #include <asm/msr.h>
+#include <asm/tsc.h>
 #include <linux/list.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
@@ -23,10 +26,10 @@ int gilk_register_instrument(struct gilk_instrument *ins)
 	struct gilk_instrument *i;
 	int ret = 0;
 
-	/* only gilk's own count is never called: its splices count inline */
+	/* only gilk's own count and tsc are never called: they run inline */
 	if (!ins->name || !ins->fn || strlen(ins->name) >= GILK_NAME_MAX ||
-	    ins->needs > GILK_NEEDS_NOTHING ||
-	    (ins->needs == GILK_NEEDS_NOTHING && ins->owner != THIS_MODULE))
+	    ins->needs > GILK_NEEDS_TSC ||
+	    (ins->needs >= GILK_NEEDS_NOTHING && ins->owner != THIS_MODULE))
 		return -EINVAL;
 	mutex_lock(&instruments_lock);
 	list_for_each_entry(i, &instruments, node)
@@ -114,10 +117,6 @@ static void count_fn(const struct gilk_ctx *ctx)
 {
 }
 
-struct gilk_tsc_event {
-	u64 tsc;
-};
-
 static void tsc_fn(const struct gilk_ctx *ctx)
 {
 	struct gilk_tsc_event ev = { .tsc = rdtsc_ordered() };
@@ -138,18 +137,26 @@ static void regs_fn(const struct gilk_ctx *ctx)
 	gilk_emit(ctx, ev, sizeof(ev));
 }
 
+enum { BUILTIN_COUNT, BUILTIN_TSC, BUILTIN_REGS };
+
 static struct gilk_instrument builtins[] = {
-	{ .name = "count", .help = "count hits (no events), inline in the trampoline",
+	[BUILTIN_COUNT] = { .name = "count", .help = "count hits (no events), inline in the trampoline",
 	  .fn = count_fn, .needs = GILK_NEEDS_NOTHING },
-	{ .name = "tsc", .help = "event per hit: TSC (and ns timestamp)", .fn = tsc_fn,
+	[BUILTIN_TSC] = { .name = "tsc", .help = "event per hit: TSC (and ns timestamp)", .fn = tsc_fn,
 	  .needs = GILK_NEEDS_SCRATCH },
-	{ .name = "regs", .help = "event per hit: general registers, rip, rflags", .fn = regs_fn },
+	[BUILTIN_REGS] = { .name = "regs", .help = "event per hit: general registers, rip, rflags", .fn = regs_fn },
 };
 
 int gilk_builtin_init(void)
 {
 	int i, ret;
 
+	/*
+	 * The ring's slots carry the CPU from TSC_AUX, which Linux sets where
+	 * the CPU has rdtscp; its ns come from tsc_khz.
+	 */
+	if (boot_cpu_has(X86_FEATURE_RDTSCP) && tsc_khz)
+		builtins[BUILTIN_TSC].needs = GILK_NEEDS_TSC;
 	for (i = 0; i < ARRAY_SIZE(builtins); i++) {
 		builtins[i].owner = THIS_MODULE;	/* only gilk may need nothing */
 		ret = gilk_register_instrument(&builtins[i]);

@@ -83,6 +83,9 @@ static void obj_free(struct gilk_splice_obj *s)
 		gilk_tramp_free(s->evict_tramp, s->evict_size);
 	gilk_traps_free(s->trap);
 	free_percpu(s->hits);
+	/* no trampoline writes it any more: what it holds becomes events */
+	gilk_tsc_ring_drain(s, true);
+	gilk_tsc_ring_free(s->tsc_ring);
 	kfree(s);
 }
 
@@ -93,12 +96,19 @@ int gilk_reserve(struct gilk_reserve *r, const void *owner)
 	int ret;
 
 	if (!r->tramp_size || r->tramp_size > GILK_TRAMP_MAX ||
-	    r->evict_size > GILK_TRAMP_MAX)
+	    r->evict_size > GILK_TRAMP_MAX || r->flags & ~GILK_RESERVE_TSC_RING)
 		return -EINVAL;
 	s = kzalloc(sizeof(*s), GFP_KERNEL);
 	if (!s)
 		return -ENOMEM;
 	s->hits = alloc_percpu(u64);
+	if (r->flags & GILK_RESERVE_TSC_RING) {
+		s->tsc_ring = gilk_tsc_ring_alloc();
+		if (!s->tsc_ring) {
+			obj_free(s);
+			return -ENOMEM;
+		}
+	}
 	s->owner = owner;
 	s->tramp_size = r->tramp_size;
 	s->evict_size = r->evict_size;
@@ -114,6 +124,8 @@ int gilk_reserve(struct gilk_reserve *r, const void *owner)
 		return ret == -EBUSY ? -ENOSPC : ret;
 	}
 	s->id = id;
+	if (s->tsc_ring)
+		xa_set_mark(&gilk_splices, id, GILK_MARK_TSC_RING);
 	mutex_unlock(&gilk_lock);
 	r->id = id;
 	r->tramp = s->tramp;
@@ -121,6 +133,7 @@ int gilk_reserve(struct gilk_reserve *r, const void *owner)
 	r->handler = (unsigned long)gilk_entry;
 	r->ctx = (unsigned long)s;
 	r->counter = (unsigned long)s->hits;
+	r->tsc_ring = (unsigned long)s->tsc_ring;
 	return 0;
 }
 
@@ -614,7 +627,7 @@ int gilk_splice_batch(struct gilk_splice __user *items, u32 n, u32 *failed)
 	 * its length. Without it (no memory), each walk is from the start.
 	 */
 	if (n > 1)
-		memo = kmalloc(sizeof(*memo), GFP_KERNEL | __GFP_NOWARN);
+		memo = kvmalloc(sizeof(*memo), GFP_KERNEL | __GFP_NOWARN);
 	/*
 	 * The requests are read under gilk_lock, without faulting there: a
 	 * page that waits on userfaultfd (or FUSE) would hold every gilk
@@ -717,7 +730,7 @@ unlock:
 out:
 	gilk_traps_free(traps);
 	kvfree(patches);
-	kfree(memo);
+	kvfree(memo);
 	kfree(req);
 	kvfree(objs);
 	return ret;
@@ -943,15 +956,16 @@ int gilk_unsplice(u32 id)
  * loads the call's first argument, the one instruction before the call:
  * the header's first bytes may be 1-byte pushes, and a task preempted
  * between them would resume inside the jmp. A BUG site's gets an int3 there
- * instead: a BUG must still stop the kernel. Inline count calls nothing and
- * is left as it is, with its counter. The text lock held.
+ * instead: a BUG must still stop the kernel. Inline count and tsc call
+ * nothing and are left as they are, with their counter and ring. The text
+ * lock held.
  */
 void gilk_abandon(struct gilk_splice_obj *s)
 {
 	struct gilk_tramp_params tp = {
 		s->tramp_kind, s->tramp, s->site, (unsigned long)s,
 		(unsigned long)gilk_entry, boot_cpu_has(X86_FEATURE_SMAP),
-		(unsigned long)s->hits
+		(unsigned long)s->hits, (unsigned long)s->tsc_ring
 	};
 	static const u8 int3 = 0xcc;
 	u8 jmp[5] = { 0xe9 };
@@ -959,8 +973,9 @@ void gilk_abandon(struct gilk_splice_obj *s)
 	s32 rel;
 
 	if (!gilk_tramp_call(&tp, &ctx_at, &after)) {
-		/* count calls nothing: it counts on, into memory left to it */
+		/* count and tsc call nothing: they go on, into memory left to them */
 		s->hits = NULL;
+		s->tsc_ring = NULL;
 	} else if (s->bug_kind == GILK_BUG) {
 		/* an int3 nothing handles once gilk.ko is gone: an oops */
 		gilk_poke_locked(s->tramp + ctx_at, &int3, 1);
@@ -1124,6 +1139,7 @@ void gilk_splice_info(const struct gilk_splice_obj *s, struct gilk_splice_info *
 	out->site = s->site;
 	for_each_possible_cpu(cpu)
 		out->hits += *per_cpu_ptr(s->hits, cpu);
+	out->hits += gilk_tsc_ring_hits(s);
 	out->lost = atomic64_read(&s->lost);
 	out->missed = atomic64_read(&s->missed);
 	out->region_len = s->region_len;

@@ -100,6 +100,8 @@ enum gilk_tramp_kind gilk_tramp_kind(u32 needs, u32 splice_flags)
 		return GILK_TRAMP_SCRATCH;
 	case GILK_NEEDS_NOTHING:
 		return GILK_TRAMP_COUNT;
+	case GILK_NEEDS_TSC:
+		return GILK_TRAMP_TSC;
 	default:
 		return GILK_TRAMP_FULL;
 	}
@@ -218,6 +220,94 @@ static void count(struct emit *e, const struct gilk_tramp_params *p)
 		b1(e, 0x9d);
 }
 
+bool gilk_tramp_inline(enum gilk_tramp_kind kind)
+{
+	return kind == GILK_TRAMP_COUNT || kind == GILK_TRAMP_COUNT_FLAGS ||
+	       kind == GILK_TRAMP_TSC || kind == GILK_TRAMP_TSC_FLAGS;
+}
+
+enum gilk_tramp_kind gilk_tramp_flags_kept(enum gilk_tramp_kind kind)
+{
+	if (kind == GILK_TRAMP_COUNT)
+		return GILK_TRAMP_COUNT_FLAGS;
+	if (kind == GILK_TRAMP_TSC)
+		return GILK_TRAMP_TSC_FLAGS;
+	return kind;
+}
+
+/* What the tsc template pushes, in push order. */
+static const u8 tsc_saved[] = { RAX, RCX, RDX, RSI, RDI };
+
+/* the slot's fields: offsets in struct gilk_tsc_ring from a slot's start */
+#define SLOT0 offsetof(struct gilk_tsc_ring, slot)
+#define SLOT_SHIFT 5
+#define FIELD(f) (SLOT0 + offsetof(struct gilk_tsc_slot, f))
+_Static_assert(sizeof(struct gilk_tsc_slot) == 1 << SLOT_SHIFT, "slot size");
+_Static_assert(FIELD(end) <= 127, "a slot's fields within a disp8");
+
+/* mov [rdi + off], r (64-bit) */
+static void store_rdi(struct emit *e, u8 r, u8 off)
+{
+	b1(e, 0x48);
+	b1(e, 0x89);
+	b1(e, 0x47 | r << 3);
+	b1(e, off);
+}
+
+/*
+ * One hit into the ring (uapi gilk.h): the reservation is the one
+ * instruction that must not be split; a slot torn by an interrupt, another
+ * CPU or a later lap is told by its begin and end, which the reader checks.
+ */
+static void tsc(struct emit *e, const struct gilk_tramp_params *p)
+{
+	int i;
+
+	if (p->kind == GILK_TRAMP_TSC_FLAGS)
+		b1(e, 0x9c);
+	for (i = 0; i < ARRAY_SIZE(tsc_saved); i++)
+		push_pop(e, 0x50, tsc_saved[i]);
+	b1(e, 0x0f);			/* rdtscp: edx:eax, ecx = TSC_AUX */
+	b1(e, 0x01);
+	b1(e, 0xf9);
+	b1(e, 0x48);			/* shl rdx, 32 */
+	b1(e, 0xc1);
+	b1(e, 0xe2);
+	b1(e, 0x20);
+	b1(e, 0x48);			/* or rax, rdx */
+	b1(e, 0x09);
+	b1(e, 0xd0);
+	b1(e, 0x89);			/* mov esi, ecx */
+	b1(e, 0xce);
+	b1(e, 0xb9);			/* mov ecx, 1 */
+	b4(e, 1);
+	movabs(e, RDX, p->ring);
+	b1(e, 0xf0);			/* lock xadd [rdx], rcx: rcx = seq */
+	b1(e, 0x48);
+	b1(e, 0x0f);
+	b1(e, 0xc1);
+	b1(e, 0x0a);
+	b1(e, 0x89);			/* mov edi, ecx */
+	b1(e, 0xcf);
+	b1(e, 0x81);			/* and edi, GILK_TSC_SLOTS - 1 */
+	b1(e, 0xe7);
+	b4(e, GILK_TSC_SLOTS - 1);
+	b1(e, 0xc1);			/* shl edi, SLOT_SHIFT */
+	b1(e, 0xe7);
+	b1(e, SLOT_SHIFT);
+	b1(e, 0x48);			/* add rdi, rdx */
+	b1(e, 0x01);
+	b1(e, 0xd7);
+	store_rdi(e, RCX, FIELD(begin));
+	store_rdi(e, RAX, FIELD(tsc));
+	store_rdi(e, RSI, FIELD(aux));
+	store_rdi(e, RCX, FIELD(end));
+	for (i = ARRAY_SIZE(tsc_saved) - 1; i >= 0; i--)
+		push_pop(e, 0x58, tsc_saved[i]);
+	if (p->kind == GILK_TRAMP_TSC_FLAGS)
+		b1(e, 0x9d);
+}
+
 static size_t header(struct emit *e, const struct gilk_tramp_params *p)
 {
 	switch (p->kind) {
@@ -227,6 +317,10 @@ static size_t header(struct emit *e, const struct gilk_tramp_params *p)
 	case GILK_TRAMP_COUNT:
 	case GILK_TRAMP_COUNT_FLAGS:
 		count(e, p);
+		break;
+	case GILK_TRAMP_TSC:
+	case GILK_TRAMP_TSC_FLAGS:
+		tsc(e, p);
 		break;
 	default:
 		full(e, p);

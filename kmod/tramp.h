@@ -21,6 +21,10 @@
  *           pushfq/popfq around it unless the flags are dead at the site
  *           (count_flags keeps them; the checker decides which it accepts,
  *           see flags.h).
+ *  tsc:     no call: rax, rcx, rdx, rsi and rdi pushed (and the flags, as
+ *           count), rdtscp, a sequence number reserved by `lock xadd` on
+ *           the splice's struct gilk_tsc_ring (uapi), its slot written
+ *           (begin, tsc, aux, end), all popped back.
  */
 #ifndef _GILK_TRAMP_H
 #define _GILK_TRAMP_H
@@ -34,6 +38,8 @@ enum gilk_tramp_kind {
 	GILK_TRAMP_SCRATCH,
 	GILK_TRAMP_COUNT,	/* the flags left alone: dead at the site */
 	GILK_TRAMP_COUNT_FLAGS,
+	GILK_TRAMP_TSC,		/* the flags left alone: dead at the site */
+	GILK_TRAMP_TSC_FLAGS,
 };
 
 struct gilk_tramp_params {
@@ -44,11 +50,18 @@ struct gilk_tramp_params {
 	unsigned long handler;
 	bool clac;
 	unsigned long counter;	/* count: the splice's __percpu hit counter */
+	unsigned long ring;	/* tsc: the splice's struct gilk_tsc_ring */
 };
 
+/* Count and tsc: no call, and the flags saved only where they are live. */
+bool gilk_tramp_inline(enum gilk_tramp_kind kind);
+/* The kind that saves the flags around an inline kind's code. */
+enum gilk_tramp_kind gilk_tramp_flags_kept(enum gilk_tramp_kind kind);
+
 /*
- * The template a request gets, count standing for both of its kinds: full
- * for GILK_SPLICE_FULL and GILK_SPLICE_BUG (the replay reads pt_regs).
+ * The template a request gets, count and tsc standing for both of their
+ * kinds: full for GILK_SPLICE_FULL and GILK_SPLICE_BUG (the replay reads
+ * pt_regs).
  */
 enum gilk_tramp_kind gilk_tramp_kind(u32 needs, u32 splice_flags);
 
@@ -59,7 +72,7 @@ size_t gilk_tramp_header(u8 *buf, const struct gilk_tramp_params *p);
  * Where a header that calls its handler loads the handler's first argument
  * (a 10-byte movabs rdi, right before the call) and where the call ends:
  * the one place a 5-byte jmp can be written over whole instructions while
- * CPUs run the header. False for count, which calls nothing.
+ * CPUs run the header. False for count and tsc, which call nothing.
  */
 bool gilk_tramp_call(const struct gilk_tramp_params *p, size_t *ctx_at, size_t *after);
 

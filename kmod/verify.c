@@ -473,6 +473,7 @@ static struct gilk_walk_fn *memo_fn(const struct gilk_verify_env *env,
 	oldest->used = ++m->clock;
 	oldest->n = 0;
 	oldest->step = GILK_WALK_STEP;
+	oldest->targets_known = false;
 	return oldest;
 }
 
@@ -576,6 +577,154 @@ static int walk(struct vctx *v, const char *part, unsigned long lo,
 	return 0;
 }
 
+static bool is_direct_branch(const struct insn *in)
+{
+	u8 o = op0(in), o1 = op1(in);
+
+	return !vex(in) &&
+	       ((o >= 0x70 && o <= 0x7f) || (o >= 0xe0 && o <= 0xe3) || o == 0xe8 ||
+		o == 0xe9 || o == 0xeb || (o == 0x0f && o1 >= 0x80 && o1 <= 0x8f));
+}
+
+/* Whether f's targets hold one in [lo, hi). */
+static bool memo_target_in(const struct gilk_walk_fn *f, unsigned long lo,
+			   unsigned long hi)
+{
+	u32 a = 0, b = f->ntargets;
+
+	if (hi <= f->func)
+		return false;
+	if (lo < f->func)
+		lo = f->func;
+	while (a < b) {
+		u32 mid = a + (b - a) / 2;
+
+		if (f->func + f->target[mid] < lo)
+			a = mid + 1;
+		else
+			b = mid;
+	}
+	return a < f->ntargets && f->func + f->target[a] < hi;
+}
+
+static void memo_keep_targets(struct gilk_walk_fn *f, u32 n)
+{
+	u32 i, j, k = 0;
+
+	for (i = 1; i < n; i++) {	/* insertion sort: once per function */
+		u32 t = f->target[i];
+
+		for (j = i; j > 0 && f->target[j - 1] > t; j--)
+			f->target[j] = f->target[j - 1];
+		f->target[j] = t;
+	}
+	for (i = 0; i < n; i++)
+		if (!k || f->target[k - 1] != f->target[i])
+			f->target[k++] = f->target[i];
+	f->ntargets = k;
+	f->targets_known = true;
+}
+
+/*
+ * Decodes the whole function at func: no direct branch of it may land in
+ * what the splice overwrites past a region's start, or in a bounce slot
+ * (lands_inside()). With a memo, its targets are kept for the batch's next
+ * requests instead of decoding it again.
+ */
+static int scan_branches(struct vctx *v, const char *part, unsigned long func,
+			 struct gilk_walk_fn *f)
+{
+	unsigned long end = v->env->func_end(v->env, func), a = func, got = 0;
+	bool keep = f && !f->targets_known;
+	size_t valid = 0;
+	u32 n = 0;
+	u8 buf[64];
+	struct insn in;
+
+	if (!end || end <= func)
+		return refuse(v, part, 0, "the function at 0x%lx has no known end", func);
+	while (a < end) {
+		unsigned long off = a - got, t;
+
+		if (!valid || off + MAX_INSN_SIZE > valid) {
+			valid = end - a < sizeof(buf) ? end - a : sizeof(buf);
+			if (v->env->read(v->env, a, buf, valid)) {
+				valid = end - a < MAX_INSN_SIZE ? end - a : MAX_INSN_SIZE;
+				if (v->env->read(v->env, a, buf, valid))
+					return refuse(v, part, 0, "cannot read the code at 0x%lx", a);
+			}
+			got = a;
+			off = 0;
+		}
+		if (decode(v, &in, buf + off, valid - off))
+			return refuse(v, part, 0, "cannot decode the function at 0x%lx (stuck at 0x%lx)",
+				      func, a);
+		if (is_direct_branch(&in)) {
+			t = a + in.length + in.immediate.value;
+			if (lands_inside(v, t))
+				return refuse(v, part, 0, "the branch at 0x%lx lands at 0x%lx, in what the splice overwrites",
+					      a, t);
+			if (keep && t >= func && t < end) {
+				if (n < GILK_WALK_TARGETS)
+					f->target[n++] = (u32)(t - func);
+				else
+					keep = false;
+			}
+		}
+		a += in.length;
+	}
+	if (keep)
+		memo_keep_targets(f, n);
+	return 0;
+}
+
+/* A kept target of f in what the splice overwrites past a region's start. */
+static bool memo_lands_inside(const struct vctx *v, const struct gilk_walk_fn *f)
+{
+	return memo_target_in(f, v->region + 1, v->region + v->region_len) ||
+	       (v->evicted_len &&
+		memo_target_in(f, v->evicted + 1, v->evicted + v->evicted_len)) ||
+	       (v->slot && memo_target_in(f, v->slot, v->slot + JMP32));
+}
+
+static int check_branches_into(struct vctx *v, const char *part, unsigned long addr)
+{
+	unsigned long func = v->env->func_start(v->env, addr);
+	struct gilk_walk_fn *f;
+
+	if (!func)
+		return refuse(v, part, 0, "0x%lx is in no known function", addr);
+	f = memo_fn(v->env, func);
+	if (f && f->targets_known && !memo_lands_inside(v, f))
+		return 0;
+	/* decoded again where it refuses, to name the branch */
+	return scan_branches(v, part, func, f && f->targets_known ? NULL : f);
+}
+
+/*
+ * Edges into what the splice overwrites: past the start of a region, or
+ * anywhere in a bounce slot, control must never arrive, neither by a branch
+ * of the function (or of the slot's, where that is another) nor by an edge
+ * no decoder sees. kprobes' optimizer refuses its jmp over a jump target
+ * the same way (can_optimize()).
+ */
+static int check_edges(struct vctx *v)
+{
+	const struct gilk_verify_env *env = v->env;
+	int ret;
+
+	if (env->hidden_edge(env, v->region + 1, v->region + v->region_len) ||
+	    (v->evicted_len &&
+	     env->hidden_edge(env, v->evicted + 1, v->evicted + v->evicted_len)) ||
+	    (v->slot && env->hidden_edge(env, v->slot, v->slot + JMP32)))
+		return refuse(v, "text", 0, "a jump label or an exception fixup lands in what the splice overwrites");
+	ret = check_branches_into(v, "site", v->region);
+	if (!ret && v->slot &&
+	    env->func_start(env, v->slot) != env->func_start(env, v->region))
+		ret = check_branches_into(v, "patch0", v->slot);
+	return ret;
+}
+
 static bool overlap(unsigned long a, u32 alen, unsigned long b, u32 blen)
 {
 	return a < b + blen && b < a + alen;
@@ -666,8 +815,9 @@ static int check_evicted(struct vctx *v, unsigned long slot)
 /*
  * The header of the template the request gets (tramp.h) at the start of the
  * trampoline: its length, or -1 with the offset of the first byte refused.
- * Count keeps the flags unless they are dead at the site, which the checker
- * finds out for itself; saving them where they are dead is only slower.
+ * Count and tsc keep the flags unless they are dead at the site, which the
+ * checker finds out for itself; saving them where they are dead is only
+ * slower. Tsc needs the ring its code writes, reserved with the splice.
  */
 static int check_header(struct vctx *v, enum gilk_tramp_kind *kind)
 {
@@ -675,13 +825,18 @@ static int check_header(struct vctx *v, enum gilk_tramp_kind *kind)
 	const struct gilk_verify_env *env = v->env;
 	struct gilk_tramp_params tp = {
 		gilk_tramp_kind(env->needs, req->flags), env->tramp, req->site,
-		env->ctx, env->handler, env->clac, env->counter
+		env->ctx, env->handler, env->clac, env->counter, env->ring
 	};
 	u8 exp[GILK_TRAMP_HEADER_MAX];
 	size_t hlen, i, best = 0;
+	bool keep_flags = gilk_tramp_inline(tp.kind) &&
+			  !gilk_flags_dead(env, req->site);
 
-	if (tp.kind == GILK_TRAMP_COUNT && !gilk_flags_dead(env, req->site))
-		tp.kind = GILK_TRAMP_COUNT_FLAGS;
+	if (tp.kind == GILK_TRAMP_TSC && !env->ring)
+		return refuse(v, "trampoline", 0,
+			      "the tsc template needs a reservation with a tsc ring");
+	if (keep_flags)
+		tp.kind = gilk_tramp_flags_kept(tp.kind);
 	for (;;) {
 		hlen = gilk_tramp_header(exp, &tp);
 		for (i = 0; i < hlen && i < req->tramp_len && req->tramp[i] == exp[i]; i++)
@@ -692,9 +847,9 @@ static int check_header(struct vctx *v, enum gilk_tramp_kind *kind)
 		}
 		if (i > best)
 			best = i;
-		if (tp.kind != GILK_TRAMP_COUNT)
+		if (gilk_tramp_flags_kept(tp.kind) == tp.kind)
 			break;
-		tp.kind = GILK_TRAMP_COUNT_FLAGS;
+		tp.kind = gilk_tramp_flags_kept(tp.kind);
 	}
 	refuse(v, "trampoline", (u32)best, "not gilk's trampoline header");
 	return -1;
@@ -740,11 +895,12 @@ int gilk_verify(const struct gilk_splice *req,
 	case 0:
 		if (!(req->flags & GILK_SPLICE_TRAP) || req->evict_len)
 			return refuse(&v, "request", 0, "no patch, and not trap mode");
-		return 0;
+		return 0;	/* the int3 alone: the rest of the region stays */
 	case 1:
 		if (req->evict_len)
 			return refuse(&v, "evicted", 0, "an evicted trampoline without an evicted region");
-		return check_site_patch(&v, 0, 0);
+		ret = check_site_patch(&v, 0, 0);
+		break;
 	default:
 		/* host of the bounce slot first, the site last */
 		slot = req->site + JMP8 + (s8)req->patch[1].bytes[1];
@@ -752,10 +908,13 @@ int gilk_verify(const struct gilk_splice *req,
 		if (ret)
 			return ret;
 		if (req->patch[0].kind == GILK_PATCH_DEAD)
-			return slot == req->patch[0].addr ? check_slot(&v) :
-			       refuse(&v, "patch1", 1, "the jmp rel8 misses the slot");
-		if (req->patch[0].kind == GILK_PATCH_LIVE)
-			return check_evicted(&v, slot);
-		return refuse(&v, "patch0", 0, "unknown patch kind");
+			ret = slot == req->patch[0].addr ? check_slot(&v) :
+			      refuse(&v, "patch1", 1, "the jmp rel8 misses the slot");
+		else if (req->patch[0].kind == GILK_PATCH_LIVE)
+			ret = check_evicted(&v, slot);
+		else
+			ret = refuse(&v, "patch0", 0, "unknown patch kind");
+		break;
 	}
+	return ret ? ret : check_edges(&v);
 }

@@ -41,12 +41,23 @@
 #define GILK_WALK_FUNCS 4
 #define GILK_WALK_MARKS 128
 #define GILK_WALK_STEP 32
+#define GILK_WALK_TARGETS 1024
 
+/*
+ * And the targets of the function's direct branches into itself (offsets
+ * from its start, ascending), once the checker has decoded it whole: a
+ * jump label's jmp, the one branch whose presence changes, is an edge
+ * the checker asks the kernel about anyway (hidden_edge). A function with
+ * more targets than fit is decoded whole for each request.
+ */
 struct gilk_walk_fn {
 	unsigned long func;	/* its start; 0: unused */
 	unsigned long used;	/* for eviction, the least recent first */
 	u32 n, step;
 	unsigned long at[GILK_WALK_MARKS];	/* ascending */
+	bool targets_known;
+	u32 ntargets;
+	u32 target[GILK_WALK_TARGETS];
 };
 
 struct gilk_walk_memo {
@@ -63,6 +74,7 @@ struct gilk_verify_env {
 	bool clac;		/* SMAP is on: the header clears AC */
 	u32 needs;		/* the instrument's GILK_NEEDS_* */
 	unsigned long counter;	/* the splice's __percpu hit counter */
+	unsigned long ring;	/* its struct gilk_tsc_ring, or 0 */
 	/* The kernel's insn_decode(). */
 	int (*decode)(struct insn *insn, const void *kaddr, int buf_len,
 		      enum insn_mode m);
@@ -72,6 +84,9 @@ struct gilk_verify_env {
 	/* The start of the function (symbol) holding addr, or 0. */
 	unsigned long (*func_start)(const struct gilk_verify_env *env,
 				    unsigned long addr);
+	/* The end of the function starting at func (the next symbol), or 0. */
+	unsigned long (*func_end)(const struct gilk_verify_env *env,
+				  unsigned long func);
 	enum gilk_bug_kind (*bug_kind)(const struct gilk_verify_env *env,
 				       unsigned long addr);
 	/* A jump label site in [addr, addr + len): a jmp there may fall through. */
@@ -80,6 +95,12 @@ struct gilk_verify_env {
 	/* An exception-table entry in [addr, addr + len). */
 	bool (*fixup)(const struct gilk_verify_env *env, unsigned long addr,
 		      u32 len);
+	/*
+	 * An edge no decoder sees lands in [lo, hi): a jump label's target,
+	 * an exception fixup's landing.
+	 */
+	bool (*hidden_edge)(const struct gilk_verify_env *env, unsigned long lo,
+			    unsigned long hi);
 	struct gilk_walk_memo *memo;	/* NULL: every walk from the start */
 	void *priv;
 };

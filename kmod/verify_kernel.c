@@ -25,6 +25,22 @@ static unsigned long func_start(const struct gilk_verify_env *env,
 	return addr - off;
 }
 
+static unsigned long func_end(const struct gilk_verify_env *env,
+			      unsigned long func)
+{
+	unsigned long size, off;
+
+	if (!gilk_ks.kallsyms_lookup_size_offset(func, &size, &off) || off)
+		return 0;
+	return func + size;
+}
+
+static bool hidden_edge(const struct gilk_verify_env *env, unsigned long lo,
+			unsigned long hi)
+{
+	return gilk_hidden_edge(lo, hi);
+}
+
 static enum gilk_bug_kind bug_kind(const struct gilk_verify_env *env,
 				   unsigned long addr)
 {
@@ -58,9 +74,12 @@ int gilk_verify_request(struct gilk_splice_obj *s, struct gilk_splice *req,
 		.clac = boot_cpu_has(X86_FEATURE_SMAP),
 		.needs = needs,
 		.counter = (unsigned long)s->hits,
+		.ring = (unsigned long)s->tsc_ring,
 		.decode = gilk_ks.insn_decode,
 		.read = read_text,
 		.func_start = func_start,
+		.func_end = func_end,
+		.hidden_edge = hidden_edge,
 		.bug_kind = bug_kind,
 		.jump_label = jump_label,
 		.fixup = fixup,

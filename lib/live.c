@@ -504,10 +504,21 @@ static enum tramp_template template_for(struct live *lv, const char *instrument)
 	for (size_t i = 0; i < n; i++)
 		if (!strcmp(list[i].name, instrument))
 			tt = list[i].needs == GILK_NEEDS_NOTHING ? TT_COUNT :
+			     list[i].needs == GILK_NEEDS_TSC ? TT_TSC :
 			     list[i].needs == GILK_NEEDS_SCRATCH ? TT_SCRATCH : TT_FULL;
 	free(list);
 	return tt;
 }
+
+/* The inline tsc template writes gilk.ko's ring as core/splice.h lays it out. */
+_Static_assert(TSC_RING_SLOTS == GILK_TSC_SLOTS &&
+	       TSC_RING_SLOT0 == offsetof(struct gilk_tsc_ring, slot) &&
+	       sizeof(struct gilk_tsc_slot) == 1u << TSC_RING_SLOT_SHIFT &&
+	       offsetof(struct gilk_tsc_slot, begin) == 0 &&
+	       offsetof(struct gilk_tsc_slot, tsc) == 8 &&
+	       offsetof(struct gilk_tsc_slot, aux) == 16 &&
+	       offsetof(struct gilk_tsc_slot, end) == 24,
+	       "core/splice.h's tsc ring is gilk.ko's");
 
 static int request_as(struct live *lv, const struct splice_plan *p,
 		      const char *instrument, const char *arg, enum tramp_template tmpl,
@@ -516,6 +527,8 @@ static int request_as(struct live *lv, const struct splice_plan *p,
 	struct gilk_reserve r = {
 		.tramp_size = (uint32_t)splice_tramp_size(p, tmpl),
 		.evict_size = (uint32_t)splice_evict_tramp_size(p),
+		/* a BUG/WARN replay gets the full template, which calls */
+		.flags = tmpl == TT_TSC && p->bug == BUG_NONE ? GILK_RESERVE_TSC_RING : 0,
 	};
 	struct splice_params sp;
 	struct splice_code code;
@@ -527,7 +540,7 @@ static int request_as(struct live *lv, const struct splice_plan *p,
 		return gerr_setc(e, errno, "reserving trampoline memory: %s", strerror(errno));
 	sp = (struct splice_params){ .tramp = r.tramp, .evict_tramp = r.evict_tramp,
 				     .handler = r.handler, .ctx = r.ctx, .clac = lv->smap,
-				     .tmpl = tmpl, .counter = r.counter };
+				     .tmpl = tmpl, .counter = r.counter, .tsc_ring = r.tsc_ring };
 	if (splice_emit(p, &sp, &code, &why)) {
 		ioctl(lv->fd, GILK_IOC_RELEASE, &r.id);
 		return gerr_set(e, "trampoline at 0x%llx: %s", (unsigned long long)r.tramp,

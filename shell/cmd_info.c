@@ -107,7 +107,8 @@ static int info_instruments(struct session *s, struct gerr *e)
 	/* what its trampoline saves (kmod/tramp.h) */
 	for (size_t i = 0; i < n; i++)
 		fprintf(s->out, "%-12s %-10s %-7s %3u in use  %s\n", ins[i].name, ins[i].module,
-			ins[i].needs == GILK_NEEDS_NOTHING ? "inline" :
+			ins[i].needs == GILK_NEEDS_NOTHING ||
+			ins[i].needs == GILK_NEEDS_TSC ? "inline" :
 			ins[i].needs == GILK_NEEDS_SCRATCH ? "scratch" : "pt_regs",
 			ins[i].users, ins[i].help);
 	free(ins);

@@ -34,7 +34,8 @@ struct gilk_instrument {
 	/*
 	 * GILK_NEEDS_REGS (0): ctx->regs is a full struct pt_regs;
 	 * GILK_NEEDS_SCRATCH: ctx->regs is NULL, and a hit costs less (the
-	 * trampoline saves only what the call clobbers). NOTHING is gilk's.
+	 * trampoline saves only what the call clobbers). NOTHING and TSC are
+	 * gilk's own.
 	 */
 	u32 needs;
 	struct list_head node;	/* gilk's */

@@ -225,7 +225,10 @@ static void on_code(uc_engine *uc, uint64_t addr, uint32_t size, void *user)
 		uc_mem_write(uc, m->snap_sp - sizeof(m->snap), m->snap, sizeof(m->snap));
 		m->snap_sp = 0;
 	}
-	if (is_nondeterministic(uc, addr)) {
+	/* the tsc template's own rdtscp runs: what it reads only goes to
+	 * its ring */
+	if (!(addr >= m->tramp_entry && addr < m->reloc_entry) &&
+	    is_nondeterministic(uc, addr)) {
 		/* rdtsc and friends differ between any two runs, and after a
 		 * write to cr0, cr3 or cr4 memory is not what either run
 		 * mapped: stop there, which both runs do at the same
@@ -257,6 +260,22 @@ static void on_intr(uc_engine *uc, uint32_t intno, void *user)
 	uc_emu_stop(uc);
 }
 
+/* head 0 and the first n slots never written (begin = end = ~0), as
+ * gilk.ko hands a ring out */
+static int tsc_ring_clear(struct emu *m, uint64_t n)
+{
+	static const uint64_t empty[4] = { ~0ull, 0, 0, ~0ull };
+	uint64_t zero = 0;
+
+	if (n > TSC_RING_SLOTS)
+		n = TSC_RING_SLOTS;
+	for (uint64_t i = 0; i < n; i++)
+		if (uc_mem_write(m->uc, TSC_RING_ADDR + TSC_RING_SLOT0 +
+				 (i << TSC_RING_SLOT_SHIFT), empty, sizeof(empty)))
+			return -1;
+	return uc_mem_write(m->uc, TSC_RING_ADDR, &zero, sizeof(zero)) ? -1 : 0;
+}
+
 int emu_open(struct emu *m)
 {
 	uc_hook h;
@@ -267,7 +286,14 @@ int emu_open(struct emu *m)
 		return -1;
 	if (uc_mem_map(m->uc, STACK_BASE, STACK_SIZE, UC_PROT_READ | UC_PROT_WRITE) ||
 	    uc_mem_map(m->uc, TRAMP_AREA, TRAMP_AREA_SIZE, UC_PROT_ALL) ||
-	    uc_mem_map(m->uc, GS_BASE + COUNTER_NEAR, 4096, UC_PROT_READ | UC_PROT_WRITE))
+	    uc_mem_map(m->uc, GS_BASE + COUNTER_NEAR, 4096, UC_PROT_READ | UC_PROT_WRITE) ||
+	    uc_mem_map(m->uc, TSC_RING_ADDR, TSC_RING_SIZE, UC_PROT_READ | UC_PROT_WRITE))
+		return -1;
+	if (tsc_ring_clear(m, TSC_RING_SLOTS))
+		return -1;
+	/* Linux keeps (node << 12) | cpu in TSC_AUX for rdtscp and rdpid */
+	uc_x86_msr aux = { 0xc0000103, TSC_AUX_VALUE };
+	if (uc_reg_write(m->uc, UC_X86_REG_MSR, &aux))
 		return -1;
 	uc_mem_write(m->uc, STUB_ADDR, &stub, 1);
 	uc_hook_add(m->uc, &h, UC_HOOK_CODE, (void *)on_code, m, 1, 0);
@@ -357,6 +383,12 @@ void emu_run(struct emu *m, uint64_t pc, const struct emu_state *s,
 	r->err = uc_emu_start(m->uc, pc, 0, 0, 0);
 	if (m->counter_addr)
 		uc_mem_read(m->uc, m->counter_addr, &r->counted, sizeof(r->counted));
+	if (m->tsc_ring) {
+		uc_mem_read(m->uc, m->tsc_ring, &r->tsc_head, sizeof(r->tsc_head));
+		uc_mem_read(m->uc, m->tsc_ring + TSC_RING_SLOT0, r->tsc_slots,
+			    sizeof(r->tsc_slots));
+		tsc_ring_clear(m, r->tsc_head);
+	}
 	if (r->err == UC_ERR_OK && !r->exit_addr && !r->step_limit) {
 		/* Stopped by hlt or similar. */
 		uc_reg_read(m->uc, UC_X86_REG_RIP, &r->exit_addr);
@@ -450,6 +482,26 @@ bool emu_scratch_ok(const struct emu_result *r, char *why, size_t len)
 		snprintf(why, len, "instrument calls %u, ctx 0x%" PRIx64 ", regs 0x%" PRIx64 " (want NULL)",
 			 r->instrument_calls, r->seen_ctx, r->seen_rsi);
 		return false;
+	}
+	return true;
+}
+
+bool emu_tsc_ok(const struct emu_result *r, unsigned site_hits, char *why, size_t len)
+{
+	if (r->instrument_calls || r->tsc_head != site_hits) {
+		snprintf(why, len, "ring head %" PRIu64 " after %u passes through the site, %u calls",
+			 r->tsc_head, site_hits, r->instrument_calls);
+		return false;
+	}
+	for (uint64_t i = 0; i < r->tsc_head && i < TSC_SLOTS_KEPT; i++) {
+		const uint64_t *s = r->tsc_slots[i];
+
+		if (s[0] != i || s[3] != i || s[2] != TSC_AUX_VALUE || !s[1] ||
+		    (i && s[1] < r->tsc_slots[i - 1][1])) {
+			snprintf(why, len, "ring slot %" PRIu64 ": begin 0x%" PRIx64 ", tsc 0x%" PRIx64
+				 ", aux 0x%" PRIx64 ", end 0x%" PRIx64, i, s[0], s[1], s[2], s[3]);
+			return false;
+		}
 	}
 	return true;
 }

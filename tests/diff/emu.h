@@ -35,6 +35,12 @@
  * fits a disp32, one that needs a register. */
 #define COUNTER_NEAR 0x200000ull
 #define COUNTER_FAR  (TRAMP_AREA + 0x3000 - GS_BASE)
+/* The tsc template's ring (core/splice.h's layout), in the module area,
+ * and the TSC_AUX its rdtscp reads: node 2, CPU 3, as Linux encodes them. */
+#define TSC_RING_ADDR (TRAMP_AREA + 0x100000)
+#define TSC_RING_SIZE (((TSC_RING_SLOT0 + ((uint64_t)TSC_RING_SLOTS << TSC_RING_SLOT_SHIFT)) + 4095) & ~4095ull)
+#define TSC_AUX_VALUE 0x2003ull
+#define TSC_SLOTS_KEPT 8
 
 struct emu_state {
 	uint64_t regs[EMU_NREGS];     /* rax rcx rdx rbx rsp rbp rsi rdi r8..r15 flags */
@@ -55,6 +61,10 @@ struct emu_result {
 	unsigned instrument_calls;
 	unsigned site_hits;           /* how often control reached count_site */
 	uint64_t counted;             /* the counter at counter_addr, after */
+	/* the ring at tsc_ring after: its head, and its first slots
+	 * (begin, tsc, aux, end) */
+	uint64_t tsc_head;
+	uint64_t tsc_slots[TSC_SLOTS_KEPT][4];
 	/* The kernel's trap handler at a BUG()/WARN() ud2, as modelled:
 	 * reports, the registers of the first, and whether a BUG ended the
 	 * run (then end holds the registers the report saw). */
@@ -86,6 +96,7 @@ struct emu {
 	bool bug_warn;
 	uint64_t count_site;          /* where site_hits counts, 0: nowhere */
 	uint64_t counter_addr;        /* GS_BASE + the counter, 0: none */
+	uint64_t tsc_ring;            /* TSC_RING_ADDR, 0: none */
 	uint64_t snap_sp;
 	uint8_t snap[512];
 	struct emu_result *res;
@@ -114,6 +125,9 @@ bool emu_instrument_ok(const struct emu_state *s, uint64_t site,
 		       const struct emu_result *r, char *why, size_t len);
 /* The scratch template's: ctx, and no pt_regs. */
 bool emu_scratch_ok(const struct emu_result *r, char *why, size_t len);
+/* The tsc template's: no call, and one complete slot per pass through the
+ * site, in order, with the TSC_AUX of the CPU. */
+bool emu_tsc_ok(const struct emu_result *r, unsigned site_hits, char *why, size_t len);
 
 void emu_random_state(uint64_t *rng, struct emu_state *s);
 uint64_t rng_next(uint64_t *s);

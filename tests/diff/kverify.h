@@ -15,15 +15,19 @@
 enum kv_bug { KV_NOT_BUG, KV_BUG, KV_WARN };
 
 /* gilk.ko's templates (kmod/tramp.h), as the checker reports which it took. */
-enum kv_template { KV_FULL, KV_SCRATCH, KV_COUNT, KV_COUNT_FLAGS };
+enum kv_template { KV_FULL, KV_SCRATCH, KV_COUNT, KV_COUNT_FLAGS, KV_TSC, KV_TSC_FLAGS,
+		   KV_NTEMPLATES };
 
 struct kv_env {
 	uint64_t tramp, evict_tramp, handler, ctx;
 	bool clac;
 	uint32_t needs;                 /* GILK_NEEDS_* */
 	uint64_t counter;
+	uint64_t ring;                  /* the tsc template's, or 0 */
 	int (*read)(void *priv, uint64_t addr, void *buf, size_t len);
 	uint64_t (*func_start)(void *priv, uint64_t addr);
+	uint64_t (*func_end)(void *priv, uint64_t func);
+	bool (*hidden_edge)(void *priv, uint64_t lo, uint64_t hi);
 	enum kv_bug (*bug_kind)(void *priv, uint64_t addr);
 	bool (*jump_label)(void *priv, uint64_t addr, uint32_t len);
 	bool (*fixup)(void *priv, uint64_t addr, uint32_t len);

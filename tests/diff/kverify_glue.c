@@ -9,7 +9,8 @@
 #include "verify.h"
 
 _Static_assert((int)KV_FULL == GILK_TRAMP_FULL && (int)KV_SCRATCH == GILK_TRAMP_SCRATCH &&
-	       (int)KV_COUNT == GILK_TRAMP_COUNT && (int)KV_COUNT_FLAGS == GILK_TRAMP_COUNT_FLAGS,
+	       (int)KV_COUNT == GILK_TRAMP_COUNT && (int)KV_COUNT_FLAGS == GILK_TRAMP_COUNT_FLAGS &&
+	       (int)KV_TSC == GILK_TRAMP_TSC && (int)KV_TSC_FLAGS == GILK_TRAMP_TSC_FLAGS,
 	       "kverify.h names gilk.ko's templates");
 
 static const struct kv_env *kv(const struct gilk_verify_env *env)
@@ -25,6 +26,16 @@ static int rd(const struct gilk_verify_env *env, unsigned long addr, void *buf, 
 static unsigned long start(const struct gilk_verify_env *env, unsigned long addr)
 {
 	return kv(env)->func_start(kv(env)->priv, addr);
+}
+
+static unsigned long end(const struct gilk_verify_env *env, unsigned long func)
+{
+	return kv(env)->func_end(kv(env)->priv, func);
+}
+
+static bool hidden(const struct gilk_verify_env *env, unsigned long lo, unsigned long hi)
+{
+	return kv(env)->hidden_edge(kv(env)->priv, lo, hi);
 }
 
 static enum gilk_bug_kind bug(const struct gilk_verify_env *env, unsigned long addr)
@@ -47,8 +58,8 @@ static void env_of(const struct kv_env *e, struct gilk_verify_env *env)
 	*env = (struct gilk_verify_env){
 		.tramp = e->tramp, .evict_tramp = e->evict_tramp,
 		.handler = e->handler, .ctx = e->ctx, .clac = e->clac,
-		.needs = e->needs, .counter = e->counter,
-		.decode = insn_decode, .read = rd, .func_start = start,
+		.needs = e->needs, .counter = e->counter, .ring = e->ring,
+		.decode = insn_decode, .read = rd, .func_start = start, .func_end = end, .hidden_edge = hidden,
 		.bug_kind = bug, .jump_label = jl, .fixup = fx, .priv = (void *)e,
 		.memo = e->memo,
 	};

@@ -21,10 +21,10 @@
 
 struct tally {
 	size_t runs, diverged, looping, sites[3], bounce[4], bugs[3], functions;
-	size_t by_template[3], flags_dead;
+	size_t by_template[TT_NTEMPLATES], flags_dead[TT_NTEMPLATES];
 	/* count plans run with the flags claimed dead where the planner
 	 * found them live, and how many of those runs diverged */
-	size_t mutant_runs, mutants_caught;
+	size_t mutant_runs[TT_NTEMPLATES], mutants_caught[TT_NTEMPLATES];
 	struct vc_tally verify;
 };
 
@@ -87,6 +87,8 @@ static bool template_ok(const struct run_opts *o, const struct emu_state *s,
 		snprintf(msg, len, "counter %" PRIu64 " after %u passes through the site, %u calls",
 			 rb->counted, ra->site_hits, rb->instrument_calls);
 		return false;
+	case TT_TSC:
+		return emu_tsc_ok(rb, ra->site_hits, msg, len);
 	case TT_SCRATCH:
 		return emu_scratch_ok(rb, msg, len);
 	default:
@@ -102,7 +104,7 @@ static void run_plan(struct emu *a, struct emu *b, const struct splice_plan *pla
 	struct splice_params sp = {
 		.tramp = TRAMP_ADDR, .evict_tramp = EVICT_ADDR,
 		.handler = STUB_ADDR, .ctx = INSTR_CTX, .clac = false,
-		.tmpl = o->tmpl, .counter = o->counter,
+		.tmpl = o->tmpl, .counter = o->counter, .tsc_ring = TSC_RING_ADDR,
 	};
 	struct splice_plan mutant;
 	const struct splice_plan *p = plan;
@@ -143,6 +145,7 @@ static void run_plan(struct emu *a, struct emu *b, const struct splice_plan *pla
 	a->bug_warn = b->bug_warn = p->bug == BUG_WARN;
 	a->count_site = p->region.addr;
 	b->counter_addr = code.tmpl == TT_COUNT ? GS_BASE + o->counter : 0;
+	b->tsc_ring = code.tmpl == TT_TSC ? TSC_RING_ADDR : 0;
 	emu_reset_allowed(a);
 	emu_allow(a, fn_lo, fn_hi);
 	emu_reset_allowed(b);
@@ -164,8 +167,12 @@ static void run_plan(struct emu *a, struct emu *b, const struct splice_plan *pla
 			continue;
 		}
 		/* The original finished within its budget; the patched code
-		 * runs the trampoline on every pass through the site. */
+		 * runs the trampoline on every pass through the site (a full
+		 * header is about 50 instructions: a site that loops to itself
+		 * thousands of times needs more than a flat budget). */
 		b->max_steps = a->max_steps * 40;
+		if (b->max_steps < a->steps + (uint64_t)ra.site_hits * 128)
+			b->max_steps = a->steps + (uint64_t)ra.site_hits * 128;
 		emu_run(b, p->region.addr, &s, seed, &rb);
 		t->runs++;
 		/* A fault in relocated code is the same fault, moved. */
@@ -178,12 +185,13 @@ static void run_plan(struct emu *a, struct emu *b, const struct splice_plan *pla
 		/* Dead flags are dead to the code: a run that ends in a fault
 		 * before they are written hands them to the fault handler,
 		 * which returns them as they were (or oopses). */
-		if (code.tmpl == TT_COUNT && p->flags_dead && ra.err != UC_ERR_OK &&
+		if ((code.tmpl == TT_COUNT || code.tmpl == TT_TSC) && p->flags_dead &&
+		    ra.err != UC_ERR_OK &&
 		    ra.err == rb.err)
 			rb.end.regs[16] = ra.end.regs[16];
 		if (o->mutant) {
-			t->mutant_runs++;
-			t->mutants_caught += !emu_same(a, &ra, b, &rb, msg, sizeof(msg));
+			t->mutant_runs[code.tmpl]++;
+			t->mutants_caught[code.tmpl] += !emu_same(a, &ra, b, &rb, msg, sizeof(msg));
 			continue;
 		}
 		if (emu_same(a, &ra, b, &rb, msg, sizeof(msg)) &&
@@ -211,10 +219,11 @@ static void run_plan(struct emu *a, struct emu *b, const struct splice_plan *pla
 	a->bug_site = b->bug_site = 0;
 	a->count_site = 0;
 	b->counter_addr = 0;
+	b->tsc_ring = 0;
 	if (o->mutant)
 		return;
 	t->by_template[code.tmpl]++;
-	t->flags_dead += code.tmpl == TT_COUNT && p->flags_dead;
+	t->flags_dead[code.tmpl] += p->flags_dead;
 	t->sites[p->mode]++;
 	t->bugs[p->bug]++;
 	if (p->mode == SPLICE_BOUNCE)
@@ -223,8 +232,8 @@ static void run_plan(struct emu *a, struct emu *b, const struct splice_plan *pla
 
 /*
  * Every plan with the full template, and with one of the others in turn
- * (count with a counter near and far, scratch); a count plan whose flags
- * are live also runs as a mutant that claims them dead.
+ * (count with a counter near and far, scratch, tsc); a count or tsc plan
+ * whose flags are live also runs as a mutant that claims them dead.
  */
 static void run_templates(struct emu *a, struct emu *b, const struct splice_plan *p,
 			  uint64_t fn_lo, uint64_t fn_hi, uint64_t *rng, int states,
@@ -235,15 +244,16 @@ static void run_templates(struct emu *a, struct emu *b, const struct splice_plan
 		{ TT_COUNT, COUNTER_NEAR, false },
 		{ TT_SCRATCH, 0, false },
 		{ TT_COUNT, COUNTER_FAR, false },
+		{ TT_TSC, 0, false },
 	};
 	const struct run_opts full = { TT_FULL, 0, false };
-	struct run_opts o = other[turn % 3];
+	struct run_opts o = other[turn % (sizeof(other) / sizeof(other[0]))];
 
 	run_plan(a, b, p, fn_lo, fn_hi, rng, states, name, vt, &full, t);
 	if (p->bug != BUG_NONE)
 		return;
 	run_plan(a, b, p, fn_lo, fn_hi, rng, states, name, vt, &o, t);
-	if (o.tmpl == TT_COUNT && !p->flags_dead) {
+	if ((o.tmpl == TT_COUNT || o.tmpl == TT_TSC) && !p->flags_dead) {
 		o.mutant = true;
 		run_plan(a, b, p, fn_lo, fn_hi, rng, states, name, vt, &o, t);
 	}
@@ -355,7 +365,8 @@ static int generated_suite(size_t count, struct tally *t)
 			size_t bi = rng_next(&rng) % g.nblocks;
 
 			struct vc_text vt = { .byte = code_byte, .ctx = &src,
-					      .func_start = GEN_BASE, .cfg = &g };
+					      .func_start = GEN_BASE,
+					      .func_end = GEN_BASE + len, .cfg = &g };
 
 			vc_memo_reset(&t->verify);
 			if (splice_plan(&env, g.blocks[bi].start, &p) == 0)
@@ -410,22 +421,29 @@ static void check(bool ok, const char *what)
 		failed++;
 }
 
-/* Each template ran, count both with and without saving the flags, and
- * flags claimed dead where they are live show in the runs. */
+/* Each template ran, count and tsc both with and without saving the flags,
+ * and flags claimed dead where they are live show in the runs of each. */
 static void templates_report(const char *suite, const struct tally *t)
 {
+	static const enum tramp_template inl[] = { TT_COUNT, TT_TSC };
+	static const char *const name[TT_NTEMPLATES] = { "full", "scratch", "count", "tsc" };
 	char line[256];
 
-	printf("templates, %s: full %zu, scratch %zu, count %zu (flags dead at %zu); %zu runs with flags claimed dead where live, %zu diverged\n",
+	printf("templates, %s: full %zu, scratch %zu, count %zu (flags dead at %zu), tsc %zu (flags dead at %zu)\n",
 	       suite, t->by_template[TT_FULL], t->by_template[TT_SCRATCH], t->by_template[TT_COUNT],
-	       t->flags_dead, t->mutant_runs, t->mutants_caught);
-	snprintf(line, sizeof(line), "differential: %s plans run with every template, count with and without the flags saved",
+	       t->flags_dead[TT_COUNT], t->by_template[TT_TSC], t->flags_dead[TT_TSC]);
+	snprintf(line, sizeof(line), "differential: %s plans run with every template, count and tsc with and without the flags saved",
 		 suite);
-	check(t->by_template[TT_FULL] && t->by_template[TT_SCRATCH] && t->flags_dead &&
-	      t->by_template[TT_COUNT] > t->flags_dead, line);
-	snprintf(line, sizeof(line), "differential: %s count plans with flags wrongly claimed dead diverge (%zu of %zu runs)",
-		 suite, t->mutants_caught, t->mutant_runs);
-	check(t->mutants_caught > 0, line);
+	check(t->by_template[TT_FULL] && t->by_template[TT_SCRATCH] &&
+	      t->flags_dead[TT_COUNT] && t->by_template[TT_COUNT] > t->flags_dead[TT_COUNT] &&
+	      t->flags_dead[TT_TSC] && t->by_template[TT_TSC] > t->flags_dead[TT_TSC], line);
+	for (size_t i = 0; i < sizeof(inl) / sizeof(inl[0]); i++) {
+		enum tramp_template tt = inl[i];
+
+		snprintf(line, sizeof(line), "differential: %s %s plans with flags wrongly claimed dead diverge (%zu of %zu runs)",
+			 suite, name[tt], t->mutants_caught[tt], t->mutant_runs[tt]);
+		check(t->mutants_caught[tt] > 0, line);
+	}
 }
 
 /* The code checker's verdicts on a suite's plans and their mutations. */
@@ -442,13 +460,23 @@ static void verify_report(const char *suite, const struct vc_tally *v)
 	snprintf(line, sizeof(line), "checker: every %s plan passes gilk.ko's code checker (%zu)",
 		 suite, v->accepted);
 	check(v->refused_plans == 0 && v->accepted >= 10000, line);
-	printf("checker, %s: templates full %zu, scratch %zu, count %zu, count saving the flags %zu; count without saving live flags: %zu proposed, %zu refused, %zu dead by the checker's walk\n",
-	       suite, v->by_template[0], v->by_template[1], v->by_template[2], v->by_template[3],
-	       v->unsaved, v->unsaved_refused, v->unsaved_checker_dead);
-	snprintf(line, sizeof(line), "checker: every %s count trampoline that leaves live flags unsaved is refused (%zu)",
+	printf("checker, %s: templates full %zu, scratch %zu, count %zu, count saving the flags %zu, tsc %zu, tsc saving the flags %zu; count or tsc without saving live flags: %zu proposed, %zu refused, %zu dead by the checker's walk; tsc without its ring: %zu proposed, %zu refused\n",
+	       suite, v->by_template[KV_FULL], v->by_template[KV_SCRATCH], v->by_template[KV_COUNT],
+	       v->by_template[KV_COUNT_FLAGS], v->by_template[KV_TSC], v->by_template[KV_TSC_FLAGS],
+	       v->unsaved, v->unsaved_refused, v->unsaved_checker_dead,
+	       v->ringless, v->ringless_refused);
+	snprintf(line, sizeof(line), "checker: every %s count or tsc trampoline that leaves live flags unsaved is refused (%zu)",
 		 suite, v->unsaved_refused);
-	check(v->unsaved_refused > 0 && v->unsaved == v->unsaved_refused + v->unsaved_checker_dead &&
-	      v->by_template[0] && v->by_template[1] && v->by_template[2] && v->by_template[3], line);
+	check(v->unsaved_refused > 0 && v->unsaved == v->unsaved_refused + v->unsaved_checker_dead, line);
+	snprintf(line, sizeof(line), "checker: %s plans accepted with each of the %d templates",
+		 suite, (int)KV_NTEMPLATES);
+	n = 0;
+	for (int k = 0; k < KV_NTEMPLATES; k++)
+		n += v->by_template[k] > 0;
+	check(n == KV_NTEMPLATES, line);
+	snprintf(line, sizeof(line), "checker: every %s tsc trampoline without a ring reserved is refused (%zu)",
+		 suite, v->ringless_refused);
+	check(v->ringless > 0 && v->ringless == v->ringless_refused, line);
 	snprintf(line, sizeof(line), "checker: every mutation of a %s plan is refused (%zu)",
 		 suite, v->mutations);
 	check(v->mutations == v->mutations_refused && v->mutations >= 10000, line);
@@ -464,6 +492,17 @@ static void verify_report(const char *suite, const struct vc_tally *v)
 			 v->flip_checks);
 		check(v->flip_looser == 0 && v->flip_refused >= 1000, line);
 	}
+}
+
+/* A hand-made case: its line, and why it failed. */
+static void check_case(bool (*run)(char *why, size_t len), const char *line)
+{
+	char why[256] = "";
+	bool ok = run(why, sizeof(why));
+
+	if (!ok)
+		printf("FAIL-DETAIL %s\n", why);
+	check(ok, line);
 }
 
 int main(int argc, char **argv)
@@ -502,16 +541,10 @@ int main(int argc, char **argv)
 		check(gt.diverged == 0 && gt.runs > 0, line);
 		templates_report("generated", &gt);
 	}
-	{
-		char why[128] = "";
-
-		snprintf(line, sizeof(line), "checker: VEX instructions that look like branches are copied, not relocated as branches");
-		bool ok = vc_vex_copied(why, sizeof(why));
-
-		if (!ok)
-			printf("FAIL-DETAIL %s\n", why);
-		check(ok, line);
-	}
+	check_case(vc_vex_copied,
+		   "checker: VEX instructions that look like branches are copied, not relocated as branches");
+	check_case(vc_edges_refused,
+		   "checker: a branch or a hidden edge into what a splice overwrites, or into its bounce slot, is refused");
 	{
 		char why[160] = "";
 		bool ok = flag_defs_right(why, sizeof(why));

@@ -68,6 +68,26 @@ static uint64_t text_func_start(void *priv, uint64_t addr)
 	return s ? s->addr : 0;
 }
 
+static uint64_t text_func_end(void *priv, uint64_t func)
+{
+	const struct vc_text *t = priv;
+	const struct ksym *s;
+	uint64_t lo, hi;
+
+	if (!t->syms)
+		return func == t->func_start ? t->func_end : 0;
+	return symtab_function(t->syms, func, &s, &lo, &hi) || lo != func ? 0 : hi;
+}
+
+/* Jump-label targets and exception fixup landings: the image's facts. */
+static bool text_hidden_edge(void *priv, uint64_t lo, uint64_t hi)
+{
+	const struct vc_text *t = priv;
+	const uint64_t *first;
+
+	return t->facts && lo < hi && textfacts_targets(t->facts, lo, hi, &first);
+}
+
 static enum kv_bug text_bug(void *priv, uint64_t addr)
 {
 	const struct vc_text *t = priv;
@@ -97,6 +117,7 @@ static bool text_fixup(void *priv, uint64_t addr, uint32_t len)
 static uint32_t needs_of(enum tramp_template tt)
 {
 	return tt == TT_COUNT ? GILK_NEEDS_NOTHING :
+	       tt == TT_TSC ? GILK_NEEDS_TSC :
 	       tt == TT_SCRATCH ? GILK_NEEDS_SCRATCH : GILK_NEEDS_REGS;
 }
 
@@ -104,6 +125,7 @@ static enum kv_template expected(const struct splice_plan *p, const struct splic
 {
 	switch (c->tmpl) {
 	case TT_COUNT: return p->flags_dead ? KV_COUNT : KV_COUNT_FLAGS;
+	case TT_TSC: return p->flags_dead ? KV_TSC : KV_TSC_FLAGS;
 	case TT_SCRATCH: return KV_SCRATCH;
 	default: return KV_FULL;
 	}
@@ -137,8 +159,8 @@ static void check_unsaved_flags(const struct splice_plan *p, const struct splice
 		t->unsaved_refused++;
 		return;
 	}
-	fprintf(stderr, "FAIL-DETAIL the checker accepts a count trampoline without its pushfq at 0x%" PRIx64 ", where the flags are live\n",
-		p->region.addr);
+	fprintf(stderr, "FAIL-DETAIL the checker accepts a %s trampoline without its pushfq at 0x%" PRIx64 ", where the flags are live\n",
+		c.tmpl == TT_TSC ? "tsc" : "count", p->region.addr);
 }
 
 /* The code a vc_text without a callback of its own reads: a buffer. */
@@ -427,9 +449,10 @@ void vc_check_plan(const struct splice_plan *p, const struct splice_params *sp,
 		.tramp = sp->tramp, .evict_tramp = sp->evict_tramp,
 		.handler = sp->handler, .ctx = sp->ctx, .clac = sp->clac,
 		.read = text_read, .func_start = text_func_start,
+		.func_end = text_func_end, .hidden_edge = text_hidden_edge,
 		.bug_kind = text_bug, .jump_label = text_jump_label,
 		.fixup = text_fixup, .priv = (void *)text,
-		.needs = needs_of(sp->tmpl), .counter = sp->counter,
+		.needs = needs_of(sp->tmpl), .counter = sp->counter, .ring = sp->tsc_ring,
 	};
 	static struct gilk_splice req, m;
 	char why[GILK_REASON_MAX];
@@ -451,8 +474,20 @@ void vc_check_plan(const struct splice_plan *p, const struct splice_params *sp,
 	}
 	t->accepted++;
 	t->by_template[got]++;
-	if (code->tmpl == TT_COUNT && !p->flags_dead)
+	if ((code->tmpl == TT_COUNT || code->tmpl == TT_TSC) && !p->flags_dead)
 		check_unsaved_flags(p, sp, &r, &env, t);
+	if (code->tmpl == TT_TSC) {
+		struct kv_env ringless = env;
+
+		ringless.ring = 0;
+		t->ringless++;
+		if (kv_verify(&req, &ringless, why, sizeof(why), NULL) == -EBADMSG &&
+		    strstr(why, "tsc ring"))
+			t->ringless_refused++;
+		else
+			fprintf(stderr, "FAIL-DETAIL the checker accepts a tsc trampoline at 0x%" PRIx64 " with no ring reserved\n",
+				p->region.addr);
+	}
 	for (unsigned k = 0; k < mutations; k++) {
 		unsigned kind = (unsigned)rnd(rng, MUT_NKINDS);
 
@@ -466,10 +501,40 @@ void vc_check_plan(const struct splice_plan *p, const struct splice_params *sp,
 			t->mutations_refused++;
 			continue;
 		}
-		if (t->escaped_by_kind[kind]++ < 3)
+		if (t->escaped_by_kind[kind]++ < 3) {
+			uint8_t code[96];
+			uint64_t lo = p->region.addr > 32 ? p->region.addr - 32 : 0;
+
 			fprintf(stderr, "FAIL-DETAIL the checker accepts a %s mutation of the %s plan at 0x%" PRIx64 "\n",
 				names[kind], splice_mode_name(p->mode), p->region.addr);
+			if (!env.read(env.priv, lo, code, sizeof(code))) {
+				fprintf(stderr, "    text at 0x%" PRIx64 ":", lo);
+				for (size_t i = 0; i < sizeof(code); i++)
+					fprintf(stderr, " %02x", code[i]);
+				fprintf(stderr, "\n");
+			}
+			for (uint32_t i = 0; i < m.npatch; i++) {
+				fprintf(stderr, "    patch %u at 0x%" PRIx64 " (%s):", i,
+					(uint64_t)m.patch[i].addr,
+					m.patch[i].kind == GILK_PATCH_DEAD ? "dead" : "live");
+				for (uint32_t k = 0; k < m.patch[i].len; k++)
+					fprintf(stderr, " %02x", m.patch[i].bytes[k]);
+				fprintf(stderr, "\n");
+			}
+		}
 	}
+}
+
+/* The checker's environment for hand-made code at GEN_BASE, read from text. */
+static struct kv_env gen_kenv(struct vc_text *text)
+{
+	return (struct kv_env){
+		.tramp = TRAMP_ADDR, .evict_tramp = EVICT_ADDR, .handler = STUB_ADDR,
+		.ctx = INSTR_CTX, .read = text_read, .func_start = text_func_start,
+		.func_end = text_func_end, .hidden_edge = text_hidden_edge,
+		.bug_kind = text_bug, .jump_label = text_jump_label,
+		.fixup = text_fixup, .priv = text,
+	};
 }
 
 /*
@@ -488,7 +553,7 @@ bool vc_vex_copied(char *why, size_t len)
 		0xc3,
 	};
 	uint8_t buf[GEN_MAX + 64];
-	struct vc_text text = { .func_start = GEN_BASE };
+	struct vc_text text = { .func_start = GEN_BASE, .func_end = GEN_BASE + GEN_MAX + 64 };
 	struct code_src { const uint8_t *base; uint64_t lo, hi; } src = { buf, GEN_BASE, GEN_BASE + sizeof(buf) };
 	struct splice_params sp = { .tramp = TRAMP_ADDR, .evict_tramp = EVICT_ADDR,
 				    .handler = STUB_ADDR, .ctx = INSTR_CTX };
@@ -513,12 +578,7 @@ bool vc_vex_copied(char *why, size_t len)
 	{
 		const struct cfg *view[1] = { &g };
 		struct splice_env env = { .cfgs = view, .ncfg = 1, .tramp_hint = TRAMP_ADDR };
-		struct kv_env kenv = {
-			.tramp = TRAMP_ADDR, .evict_tramp = EVICT_ADDR, .handler = STUB_ADDR,
-			.ctx = INSTR_CTX, .read = text_read, .func_start = text_func_start,
-			.bug_kind = text_bug, .jump_label = text_jump_label,
-			.fixup = text_fixup, .priv = &text,
-		};
+		struct kv_env kenv = gen_kenv(&text);
 
 		text.byte = src_byte;
 		text.ctx = &src;
@@ -542,4 +602,131 @@ bool vc_vex_copied(char *why, size_t len)
 	cfg_free(&g);
 	decoder_close(dec);
 	return ok;
+}
+
+/*
+ * One function of code at GEN_BASE, planned from a CFG of its first
+ * planned_len bytes (the planner sees no further) at site, emitted, turned
+ * into a request and checked as the whole function, with facts.
+ */
+struct edge_case {
+	const uint8_t *code;
+	size_t len, planned_len, site;
+	uint64_t target;          /* a hidden edge there, or 0 */
+	int slot_at;              /* >= 0: the bounce slot moved there */
+};
+
+static int edge_verdict(const struct edge_case *k, char *why, size_t len)
+{
+	uint8_t buf[GEN_MAX + 64];
+	struct code_src { const uint8_t *base; uint64_t lo, hi; } src = { buf, GEN_BASE, GEN_BASE + sizeof(buf) };
+	struct vc_text text = { .byte = src_byte, .ctx = &src, .func_start = GEN_BASE,
+				.func_end = GEN_BASE + k->len };
+	struct splice_params sp = { .tramp = TRAMP_ADDR, .evict_tramp = EVICT_ADDR,
+				    .handler = STUB_ADDR, .ctx = INSTR_CTX };
+	struct gilk_reserve r = { .id = 1, .tramp = TRAMP_ADDR };
+	struct kv_env kenv = gen_kenv(&text);
+	static struct gilk_splice req;
+	static struct splice_code c;
+	struct textfacts *tf = textfacts_new();
+	struct decoder *dec = NULL;
+	enum splice_reason bad;
+	struct splice_plan p;
+	struct cfg g;
+	struct gerr e;
+	int ret = 1;
+
+	memset(buf, 0xcc, sizeof(buf));
+	memcpy(buf, k->code, k->len);
+	memset(&g, 0, sizeof(g));
+	if (!tf || decoder_open(&dec, &e) ||
+	    cfg_build(&g, dec, buf, GEN_BASE, GEN_BASE + k->planned_len, NULL, 0, &e)) {
+		snprintf(why, len, "no CFG");
+		goto out;
+	}
+	if (k->target) {
+		textfacts_add_target(tf, k->target);
+		textfacts_finish(tf);
+		text.facts = tf;
+	}
+	{
+		const struct cfg *view[1] = { &g };
+		struct splice_env env = { .cfgs = view, .ncfg = 1, .tramp_hint = TRAMP_ADDR };
+
+		if (splice_plan(&env, GEN_BASE + k->site, &p) || splice_emit(&p, &sp, &c, &bad)) {
+			snprintf(why, len, "no plan at +%zu", k->site);
+			goto out;
+		}
+	}
+	request_from_plan(&p, &c, &r, &req);
+	if (k->slot_at >= 0) {
+		uint64_t s = GEN_BASE + (uint64_t)k->slot_at;
+		uint8_t j[5] = { 0xe9 };
+
+		if (req.npatch != 2 || req.patch[0].kind != GILK_PATCH_DEAD) {
+			snprintf(why, len, "the plan at +%zu is not a bounce via padding", k->site);
+			goto out;
+		}
+		put32(j + 1, (uint32_t)(TRAMP_ADDR - (s + 5)));
+		req.patch[0].addr = s;
+		memcpy(req.patch[0].orig, buf + k->slot_at, 5);
+		memcpy(req.patch[0].bytes, j, 5);
+		req.patch[1].bytes[1] = (uint8_t)(s - (req.site + 2));
+	}
+	ret = kv_verify(&req, &kenv, why, len, NULL);
+out:
+	cfg_free(&g);
+	if (dec)
+		decoder_close(dec);
+	textfacts_free(tf);
+	return ret;
+}
+
+bool vc_edges_refused(char *why, size_t len)
+{
+	/* a bounce slot moved onto the nop5 after the site's jmp: padding to a
+	 * walk from the start, but the jmp at +0x18 comes back to it */
+	static const uint8_t slot_code[] = {
+		0x85, 0xc0,                     /* test eax, eax */
+		0x74, 0x02,                     /* je +6 */
+		0x31, 0xc0,                     /* xor eax, eax */
+		0xeb, 0x10,                     /* +6: jmp +0x18 (the site) */
+		0x0f, 0x1f, 0x44, 0x00, 0x00,   /* +8: nop5 */
+		0xc3,                           /* ret */
+		0xcc, 0xcc, 0xcc, 0xcc, 0xcc, 0xcc, 0xcc, 0xcc, 0xcc, 0xcc,
+		0xeb, 0xee,                     /* +0x18: jmp +8 */
+	};
+	/* a jmp splice over two movs where a branch the planner did not see
+	 * lands on the second */
+	static const uint8_t region_code[] = {
+		0x48, 0x89, 0xc3,               /* mov rbx, rax (the site) */
+		0x48, 0x89, 0xd9,               /* +3: mov rcx, rbx */
+		0xc3,                           /* ret */
+		0xeb, 0xfa,                     /* +7: jmp +3 */
+	};
+	const struct edge_case cases[] = {
+		{ slot_code, sizeof(slot_code), sizeof(slot_code), 6, 0, -1 },
+		{ slot_code, sizeof(slot_code), sizeof(slot_code), 6, 0, 8 },
+		{ region_code, 7, 7, 0, 0, -1 },
+		{ region_code, sizeof(region_code), 7, 0, 0, -1 },
+		{ region_code, 7, 7, 0, GEN_BASE + 3, -1 },
+	};
+	/* the plans as made are taken; each edge into what they overwrite is
+	 * refused, naming it */
+	static const char *const want[] = {
+		NULL, "lands at 0xffffffff81000008", NULL, "lands at 0xffffffff81000003",
+		"a jump label or an exception fixup lands",
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char reason[GILK_REASON_MAX] = "";
+		int ret = edge_verdict(&cases[i], reason, sizeof(reason));
+
+		if (want[i] ? ret != -EBADMSG || !strstr(reason, want[i]) : ret != 0) {
+			snprintf(why, len, "case %zu: %s (%d: %s)", i,
+				 want[i] ? "not refused as it must be" : "refused", ret, reason);
+			return false;
+		}
+	}
+	return true;
 }

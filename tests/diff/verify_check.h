@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "cfg.h"
+#include "kverify.h"
 #include "splice.h"
 #include "symtab.h"
 #include "textfacts.h"
@@ -23,7 +24,7 @@ struct vc_text {
 	const uint8_t *(*byte)(void *ctx, uint64_t addr);
 	void *ctx;
 	const struct symtab *syms;      /* NULL: every address is in one function */
-	uint64_t func_start;            /* used when syms is NULL */
+	uint64_t func_start, func_end;  /* used when syms is NULL */
 	const struct textfacts *facts;  /* may be NULL */
 	const struct cfg *cfg;          /* the site's function */
 	/* bytes read at flip_at instead of the image's (a jump label
@@ -39,10 +40,12 @@ struct vc_tally {
 					 * without the checker */
 	size_t accepted, refused_plans, mutations, mutations_refused;
 	size_t by_kind[16], escaped_by_kind[16];
-	size_t by_template[4];          /* enum kv_template of accepted plans */
+	size_t by_template[KV_NTEMPLATES]; /* enum kv_template of accepted plans */
 	/* count plans with flags live, proposed without saving them: how
 	 * many, refused, and accepted because the checker found them dead */
 	size_t unsaved, unsaved_refused, unsaved_checker_dead;
+	/* tsc plans checked as if no ring had been reserved: all refused */
+	size_t ringless, ringless_refused;
 	/* every verdict again with the walk memory a batch keeps
 	 * (vc_memo_reset() per text): how many, and how many came out
 	 * otherwise */
@@ -69,6 +72,9 @@ const char *vc_mutation_name(unsigned kind);
 /* VEX instructions that look like branches are copied, and a jmp for one
  * refused; false with why when not. */
 bool vc_vex_copied(char *why, size_t len);
+/* Branches and hidden edges into what a splice overwrites past a region's
+ * start, or into a bounce slot, make the checker refuse it. */
+bool vc_edges_refused(char *why, size_t len);
 unsigned vc_mutation_kinds(void);
 
 #endif

@@ -357,12 +357,16 @@ static void defect_recursion(struct live *lv)
 		fclose(f);
 	}
 	mode[strcspn(mode, "\n")] = 0;
+	/* tsc through gilk_entry (inline, where rdtscp is, it calls nothing) */
 	if (splice_at(lv, live_block_site(lv, sym(lv, "preempt_schedule_notrace")), 0, "count", "",
 		      &id, &p) ||
-	    splice_at(lv, live_block_site(lv, sym(lv, "__x64_sys_getppid")), 0, "tsc", "", &hot, &q)) {
+	    (lv->full_template = true,
+	     splice_at(lv, live_block_site(lv, sym(lv, "__x64_sys_getppid")), 0, "tsc", "", &hot, &q))) {
+		lv->full_template = false;
 		check(0, "defect 5: splices on preempt_schedule_notrace and getppid");
 		return;
 	}
+	lv->full_template = false;
 	/* Busy threads keep a reschedule pending while getppid's hits run
 	 * gilk_entry: its preempt_enable then reschedules, from outside
 	 * the guard, into the spliced preempt_schedule_notrace. */
@@ -793,10 +797,15 @@ static void defect_nmi(struct live *lv)
 	check(system("dmesg | grep -qE 'Oops|BUG:|WARNING:|general protection|soft lockup|RCU stall|Call Trace'") != 0,
 	      "defect 3: dmesg clean before the NMI backtraces");
 	live_read_events(lv, buf, sizeof(buf), &e);
+	/* tsc's C function in the NMI, through gilk_entry, as when the defect
+	 * was found (inline, where rdtscp is, it calls nothing) */
+	lv->full_template = true;
 	if (splice_at(lv, live_block_site(lv, sym(lv, "show_regs")), 0, "tsc", "", &id, &p)) {
+		lv->full_template = false;
 		check(0, "defect 3: a tsc splice on show_regs");
 		return;
 	}
+	lv->full_template = false;
 	/* An idle CPU's backtrace is skipped: keep the other one busy, so
 	 * the NMI finds it running and calls show_regs() there. */
 	busy = fork();

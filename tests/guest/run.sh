@@ -80,7 +80,7 @@ check "info splice ID: displaced and written bytes, and the trampoline counting 
 	   echo "$out" | tail -1 | grep -q "jmp 0x[0-9a-f]* <[_a-z0-9]*sys_getppid+$((eoff + $(echo "$displaced" | wc -w)))>\$"; echo $?)"
 out=$(build/gilk -c 'info instruments')
 check "info instruments says what each trampoline saves ($(echo "$out" | awk '{print $1 ":" $3}' | tr '\n' ' '))" \
-	"$(echo "$out" | grep -Eq '^count +gilk +inline ' && echo "$out" | grep -Eq '^tsc +gilk +scratch ' &&
+	"$(echo "$out" | grep -Eq '^count +gilk +inline ' && echo "$out" | grep -Eq '^tsc +gilk +inline ' &&
 	   echo "$out" | grep -Eq '^regs +gilk +pt_regs ' && echo "$out" | grep -Eq '^argfilter +argfilter +pt_regs '; echo $?)"
 check "gilk disas marks the spliced instruction" \
 	"$(build/gilk -c 'disas __x64_sys_getppid 4' | grep "sys_getppid+$eoff>:" | grep -q "\[splice $id: [0-9]* hits\]\$"; echo $?)"

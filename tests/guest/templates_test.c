@@ -4,7 +4,9 @@
  * (gilk_target_flags: a block whose flags a later jl reads, and an entry
  * where a cmp writes them first), results and hit counts stay exact; gilk.ko
  * refuses a count trampoline that leaves live flags unsaved; the full
- * template on request; tsc through the scratch template, its events intact.
+ * template on request; tsc inline, its ring's events intact, its losses
+ * counted, drained when the splice goes, and through the full template on
+ * request.
  * Needs gilk_target.ko loaded.
  */
 #include <errno.h>
@@ -15,6 +17,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "guest.h"
@@ -154,38 +157,152 @@ static void count_templates(struct live *lv)
 	lv->full_template = false;
 }
 
-/* tsc needs no registers: the scratch template, its events as before. */
-static void tsc_template(struct live *lv)
+/* What gilk.ko says the tsc instrument needs. */
+static uint32_t tsc_needs(struct live *lv)
 {
-	uint64_t site = live_block_site(lv, sym(lv, "__x64_sys_getppid"));
+	struct gilk_instrument_info *ins;
+	uint32_t needs = ~0u;
+	struct gerr e;
+	size_t n;
+
+	if (live_instruments(lv, &ins, &n, &e))
+		return needs;
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(ins[i].name, "tsc"))
+			needs = ins[i].needs;
+	free(ins);
+	return needs;
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
+}
+
+/* What a drain of the events gave for one splice. */
+struct tsc_events {
+	size_t n, bad_cpu, backwards, out_of_time;
+	uint64_t last_tsc[64], last_ns[64];
+};
+
+/* Reads every event; those of splice id are tallied into t, checked: a CPU
+ * that exists, TSC and ns not going back on one CPU, ns within [lo, hi]. */
+static void drain_tsc(struct live *lv, uint32_t id, struct tsc_events *t, uint64_t lo,
+		      uint64_t hi)
+{
 	static uint8_t buf[1 << 16];
-	struct splice_plan p;
-	uint8_t head[8];
-	uint32_t id;
-	size_t events = 0;
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
 	struct gerr e;
 	ssize_t n;
 
-	while (live_read_events(lv, buf, sizeof(buf), &e) > 0)
-		;
-	if (splice_at(lv, site, 0, "tsc", "", &id, &p))
-		return;
-	for (int i = 0; i < 50; i++)
-		syscall(SYS_getppid);
-	{
-		const char *kind = tramp_head(lv, id, head, 8) ? "unreadable" : template_of(head);
-
-		check(!strcmp(kind, "scratch"), "tsc gets the scratch template (%s)", kind);
-	}
-	live_unsplice(lv, id, &e);
 	while ((n = live_read_events(lv, buf, sizeof(buf), &e)) > 0)
 		for (size_t off = 0; off + sizeof(struct gilk_event) <= (size_t)n;) {
 			const struct gilk_event *h = (const void *)(buf + off);
+			uint64_t tsc;
 
-			events += h->splice == id && h->len == 8;
 			off += sizeof(*h) + h->len;
+			if (h->splice != id || h->len != 8)
+				continue;
+			memcpy(&tsc, h + 1, 8);
+			t->n++;
+			if (h->cpu >= cpus || h->cpu >= 64) {
+				t->bad_cpu++;
+				continue;
+			}
+			t->backwards += tsc < t->last_tsc[h->cpu] || h->ns < t->last_ns[h->cpu];
+			t->last_tsc[h->cpu] = tsc;
+			t->last_ns[h->cpu] = h->ns;
+			t->out_of_time += h->ns < lo || h->ns > hi;
 		}
-	check(events >= 50, "tsc through the scratch template: %zu events of 8 bytes for 50 calls", events);
+}
+
+#define RING_SLOTS GILK_TSC_SLOTS
+#define SLACK_NS 100000000ull
+
+/*
+ * tsc inline where the CPU has rdtscp (the lab's does): its trampoline
+ * writes the splice's ring, which gilk.ko drains into events as they are
+ * read, and before the splice goes; a ring that fills counts what it lost.
+ */
+static void tsc_template(struct live *lv)
+{
+	uint64_t site = live_block_site(lv, sym(lv, "__x64_sys_getppid"));
+	static const uint8_t tsc_start[] = { 0x50, 0x51, 0x52, 0x56, 0x57, 0x0f, 0x01, 0xf9 };
+	struct tsc_events t = { 0 };
+	struct gilk_splice_info info;
+	struct splice_plan p;
+	uint8_t head[9];
+	uint64_t t0, t1, h0;
+	uint32_t id;
+	struct gerr e;
+
+	drain_tsc(lv, 0, &t, 0, 0);
+	check(tsc_needs(lv) == GILK_NEEDS_TSC, "gilk.ko runs tsc inline on this CPU (needs %u)",
+	      tsc_needs(lv));
+	if (splice_at(lv, site, 0, "tsc", "", &id, &p))
+		return;
+	if (tramp_head(lv, id, head, 9))
+		memset(head, 0, sizeof(head));
+	check(!memcmp(head, tsc_start, 8) || (head[0] == 0x9c && !memcmp(head + 1, tsc_start, 8)),
+	      "tsc's trampoline calls nothing: it pushes five registers and runs rdtscp (%02x %02x %02x %02x %02x %02x)",
+	      head[0], head[1], head[2], head[3], head[4], head[5]);
+
+	t0 = now_ns();
+	for (int i = 0; i < 200; i++)
+		syscall(SYS_getppid);
+	t1 = now_ns();
+	drain_tsc(lv, id, &t, t0 - SLACK_NS, t1 + SLACK_NS);
+	h0 = hits(lv, id);
+	check(t.n >= 200 && t.n <= h0 && !t.bad_cpu && !t.backwards && !t.out_of_time &&
+	      !live_info(lv, id, &info, &e) && info.lost == 0 && info.missed == 0,
+	      "200 calls: %zu tsc events (hits %" PRIu64 "), each on a CPU that exists (%zu not), TSC and time going forward on each CPU (%zu not), within the calls' time (%zu not), none lost",
+	      t.n, h0, t.bad_cpu, t.backwards, t.out_of_time);
+
+	/* more than the ring holds, unread: the oldest are lost, and counted */
+	memset(&t, 0, sizeof(t));
+	t0 = now_ns();
+	for (int i = 0; i < 3 * RING_SLOTS; i++)
+		syscall(SYS_getppid);
+	t1 = now_ns();
+	drain_tsc(lv, id, &t, t0 - SLACK_NS, t1 + SLACK_NS);
+	if (live_info(lv, id, &info, &e))
+		info.lost = 0;
+	check(t.n <= RING_SLOTS && t.n >= RING_SLOTS - 64 && info.lost >= 2 * RING_SLOTS - 64 &&
+	      t.n + info.lost >= 3 * RING_SLOTS && t.n + info.lost <= hits(lv, id) - h0 &&
+	      !t.bad_cpu && !t.backwards && !t.out_of_time,
+	      "%d calls unread: %zu events (a ring holds %d), %" PRIu64 " counted lost, %" PRIu64 " hits",
+	      3 * RING_SLOTS, t.n, RING_SLOTS, (uint64_t)info.lost, hits(lv, id) - h0);
+
+	/* what the ring holds when the splice goes becomes events */
+	memset(&t, 0, sizeof(t));
+	t0 = now_ns();
+	for (int i = 0; i < 100; i++)
+		syscall(SYS_getppid);
+	live_unsplice(lv, id, &e);
+	t1 = now_ns();
+	drain_tsc(lv, id, &t, t0 - SLACK_NS, t1 + SLACK_NS);
+	check(t.n >= 100 && !t.bad_cpu && !t.backwards && !t.out_of_time,
+	      "100 calls, then unsplice: the ring's %zu events are read after the splice is gone", t.n);
+
+	/* the full template on request still calls tsc's C function */
+	lv->full_template = true;
+	memset(&t, 0, sizeof(t));
+	if (splice_at(lv, site, 0, "tsc", "", &id, &p) == 0) {
+		const char *kind = tramp_head(lv, id, head, 8) ? "unreadable" : template_of(head);
+
+		t0 = now_ns();
+		for (int i = 0; i < 50; i++)
+			syscall(SYS_getppid);
+		t1 = now_ns();
+		drain_tsc(lv, id, &t, t0 - SLACK_NS, t1 + SLACK_NS);
+		check(!strcmp(kind, "full") && t.n >= 50 && !t.bad_cpu && !t.backwards && !t.out_of_time,
+		      "tsc with the full template on request (%s): %zu events for 50 calls", kind, t.n);
+		live_unsplice(lv, id, &e);
+	}
+	lv->full_template = false;
 }
 
 void test_templates(struct live *lv)

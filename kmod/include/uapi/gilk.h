@@ -15,7 +15,7 @@
 #include <linux/ioctl.h>
 #include <linux/types.h>
 
-#define GILK_ABI_VERSION 7
+#define GILK_ABI_VERSION 8
 
 #define GILK_PATCH_MAX_LEN 32
 #define GILK_TRAMP_MAX 512
@@ -43,11 +43,13 @@ struct gilk_read {
 	__u64 buf;		/* user pointer */
 };
 
+#define GILK_RESERVE_TSC_RING 1	/* and a struct gilk_tsc_ring (needs TSC) */
+
 struct gilk_reserve {
 	__u32 tramp_size;	/* in: bytes for the trampoline */
 	__u32 evict_size;	/* in: bytes for an evicted neighbour's, or 0 */
 	__u32 id;		/* out: the reservation, later the splice id */
-	__u32 pad;
+	__u32 flags;		/* in: GILK_RESERVE_* */
 	__u64 tramp;		/* out: trampoline address */
 	__u64 evict_tramp;	/* out */
 	__u64 handler;		/* out: call handler(ctx, struct pt_regs *) */
@@ -56,6 +58,34 @@ struct gilk_reserve {
 				 * %gs-relative (__percpu) address: what an
 				 * inline count increments
 				 */
+	__u64 tsc_ring;		/* out: its struct gilk_tsc_ring, or 0 */
+};
+
+/*
+ * Where the inline tsc template (GILK_NEEDS_TSC) writes: a ring per splice,
+ * laid out here because the trampoline user space proposes addresses it.
+ * A hit reserves a sequence number with `lock xadd` on head (one
+ * instruction, so interrupts, NMIs, other CPUs and a migration cannot split
+ * it), then writes its slot, slot[seq % GILK_TSC_SLOTS]: begin = seq, the
+ * TSC and TSC_AUX of one rdtscp (the CPU it ran on, which Linux keeps in
+ * TSC_AUX's low 12 bits), end = seq. gilk.ko takes a slot whose begin and
+ * end both hold the sequence it expects; a slot written over by a later lap
+ * counts as lost. The ring never blocks a hit: gilk.ko moves what it holds
+ * into the event buffer when events are read, and before the splice goes.
+ */
+#define GILK_TSC_SLOTS 4096	/* a power of 2 */
+
+struct gilk_tsc_slot {
+	__u64 begin;		/* ~0 until first written */
+	__u64 tsc;
+	__u64 aux;
+	__u64 end;
+};
+
+struct gilk_tsc_ring {
+	__u64 head;		/* the next sequence number: hits so far */
+	__u64 pad[7];		/* head alone on its cache line */
+	struct gilk_tsc_slot slot[GILK_TSC_SLOTS];
 };
 
 #define GILK_PATCH_LIVE 1	/* code that runs: int3 protocol, divert */
@@ -143,10 +173,14 @@ struct gilk_list {
  *           the instrument gets ctx->regs NULL;
  *  NOTHING  not called at all: the trampoline increments the splice's
  *           per-CPU counter inline (gilk.ko's own count).
+ *  TSC      not called at all: the trampoline writes an rdtscp's TSC and
+ *           CPU into the splice's struct gilk_tsc_ring (gilk.ko's own tsc,
+ *           where the CPU has rdtscp; reserve with GILK_RESERVE_TSC_RING).
  */
 #define GILK_NEEDS_REGS 0
 #define GILK_NEEDS_SCRATCH 1
 #define GILK_NEEDS_NOTHING 2
+#define GILK_NEEDS_TSC 3
 
 struct gilk_instrument_info {
 	char name[GILK_NAME_MAX];

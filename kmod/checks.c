@@ -336,21 +336,28 @@ static void add_targets(struct gilk_facts *f, struct gilk_fact *out,
 	gilk_extable_facts(f, out, lo, hi, true);
 }
 
-bool gilk_hidden_edge(unsigned long lo, unsigned long hi)
+bool gilk_hidden_edge(unsigned long func, unsigned long end, unsigned long lo,
+		      unsigned long hi)
 {
-	struct gilk_fact found[8];
-	struct gilk_facts q = { .max = ARRAY_SIZE(found) };
-	u32 i;
+	const struct jump_entry *j;
+	struct gilk_fact found;
+	struct gilk_facts q = { .max = 1 };
+	struct module *mod;
+	bool hit = false;
 
 	if (lo >= hi)
 		return false;
-	add_targets(&q, found, lo, hi);
-	if (q.count > q.max)
-		return true;	/* more than fit: assume the worst */
-	for (i = 0; i < q.count; i++)
-		if (found[i].kind == GILK_FACT_TARGET)
-			return true;
-	return false;
+	/* the core kernel's by the index, a module's (a few) one by one */
+	preempt_disable();	/* keeps the module's tables while we read */
+	mod = gilk_ks.module_address(lo);
+	if (mod) {
+		for (j = mod->jump_entries; j < mod->jump_entries + mod->num_jump_entries && !hit; j++)
+			hit = jump_entry_target(j) >= lo && jump_entry_target(j) < hi;
+	}
+	preempt_enable();
+	if (!mod)
+		gilk_site_facts(&gilk_jump_targets, lo, hi, GILK_FACT_TARGET, &q, &found);
+	return hit || q.count || gilk_extable_lands_in(func, end, lo, hi);
 }
 
 /* Whether a is text of the same kind and module as lo's. */

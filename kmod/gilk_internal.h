@@ -195,8 +195,12 @@ bool gilk_is_text(unsigned long addr, int *kind);
 bool gilk_kprobe_near(unsigned long a, u32 len);
 /* Whether [addr, addr + len) holds a jump label site. */
 bool gilk_jump_label_reserved(unsigned long addr, u32 len);
-/* A jump label's target or an exception fixup's landing in [lo, hi). */
-bool gilk_hidden_edge(unsigned long lo, unsigned long hi);
+/*
+ * A jump label's target in [lo, hi), or the landing there of an exception
+ * fixup of an instruction in [func, end), the function holding them.
+ */
+bool gilk_hidden_edge(unsigned long func, unsigned long end, unsigned long lo,
+		      unsigned long hi);
 int gilk_facts(struct gilk_facts *f, struct gilk_fact *out);
 void gilk_add_fact(struct gilk_facts *f, struct gilk_fact *out,
 		   unsigned long lo, unsigned long hi, u32 kind);
@@ -216,7 +220,7 @@ struct gilk_site_index {
 	size_t n;
 };
 
-extern struct gilk_site_index gilk_jump_sites, gilk_static_sites;
+extern struct gilk_site_index gilk_jump_sites, gilk_static_sites, gilk_jump_targets;
 int gilk_site_index_init(void);
 void gilk_site_index_exit(void);
 /* The reserved bytes of idx's sites in [lo, hi), as facts of kind. */
@@ -227,6 +231,9 @@ void gilk_site_facts(const struct gilk_site_index *idx, unsigned long lo,
 /* rangefacts.c: blacklist, exception tables and kprobes, by range. */
 void gilk_blacklist_facts(struct gilk_facts *f, struct gilk_fact *out,
 			  unsigned long lo, unsigned long hi);
+/* Whether an instruction in [func, end) has its fixup landing in [lo, hi). */
+bool gilk_extable_lands_in(unsigned long func, unsigned long end, unsigned long lo,
+			   unsigned long hi);
 /* targets: the fixup landings in the range instead of the instructions */
 void gilk_extable_facts(struct gilk_facts *f, struct gilk_fact *out,
 			unsigned long lo, unsigned long hi, bool targets);

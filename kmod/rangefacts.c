@@ -141,6 +141,35 @@ void gilk_extable_facts(struct gilk_facts *f, struct gilk_fact *out,
 	preempt_enable();
 }
 
+bool gilk_extable_lands_in(unsigned long func, unsigned long end, unsigned long lo,
+			   unsigned long hi)
+{
+	const struct exception_table_entry *first = gilk_ks.start_ex_table;
+	const struct exception_table_entry *last = gilk_ks.stop_ex_table;
+	struct module *mod;
+	bool found = false;
+
+	preempt_disable();	/* keeps a module's table while we read */
+	mod = gilk_ks.module_address(func);
+	if (mod) {
+		first = mod->extable;
+		last = mod->extable + mod->num_exentries;
+	}
+	while (first < last) {	/* the first entry at or above func */
+		const struct exception_table_entry *mid = first + (last - first) / 2;
+
+		if (ex_insn(mid) < func)
+			first = mid + 1;
+		else
+			last = mid;
+	}
+	last = mod ? mod->extable + mod->num_exentries : gilk_ks.stop_ex_table;
+	for (; first < last && ex_insn(first) < end && !found; first++)
+		found = ex_fixup(first) >= lo && ex_fixup(first) < hi;
+	preempt_enable();
+	return found;
+}
+
 /*
  * A kprobe's int3 (or an optimized one's jmp) covers its first 5 bytes: a
  * byte is a kprobe fact when a live kprobe sits on it or on one of the 4

@@ -8,7 +8,9 @@
  * answers by binary search, as they would: a site reserves its instruction
  * (a jump label's is 2 or 5 bytes, decoded as arch_jump_entry_size() does;
  * a static call's is a 5-byte call), and sites in init text, which the
- * predicates skip after boot, are left out. Module text is not indexed: its
+ * predicates skip after boot, are left out. The jump labels' targets are
+ * indexed too (a byte each), for the code checker's edges into a splice.
+ * Module text is not indexed: its
  * sites come and go with the module, and the predicates answer for it.
  */
 #include <asm/insn.h>
@@ -19,7 +21,7 @@
 
 #include "gilk_internal.h"
 
-struct gilk_site_index gilk_jump_sites, gilk_static_sites;
+struct gilk_site_index gilk_jump_sites, gilk_static_sites, gilk_jump_targets;
 
 static int cmp_addr(const void *a, const void *b)
 {
@@ -59,19 +61,23 @@ int gilk_site_index_init(void)
 	size_t i, nj = gilk_ks.stop_jump_table - j;
 	size_t ns = gilk_ks.stop_static_call_sites - sc;
 
-	if (index_alloc(&gilk_jump_sites, nj) || index_alloc(&gilk_static_sites, ns)) {
+	if (index_alloc(&gilk_jump_sites, nj) || index_alloc(&gilk_static_sites, ns) ||
+	    index_alloc(&gilk_jump_targets, nj)) {
 		gilk_site_index_exit();
 		return -ENOMEM;
 	}
 	for (i = 0; i < nj; i++)
-		if (!jump_entry_is_init(&j[i]))
+		if (!jump_entry_is_init(&j[i])) {
 			index_add(&gilk_jump_sites, jump_entry_code(&j[i]),
 				  jump_len(jump_entry_code(&j[i])));
+			index_add(&gilk_jump_targets, jump_entry_target(&j[i]), 1);
+		}
 	for (i = 0; i < ns; i++)
 		if (!(((long)&sc[i].key + sc[i].key) & STATIC_CALL_INIT))
 			index_add(&gilk_static_sites, (long)&sc[i].addr + sc[i].addr, 5);
 	sort(gilk_jump_sites.site, gilk_jump_sites.n, sizeof(struct gilk_site), cmp_addr, NULL);
 	sort(gilk_static_sites.site, gilk_static_sites.n, sizeof(struct gilk_site), cmp_addr, NULL);
+	sort(gilk_jump_targets.site, gilk_jump_targets.n, sizeof(struct gilk_site), cmp_addr, NULL);
 	return 0;
 }
 
@@ -79,7 +85,8 @@ void gilk_site_index_exit(void)
 {
 	kvfree(gilk_jump_sites.site);
 	kvfree(gilk_static_sites.site);
-	gilk_jump_sites.site = gilk_static_sites.site = NULL;
+	kvfree(gilk_jump_targets.site);
+	gilk_jump_sites.site = gilk_static_sites.site = gilk_jump_targets.site = NULL;
 }
 
 /* The first site that may reach lo: sites are at most GILK_SITE_SPAN long. */

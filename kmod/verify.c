@@ -632,17 +632,15 @@ static void memo_keep_targets(struct gilk_walk_fn *f, u32 n)
  * requests instead of decoding it again.
  */
 static int scan_branches(struct vctx *v, const char *part, unsigned long func,
-			 struct gilk_walk_fn *f)
+			 unsigned long end, struct gilk_walk_fn *f)
 {
-	unsigned long end = v->env->func_end(v->env, func), a = func, got = 0;
+	unsigned long a = func, got = 0;
 	bool keep = f && !f->targets_known;
 	size_t valid = 0;
 	u32 n = 0;
 	u8 buf[64];
 	struct insn in;
 
-	if (!end || end <= func)
-		return refuse(v, part, 0, "the function at 0x%lx has no known end", func);
 	while (a < end) {
 		unsigned long off = a - got, t;
 
@@ -687,18 +685,35 @@ static bool memo_lands_inside(const struct vctx *v, const struct gilk_walk_fn *f
 	       (v->slot && memo_target_in(f, v->slot, v->slot + JMP32));
 }
 
-static int check_branches_into(struct vctx *v, const char *part, unsigned long addr)
+/* An edge no decoder sees into what the splice overwrites, by [func, end)'s tables. */
+static bool hidden_edges_into(const struct vctx *v, unsigned long func,
+			      unsigned long end)
 {
-	unsigned long func = v->env->func_start(v->env, addr);
+	const struct gilk_verify_env *env = v->env;
+
+	return env->hidden_edge(env, func, end, v->region + 1, v->region + v->region_len) ||
+	       (v->evicted_len &&
+		env->hidden_edge(env, func, end, v->evicted + 1, v->evicted + v->evicted_len)) ||
+	       (v->slot && env->hidden_edge(env, func, end, v->slot, v->slot + JMP32));
+}
+
+static int check_edges_from(struct vctx *v, const char *part, unsigned long addr)
+{
+	unsigned long func = v->env->func_start(v->env, addr), end;
 	struct gilk_walk_fn *f;
 
 	if (!func)
 		return refuse(v, part, 0, "0x%lx is in no known function", addr);
+	end = v->env->func_end(v->env, func);
+	if (!end || end <= func)
+		return refuse(v, part, 0, "the function at 0x%lx has no known end", func);
+	if (hidden_edges_into(v, func, end))
+		return refuse(v, part, 0, "a jump label or an exception fixup lands in what the splice overwrites");
 	f = memo_fn(v->env, func);
 	if (f && f->targets_known && !memo_lands_inside(v, f))
 		return 0;
 	/* decoded again where it refuses, to name the branch */
-	return scan_branches(v, part, func, f && f->targets_known ? NULL : f);
+	return scan_branches(v, part, func, end, f && f->targets_known ? NULL : f);
 }
 
 /*
@@ -711,17 +726,11 @@ static int check_branches_into(struct vctx *v, const char *part, unsigned long a
 static int check_edges(struct vctx *v)
 {
 	const struct gilk_verify_env *env = v->env;
-	int ret;
+	int ret = check_edges_from(v, "site", v->region);
 
-	if (env->hidden_edge(env, v->region + 1, v->region + v->region_len) ||
-	    (v->evicted_len &&
-	     env->hidden_edge(env, v->evicted + 1, v->evicted + v->evicted_len)) ||
-	    (v->slot && env->hidden_edge(env, v->slot, v->slot + JMP32)))
-		return refuse(v, "text", 0, "a jump label or an exception fixup lands in what the splice overwrites");
-	ret = check_branches_into(v, "site", v->region);
 	if (!ret && v->slot &&
 	    env->func_start(env, v->slot) != env->func_start(env, v->region))
-		ret = check_branches_into(v, "patch0", v->slot);
+		ret = check_edges_from(v, "patch0", v->slot);
 	return ret;
 }
 

@@ -97,10 +97,11 @@ struct gilk_verify_env {
 		      u32 len);
 	/*
 	 * An edge no decoder sees lands in [lo, hi): a jump label's target,
-	 * an exception fixup's landing.
+	 * or an exception fixup's landing, of an instruction in [func, end),
+	 * the function holding them.
 	 */
-	bool (*hidden_edge)(const struct gilk_verify_env *env, unsigned long lo,
-			    unsigned long hi);
+	bool (*hidden_edge)(const struct gilk_verify_env *env, unsigned long func,
+			    unsigned long end, unsigned long lo, unsigned long hi);
 	struct gilk_walk_memo *memo;	/* NULL: every walk from the start */
 	void *priv;
 };

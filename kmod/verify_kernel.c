@@ -35,10 +35,10 @@ static unsigned long func_end(const struct gilk_verify_env *env,
 	return func + size;
 }
 
-static bool hidden_edge(const struct gilk_verify_env *env, unsigned long lo,
-			unsigned long hi)
+static bool hidden_edge(const struct gilk_verify_env *env, unsigned long func,
+			unsigned long end, unsigned long lo, unsigned long hi)
 {
-	return gilk_hidden_edge(lo, hi);
+	return gilk_hidden_edge(func, end, lo, hi);
 }
 
 static enum gilk_bug_kind bug_kind(const struct gilk_verify_env *env,

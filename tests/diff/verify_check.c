@@ -79,12 +79,15 @@ static uint64_t text_func_end(void *priv, uint64_t func)
 	return symtab_function(t->syms, func, &s, &lo, &hi) || lo != func ? 0 : hi;
 }
 
-/* Jump-label targets and exception fixup landings: the image's facts. */
-static bool text_hidden_edge(void *priv, uint64_t lo, uint64_t hi)
+/* Jump-label targets and exception fixup landings: the image's facts (which
+ * hold every landing, whatever function its instruction is in). */
+static bool text_hidden_edge(void *priv, uint64_t func, uint64_t end, uint64_t lo, uint64_t hi)
 {
 	const struct vc_text *t = priv;
 	const uint64_t *first;
 
+	(void)func;
+	(void)end;
 	return t->facts && lo < hi && textfacts_targets(t->facts, lo, hi, &first);
 }
 

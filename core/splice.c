@@ -634,10 +634,11 @@ static int8_t tsc_field(unsigned i)
 	return (int8_t)(TSC_RING_SLOT0 + 8 * i);
 }
 
-/* One hit into the splice's ring: the TSC and TSC_AUX of an rdtscp, a
- * sequence number reserved by lock xadd (one instruction: nothing on this
- * or another CPU splits it), then the slot, begin and end last and first
- * so that gilk.ko can tell a slot torn by a later lap. */
+/* One hit into the splice's ring: the CPU's number and the TSC, a sequence
+ * number reserved by lock xadd (one instruction: nothing on this or another
+ * CPU splits it), then the slot, begin first and last end, a check of the
+ * fields, so that gilk.ko can tell a slot being written or torn by a writer
+ * of another lap. */
 static void emit_tsc(struct x86w *w, const struct splice_params *sp, bool flags_dead)
 {
 	const size_t n = sizeof(tsc_regs) / sizeof(tsc_regs[0]);
@@ -646,10 +647,12 @@ static void emit_tsc(struct x86w *w, const struct splice_params *sp, bool flags_
 		xw_pushfq(w);
 	for (size_t i = 0; i < n; i++)
 		xw_push(w, tsc_regs[i]);
-	xw_rdtscp(w);
+	xw_mov32_gs_abs(w, R_RSI, (int32_t)sp->cpu_number);   /* esi = CPU */
+	if (!imm32_sext_fits(sp->cpu_number) && w->err == XW_OK)
+		w->err = XW_RANGE;
+	xw_rdtsc_ordered(w);
 	xw_shl64_imm(w, R_RDX, 32);
 	xw_or64(w, R_RAX, R_RDX);            /* rax = TSC */
-	xw_mov32(w, R_RSI, R_RCX);           /* esi = TSC_AUX */
 	xw_mov32_imm(w, R_RCX, 1);
 	xw_movabs(w, R_RDX, sp->tsc_ring);
 	xw_lock_xadd64(w, R_RDX, R_RCX);     /* rcx = sequence number */
@@ -659,7 +662,9 @@ static void emit_tsc(struct x86w *w, const struct splice_params *sp, bool flags_
 	xw_add64(w, R_RDI, R_RDX);
 	xw_store64_disp8(w, R_RDI, tsc_field(0), R_RCX);   /* begin */
 	xw_store64_disp8(w, R_RDI, tsc_field(1), R_RAX);   /* tsc */
-	xw_store64_disp8(w, R_RDI, tsc_field(2), R_RSI);   /* aux */
+	xw_store64_disp8(w, R_RDI, tsc_field(2), R_RSI);   /* cpu */
+	xw_xor64(w, R_RCX, R_RAX);
+	xw_xor64(w, R_RCX, R_RSI);
 	xw_store64_disp8(w, R_RDI, tsc_field(3), R_RCX);   /* end */
 	for (size_t i = n; i-- > 0;)
 		xw_pop(w, tsc_regs[i]);
@@ -674,7 +679,7 @@ static size_t header_max(enum tramp_template t)
 {
 	static const struct splice_params far = {
 		.tramp = 0, .handler = 1ull << 63, .ctx = ~0ull, .clac = true,
-		.counter = 1ull << 40, .tsc_ring = ~0ull,
+		.counter = 1ull << 40, .tsc_ring = ~0ull, .cpu_number = 0x7ffffff0,
 	};
 	uint8_t buf[TRAMP_HEADER_MAX];
 	struct x86w w;

@@ -137,8 +137,9 @@ uint64_t splice_site_for_block(const struct splice_env *env, uint64_t addr);
  *  TT_COUNT    no call: the splice's per-CPU counter incremented inline,
  *              the flags saved around it unless the plan found them dead.
  *  TT_TSC      no call: rax, rcx, rdx, rsi, rdi pushed (and the flags, as
- *              count), an rdtscp's TSC and TSC_AUX written into the next
- *              slot of the splice's ring, reserved by lock xadd; popped.
+ *              count), the CPU's number (%gs-relative) and the TSC written
+ *              into the next slot of the splice's ring, reserved by lock
+ *              xadd, with a check of them; popped.
  * A plan that replays a BUG()/WARN() always gets TT_FULL.
  */
 enum tramp_template { TT_FULL, TT_SCRATCH, TT_COUNT, TT_TSC, TT_NTEMPLATES };
@@ -147,7 +148,7 @@ enum tramp_template { TT_FULL, TT_SCRATCH, TT_COUNT, TT_TSC, TT_NTEMPLATES };
  * The ring TT_TSC writes (gilk.ko's struct gilk_tsc_ring, whose layout
  * lib/live.c checks against these): a u64 head at offset 0, then
  * TSC_RING_SLOTS slots of four u64 each from TSC_RING_SLOT0: begin (the
- * sequence number), tsc, aux, end (the sequence number again).
+ * sequence number), tsc, cpu, end (begin ^ tsc ^ cpu).
  */
 #define TSC_RING_SLOTS 4096u
 #define TSC_RING_SLOT0 64
@@ -162,6 +163,7 @@ struct splice_params {
 	enum tramp_template tmpl;
 	uint64_t counter;      /* TT_COUNT: a %gs-relative (__percpu) address */
 	uint64_t tsc_ring;     /* TT_TSC: the splice's ring */
+	uint64_t cpu_number;   /* TT_TSC: %gs-relative, the kernel's CPU number */
 };
 
 struct splice_patch {

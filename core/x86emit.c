@@ -280,9 +280,24 @@ static void op_rr(struct x86w *w, bool wide, uint8_t op, enum x86reg dst, enum x
 	put1(w, (uint8_t)(0xc0 | src << 3 | dst));
 }
 
-void xw_rdtscp(struct x86w *w)
+void xw_rdtsc_ordered(struct x86w *w)
 {
-	put1(w, 0x0f); put1(w, 0x01); put1(w, 0xf9);
+	put1(w, 0x0f); put1(w, 0xae); put1(w, 0xe8);	/* lfence */
+	put1(w, 0x0f); put1(w, 0x31);			/* rdtsc */
+}
+
+void xw_mov32_gs_abs(struct x86w *w, enum x86reg r, int32_t disp)
+{
+	if (!low_regs(w, r, R_RAX))
+		return;
+	/* ModRM mod 00 rm 100, SIB of no base and no index: disp32 alone */
+	put1(w, 0x65); put1(w, 0x8b); put1(w, (uint8_t)(0x04 | r << 3)); put1(w, 0x25);
+	put4(w, (uint32_t)disp);
+}
+
+void xw_xor64(struct x86w *w, enum x86reg dst, enum x86reg src)
+{
+	op_rr(w, true, 0x31, dst, src);
 }
 
 static void shl_imm(struct x86w *w, bool wide, enum x86reg r, uint8_t n)

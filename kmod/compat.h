@@ -35,4 +35,15 @@
 #define gilk_exec_alloc(size) gilk_ks.module_alloc(size)
 #endif
 
+/*
+ * The %gs-relative address of the kernel's number of the CPU it runs on
+ * (what raw_smp_processor_id() reads): 6.2 moved it into pcpu_hot.
+ */
+#include <asm/smp.h>
+#ifdef GILK_HAVE_PCPU_HOT
+#define gilk_cpu_number_addr() ((unsigned long)&pcpu_hot.cpu_number)
+#else
+#define gilk_cpu_number_addr() ((unsigned long)&cpu_number)
+#endif
+
 #endif

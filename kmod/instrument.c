@@ -4,9 +4,9 @@
  *   count  hits only, counted inline by its trampoline: count_fn only runs
  *          where a splice asks for the full template (GILK_SPLICE_FULL)
  *   tsc    an event with the TSC and a ns timestamp, as GILK's case study:
- *          written inline by its trampoline into the splice's ring where
- *          the CPU has rdtscp (tscring.c), tsc_fn called otherwise, and
- *          where a splice asks for the full template
+ *          written inline by its trampoline into the splice's ring
+ *          (tscring.c); tsc_fn where that cannot be, and where a splice
+ *          asks for the full template
  *   regs   an event with the general registers: function arguments show
  */
 #include <asm/msr.h>
@@ -16,6 +16,7 @@
 #include <linux/mutex.h>
 #include <linux/string.h>
 
+#include "compat.h"
 #include "gilk_internal.h"
 
 static LIST_HEAD(instruments);
@@ -152,10 +153,12 @@ int gilk_builtin_init(void)
 	int i, ret;
 
 	/*
-	 * The ring's slots carry the CPU from TSC_AUX, which Linux sets where
-	 * the CPU has rdtscp; its ns come from tsc_khz.
+	 * Inline where the ring's ns can come from tsc_khz and the template
+	 * can read the CPU's number through a disp32 (as on 6.1 and 6.12,
+	 * whose per-CPU offsets start at 0).
 	 */
-	if (boot_cpu_has(X86_FEATURE_RDTSCP) && tsc_khz)
+	if (boot_cpu_has(X86_FEATURE_TSC) && tsc_khz &&
+	    gilk_cpu_number_addr() == (unsigned long)(long)(s32)gilk_cpu_number_addr())
 		builtins[BUILTIN_TSC].needs = GILK_NEEDS_TSC;
 	for (i = 0; i < ARRAY_SIZE(builtins); i++) {
 		builtins[i].owner = THIS_MODULE;	/* only gilk may need nothing */

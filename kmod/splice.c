@@ -134,6 +134,7 @@ int gilk_reserve(struct gilk_reserve *r, const void *owner)
 	r->ctx = (unsigned long)s;
 	r->counter = (unsigned long)s->hits;
 	r->tsc_ring = (unsigned long)s->tsc_ring;
+	r->cpu_number = gilk_cpu_number_addr();
 	return 0;
 }
 
@@ -965,7 +966,7 @@ void gilk_abandon(struct gilk_splice_obj *s)
 	struct gilk_tramp_params tp = {
 		s->tramp_kind, s->tramp, s->site, (unsigned long)s,
 		(unsigned long)gilk_entry, boot_cpu_has(X86_FEATURE_SMAP),
-		(unsigned long)s->hits, (unsigned long)s->tsc_ring
+		(unsigned long)s->hits, (unsigned long)s->tsc_ring, gilk_cpu_number_addr()
 	};
 	static const u8 int3 = 0xcc;
 	u8 jmp[5] = { 0xe9 };
@@ -973,7 +974,10 @@ void gilk_abandon(struct gilk_splice_obj *s)
 	s32 rel;
 
 	if (!gilk_tramp_call(&tp, &ctx_at, &after)) {
-		/* count and tsc call nothing: they go on, into memory left to them */
+		/* count and tsc call nothing: they go on, into memory left to
+		 * them (what the ring holds now still becomes events)
+		 */
+		gilk_tsc_ring_drain(s, false);
 		s->hits = NULL;
 		s->tsc_ring = NULL;
 	} else if (s->bug_kind == GILK_BUG) {

@@ -254,10 +254,19 @@ static void store_rdi(struct emit *e, u8 r, u8 off)
 	b1(e, off);
 }
 
+/* xor dst, src (64-bit, low registers) */
+static void xor64(struct emit *e, u8 dst, u8 src)
+{
+	b1(e, 0x48);
+	b1(e, 0x31);
+	b1(e, 0xc0 | src << 3 | dst);
+}
+
 /*
  * One hit into the ring (uapi gilk.h): the reservation is the one
  * instruction that must not be split; a slot torn by an interrupt, another
- * CPU or a later lap is told by its begin and end, which the reader checks.
+ * CPU or a writer of an earlier lap is told by its begin and its end, a
+ * check of the three fields, which the reader verifies.
  */
 static void tsc(struct emit *e, const struct gilk_tramp_params *p)
 {
@@ -267,9 +276,16 @@ static void tsc(struct emit *e, const struct gilk_tramp_params *p)
 		b1(e, 0x9c);
 	for (i = 0; i < ARRAY_SIZE(tsc_saved); i++)
 		push_pop(e, 0x50, tsc_saved[i]);
-	b1(e, 0x0f);			/* rdtscp: edx:eax, ecx = TSC_AUX */
-	b1(e, 0x01);
-	b1(e, 0xf9);
+	b1(e, 0x65);			/* mov esi, %gs:cpu_number */
+	b1(e, 0x8b);
+	b1(e, 0x34);
+	b1(e, 0x25);
+	b4(e, (u32)p->cpu_number);
+	b1(e, 0x0f);			/* lfence; rdtsc: edx:eax */
+	b1(e, 0xae);
+	b1(e, 0xe8);
+	b1(e, 0x0f);
+	b1(e, 0x31);
 	b1(e, 0x48);			/* shl rdx, 32 */
 	b1(e, 0xc1);
 	b1(e, 0xe2);
@@ -277,8 +293,6 @@ static void tsc(struct emit *e, const struct gilk_tramp_params *p)
 	b1(e, 0x48);			/* or rax, rdx */
 	b1(e, 0x09);
 	b1(e, 0xd0);
-	b1(e, 0x89);			/* mov esi, ecx */
-	b1(e, 0xce);
 	b1(e, 0xb9);			/* mov ecx, 1 */
 	b4(e, 1);
 	movabs(e, RDX, p->ring);
@@ -300,7 +314,9 @@ static void tsc(struct emit *e, const struct gilk_tramp_params *p)
 	b1(e, 0xd7);
 	store_rdi(e, RCX, FIELD(begin));
 	store_rdi(e, RAX, FIELD(tsc));
-	store_rdi(e, RSI, FIELD(aux));
+	store_rdi(e, RSI, FIELD(cpu));
+	xor64(e, RCX, RAX);
+	xor64(e, RCX, RSI);
 	store_rdi(e, RCX, FIELD(end));
 	for (i = ARRAY_SIZE(tsc_saved) - 1; i >= 0; i--)
 		push_pop(e, 0x58, tsc_saved[i]);

@@ -22,9 +22,10 @@
  *           (count_flags keeps them; the checker decides which it accepts,
  *           see flags.h).
  *  tsc:     no call: rax, rcx, rdx, rsi and rdi pushed (and the flags, as
- *           count), rdtscp, a sequence number reserved by `lock xadd` on
- *           the splice's struct gilk_tsc_ring (uapi), its slot written
- *           (begin, tsc, aux, end), all popped back.
+ *           count), `mov esi, %gs:cpu_number`, lfence; rdtsc, a sequence
+ *           number reserved by `lock xadd` on the splice's struct
+ *           gilk_tsc_ring (uapi), its slot written (begin, tsc, cpu, and
+ *           end = begin ^ tsc ^ cpu), all popped back.
  */
 #ifndef _GILK_TRAMP_H
 #define _GILK_TRAMP_H
@@ -51,6 +52,7 @@ struct gilk_tramp_params {
 	bool clac;
 	unsigned long counter;	/* count: the splice's __percpu hit counter */
 	unsigned long ring;	/* tsc: the splice's struct gilk_tsc_ring */
+	unsigned long cpu_number;	/* tsc: %gs-relative, within a disp32 */
 };
 
 /* Count and tsc: no call, and the flags saved only where they are live. */

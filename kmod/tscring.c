@@ -8,11 +8,11 @@
  *
  * A hit's time in ns is worked out here from its TSC, against a TSC and a
  * ktime_get_mono_fast_ns() read together at drain time: the trampoline has
- * no clock but the TSC.
+ * no clock but the TSC (the older a hit when drained, the more the nominal
+ * tsc_khz may be off the clock: tens of ppm).
  */
 #include <linux/math64.h>
-#include <linux/mm.h>
-#include <linux/slab.h>
+#include <linux/vmalloc.h>
 #include <asm/tsc.h>
 
 #include "gilk_internal.h"
@@ -21,7 +21,8 @@
 
 struct gilk_tsc_ring *gilk_tsc_ring_alloc(void)
 {
-	struct gilk_tsc_ring *r = kvmalloc(sizeof(*r), GFP_KERNEL);
+	/* pages, not a kmalloc of the next power of 2 above 128 KiB */
+	struct gilk_tsc_ring *r = vmalloc(sizeof(*r));
 	u32 i;
 
 	if (!r)
@@ -34,7 +35,7 @@ struct gilk_tsc_ring *gilk_tsc_ring_alloc(void)
 
 void gilk_tsc_ring_free(struct gilk_tsc_ring *r)
 {
-	kvfree(r);
+	vfree(r);
 }
 
 /* What clock the TSCs of one drain are read against. */
@@ -52,7 +53,8 @@ static u64 tsc_to_ns(const struct tsc_clock *c, u64 tsc)
 
 /*
  * Moves the splice's complete slots into the event buffer, from the one
- * expected next (s->tsc_tail). A slot still being written stops the drain,
+ * expected next (s->tsc_tail). A slot still being written (or left torn by
+ * a writer of an earlier lap, until the ring laps it) stops the drain,
  * unless final (no trampoline runs any more): then it is lost, as is every
  * slot a later lap wrote over. Under gilk_lock.
  */
@@ -77,20 +79,24 @@ void gilk_tsc_ring_drain(struct gilk_splice_obj *s, bool final)
 	for (; tail != head; tail++) {
 		struct gilk_tsc_slot *slot = &r->slot[tail & SLOT_MASK];
 		struct gilk_tsc_event ev;
-		u64 begin, end, aux;
+		u64 begin, end, cpu;
 
-		/* the writer's order reversed: it stores begin, tsc and aux, end */
+		/* the writer's order reversed: it stores begin, tsc and cpu, end */
 		end = READ_ONCE(slot->end);
 		smp_rmb();	/* end before the fields: pairs with the stores' order */
 		ev.tsc = READ_ONCE(slot->tsc);
-		aux = READ_ONCE(slot->aux);
+		cpu = READ_ONCE(slot->cpu);
 		smp_rmb();	/* the fields before begin, as end before them */
 		begin = READ_ONCE(slot->begin);
-		if (begin == tail && end == tail) {
-			/* TSC_AUX: the CPU in bits 0-11, its node above */
-			gilk_event_write_at(s, aux & 0xfff, tsc_to_ns(&clock, ev.tsc),
+		/*
+		 * end checks the fields: a writer of an earlier lap that
+		 * stalled after its begin may have put its own tsc and cpu
+		 * under this lap's begin and end
+		 */
+		if (begin == tail && end == (begin ^ ev.tsc ^ cpu) && cpu < nr_cpu_ids) {
+			gilk_event_write_at(s, (int)cpu, tsc_to_ns(&clock, ev.tsc),
 					    &ev, sizeof(ev));
-		} else if ((s64)(begin - tail) > 0 || (s64)(end - tail) > 0 || final) {
+		} else if ((s64)(begin - tail) > 0 || final) {
 			atomic64_inc(&s->lost);	/* a later lap's, or never finished */
 		} else {
 			break;	/* being written: the next drain takes it */

@@ -834,7 +834,8 @@ static int check_header(struct vctx *v, enum gilk_tramp_kind *kind)
 	const struct gilk_verify_env *env = v->env;
 	struct gilk_tramp_params tp = {
 		gilk_tramp_kind(env->needs, req->flags), env->tramp, req->site,
-		env->ctx, env->handler, env->clac, env->counter, env->ring
+		env->ctx, env->handler, env->clac, env->counter, env->ring,
+		env->cpu_number
 	};
 	u8 exp[GILK_TRAMP_HEADER_MAX];
 	size_t hlen, i, best = 0;

@@ -6,6 +6,7 @@
  */
 #include <asm/cpufeature.h>
 
+#include "compat.h"
 #include "gilk_internal.h"
 #include "verify.h"
 
@@ -75,6 +76,7 @@ int gilk_verify_request(struct gilk_splice_obj *s, struct gilk_splice *req,
 		.needs = needs,
 		.counter = (unsigned long)s->hits,
 		.ring = (unsigned long)s->tsc_ring,
+		.cpu_number = gilk_cpu_number_addr(),
 		.decode = gilk_ks.insn_decode,
 		.read = read_text,
 		.func_start = func_start,

@@ -516,7 +516,7 @@ _Static_assert(TSC_RING_SLOTS == GILK_TSC_SLOTS &&
 	       sizeof(struct gilk_tsc_slot) == 1u << TSC_RING_SLOT_SHIFT &&
 	       offsetof(struct gilk_tsc_slot, begin) == 0 &&
 	       offsetof(struct gilk_tsc_slot, tsc) == 8 &&
-	       offsetof(struct gilk_tsc_slot, aux) == 16 &&
+	       offsetof(struct gilk_tsc_slot, cpu) == 16 &&
 	       offsetof(struct gilk_tsc_slot, end) == 24,
 	       "core/splice.h's tsc ring is gilk.ko's");
 
@@ -540,7 +540,8 @@ static int request_as(struct live *lv, const struct splice_plan *p,
 		return gerr_setc(e, errno, "reserving trampoline memory: %s", strerror(errno));
 	sp = (struct splice_params){ .tramp = r.tramp, .evict_tramp = r.evict_tramp,
 				     .handler = r.handler, .ctx = r.ctx, .clac = lv->smap,
-				     .tmpl = tmpl, .counter = r.counter, .tsc_ring = r.tsc_ring };
+				     .tmpl = tmpl, .counter = r.counter, .tsc_ring = r.tsc_ring,
+				     .cpu_number = r.cpu_number };
 	if (splice_emit(p, &sp, &code, &why)) {
 		ioctl(lv->fd, GILK_IOC_RELEASE, &r.id);
 		return gerr_set(e, "trampoline at 0x%llx: %s", (unsigned long long)r.tramp,

@@ -225,7 +225,7 @@ static void on_code(uc_engine *uc, uint64_t addr, uint32_t size, void *user)
 		uc_mem_write(uc, m->snap_sp - sizeof(m->snap), m->snap, sizeof(m->snap));
 		m->snap_sp = 0;
 	}
-	/* the tsc template's own rdtscp runs: what it reads only goes to
+	/* the tsc template's own rdtsc runs: what it reads only goes to
 	 * its ring */
 	if (!(addr >= m->tramp_entry && addr < m->reloc_entry) &&
 	    is_nondeterministic(uc, addr)) {
@@ -291,9 +291,8 @@ int emu_open(struct emu *m)
 		return -1;
 	if (tsc_ring_clear(m, TSC_RING_SLOTS))
 		return -1;
-	/* Linux keeps (node << 12) | cpu in TSC_AUX for rdtscp and rdpid */
-	uc_x86_msr aux = { 0xc0000103, TSC_AUX_VALUE };
-	if (uc_reg_write(m->uc, UC_X86_REG_MSR, &aux))
+	uint32_t cpu = CPU_NUMBER;
+	if (uc_mem_write(m->uc, GS_BASE + CPU_NUMBER_OFF, &cpu, sizeof(cpu)))
 		return -1;
 	uc_mem_write(m->uc, STUB_ADDR, &stub, 1);
 	uc_hook_add(m->uc, &h, UC_HOOK_CODE, (void *)on_code, m, 1, 0);
@@ -496,10 +495,10 @@ bool emu_tsc_ok(const struct emu_result *r, unsigned site_hits, char *why, size_
 	for (uint64_t i = 0; i < r->tsc_head && i < TSC_SLOTS_KEPT; i++) {
 		const uint64_t *s = r->tsc_slots[i];
 
-		if (s[0] != i || s[3] != i || s[2] != TSC_AUX_VALUE || !s[1] ||
+		if (s[0] != i || s[2] != CPU_NUMBER || s[3] != (i ^ s[1] ^ CPU_NUMBER) || !s[1] ||
 		    (i && s[1] < r->tsc_slots[i - 1][1])) {
 			snprintf(why, len, "ring slot %" PRIu64 ": begin 0x%" PRIx64 ", tsc 0x%" PRIx64
-				 ", aux 0x%" PRIx64 ", end 0x%" PRIx64, i, s[0], s[1], s[2], s[3]);
+				 ", cpu 0x%" PRIx64 ", end 0x%" PRIx64, i, s[0], s[1], s[2], s[3]);
 			return false;
 		}
 	}

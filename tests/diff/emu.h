@@ -36,10 +36,11 @@
 #define COUNTER_NEAR 0x200000ull
 #define COUNTER_FAR  (TRAMP_AREA + 0x3000 - GS_BASE)
 /* The tsc template's ring (core/splice.h's layout), in the module area,
- * and the TSC_AUX its rdtscp reads: node 2, CPU 3, as Linux encodes them. */
+ * and the per-CPU number of the CPU it runs on (3), %gs-relative. */
 #define TSC_RING_ADDR (TRAMP_AREA + 0x100000)
 #define TSC_RING_SIZE (((TSC_RING_SLOT0 + ((uint64_t)TSC_RING_SLOTS << TSC_RING_SLOT_SHIFT)) + 4095) & ~4095ull)
-#define TSC_AUX_VALUE 0x2003ull
+#define CPU_NUMBER_OFF (COUNTER_NEAR + 0x800)
+#define CPU_NUMBER 3u
 #define TSC_SLOTS_KEPT 8
 
 struct emu_state {
@@ -62,7 +63,7 @@ struct emu_result {
 	unsigned site_hits;           /* how often control reached count_site */
 	uint64_t counted;             /* the counter at counter_addr, after */
 	/* the ring at tsc_ring after: its head, and its first slots
-	 * (begin, tsc, aux, end) */
+	 * (begin, tsc, cpu, end) */
 	uint64_t tsc_head;
 	uint64_t tsc_slots[TSC_SLOTS_KEPT][4];
 	/* The kernel's trap handler at a BUG()/WARN() ud2, as modelled:
@@ -126,7 +127,7 @@ bool emu_instrument_ok(const struct emu_state *s, uint64_t site,
 /* The scratch template's: ctx, and no pt_regs. */
 bool emu_scratch_ok(const struct emu_result *r, char *why, size_t len);
 /* The tsc template's: no call, and one complete slot per pass through the
- * site, in order, with the TSC_AUX of the CPU. */
+ * site, in order, with the CPU's number and a check that holds. */
 bool emu_tsc_ok(const struct emu_result *r, unsigned site_hits, char *why, size_t len);
 
 void emu_random_state(uint64_t *rng, struct emu_state *s);

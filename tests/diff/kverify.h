@@ -24,6 +24,7 @@ struct kv_env {
 	uint32_t needs;                 /* GILK_NEEDS_* */
 	uint64_t counter;
 	uint64_t ring;                  /* the tsc template's, or 0 */
+	uint64_t cpu_number;            /* %gs-relative */
 	int (*read)(void *priv, uint64_t addr, void *buf, size_t len);
 	uint64_t (*func_start)(void *priv, uint64_t addr);
 	uint64_t (*func_end)(void *priv, uint64_t func);

@@ -59,7 +59,7 @@ static void env_of(const struct kv_env *e, struct gilk_verify_env *env)
 	*env = (struct gilk_verify_env){
 		.tramp = e->tramp, .evict_tramp = e->evict_tramp,
 		.handler = e->handler, .ctx = e->ctx, .clac = e->clac,
-		.needs = e->needs, .counter = e->counter, .ring = e->ring,
+		.needs = e->needs, .counter = e->counter, .ring = e->ring, .cpu_number = e->cpu_number,
 		.decode = insn_decode, .read = rd, .func_start = start, .func_end = end, .hidden_edge = hidden,
 		.bug_kind = bug, .jump_label = jl, .fixup = fx, .priv = (void *)e,
 		.memo = e->memo,

@@ -105,6 +105,7 @@ static void run_plan(struct emu *a, struct emu *b, const struct splice_plan *pla
 		.tramp = TRAMP_ADDR, .evict_tramp = EVICT_ADDR,
 		.handler = STUB_ADDR, .ctx = INSTR_CTX, .clac = false,
 		.tmpl = o->tmpl, .counter = o->counter, .tsc_ring = TSC_RING_ADDR,
+		.cpu_number = CPU_NUMBER_OFF,
 	};
 	struct splice_plan mutant;
 	const struct splice_plan *p = plan;

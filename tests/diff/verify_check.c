@@ -456,6 +456,7 @@ void vc_check_plan(const struct splice_plan *p, const struct splice_params *sp,
 		.bug_kind = text_bug, .jump_label = text_jump_label,
 		.fixup = text_fixup, .priv = (void *)text,
 		.needs = needs_of(sp->tmpl), .counter = sp->counter, .ring = sp->tsc_ring,
+		.cpu_number = sp->cpu_number,
 	};
 	static struct gilk_splice req, m;
 	char why[GILK_REASON_MAX];

@@ -223,14 +223,15 @@ static void drain_tsc(struct live *lv, uint32_t id, struct tsc_events *t, uint64
 #define SLACK_NS 100000000ull
 
 /*
- * tsc inline where the CPU has rdtscp (the lab's does): its trampoline
- * writes the splice's ring, which gilk.ko drains into events as they are
- * read, and before the splice goes; a ring that fills counts what it lost.
+ * tsc inline: its trampoline writes the splice's ring, which gilk.ko
+ * drains into events as they are read, and before the splice goes; a ring
+ * that fills counts what it lost.
  */
 static void tsc_template(struct live *lv)
 {
 	uint64_t site = live_block_site(lv, sym(lv, "__x64_sys_getppid"));
-	static const uint8_t tsc_start[] = { 0x50, 0x51, 0x52, 0x56, 0x57, 0x0f, 0x01, 0xf9 };
+	/* five pushes, mov esi, %gs:disp32 (the CPU's number) */
+	static const uint8_t tsc_start[] = { 0x50, 0x51, 0x52, 0x56, 0x57, 0x65, 0x8b, 0x34 };
 	struct tsc_events t = { 0 };
 	struct gilk_splice_info info;
 	struct splice_plan p;
@@ -247,8 +248,8 @@ static void tsc_template(struct live *lv)
 	if (tramp_head(lv, id, head, 9))
 		memset(head, 0, sizeof(head));
 	check(!memcmp(head, tsc_start, 8) || (head[0] == 0x9c && !memcmp(head + 1, tsc_start, 8)),
-	      "tsc's trampoline calls nothing: it pushes five registers and runs rdtscp (%02x %02x %02x %02x %02x %02x)",
-	      head[0], head[1], head[2], head[3], head[4], head[5]);
+	      "tsc's trampoline calls nothing: it pushes five registers and reads the CPU's number (%02x %02x %02x %02x %02x %02x %02x %02x)",
+	      head[0], head[1], head[2], head[3], head[4], head[5], head[6], head[7]);
 
 	t0 = now_ns();
 	for (int i = 0; i < 200; i++)

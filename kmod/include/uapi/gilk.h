@@ -59,27 +59,34 @@ struct gilk_reserve {
 				 * inline count increments
 				 */
 	__u64 tsc_ring;		/* out: its struct gilk_tsc_ring, or 0 */
+	__u64 cpu_number;	/* out: the %gs-relative address of the
+				 * kernel's number of the CPU it runs on
+				 */
 };
 
 /*
  * Where the inline tsc template (GILK_NEEDS_TSC) writes: a ring per splice,
  * laid out here because the trampoline user space proposes addresses it.
- * A hit reserves a sequence number with `lock xadd` on head (one
+ * A hit reads the CPU it runs on (the kernel's own number, as
+ * raw_smp_processor_id() does: TSC_AUX, which rdtscp reads, holds a KVM
+ * guest's value on a host until the next return to user space) and the TSC
+ * (lfence; rdtsc), reserves a sequence number with `lock xadd` on head (one
  * instruction, so interrupts, NMIs, other CPUs and a migration cannot split
- * it), then writes its slot, slot[seq % GILK_TSC_SLOTS]: begin = seq, the
- * TSC and TSC_AUX of one rdtscp (the CPU it ran on, which Linux keeps in
- * TSC_AUX's low 12 bits), end = seq. gilk.ko takes a slot whose begin and
- * end both hold the sequence it expects; a slot written over by a later lap
- * counts as lost. The ring never blocks a hit: gilk.ko moves what it holds
- * into the event buffer when events are read, and before the splice goes.
+ * it), then writes its slot, slot[seq % GILK_TSC_SLOTS]: begin = seq, tsc,
+ * cpu, and last end = seq ^ tsc ^ cpu. gilk.ko takes a slot whose begin is
+ * the sequence it expects and whose end checks: a slot being written, or
+ * written over by a writer of an earlier lap that stalled, does not; one a
+ * later lap wrote counts as lost. The ring never blocks a hit: gilk.ko
+ * moves what it holds into the event buffer when events are read, and
+ * before the splice goes.
  */
 #define GILK_TSC_SLOTS 4096	/* a power of 2 */
 
 struct gilk_tsc_slot {
 	__u64 begin;		/* ~0 until first written */
 	__u64 tsc;
-	__u64 aux;
-	__u64 end;
+	__u64 cpu;
+	__u64 end;		/* begin ^ tsc ^ cpu */
 };
 
 struct gilk_tsc_ring {
@@ -173,9 +180,9 @@ struct gilk_list {
  *           the instrument gets ctx->regs NULL;
  *  NOTHING  not called at all: the trampoline increments the splice's
  *           per-CPU counter inline (gilk.ko's own count).
- *  TSC      not called at all: the trampoline writes an rdtscp's TSC and
- *           CPU into the splice's struct gilk_tsc_ring (gilk.ko's own tsc,
- *           where the CPU has rdtscp; reserve with GILK_RESERVE_TSC_RING).
+ *  TSC      not called at all: the trampoline writes the TSC and the CPU
+ *           into the splice's struct gilk_tsc_ring (gilk.ko's own tsc;
+ *           reserve with GILK_RESERVE_TSC_RING).
  */
 #define GILK_NEEDS_REGS 0
 #define GILK_NEEDS_SCRATCH 1

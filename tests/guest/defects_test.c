@@ -357,7 +357,7 @@ static void defect_recursion(struct live *lv)
 		fclose(f);
 	}
 	mode[strcspn(mode, "\n")] = 0;
-	/* tsc through gilk_entry (inline, where rdtscp is, it calls nothing) */
+	/* tsc through gilk_entry (inline, it calls nothing) */
 	if (splice_at(lv, live_block_site(lv, sym(lv, "preempt_schedule_notrace")), 0, "count", "",
 		      &id, &p) ||
 	    (lv->full_template = true,
@@ -798,7 +798,7 @@ static void defect_nmi(struct live *lv)
 	      "defect 3: dmesg clean before the NMI backtraces");
 	live_read_events(lv, buf, sizeof(buf), &e);
 	/* tsc's C function in the NMI, through gilk_entry, as when the defect
-	 * was found (inline, where rdtscp is, it calls nothing) */
+	 * was found (inline, it calls nothing) */
 	lv->full_template = true;
 	if (splice_at(lv, live_block_site(lv, sym(lv, "show_regs")), 0, "tsc", "", &id, &p)) {
 		lv->full_template = false;

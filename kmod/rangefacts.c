@@ -99,6 +99,35 @@ static unsigned long ex_fixup(const struct exception_table_entry *e)
 }
 
 /*
+ * The first entry of lo's exception table (the core kernel's, or its
+ * module's) whose instruction is at or above lo, and in *last the table's
+ * end. Both tables are sorted by instruction. Preemption off.
+ */
+static const struct exception_table_entry *ex_from(unsigned long lo,
+						   const struct exception_table_entry **last)
+{
+	const struct exception_table_entry *first = gilk_ks.start_ex_table;
+	struct module *mod = gilk_ks.module_address(lo);
+	const struct exception_table_entry *hi;
+
+	*last = gilk_ks.stop_ex_table;
+	if (mod) {
+		first = mod->extable;
+		*last = mod->extable + mod->num_exentries;
+	}
+	hi = *last;
+	while (first < hi) {
+		const struct exception_table_entry *mid = first + (hi - first) / 2;
+
+		if (ex_insn(mid) < lo)
+			first = mid + 1;
+		else
+			hi = mid;
+	}
+	return first;
+}
+
+/*
  * The exception-table entries whose instructions lie in [lo, hi): each
  * instruction as a one-byte GILK_RES_EXTABLE fact (search_exception_tables()
  * answers for its first byte), and with targets, its fixup's landing as a
@@ -108,34 +137,17 @@ static unsigned long ex_fixup(const struct exception_table_entry *e)
 void gilk_extable_facts(struct gilk_facts *f, struct gilk_fact *out,
 			unsigned long lo, unsigned long hi, bool targets)
 {
-	const struct exception_table_entry *first = gilk_ks.start_ex_table;
-	const struct exception_table_entry *last = gilk_ks.stop_ex_table;
-	struct module *mod;
+	const struct exception_table_entry *e, *last;
 
 	preempt_disable();	/* keeps a module's table while we read */
-	mod = gilk_ks.module_address(lo);
-	if (mod) {
-		first = mod->extable;
-		last = mod->extable + mod->num_exentries;
-	}
-	while (first < last) {	/* the first entry at or above lo */
-		const struct exception_table_entry *mid = first + (last - first) / 2;
-
-		if (ex_insn(mid) < lo)
-			first = mid + 1;
-		else
-			last = mid;
-	}
-	last = mod ? mod->extable + mod->num_exentries : gilk_ks.stop_ex_table;
-	for (; first < last && ex_insn(first) < hi; first++) {
-		unsigned long t = ex_fixup(first);
+	for (e = ex_from(lo, &last); e < last && ex_insn(e) < hi; e++) {
+		unsigned long t = ex_fixup(e);
 
 		if (targets) {
 			if (t >= lo && t < hi)
 				gilk_add_fact(f, out, t, t + 1, GILK_FACT_TARGET);
 		} else {
-			gilk_add_fact(f, out, ex_insn(first), ex_insn(first) + 1,
-				      GILK_RES_EXTABLE);
+			gilk_add_fact(f, out, ex_insn(e), ex_insn(e) + 1, GILK_RES_EXTABLE);
 		}
 	}
 	preempt_enable();
@@ -144,28 +156,12 @@ void gilk_extable_facts(struct gilk_facts *f, struct gilk_fact *out,
 bool gilk_extable_lands_in(unsigned long func, unsigned long end, unsigned long lo,
 			   unsigned long hi)
 {
-	const struct exception_table_entry *first = gilk_ks.start_ex_table;
-	const struct exception_table_entry *last = gilk_ks.stop_ex_table;
-	struct module *mod;
+	const struct exception_table_entry *e, *last;
 	bool found = false;
 
 	preempt_disable();	/* keeps a module's table while we read */
-	mod = gilk_ks.module_address(func);
-	if (mod) {
-		first = mod->extable;
-		last = mod->extable + mod->num_exentries;
-	}
-	while (first < last) {	/* the first entry at or above func */
-		const struct exception_table_entry *mid = first + (last - first) / 2;
-
-		if (ex_insn(mid) < func)
-			first = mid + 1;
-		else
-			last = mid;
-	}
-	last = mod ? mod->extable + mod->num_exentries : gilk_ks.stop_ex_table;
-	for (; first < last && ex_insn(first) < end && !found; first++)
-		found = ex_fixup(first) >= lo && ex_fixup(first) < hi;
+	for (e = ex_from(func, &last); e < last && ex_insn(e) < end && !found; e++)
+		found = ex_fixup(e) >= lo && ex_fixup(e) < hi;
 	preempt_enable();
 	return found;
 }

@@ -150,6 +150,40 @@ void kernel_close(struct kernel *k)
 	memset(k, 0, sizeof(*k));
 }
 
+/*
+ * Assembly jumps between its functions, to a label past another symbol's
+ * start (copy_user_generic_unrolled into copy_user_short_string): the
+ * branches of the symbols starting within NEIGHBOUR_REACH either side that
+ * land in [fstart, fend) are targets too. gilk.ko's checker looks as far
+ * (kmod/verify.c), and refuses a region over one.
+ */
+#define NEIGHBOUR_REACH 4096
+#define NEIGHBOUR_SPAN 16384
+
+static int neighbour_targets(struct kernel *k, const struct ksym *self, uint64_t fstart,
+			     uint64_t fend)
+{
+	const struct ksym *nb[64];
+	size_t n = symtab_functions(k->syms, fstart - NEIGHBOUR_REACH, fend + NEIGHBOUR_REACH,
+				    nb, 64);
+
+	for (size_t i = 0; i < n && i < 64; i++) {
+		uint64_t cs, ce;
+		const uint8_t *code;
+
+		if (nb[i]->addr == self->addr ||
+		    symtab_function(k->syms, nb[i]->addr, NULL, &cs, &ce) || cs != nb[i]->addr)
+			continue;
+		if (ce - cs > NEIGHBOUR_SPAN)
+			ce = cs + NEIGHBOUR_SPAN;
+		code = kimage_ptr(k->img, cs, (size_t)(ce - cs));
+		if (code && cfg_collect_targets(k->dec, code, cs, ce, fstart, fend, &k->scratch,
+						&k->nscratch, &k->capscratch))
+			return -1;
+	}
+	return 0;
+}
+
 int kernel_cfg(struct kernel *k, uint64_t start, struct cfg *g, struct gerr *e)
 {
 	const struct ksym *sym, *cold[8];
@@ -193,6 +227,8 @@ int kernel_cfg(struct kernel *k, uint64_t start, struct cfg *g, struct gerr *e)
 					      &k->capscratch))
 			return gerr_set(e, "out of memory");
 	}
+	if (neighbour_targets(k, sym, fstart, fend))
+		return gerr_set(e, "out of memory");
 	return cfg_build(g, k->dec, code, fstart, fend, k->scratch, k->nscratch, e);
 }
 

@@ -260,14 +260,18 @@ void xw_cld(struct x86w *w)
 	put1(w, 0xfc);
 }
 
+/* Whether an operand is one the encoder writes; if not, XW_RANGE. */
+static bool encodable(struct x86w *w, bool ok)
+{
+	if (!ok && w->err == XW_OK)
+		w->err = XW_RANGE;
+	return ok;
+}
+
 /* The few encodings of the inline tsc template, on the eight low registers. */
 static bool low_regs(struct x86w *w, enum x86reg a, enum x86reg b)
 {
-	if (a < R_R8 && b < R_R8)
-		return true;
-	if (w->err == XW_OK)
-		w->err = XW_RANGE;
-	return false;
+	return encodable(w, a < R_R8 && b < R_R8);
 }
 
 static void op_rr(struct x86w *w, bool wide, uint8_t op, enum x86reg dst, enum x86reg src)
@@ -355,22 +359,17 @@ void xw_and32_imm(struct x86w *w, enum x86reg r, uint32_t imm)
 
 void xw_lock_xadd64(struct x86w *w, enum x86reg base, enum x86reg src)
 {
-	if (!low_regs(w, base, src) || base == R_RSP || base == R_RBP) {
-		if (w->err == XW_OK)
-			w->err = XW_RANGE;
+	/* [rsp] needs a SIB byte, [rbp] with mod 00 is rip-relative */
+	if (!low_regs(w, base, src) || !encodable(w, base != R_RSP && base != R_RBP))
 		return;
-	}
 	put1(w, 0xf0); put1(w, 0x48); put1(w, 0x0f); put1(w, 0xc1);
 	put1(w, (uint8_t)(src << 3 | base));	/* mod 00: [base] */
 }
 
 void xw_store64_disp8(struct x86w *w, enum x86reg base, int8_t disp, enum x86reg src)
 {
-	if (!low_regs(w, base, src) || base == R_RSP) {
-		if (w->err == XW_OK)
-			w->err = XW_RANGE;
+	if (!low_regs(w, base, src) || !encodable(w, base != R_RSP))
 		return;
-	}
 	put1(w, 0x48);
 	put1(w, 0x89);
 	put1(w, (uint8_t)(0x40 | src << 3 | base));	/* mod 01: [base + disp8] */

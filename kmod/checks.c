@@ -252,7 +252,7 @@ int gilk_check_range(unsigned long addr, u32 len, const u8 *expect,
 		return -EEXIST;
 	}
 	q = (struct gilk_facts){ .max = 1 };
-	gilk_extable_facts(&q, &found, addr, addr + len, false);
+	gilk_extable_facts(&q, &found, addr, addr + len);
 	if (q.count) {
 		snprintf(reason, rlen, "%pS has an exception-table entry",
 			 (void *)(unsigned long)found.start);
@@ -309,55 +309,41 @@ void gilk_add_fact(struct gilk_facts *f, struct gilk_fact *out,
 }
 
 /*
- * Edges no decoder sees, into [lo, hi): jump-label targets (the core
- * kernel's table) and the landings of exception fixups in the range.
+ * Edges no decoding of the range and its neighbours sees, into [lo, hi):
+ * jump-label targets, the landings of exception fixups and the branches of
+ * the compiler's .cold parts, wherever they come from.
  */
 static void add_targets(struct gilk_facts *f, struct gilk_fact *out,
 			unsigned long lo, unsigned long hi)
 {
-	const struct jump_entry *first = gilk_ks.start_jump_table;
-	const struct jump_entry *last = gilk_ks.stop_jump_table;
 	const struct jump_entry *j;
 	struct module *mod;
 
+	/* the core kernel's by the index, a module's (a few) one by one */
 	preempt_disable();	/* keeps the module's tables while we read */
 	mod = gilk_ks.module_address(lo);
-	if (mod) {
-		first = mod->jump_entries;
-		last = mod->jump_entries + mod->num_jump_entries;
-	}
-	for (j = first; j < last; j++) {
+	for (j = mod ? mod->jump_entries : NULL;
+	     mod && j < mod->jump_entries + mod->num_jump_entries; j++) {
 		unsigned long t = jump_entry_target(j);
 
 		if (t >= lo && t < hi)
 			gilk_add_fact(f, out, t, t + 1, GILK_FACT_TARGET);
 	}
 	preempt_enable();
-	gilk_extable_facts(f, out, lo, hi, true);
+	if (!mod)
+		gilk_site_facts(&gilk_jump_targets, lo, hi, GILK_FACT_TARGET, f, out);
+	gilk_fixup_facts(f, out, lo, hi);
+	gilk_cold_facts(f, out, lo, hi);
 }
 
-bool gilk_hidden_edge(unsigned long func, unsigned long end, unsigned long lo,
-		      unsigned long hi)
+bool gilk_hidden_edge(unsigned long lo, unsigned long hi)
 {
-	const struct jump_entry *j;
-	struct gilk_fact found;
 	struct gilk_facts q = { .max = 1 };
-	struct module *mod;
-	bool hit = false;
+	struct gilk_fact found;
 
-	if (lo >= hi)
-		return false;
-	/* the core kernel's by the index, a module's (a few) one by one */
-	preempt_disable();	/* keeps the module's tables while we read */
-	mod = gilk_ks.module_address(lo);
-	if (mod) {
-		for (j = mod->jump_entries; j < mod->jump_entries + mod->num_jump_entries && !hit; j++)
-			hit = jump_entry_target(j) >= lo && jump_entry_target(j) < hi;
-	}
-	preempt_enable();
-	if (!mod)
-		gilk_site_facts(&gilk_jump_targets, lo, hi, GILK_FACT_TARGET, &q, &found);
-	return hit || q.count || gilk_extable_lands_in(func, end, lo, hi);
+	if (lo < hi)
+		add_targets(&q, &found, lo, hi);
+	return q.count;
 }
 
 /* Whether a is text of the same kind and module as lo's. */
@@ -423,7 +409,7 @@ int gilk_facts(struct gilk_facts *f, struct gilk_fact *out)
 	bisect(lo, hi, GILK_RES_FTRACE, p_ftrace, f, out);
 	bisect(lo, hi, GILK_RES_SMP_LOCK, p_alt, f, out);
 	gilk_blacklist_facts(f, out, lo, hi);
-	gilk_extable_facts(f, out, lo, hi, false);
+	gilk_extable_facts(f, out, lo, hi);
 	gilk_kprobe_facts(f, out, lo, hi);
 	add_targets(f, out, lo, hi);
 	gilk_bug_facts(f, out, lo, hi);

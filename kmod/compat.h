@@ -10,6 +10,16 @@
 
 #include <linux/ring_buffer.h>
 
+/* 6.2 dropped the module argument of kallsyms_on_each_symbol()'s callback. */
+struct module;
+#ifdef GILK_HAVE_KALLSYMS_EACH_MOD
+typedef int (*gilk_each_symbol_t)(int (*fn)(void *, const char *, struct module *,
+					    unsigned long), void *data);
+#else
+typedef int (*gilk_each_symbol_t)(int (*fn)(void *, const char *, unsigned long),
+				  void *data);
+#endif
+
 /* 6.2 dropped the event argument of ring_buffer_unlock_commit(). */
 #ifdef GILK_HAVE_RB_COMMIT_NO_EVENT
 #define gilk_rb_unlock_commit(rb, e) ring_buffer_unlock_commit(rb)

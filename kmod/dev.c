@@ -304,9 +304,12 @@ static int __init gilk_init(void)
 	ret = gilk_site_index_init();
 	if (ret)
 		return ret;
-	ret = gilk_events_init();
+	ret = gilk_cold_index_init();
 	if (ret)
 		goto fail_index;
+	ret = gilk_events_init();
+	if (ret)
+		goto fail_cold;
 	ret = gilk_builtin_init();
 	if (ret)
 		goto fail_events;
@@ -328,6 +331,8 @@ fail_builtin:
 	gilk_builtin_exit();
 fail_events:
 	gilk_events_exit();
+fail_cold:
+	gilk_cold_index_exit();
 fail_index:
 	gilk_site_index_exit();
 	return ret;
@@ -341,6 +346,7 @@ static void __exit gilk_exit(void)
 	gilk_patch_exit();
 	gilk_builtin_exit();
 	gilk_events_exit();
+	gilk_cold_index_exit();
 	gilk_site_index_exit();
 }
 

@@ -9,6 +9,7 @@
 #include <linux/types.h>
 #include <linux/xarray.h>
 
+#include "compat.h"
 #include "include/gilk.h"
 #include "include/uapi/gilk.h"
 
@@ -53,6 +54,8 @@ struct gilk_ksyms {
 	void *(*text_poke_set)(void *addr, int c, size_t len);
 	char *cpuidle_text_start, *cpuidle_text_end;
 	char *stext, *end;	/* the kernel image: _stext to _end */
+	char *etext;		/* the end of its text */
+	gilk_each_symbol_t kallsyms_on_each_symbol;
 	void (*text_poke_bp)(void *addr, const void *opcode, size_t len,
 			     const void *emulate);
 	char *indirect_thunk_start, *indirect_thunk_end;	/* may be 0 */
@@ -196,11 +199,10 @@ bool gilk_kprobe_near(unsigned long a, u32 len);
 /* Whether [addr, addr + len) holds a jump label site. */
 bool gilk_jump_label_reserved(unsigned long addr, u32 len);
 /*
- * A jump label's target in [lo, hi), or the landing there of an exception
- * fixup of an instruction in [func, end), the function holding them.
+ * An edge into [lo, hi) that decoding code near it does not find: a jump
+ * label's target, an exception fixup's landing, a .cold part's branch.
  */
-bool gilk_hidden_edge(unsigned long func, unsigned long end, unsigned long lo,
-		      unsigned long hi);
+bool gilk_hidden_edge(unsigned long lo, unsigned long hi);
 int gilk_facts(struct gilk_facts *f, struct gilk_fact *out);
 void gilk_add_fact(struct gilk_facts *f, struct gilk_fact *out,
 		   unsigned long lo, unsigned long hi, u32 kind);
@@ -221,6 +223,7 @@ struct gilk_site_index {
 };
 
 extern struct gilk_site_index gilk_jump_sites, gilk_static_sites, gilk_jump_targets;
+extern struct gilk_site_index gilk_fixup_targets;
 int gilk_site_index_init(void);
 void gilk_site_index_exit(void);
 /* The reserved bytes of idx's sites in [lo, hi), as facts of kind. */
@@ -228,15 +231,26 @@ void gilk_site_facts(const struct gilk_site_index *idx, unsigned long lo,
 		     unsigned long hi, u32 kind, struct gilk_facts *f,
 		     struct gilk_fact *out);
 
+/*
+ * coldparts.c: where the compiler's .cold parts branch to, the core kernel's
+ * indexed at load (targets, a byte each).
+ */
+extern struct gilk_site_index gilk_cold_targets;
+int gilk_cold_index_init(void);
+void gilk_cold_index_exit(void);
+/* Their landings in [lo, hi), as GILK_FACT_TARGET. */
+void gilk_cold_facts(struct gilk_facts *f, struct gilk_fact *out,
+		     unsigned long lo, unsigned long hi);
+
 /* rangefacts.c: blacklist, exception tables and kprobes, by range. */
 void gilk_blacklist_facts(struct gilk_facts *f, struct gilk_fact *out,
 			  unsigned long lo, unsigned long hi);
-/* Whether an instruction in [func, end) has its fixup landing in [lo, hi). */
-bool gilk_extable_lands_in(unsigned long func, unsigned long end, unsigned long lo,
-			   unsigned long hi);
-/* targets: the fixup landings in the range instead of the instructions */
+/* The instructions of exception-table entries in [lo, hi). */
 void gilk_extable_facts(struct gilk_facts *f, struct gilk_fact *out,
-			unsigned long lo, unsigned long hi, bool targets);
+			unsigned long lo, unsigned long hi);
+/* The fixup landings in [lo, hi), as GILK_FACT_TARGET. */
+void gilk_fixup_facts(struct gilk_facts *f, struct gilk_fact *out,
+		      unsigned long lo, unsigned long hi);
 void gilk_kprobe_facts(struct gilk_facts *f, struct gilk_fact *out,
 		       unsigned long lo, unsigned long hi);
 

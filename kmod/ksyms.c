@@ -139,6 +139,8 @@ static const struct {
 	KSYM(cpuidle_text_start, "__cpuidle_text_start"),
 	KSYM(cpuidle_text_end, "__cpuidle_text_end"),
 	KSYM(stext, "_stext"),
+	KSYM(etext, "_etext"),
+	KSYM_FN(kallsyms_on_each_symbol, "kallsyms_on_each_symbol"),
 	KSYM(end, "_end"),
 	KSYM_FN(text_poke_bp, "text_poke_bp"),
 	KSYM_OPTIONAL(indirect_thunk_start, "__indirect_thunk_start"),

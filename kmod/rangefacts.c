@@ -128,42 +128,41 @@ static const struct exception_table_entry *ex_from(unsigned long lo,
 }
 
 /*
- * The exception-table entries whose instructions lie in [lo, hi): each
- * instruction as a one-byte GILK_RES_EXTABLE fact (search_exception_tables()
- * answers for its first byte), and with targets, its fixup's landing as a
- * GILK_FACT_TARGET when that is in the range too. Both tables are sorted
- * by instruction (the core kernel's at build time, a module's at load).
+ * The exception-table entries whose instructions lie in [lo, hi), each as a
+ * one-byte GILK_RES_EXTABLE fact (search_exception_tables() answers for its
+ * first byte). Both tables are sorted by instruction (the core kernel's at
+ * build time, a module's at load).
  */
 void gilk_extable_facts(struct gilk_facts *f, struct gilk_fact *out,
-			unsigned long lo, unsigned long hi, bool targets)
+			unsigned long lo, unsigned long hi)
 {
 	const struct exception_table_entry *e, *last;
 
 	preempt_disable();	/* keeps a module's table while we read */
-	for (e = ex_from(lo, &last); e < last && ex_insn(e) < hi; e++) {
-		unsigned long t = ex_fixup(e);
-
-		if (targets) {
-			if (t >= lo && t < hi)
-				gilk_add_fact(f, out, t, t + 1, GILK_FACT_TARGET);
-		} else {
-			gilk_add_fact(f, out, ex_insn(e), ex_insn(e) + 1, GILK_RES_EXTABLE);
-		}
-	}
+	for (e = ex_from(lo, &last); e < last && ex_insn(e) < hi; e++)
+		gilk_add_fact(f, out, ex_insn(e), ex_insn(e) + 1, GILK_RES_EXTABLE);
 	preempt_enable();
 }
 
-bool gilk_extable_lands_in(unsigned long func, unsigned long end, unsigned long lo,
-			   unsigned long hi)
+/*
+ * The fixup landings in [lo, hi), of any instruction: a fixup may lie in
+ * another function than its instruction. The core kernel's by the index
+ * (siteindex.c), a module's entries one by one.
+ */
+void gilk_fixup_facts(struct gilk_facts *f, struct gilk_fact *out,
+		      unsigned long lo, unsigned long hi)
 {
-	const struct exception_table_entry *e, *last;
-	bool found = false;
+	const struct exception_table_entry *e;
+	struct module *mod;
 
 	preempt_disable();	/* keeps a module's table while we read */
-	for (e = ex_from(func, &last); e < last && ex_insn(e) < end && !found; e++)
-		found = ex_fixup(e) >= lo && ex_fixup(e) < hi;
+	mod = gilk_ks.module_address(lo);
+	for (e = mod ? mod->extable : NULL; mod && e < mod->extable + mod->num_exentries; e++)
+		if (ex_fixup(e) >= lo && ex_fixup(e) < hi)
+			gilk_add_fact(f, out, ex_fixup(e), ex_fixup(e) + 1, GILK_FACT_TARGET);
 	preempt_enable();
-	return found;
+	if (!mod)
+		gilk_site_facts(&gilk_fixup_targets, lo, hi, GILK_FACT_TARGET, f, out);
 }
 
 /*

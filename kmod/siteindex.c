@@ -9,12 +9,15 @@
  * (a jump label's is 2 or 5 bytes, decoded as arch_jump_entry_size() does;
  * a static call's is a 5-byte call), and sites in init text, which the
  * predicates skip after boot, are left out. The jump labels' targets are
- * indexed too (a byte each), for the code checker's edges into a splice.
- * Module text is not indexed: its
- * sites come and go with the module, and the predicates answer for it.
+ * indexed too (a byte each), for the code checker's edges into a splice, and
+ * so are the landings of the exception fixups, which may lie in another
+ * function than their instructions. Module text is not indexed: its sites
+ * come and go with the module, and the predicates answer for it.
  */
 #include <asm/insn.h>
+#include <linux/extable.h>
 #include <linux/jump_label.h>
+#include <asm/extable.h>
 #include <linux/slab.h>
 #include <linux/sort.h>
 #include <linux/static_call_types.h>
@@ -22,6 +25,7 @@
 #include "gilk_internal.h"
 
 struct gilk_site_index gilk_jump_sites, gilk_static_sites, gilk_jump_targets;
+struct gilk_site_index gilk_fixup_targets;
 
 static int cmp_addr(const void *a, const void *b)
 {
@@ -58,11 +62,13 @@ int gilk_site_index_init(void)
 {
 	const struct jump_entry *j = gilk_ks.start_jump_table;
 	const struct static_call_site *sc = gilk_ks.start_static_call_sites;
+	const struct exception_table_entry *ex = gilk_ks.start_ex_table;
 	size_t i, nj = gilk_ks.stop_jump_table - j;
 	size_t ns = gilk_ks.stop_static_call_sites - sc;
+	size_t ne = gilk_ks.stop_ex_table - ex;
 
 	if (index_alloc(&gilk_jump_sites, nj) || index_alloc(&gilk_static_sites, ns) ||
-	    index_alloc(&gilk_jump_targets, nj)) {
+	    index_alloc(&gilk_jump_targets, nj) || index_alloc(&gilk_fixup_targets, ne)) {
 		gilk_site_index_exit();
 		return -ENOMEM;
 	}
@@ -75,9 +81,12 @@ int gilk_site_index_init(void)
 	for (i = 0; i < ns; i++)
 		if (!(((long)&sc[i].key + sc[i].key) & STATIC_CALL_INIT))
 			index_add(&gilk_static_sites, (long)&sc[i].addr + sc[i].addr, 5);
+	for (i = 0; i < ne; i++)
+		index_add(&gilk_fixup_targets, (unsigned long)&ex[i].fixup + ex[i].fixup, 1);
 	sort(gilk_jump_sites.site, gilk_jump_sites.n, sizeof(struct gilk_site), cmp_addr, NULL);
 	sort(gilk_static_sites.site, gilk_static_sites.n, sizeof(struct gilk_site), cmp_addr, NULL);
 	sort(gilk_jump_targets.site, gilk_jump_targets.n, sizeof(struct gilk_site), cmp_addr, NULL);
+	sort(gilk_fixup_targets.site, gilk_fixup_targets.n, sizeof(struct gilk_site), cmp_addr, NULL);
 	return 0;
 }
 
@@ -86,7 +95,9 @@ void gilk_site_index_exit(void)
 	kvfree(gilk_jump_sites.site);
 	kvfree(gilk_static_sites.site);
 	kvfree(gilk_jump_targets.site);
+	kvfree(gilk_fixup_targets.site);
 	gilk_jump_sites.site = gilk_static_sites.site = gilk_jump_targets.site = NULL;
+	gilk_fixup_targets.site = NULL;
 }
 
 /* The first site that may reach lo: sites are at most GILK_SITE_SPAN long. */

@@ -512,6 +512,37 @@ static void memo_note(struct gilk_walk_fn *f, unsigned long a)
 	f->at[f->n++] = a;
 }
 
+/* Text read ahead for decoding one instruction after another. */
+struct text_cursor {
+	unsigned long got;	/* the address of buf[0] */
+	size_t valid;		/* bytes of buf read */
+	u8 buf[64];
+};
+
+/*
+ * Decodes the instruction at a, reading no further than end: 0, -EFAULT
+ * where the text cannot be read, -EINVAL where it does not decode.
+ */
+static int next_insn(const struct vctx *v, struct text_cursor *c, unsigned long a,
+		     unsigned long end, struct insn *in)
+{
+	size_t off = a - c->got;
+
+	if (!c->valid || a < c->got || off + MAX_INSN_SIZE > c->valid) {
+		c->valid = end - a < sizeof(c->buf) ? end - a : sizeof(c->buf);
+		if (v->env->read(v->env, a, c->buf, c->valid)) {
+			c->valid = end - a < MAX_INSN_SIZE ? end - a : MAX_INSN_SIZE;
+			if (v->env->read(v->env, a, c->buf, c->valid)) {
+				c->valid = 0;
+				return -EFAULT;
+			}
+		}
+		c->got = a;
+		off = 0;
+	}
+	return decode(v, in, c->buf + off, c->valid - off) ? -EINVAL : 0;
+}
+
 /*
  * Decodes the function holding lo from its start, as kprobes' can_probe()
  * does, up to hi. With dead, every instruction overlapping [lo, hi) must be
@@ -528,12 +559,12 @@ static void memo_note(struct gilk_walk_fn *f, unsigned long a)
 static int walk(struct vctx *v, const char *part, unsigned long lo,
 		unsigned long hi, bool dead)
 {
-	unsigned long a = v->env->func_start(v->env, lo), got = 0, ender = 0;
+	unsigned long a = v->env->func_start(v->env, lo), ender = 0;
 	enum flow flow = FLOW_LIVE;
 	struct gilk_walk_fn *marks;
-	size_t valid = 0;
-	u8 buf[64];
+	struct text_cursor c = { 0 };
 	struct insn in;
+	int err;
 
 	if (!a || a > lo)
 		return refuse(v, part, 0, "0x%lx is in no known function", lo);
@@ -541,22 +572,12 @@ static int walk(struct vctx *v, const char *part, unsigned long lo,
 	if (marks)
 		a = memo_resume(marks, lo);
 	while (a < hi) {
-		unsigned long off = a - got;
-
 		if (marks && flow == FLOW_LIVE)
 			memo_note(marks, a);
-
-		if (!valid || off + MAX_INSN_SIZE > valid) {
-			valid = sizeof(buf);
-			if (v->env->read(v->env, a, buf, valid)) {
-				valid = MAX_INSN_SIZE;
-				if (v->env->read(v->env, a, buf, valid))
-					return refuse(v, part, 0, "cannot read the code at 0x%lx", a);
-			}
-			got = a;
-			off = 0;
-		}
-		if (decode(v, &in, buf + off, valid - off))
+		err = next_insn(v, &c, a, ~0UL, &in);
+		if (err == -EFAULT)
+			return refuse(v, part, 0, "cannot read the code at 0x%lx", a);
+		if (err)
 			return refuse(v, part, 0, "cannot decode the function up to 0x%lx (stuck at 0x%lx)", lo, a);
 		if (!dead && a + in.length > lo)
 			return a == lo ? 0 :
@@ -577,13 +598,16 @@ static int walk(struct vctx *v, const char *part, unsigned long lo,
 	return 0;
 }
 
-static bool is_direct_branch(const struct insn *in)
+bool gilk_branch_target(const struct insn *in, unsigned long a, unsigned long *t)
 {
 	u8 o = op0(in), o1 = op1(in);
 
-	return !vex(in) &&
-	       ((o >= 0x70 && o <= 0x7f) || (o >= 0xe0 && o <= 0xe3) || o == 0xe8 ||
-		o == 0xe9 || o == 0xeb || (o == 0x0f && o1 >= 0x80 && o1 <= 0x8f));
+	if (vex(in) ||
+	    !((o >= 0x70 && o <= 0x7f) || (o >= 0xe0 && o <= 0xe3) || o == 0xe8 ||
+	      o == 0xe9 || o == 0xeb || (o == 0x0f && o1 >= 0x80 && o1 <= 0x8f)))
+		return false;
+	*t = a + in->length + in->immediate.value;
+	return true;
 }
 
 /* Whether f's targets hold one in [lo, hi). */
@@ -625,55 +649,121 @@ static void memo_keep_targets(struct gilk_walk_fn *f, u32 n)
 	f->targets_known = true;
 }
 
+/* Where a scan keeps the targets it finds in the function [func, end). */
+struct target_keep {
+	struct gilk_walk_fn *f;	/* NULL: none kept */
+	unsigned long func, end;
+	u32 n;
+};
+
 /*
- * Decodes the whole function at func: no direct branch of it may land in
- * what the splice overwrites past a region's start, or in a bounce slot
- * (lands_inside()). With a memo, its targets are kept for the batch's next
- * requests instead of decoding it again.
+ * Decodes [lo, hi) from lo, an instruction start: no direct branch there
+ * may land in what the splice overwrites past a region's start, or in a
+ * bounce slot (lands_inside()). strict: it is the function itself, which
+ * must decode where control may fall in. A byte that does not decode where
+ * none can (after a jmp or a ret: data, or bytes past the function's real
+ * end, which kallsyms does not know) is stepped over, and so is the rest
+ * of a neighbour's; where the text cannot be read, the scan ends.
  */
-static int scan_branches(struct vctx *v, const char *part, unsigned long func,
-			 unsigned long end, struct gilk_walk_fn *f)
+static int scan_range(struct vctx *v, const char *part, unsigned long lo,
+		      unsigned long hi, bool strict, struct target_keep *k)
 {
-	unsigned long a = func, got = 0;
-	bool keep = f && !f->targets_known;
-	size_t valid = 0;
-	u32 n = 0;
-	u8 buf[64];
+	struct text_cursor c = { 0 };
+	unsigned long a = lo, t;
+	bool dead = false;
 	struct insn in;
+	int err;
 
-	while (a < end) {
-		unsigned long off = a - got, t;
-
-		if (!valid || off + MAX_INSN_SIZE > valid) {
-			valid = end - a < sizeof(buf) ? end - a : sizeof(buf);
-			if (v->env->read(v->env, a, buf, valid)) {
-				valid = end - a < MAX_INSN_SIZE ? end - a : MAX_INSN_SIZE;
-				if (v->env->read(v->env, a, buf, valid))
-					return refuse(v, part, 0, "cannot read the code at 0x%lx", a);
-			}
-			got = a;
-			off = 0;
+	while (a < hi) {
+		err = next_insn(v, &c, a, hi, &in);
+		if (err && strict && !dead)
+			return err == -EFAULT ?
+			       refuse(v, part, 0, "cannot read the code at 0x%lx", a) :
+			       refuse(v, part, 0, "cannot decode the function at 0x%lx (stuck at 0x%lx)",
+				      lo, a);
+		if (err == -EFAULT)
+			return 0;
+		if (err) {
+			strict = false;
+			a++;
+			continue;
 		}
-		if (decode(v, &in, buf + off, valid - off))
-			return refuse(v, part, 0, "cannot decode the function at 0x%lx (stuck at 0x%lx)",
-				      func, a);
-		if (is_direct_branch(&in)) {
-			t = a + in.length + in.immediate.value;
+		if (!is_padding(&in))
+			dead = !falls_through(v, &in, a);
+		if (gilk_branch_target(&in, a, &t)) {
 			if (lands_inside(v, t))
 				return refuse(v, part, 0, "the branch at 0x%lx lands at 0x%lx, in what the splice overwrites",
 					      a, t);
-			if (keep && t >= func && t < end) {
-				if (n < GILK_WALK_TARGETS)
-					f->target[n++] = (u32)(t - func);
+			if (k->f && t >= k->func && t < k->end) {
+				if (k->n < GILK_WALK_TARGETS)
+					k->f->target[k->n++] = (u32)(t - k->func);
 				else
-					keep = false;
+					k->f = NULL;
 			}
 		}
 		a += in.length;
 	}
-	if (keep)
-		memo_keep_targets(f, n);
 	return 0;
+}
+
+/*
+ * Hand-written assembly jumps between its functions: to a label past
+ * another symbol's start, as copy_user_generic_unrolled does into
+ * copy_user_short_string. A compiler does not (its only such jumps, from a
+ * .cold part, are hidden edges the kernel indexes), and an assembly file's
+ * functions lie together: so the symbols starting within NEIGHBOUR_REACH
+ * either side of the function are decoded too, each from its start and
+ * NEIGHBOUR_SPAN bytes at most.
+ */
+#define NEIGHBOUR_REACH 4096
+#define NEIGHBOUR_SPAN 16384
+#define NEIGHBOURS 16	/* either side, at most */
+
+static int scan_neighbours(struct vctx *v, const char *part, unsigned long func,
+			   unsigned long end, struct target_keep *k)
+{
+	const struct gilk_verify_env *env = v->env;
+	unsigned long s = func, p, e;
+	int n, ret = 0;
+
+	for (n = 0; !ret && n < NEIGHBOURS && s > func - NEIGHBOUR_REACH; n++) {
+		p = env->func_start(env, s - 1);
+		if (!p || p >= s || p < func - NEIGHBOUR_REACH || env->func_end(env, p) != s)
+			break;
+		ret = scan_range(v, part, p, s < p + NEIGHBOUR_SPAN ? s : p + NEIGHBOUR_SPAN,
+				 false, k);
+		s = p;
+	}
+	for (s = end, n = 0; !ret && n < NEIGHBOURS && s < end + NEIGHBOUR_REACH; n++) {
+		e = env->func_start(env, s) == s ? env->func_end(env, s) : 0;
+		if (e <= s)
+			break;
+		ret = scan_range(v, part, s, e < s + NEIGHBOUR_SPAN ? e : s + NEIGHBOUR_SPAN,
+				 false, k);
+		s = e;
+	}
+	return ret;
+}
+
+/*
+ * Decodes the whole function at func, and its neighbours: none of their
+ * direct branches may land in what the splice overwrites. With a memo, the
+ * targets in the function are kept for the batch's next requests instead of
+ * decoding them again.
+ */
+static int scan_branches(struct vctx *v, const char *part, unsigned long func,
+			 unsigned long end, struct gilk_walk_fn *f)
+{
+	struct target_keep k = {
+		.f = f && !f->targets_known ? f : NULL, .func = func, .end = end,
+	};
+	int ret = scan_range(v, part, func, end, true, &k);
+
+	if (!ret)
+		ret = scan_neighbours(v, part, func, end, &k);
+	if (!ret && k.f)
+		memo_keep_targets(k.f, k.n);
+	return ret;
 }
 
 /* A kept target of f in what the splice overwrites past a region's start. */
@@ -685,16 +775,15 @@ static bool memo_lands_inside(const struct vctx *v, const struct gilk_walk_fn *f
 	       (v->slot && memo_target_in(f, v->slot, v->slot + JMP32));
 }
 
-/* An edge no decoder sees into what the splice overwrites, by [func, end)'s tables. */
-static bool hidden_edges_into(const struct vctx *v, unsigned long func,
-			      unsigned long end)
+/* An edge no decoding finds into what the splice overwrites (hidden_edge). */
+static bool hidden_edges_into(const struct vctx *v)
 {
 	const struct gilk_verify_env *env = v->env;
 
-	return env->hidden_edge(env, func, end, v->region + 1, v->region + v->region_len) ||
+	return env->hidden_edge(env, v->region + 1, v->region + v->region_len) ||
 	       (v->evicted_len &&
-		env->hidden_edge(env, func, end, v->evicted + 1, v->evicted + v->evicted_len)) ||
-	       (v->slot && env->hidden_edge(env, func, end, v->slot, v->slot + JMP32));
+		env->hidden_edge(env, v->evicted + 1, v->evicted + v->evicted_len)) ||
+	       (v->slot && env->hidden_edge(env, v->slot, v->slot + JMP32));
 }
 
 static int check_edges_from(struct vctx *v, const char *part, unsigned long addr)
@@ -707,13 +796,13 @@ static int check_edges_from(struct vctx *v, const char *part, unsigned long addr
 	end = v->env->func_end(v->env, func);
 	if (!end || end <= func)
 		return refuse(v, part, 0, "the function at 0x%lx has no known end", func);
-	if (hidden_edges_into(v, func, end))
-		return refuse(v, part, 0, "a jump label or an exception fixup lands in what the splice overwrites");
+	if (hidden_edges_into(v))
+		return refuse(v, part, 0, "a jump label, an exception fixup or a .cold part lands in what the splice overwrites");
 	f = memo_fn(v->env, func);
 	if (f && f->targets_known && !memo_lands_inside(v, f))
 		return 0;
 	/* decoded again where it refuses, to name the branch */
-	return scan_branches(v, part, func, end, f && f->targets_known ? NULL : f);
+	return scan_branches(v, part, func, end, f);
 }
 
 /*

@@ -26,10 +26,14 @@
  * an instruction that must not move or run elsewhere (int3 and other traps,
  * ud0/ud1/ud2, xbegin, far transfers, hlt and mwait, sys* instructions).
  *
- * What it cannot see is the function's control flow: that no branch lands
- * inside a region is the planner's CFG; gilk.ko adds what the kernel knows
- * (bug sites, exception tables, jump labels, checks.c). A wrong answer there
- * meets int3 fill, a trap, never code of the caller's choosing.
+ * No edge may land past a region's start or in a bounce slot: the direct
+ * branches of the function, of the symbols within NEIGHBOUR_REACH either
+ * side (assembly jumps to its neighbours' labels) and the edges the
+ * kernel's tables know of wherever they come from (env->hidden_edge: jump
+ * label targets, exception fixup landings, .cold parts' branches). What it
+ * cannot see, an indirect branch's target or an assembly jump from farther
+ * away, is the planner's CFG alone; a wrong answer there meets int3 fill,
+ * a trap, never code of the caller's choosing.
  */
 #ifndef _GILK_VERIFY_H
 #define _GILK_VERIFY_H
@@ -45,5 +49,8 @@
 int gilk_verify(const struct gilk_splice *req,
 		const struct gilk_verify_env *env, char *reason, size_t rlen,
 		enum gilk_tramp_kind *kind);
+
+/* Whether the instruction at a is a direct jmp, jcc, loop or call: *t its target. */
+bool gilk_branch_target(const struct insn *in, unsigned long a, unsigned long *t);
 
 #endif

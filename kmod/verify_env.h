@@ -97,12 +97,13 @@ struct gilk_verify_env {
 	bool (*fixup)(const struct gilk_verify_env *env, unsigned long addr,
 		      u32 len);
 	/*
-	 * An edge no decoder sees lands in [lo, hi): a jump label's target,
-	 * or an exception fixup's landing, of an instruction in [func, end),
-	 * the function holding them.
+	 * An edge lands in [lo, hi) that decoding the function and its
+	 * neighbours does not find: a jump label's target, an exception
+	 * fixup's landing, a branch of a compiler's .cold part, wherever
+	 * their instructions are.
 	 */
-	bool (*hidden_edge)(const struct gilk_verify_env *env, unsigned long func,
-			    unsigned long end, unsigned long lo, unsigned long hi);
+	bool (*hidden_edge)(const struct gilk_verify_env *env, unsigned long lo,
+			    unsigned long hi);
 	struct gilk_walk_memo *memo;	/* NULL: every walk from the start */
 	void *priv;
 };

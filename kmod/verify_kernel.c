@@ -36,10 +36,10 @@ static unsigned long func_end(const struct gilk_verify_env *env,
 	return func + size;
 }
 
-static bool hidden_edge(const struct gilk_verify_env *env, unsigned long func,
-			unsigned long end, unsigned long lo, unsigned long hi)
+static bool hidden_edge(const struct gilk_verify_env *env, unsigned long lo,
+			unsigned long hi)
 {
-	return gilk_hidden_edge(func, end, lo, hi);
+	return gilk_hidden_edge(lo, hi);
 }
 
 static enum gilk_bug_kind bug_kind(const struct gilk_verify_env *env,
@@ -60,7 +60,7 @@ static bool fixup(const struct gilk_verify_env *env, unsigned long addr,
 	struct gilk_facts q = { .max = 1 };
 	struct gilk_fact found;
 
-	gilk_extable_facts(&q, &found, addr, addr + len, false);
+	gilk_extable_facts(&q, &found, addr, addr + len);
 	return q.count;
 }
 

@@ -28,7 +28,7 @@ struct kv_env {
 	int (*read)(void *priv, uint64_t addr, void *buf, size_t len);
 	uint64_t (*func_start)(void *priv, uint64_t addr);
 	uint64_t (*func_end)(void *priv, uint64_t func);
-	bool (*hidden_edge)(void *priv, uint64_t func, uint64_t end, uint64_t lo, uint64_t hi);
+	bool (*hidden_edge)(void *priv, uint64_t lo, uint64_t hi);
 	enum kv_bug (*bug_kind)(void *priv, uint64_t addr);
 	bool (*jump_label)(void *priv, uint64_t addr, uint32_t len);
 	bool (*fixup)(void *priv, uint64_t addr, uint32_t len);

@@ -33,10 +33,9 @@ static unsigned long end(const struct gilk_verify_env *env, unsigned long func)
 	return kv(env)->func_end(kv(env)->priv, func);
 }
 
-static bool hidden(const struct gilk_verify_env *env, unsigned long func, unsigned long end,
-		   unsigned long lo, unsigned long hi)
+static bool hidden(const struct gilk_verify_env *env, unsigned long lo, unsigned long hi)
 {
-	return kv(env)->hidden_edge(kv(env)->priv, func, end, lo, hi);
+	return kv(env)->hidden_edge(kv(env)->priv, lo, hi);
 }
 
 static enum gilk_bug_kind bug(const struct gilk_verify_env *env, unsigned long addr)

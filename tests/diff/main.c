@@ -545,7 +545,7 @@ int main(int argc, char **argv)
 	check_case(vc_vex_copied,
 		   "checker: VEX instructions that look like branches are copied, not relocated as branches");
 	check_case(vc_edges_refused,
-		   "checker: a branch or a hidden edge into what a splice overwrites, or into its bounce slot, is refused");
+		   "checker: a branch (of the function or a neighbour) or a hidden edge into what a splice overwrites, or into its bounce slot, is refused");
 	{
 		char why[160] = "";
 		bool ok = flag_defs_right(why, sizeof(why));

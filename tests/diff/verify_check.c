@@ -63,7 +63,8 @@ static uint64_t text_func_start(void *priv, uint64_t addr)
 	const struct ksym *s;
 
 	if (!t->syms)
-		return addr >= t->func_start ? t->func_start : 0;
+		return addr < t->func_start ? 0 : t->split && addr >= t->split ? t->split :
+		       t->func_start;
 	s = symtab_by_addr(t->syms, addr);
 	return s ? s->addr : 0;
 }
@@ -75,19 +76,18 @@ static uint64_t text_func_end(void *priv, uint64_t func)
 	uint64_t lo, hi;
 
 	if (!t->syms)
-		return func == t->func_start ? t->func_end : 0;
+		return func == t->func_start ? (t->split ? t->split : t->func_end) :
+		       t->split && func == t->split ? t->func_end : 0;
 	return symtab_function(t->syms, func, &s, &lo, &hi) || lo != func ? 0 : hi;
 }
 
 /* Jump-label targets and exception fixup landings: the image's facts (which
  * hold every landing, whatever function its instruction is in). */
-static bool text_hidden_edge(void *priv, uint64_t func, uint64_t end, uint64_t lo, uint64_t hi)
+static bool text_hidden_edge(void *priv, uint64_t lo, uint64_t hi)
 {
 	const struct vc_text *t = priv;
 	const uint64_t *first;
 
-	(void)func;
-	(void)end;
 	return t->facts && lo < hi && textfacts_targets(t->facts, lo, hi, &first);
 }
 
@@ -618,6 +618,8 @@ struct edge_case {
 	size_t len, planned_len, site;
 	uint64_t target;          /* a hidden edge there, or 0 */
 	int slot_at;              /* >= 0: the bounce slot moved there */
+	size_t split;             /* a second function from there, or 0 */
+	size_t site_func;         /* where the site's function starts */
 };
 
 static int edge_verdict(const struct edge_case *k, char *why, size_t len)
@@ -625,7 +627,8 @@ static int edge_verdict(const struct edge_case *k, char *why, size_t len)
 	uint8_t buf[GEN_MAX + 64];
 	struct code_src { const uint8_t *base; uint64_t lo, hi; } src = { buf, GEN_BASE, GEN_BASE + sizeof(buf) };
 	struct vc_text text = { .byte = src_byte, .ctx = &src, .func_start = GEN_BASE,
-				.func_end = GEN_BASE + k->len };
+				.func_end = GEN_BASE + k->len,
+				.split = k->split ? GEN_BASE + k->split : 0 };
 	struct splice_params sp = { .tramp = TRAMP_ADDR, .evict_tramp = EVICT_ADDR,
 				    .handler = STUB_ADDR, .ctx = INSTR_CTX };
 	struct gilk_reserve r = { .id = 1, .tramp = TRAMP_ADDR };
@@ -644,7 +647,8 @@ static int edge_verdict(const struct edge_case *k, char *why, size_t len)
 	memcpy(buf, k->code, k->len);
 	memset(&g, 0, sizeof(g));
 	if (!tf || decoder_open(&dec, &e) ||
-	    cfg_build(&g, dec, buf, GEN_BASE, GEN_BASE + k->planned_len, NULL, 0, &e)) {
+	    cfg_build(&g, dec, buf + k->site_func, GEN_BASE + k->site_func,
+		      GEN_BASE + k->site_func + k->planned_len, NULL, 0, &e)) {
 		snprintf(why, len, "no CFG");
 		goto out;
 	}
@@ -708,18 +712,57 @@ bool vc_edges_refused(char *why, size_t len)
 		0xc3,                           /* ret */
 		0xeb, 0xfa,                     /* +7: jmp +3 */
 	};
+	/* assembly: the function at +8 jumps to a label inside the one at 0
+	 * (as copy_user_generic_unrolled into copy_user_short_string) */
+	static const uint8_t asm_after[] = {
+		0x48, 0x89, 0xc3,               /* mov rbx, rax (the site) */
+		0x48, 0x89, 0xd9,               /* +3: mov rcx, rbx */
+		0xc3,                           /* ret */
+		0xcc,
+		0x85, 0xc0,                     /* +8: test eax, eax */
+		0x75, 0xf7,                     /* jne +3 */
+		0xc3,                           /* ret */
+	};
+	/* and the function at 0 into the one at +8 */
+	static const uint8_t asm_before[] = {
+		0x85, 0xc0,                     /* test eax, eax */
+		0x75, 0x07,                     /* jne +0xb */
+		0xc3,                           /* ret */
+		0xcc, 0xcc, 0xcc,
+		0x48, 0x89, 0xc3,               /* +8: mov rbx, rax (the site) */
+		0x48, 0x89, 0xd9,               /* +0xb: mov rcx, rbx */
+		0xc3,                           /* ret */
+	};
+	/* bytes that do not decode (an instruction cut short by the end of
+	 * the symbol) after the ret, where control cannot fall: what follows
+	 * a function's real end, which kallsyms does not know; and where it
+	 * can */
+	static const uint8_t tail_junk[] = {
+		0x48, 0x89, 0xc3, 0x48, 0x89, 0xd9, 0xc3, 0x48, 0x8b,
+	};
+	static const uint8_t live_junk[] = {
+		0x48, 0x89, 0xc3, 0x48, 0x89, 0xd9, 0x85, 0xc0, 0x48, 0x8b,
+	};
 	const struct edge_case cases[] = {
-		{ slot_code, sizeof(slot_code), sizeof(slot_code), 6, 0, -1 },
-		{ slot_code, sizeof(slot_code), sizeof(slot_code), 6, 0, 8 },
-		{ region_code, 7, 7, 0, 0, -1 },
-		{ region_code, sizeof(region_code), 7, 0, 0, -1 },
-		{ region_code, 7, 7, 0, GEN_BASE + 3, -1 },
+		{ slot_code, sizeof(slot_code), sizeof(slot_code), 6, 0, -1, 0, 0 },
+		{ slot_code, sizeof(slot_code), sizeof(slot_code), 6, 0, 8, 0, 0 },
+		{ region_code, 7, 7, 0, 0, -1, 0, 0 },
+		{ region_code, sizeof(region_code), 7, 0, 0, -1, 0, 0 },
+		{ region_code, 7, 7, 0, GEN_BASE + 3, -1, 0, 0 },
+		{ asm_after, 8, 7, 0, 0, -1, 0, 0 },
+		{ asm_after, sizeof(asm_after), 7, 0, 0, -1, 8, 0 },
+		{ asm_before, sizeof(asm_before), 7, 8, 0, -1, 8, 8 },
+		{ tail_junk, sizeof(tail_junk), 7, 0, 0, -1, 0, 0 },
+		{ live_junk, sizeof(live_junk), 6, 0, 0, -1, 0, 0 },
 	};
 	/* the plans as made are taken; each edge into what they overwrite is
 	 * refused, naming it */
 	static const char *const want[] = {
 		NULL, "lands at 0xffffffff81000008", NULL, "lands at 0xffffffff81000003",
-		"a jump label or an exception fixup lands",
+		"a jump label, an exception fixup or a .cold part lands", NULL,
+		"the branch at 0xffffffff8100000a lands at 0xffffffff81000003",
+		"the branch at 0xffffffff81000002 lands at 0xffffffff8100000b",
+		NULL, "stuck at 0xffffffff81000008",
 	};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {

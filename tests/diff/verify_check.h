@@ -25,6 +25,8 @@ struct vc_text {
 	void *ctx;
 	const struct symtab *syms;      /* NULL: every address is in one function */
 	uint64_t func_start, func_end;  /* used when syms is NULL */
+	uint64_t split;                 /* and if not 0, a second function
+					 * starts here */
 	const struct textfacts *facts;  /* may be NULL */
 	const struct cfg *cfg;          /* the site's function */
 	/* bytes read at flip_at instead of the image's (a jump label

@@ -7,8 +7,9 @@
  *   facts      instrument list, kernel facts, the recursion guard
  *   module     a splice in module text (argfilter.ko), which stays pinned
  *   refusals   each refusal provoked for real, with its errno and reason
- *   verifier   gilk.ko's code checker: real plans pass, tampered ones are
- *              refused (verify_test.c)
+ *   verifier   gilk.ko's code checker: real plans pass, tampered ones and
+ *              regions over another symbol's jump into them (assembly,
+ *              .cold parts) are refused (verify_test.c)
  *   defects    each defect found by review, provoked (defects_test.c)
  *   templates  count inline (flags saved where live), full on request, tsc
  *              through the scratch template (templates_test.c)

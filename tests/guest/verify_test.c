@@ -2,7 +2,9 @@
  * gilk.ko's code checker in the running kernel: real plans (a plain jmp, a
  * bounce through padding, an eviction) are accepted as planned, and the same
  * requests changed in one place are refused with EBADMSG and "unverified
- * code at PART+OFFSET" naming the first byte refused. The user-space build
+ * code at PART+OFFSET" naming the first byte refused. Regions over a label
+ * that another symbol jumps to (assembly, a .cold part, in the target
+ * module and in the core kernel) are refused too. The user-space build
  * of the same checker sees tens of thousands of plans and mutations in the
  * differential tests; this shows the kernel runs it on every request.
  */
@@ -140,6 +142,143 @@ static int find_plan(struct live *lv, const char *const *fns, enum bounce_kind k
 	return -1;
 }
 
+/*
+ * A jmp plan over the whole instructions of [a, a + len), made by hand: the
+ * planner would not make it, as it stops a region at every branch target it
+ * knows. 0, or -1 where the bytes do not decode into whole instructions.
+ */
+static int craft_jmp_plan(struct live *lv, uint64_t a, size_t len, struct splice_plan *p)
+{
+	struct gerr e;
+
+	memset(p, 0, sizeof(*p));
+	if (len > SPLICE_REGION_MAX || live_load_text(lv, a, &e) ||
+	    live_read_mem(lv, a, p->region.orig, len, &e))
+		return -1;
+	p->mode = SPLICE_JMP;
+	p->reason = SPLICE_OK;
+	p->region.addr = a;
+	for (size_t o = 0; o < len; o += p->region.insns[p->region.ninsn++].len)
+		if (p->region.ninsn == SPLICE_INSN_MAX ||
+		    decode_one(lv->k.dec, p->region.orig + o, len - o, a + o,
+			       &p->region.insns[p->region.ninsn]))
+			return -1;
+	p->region.len = p->region.live = (uint8_t)len;
+	return 0;
+}
+
+/* A jmp plan from a, of whole instructions, 5 bytes at least and past over. */
+static int craft_over(struct live *lv, uint64_t a, uint64_t over, struct splice_plan *p)
+{
+	uint64_t end = a;
+	struct gerr e;
+
+	while (end - a < 5 || end <= over) {
+		uint8_t b[INSN_MAX];
+		struct insn in;
+
+		if (live_read_mem(lv, end, b, sizeof(b), &e) ||
+		    decode_one(lv->k.dec, b, sizeof(b), end, &in))
+			return -1;
+		end += in.len;
+	}
+	return craft_jmp_plan(lv, a, (size_t)(end - a), p);
+}
+
+/*
+ * A region over the label another symbol jumps to, in the target module
+ * (target/foreign.c): its own function's decoding does not see the edge.
+ * The same bytes from the label on are taken, which shows it is the edge
+ * that is refused.
+ */
+static void foreign_label(struct live *lv, const char *fn, const char *what, const char *words)
+{
+	uint64_t f = sym(lv, fn);
+	struct splice_plan p;
+	char buf[160], landing[64];
+
+	snprintf(landing, sizeof(landing), "lands at 0x%llx", (unsigned long long)f + 3);
+	if (!words)
+		words = landing;
+
+	if (!f || craft_jmp_plan(lv, f, 6, &p)) {
+		check(0, "checker: %s: a region over %s+0..6 made", what, fn);
+		return;
+	}
+	snprintf(buf, sizeof(buf), "checker: %s into %s+3 is refused", what, fn);
+	expect(lv, &p, buf, NULL, EBADMSG, words);
+	if (craft_jmp_plan(lv, f + 3, 6, &p) == 0) {
+		snprintf(buf, sizeof(buf), "checker: the same code from %s+3, past the edge, passes", fn);
+		expect(lv, &p, buf, NULL, 0, NULL);
+	} else {
+		check(0, "checker: a region over %s+3..9 made", fn);
+	}
+}
+
+/*
+ * The core kernel's .cold parts, which gilk.ko indexes at load: a region
+ * over an instruction a .cold part jumps back to, made from the instruction
+ * before it, must be refused. Candidates whose region is refused for
+ * another reason (a call inside it, a jump label site) are passed over;
+ * any accepted is a landing the index missed.
+ */
+static void core_cold_landings(struct live *lv)
+{
+	size_t n = symtab_count(lv->k.syms), tried = 0, refused = 0, accepted = 0;
+	char reason[GILK_REASON_MAX] = "";
+
+	for (size_t i = 0; i < n && refused < 3 && tried < 200; i++) {
+		const struct ksym *c = symtab_at(lv->k.syms, i);
+		uint64_t cs, ce, fs, fe, a, prev = 0;
+		const char *dot = strstr(c->name, ".cold");
+		uint8_t code[512];
+		struct splice_plan p;
+		struct insn in;
+		struct gerr e;
+
+		if (c->module || !dot || (dot[5] && dot[5] != '.') ||
+		    symtab_function(lv->k.syms, c->addr, NULL, &cs, &ce) || ce - cs > sizeof(code) ||
+		    live_read_mem(lv, cs, code, ce - cs, &e))
+			continue;
+		for (a = cs; a < ce; a += in.len) {
+			if (decode_one(lv->k.dec, code + (a - cs), ce - a, a, &in))
+				break;
+			if ((in.kind == IK_JMP || in.kind == IK_JCC) && (in.target < cs || in.target >= ce))
+				break;
+		}
+		if (a >= ce || symtab_function(lv->k.syms, in.target, NULL, &fs, &fe) ||
+		    in.target == fs || in.target - fs > 4096)
+			continue;
+		/* the instruction before the landing, by decoding its function */
+		for (a = fs; a < in.target;) {
+			struct insn f;
+			uint8_t b[INSN_MAX];
+
+			if (live_read_mem(lv, a, b, sizeof(b), &e) ||
+			    decode_one(lv->k.dec, b, sizeof(b), a, &f))
+				break;
+			prev = a;
+			a += f.len;
+		}
+		if (a == in.target && craft_over(lv, prev, in.target, &p) == 0) {
+			static struct tamper t;
+			int err = send_changed(lv, &p, NULL, &t);
+
+			tried++;
+			if (err == 0) {
+				accepted++;
+				snprintf(reason, sizeof(reason), "0x%llx, a landing of %s, accepted",
+					 (unsigned long long)in.target, c->name);
+			} else if (err == EBADMSG && strstr(t.req.reason, "a .cold part lands")) {
+				refused++;
+			}
+		}
+	}
+	check(refused && !accepted,
+	      "checker: regions over the core kernel's .cold landings are refused (%zu of %zu tried%s%s)",
+	      refused, tried, accepted ? "; " : "", accepted ? reason : "");
+}
+
 void test_verifier(struct live *lv)
 {
 	static const char *const fns[] = {
@@ -188,4 +327,8 @@ void test_verifier(struct live *lv)
 	} else {
 		check(0, "found an eviction bounce among the test functions");
 	}
+	foreign_label(lv, "gilk_target_asm_tail", "assembly's jump from the symbol before", NULL);
+	foreign_label(lv, "gilk_target_cold_host", "a .cold part's jump from 8 KiB away",
+		      "a .cold part lands");
+	core_cold_landings(lv);
 }

@@ -7,8 +7,9 @@
  *   EACCES        kprobe blacklist, noinstr, entry or idle code
  *   ELOOP         gilk's own code, the instrument's, or a thunk gilk's
  *                 own path runs through
- *   EBUSY         a jump label site        EADDRINUSE  a static call site
- *                                                      or trampoline
+ *   EBUSY         a jump label site, or    EADDRINUSE  a static call site
+ *                 a module not yet (or no              or trampoline
+ *                 longer) live
  *   EALREADY      an ftrace site           ETXTBSY     an alternatives
  *                                                      (SMP lock) site
  *   EEXIST        a kprobe                 ENOEXEC     an exception-table
@@ -134,11 +135,6 @@ static bool is_thunk(unsigned long a)
 	return false;
 }
 
-static int p_jump(unsigned long lo, unsigned long hi)
-{
-	return gilk_ks.jump_label_text_reserved((void *)lo, (void *)(hi - 1));
-}
-
 static int p_static(unsigned long lo, unsigned long hi)
 {
 	return gilk_ks.static_call_text_reserved((void *)lo, (void *)(hi - 1));
@@ -155,28 +151,86 @@ static int p_alt(unsigned long lo, unsigned long hi)
 }
 
 /*
- * Whether [lo, hi) holds a site pred reserves: in core kernel text the
- * index answers (the predicate walks all of the kernel's sites).
+ * The jump label sites of lo's module in [lo, hi), from the module's own
+ * table. Never through jump_label_text_reserved(): it decodes every site it
+ * walks, the core kernel's too, and BUG()s on one where a flipping key's
+ * text_poke_bp() has left its int3; its callers hold jump_label_mutex, which
+ * the kernel takes before text_mutex, and gilk may hold text_mutex here.
+ * While the module is coming its table is still being sorted, and while it
+ * goes its keys are being torn down: all of [lo, hi) counts then.
  */
-static bool sites_reserved(const struct gilk_site_index *idx, int text,
-			   unsigned long lo, unsigned long hi,
-			   int (*pred)(unsigned long, unsigned long))
+static void module_jump_facts(unsigned long lo, unsigned long hi, u32 kind,
+			      struct gilk_facts *f, struct gilk_fact *out)
+{
+	const struct jump_entry *j;
+	struct module *mod;
+
+	preempt_disable();	/* keeps the module's table while we read */
+	mod = gilk_ks.module_address(lo);
+	if (mod && mod->state != MODULE_STATE_LIVE) {
+		gilk_add_fact(f, out, lo, hi, kind);
+		mod = NULL;
+	}
+	for (j = mod ? mod->jump_entries : NULL;
+	     mod && j < mod->jump_entries + mod->num_jump_entries; j++) {
+		unsigned long a = jump_entry_code(j), e;
+
+		if (a >= hi || a + 5 <= lo)	/* 5: the most a site holds */
+			continue;
+		e = a + gilk_jump_site_len(a);
+		if (e > lo)
+			gilk_add_fact(f, out, max(a, lo), min(e, hi), kind);
+	}
+	preempt_enable();
+}
+
+/* Whether a's module is live: its jump labels set up, its keys in place. */
+static bool module_live(unsigned long a)
+{
+	struct module *mod;
+	bool live;
+
+	preempt_disable();
+	mod = gilk_ks.module_address(a);
+	live = mod && mod->state == MODULE_STATE_LIVE;
+	preempt_enable();
+	return live;
+}
+
+/* The jump label sites in [lo, hi): the index answers for the core kernel. */
+static void jump_facts(int text, unsigned long lo, unsigned long hi, u32 kind,
+		       struct gilk_facts *f, struct gilk_fact *out)
+{
+	if (text == GILK_TEXT_KERNEL)
+		gilk_site_facts(&gilk_jump_sites, lo, hi, kind, f, out);
+	else if (text == GILK_TEXT_MODULE)
+		module_jump_facts(lo, hi, kind, f, out);
+}
+
+/*
+ * Whether [lo, hi) holds a static call site: in core kernel text the index
+ * answers (the predicate walks all of the kernel's sites).
+ */
+static bool static_reserved(int text, unsigned long lo, unsigned long hi)
 {
 	struct gilk_fact found;
 	struct gilk_facts q = { .max = 1 };
 
 	if (text != GILK_TEXT_KERNEL)
-		return pred(lo, hi);
-	gilk_site_facts(idx, lo, hi, 0, &q, &found);
+		return p_static(lo, hi);
+	gilk_site_facts(&gilk_static_sites, lo, hi, 0, &q, &found);
 	return q.count;
 }
 
 bool gilk_jump_label_reserved(unsigned long addr, u32 len)
 {
+	struct gilk_facts q = { .max = 1 };
+	struct gilk_fact found;
 	int kind;
 
 	gilk_is_text(addr, &kind);
-	return sites_reserved(&gilk_jump_sites, kind, addr, addr + len, p_jump);
+	jump_facts(kind, addr, addr + len, 0, &q, &found);
+	return q.count;
 }
 
 int gilk_check_range(unsigned long addr, u32 len, const u8 *expect,
@@ -196,6 +250,10 @@ int gilk_check_range(unsigned long addr, u32 len, const u8 *expect,
 	if (!gilk_is_text(addr, &kind) || !gilk_is_text(addr + len - 1, &kind)) {
 		snprintf(reason, rlen, "0x%lx is not kernel or module text", addr);
 		return -EFAULT;
+	}
+	if (kind == GILK_TEXT_MODULE && !module_live(addr)) {
+		snprintf(reason, rlen, "%pS is in a module still loading or going away", s);
+		return -EBUSY;
 	}
 	for (i = 0; i < len; i++) {
 		unsigned long a = addr + i;
@@ -226,11 +284,11 @@ int gilk_check_range(unsigned long addr, u32 len, const u8 *expect,
 			 s);
 		return -ELOOP;
 	}
-	if (sites_reserved(&gilk_jump_sites, kind, addr, addr + len, p_jump)) {
+	if (gilk_jump_label_reserved(addr, len)) {
 		snprintf(reason, rlen, "%pS..+%u holds a jump label site", s, len);
 		return -EBUSY;
 	}
-	if (sites_reserved(&gilk_static_sites, kind, addr, addr + len, p_static)) {
+	if (static_reserved(kind, addr, addr + len)) {
 		snprintf(reason, rlen, "%pS..+%u holds a static call site", s, len);
 		return -EADDRINUSE;
 	}
@@ -400,7 +458,7 @@ int gilk_facts(struct gilk_facts *f, struct gilk_fact *out)
 	if (kind == GILK_TEXT_NONE)
 		return 0;
 	hi = clamp_to_text(lo, hi, kind);
-	site_facts(&gilk_jump_sites, kind, lo, hi, GILK_RES_JUMP_LABEL, p_jump, f, out);
+	jump_facts(kind, lo, hi, GILK_RES_JUMP_LABEL, f, out);
 	site_facts(&gilk_static_sites, kind, lo, hi, GILK_RES_STATIC_CALL, p_static, f, out);
 	if (in_static_call_tramps(lo, hi))
 		gilk_add_fact(f, out, max(lo, (unsigned long)gilk_ks.static_call_text_start),

@@ -27,7 +27,6 @@ struct gilk_ksyms {
 	struct list_head *kprobe_blacklist;	/* of kprobe_blacklist_entry */
 	char *kprobes_text_start, *kprobes_text_end;
 	const struct exception_table_entry *start_ex_table, *stop_ex_table;
-	int (*jump_label_text_reserved)(void *start, void *end);
 	int (*static_call_text_reserved)(void *start, void *end);
 	int (*ftrace_text_reserved)(const void *start, const void *end);
 	int (*alternatives_text_reserved)(void *start, void *end);
@@ -226,6 +225,7 @@ extern struct gilk_site_index gilk_jump_sites, gilk_static_sites, gilk_jump_targ
 extern struct gilk_site_index gilk_fixup_targets;
 int gilk_site_index_init(void);
 void gilk_site_index_exit(void);
+u32 gilk_jump_site_len(unsigned long code);
 /* The reserved bytes of idx's sites in [lo, hi), as facts of kind. */
 void gilk_site_facts(const struct gilk_site_index *idx, unsigned long lo,
 		     unsigned long hi, u32 kind, struct gilk_facts *f,

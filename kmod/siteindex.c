@@ -2,8 +2,8 @@
 /*
  * Where the core kernel's jump label and static call sites are, sorted by
  * address, built once at load from the same tables the kernel's predicates
- * read. jump_label_text_reserved() and static_call_text_reserved() walk
- * every site the kernel has for each question (tens of thousands of jump
+ * read. The kernel's predicates (jump_label_text_reserved() and
+ * static_call_text_reserved()) walk every site the kernel has for each question (tens of thousands of jump
  * labels), which made FACTS and each splice's checks slow; the index
  * answers by binary search, as they would: a site reserves its instruction
  * (a jump label's is 2 or 5 bytes, decoded as arch_jump_entry_size() does;
@@ -12,7 +12,7 @@
  * indexed too (a byte each), for the code checker's edges into a splice, and
  * so are the landings of the exception fixups, which may lie in another
  * function than their instructions. Module text is not indexed: its sites
- * come and go with the module, and the predicates answer for it.
+ * come and go with the module, and its own tables answer for it.
  */
 #include <asm/insn.h>
 #include <linux/extable.h>
@@ -46,7 +46,12 @@ static void index_add(struct gilk_site_index *idx, unsigned long addr, u32 len)
 	idx->site[idx->n++] = (struct gilk_site){ addr, len };
 }
 
-static u32 jump_len(unsigned long code)
+/*
+ * A jump label site's length: 2 or 5, and 5 (the most) where a flipping key
+ * has left text_poke_bp()'s int3, which arch_jump_entry_size() would BUG()
+ * on.
+ */
+u32 gilk_jump_site_len(unsigned long code)
 {
 	struct insn insn;
 
@@ -75,7 +80,7 @@ int gilk_site_index_init(void)
 	for (i = 0; i < nj; i++)
 		if (!jump_entry_is_init(&j[i])) {
 			index_add(&gilk_jump_sites, jump_entry_code(&j[i]),
-				  jump_len(jump_entry_code(&j[i])));
+				  gilk_jump_site_len(jump_entry_code(&j[i])));
 			index_add(&gilk_jump_targets, jump_entry_target(&j[i]), 1);
 		}
 	for (i = 0; i < ns; i++)

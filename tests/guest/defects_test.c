@@ -779,6 +779,105 @@ static void defect_unsplice_all(struct live *lv)
 	}
 }
 
+/* Writes s to path n times, "1" and "0" alternately when s is NULL. */
+struct flipper {
+	const char *path, *s;
+	int n, ret;
+	volatile int *done;
+};
+
+static void *flip(void *arg)
+{
+	struct flipper *f = arg;
+
+	for (int i = 0; i < f->n && !f->ret; i++)
+		f->ret = write_file(f->path, f->s ? f->s : i % 2 ? "0" : "1", 0);
+	__atomic_add_fetch(f->done, 1, __ATOMIC_SEQ_CST);
+	return NULL;
+}
+
+/*
+ * The length of the one jump label fact FACTS gives over [lo, hi), which must
+ * start at site; 0 if there is none, another, or the ioctl fails.
+ */
+static unsigned jump_fact_len(struct live *lv, uint64_t site, uint64_t lo, uint64_t hi,
+			      struct gilk_fact *out)
+{
+	struct gilk_facts f = { .start = lo, .end = hi, .max = 64, .buf = (uintptr_t)out };
+	unsigned len = 0, found = 0;
+
+	if (ioctl(lv->fd, GILK_IOC_FACTS, &f) || f.count > f.max)
+		return 0;
+	for (uint32_t i = 0; i < f.count; i++)
+		if (out[i].kind == GILK_RES_JUMP_LABEL) {
+			found++;
+			len = out[i].start == site ? (unsigned)(out[i].end - out[i].start) : 0;
+		}
+	return found == 1 ? len : 0;
+}
+
+/*
+ * 10 (CI, session 9): a static key flipping while gilk asks about module
+ * text. text_poke_bp() leaves an int3 at the key's sites for a while, and
+ * gilk asked the kernel's jump_label_text_reserved(), which decodes every
+ * site it walks (the core kernel's, then the module's) and BUG()s on an
+ * int3. Both kinds flip here: the target module's own key and a tracepoint's.
+ */
+static void defect_jump_label_flip(struct live *lv)
+{
+	static struct gilk_fact out[64];
+	volatile int done = 0;
+	struct flipper own = { "/proc/gilk_target_jl", "flip 400", 1, 0, &done };
+	struct flipper tp = { TRACING "/events/sched/sched_process_fork/enable", NULL, 300, 0, &done };
+	pthread_t t1, t2;
+	uint64_t site = 0, fs, fe;
+	unsigned asked = 0, right = 0, tries = 0, refused = 0, len0 = 0;
+	char buf[32] = "";
+	struct timespec t0;
+	FILE *pf = fopen("/proc/gilk_target_jl", "r");
+
+	if (pf && fgets(buf, sizeof(buf), pf))
+		site = strtoull(buf, NULL, 16);
+	if (pf)
+		fclose(pf);
+	if (!site || symtab_function(lv->k.syms, sym(lv, "gilk_target_jl"), NULL, &fs, &fe) ||
+	    site < fs || site >= fe) {
+		check(0, "defect 10: gilk_target_jl's jump label (site 0x%" PRIx64 ")", site);
+		return;
+	}
+	len0 = jump_fact_len(lv, site, fs - 32, fe + 32, out);
+	if (len0 != 2 && len0 != 5) {
+		check(0, "defect 10: FACTS finds gilk_target_jl's jump label at 0x%" PRIx64 " (%u bytes)",
+		      site, len0);
+		return;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	if (pthread_create(&t1, NULL, flip, &own) || pthread_create(&t2, NULL, flip, &tp)) {
+		check(0, "defect 10: flipping threads");
+		return;
+	}
+	while (done < 2 && ms_since(&t0) < 120000) {
+		struct gilk_splice req;
+		unsigned n = jump_fact_len(lv, site, fs - 32, fe + 32, out);
+		int err;
+
+		/* mid-flip, where an int3 hides the length, the most a site holds */
+		asked++;
+		right += n == len0 || n == 5;
+		if (asked % 4 == 0) {
+			tries++;
+			err = send_forced(lv, site, 5, &req);
+			refused += err == EBUSY && strstr(req.reason, "jump label") != NULL;
+		}
+	}
+	pthread_join(t1, NULL);
+	pthread_join(t2, NULL);
+	check(own.ret == 0 && tp.ret == 0 && asked >= 10 && right == asked && tries && refused == tries,
+	      "defect 10: while a module's static key and a tracepoint flip, FACTS over the module's function is right %u of %u times (its %u-byte jump label, 5 bytes mid-flip, nothing else), a splice there refused as a jump label site %u of %u times (flips: %s, %s)",
+	      right, asked, len0, refused, tries, own.ret ? strerror(-own.ret) : "done",
+	      tp.ret ? strerror(-tp.ret) : "done");
+}
+
 /* 3: a tsc splice hit in NMI context (backtraces of every CPU by NMI). */
 static void defect_nmi(struct live *lv)
 {
@@ -870,6 +969,7 @@ void test_defects(struct live *lv)
 	defect_list_lock(lv, false);
 	defect_list_lock(lv, true);
 	defect_facts_range(lv);
+	defect_jump_label_flip(lv);
 	defect_patch_outside(lv);
 	defect_idle(lv);
 	defect_nmi(lv);

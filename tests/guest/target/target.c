@@ -113,12 +113,17 @@ static int __init target_init(void)
 	ret = slowpage_init();
 	if (ret)
 		goto fail_tk;
+	ret = jl_init();
+	if (ret)
+		goto fail_slow;
 	entry = proc_create("gilk_target", 0600, NULL, &target_ops);
 	if (!entry) {
 		ret = -ENOMEM;
-		goto fail_slow;
+		goto fail_jl;
 	}
 	return 0;
+fail_jl:
+	jl_exit();
 fail_slow:
 	slowpage_exit();
 fail_tk:
@@ -132,6 +137,7 @@ static void __exit target_exit(void)
 {
 	proc_remove(entry);
 	kpsite_exit();
+	jl_exit();
 	slowpage_exit();
 	tk_exit();
 	park_exit();

@@ -25,4 +25,9 @@ void tk_exit(void);
 int slowpage_init(void);
 void slowpage_exit(void);
 
+/* jumplabel.c: /proc/gilk_target_jl */
+long gilk_target_jl(long n);
+int jl_init(void);
+void jl_exit(void);
+
 #endif

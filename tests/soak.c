@@ -8,10 +8,11 @@
  * loop) while it:
  *   - splices every block of one of >= 50 hot functions named nowhere else in
  *     the tests, in one batch (bounces and evictions included), and unsplices
- *     it, CYCLES times, round robin; a cycle's unsplice runs in a thread of
- *     its own while the next cycles splice (their grace periods overlap, and
- *     gilk sees splices and unsplices at once), unless the functions lie
- *     within a bounce's reach of each other;
+ *     it, CYCLES times, round robin. SPLICERS threads make cycles at once
+ *     and a cycle's unsplice runs in a thread of its own while the next
+ *     cycles splice: gilk sees batches of splices and unsplices at the same
+ *     time, and their grace periods (most of a cycle) overlap. Functions
+ *     within a bounce's reach of one under way wait for it;
  *   - every 100 cycles (the first included) kills a splicing process with
  *     SIGKILL in the middle of its batches, then unsplices whatever it left,
  *     as a new client;
@@ -360,7 +361,7 @@ static size_t splice_fn(struct live *lv, struct fn *f, const char *ins, uint32_t
 		badf("splicing %zu blocks of %s: %s", f->nplans, f->name, e.msg);
 		return 0;
 	}
-	splices += f->nplans;
+	__atomic_add_fetch(&splices, f->nplans, __ATOMIC_RELAXED);	/* splicers at once */
 	return f->nplans;
 }
 
@@ -485,11 +486,13 @@ static double secs(const struct timespec *a, const struct timespec *b)
 }
 
 /*
- * Earlier cycles' unsplices, in threads of their own (UNSPLICERS of them, a
- * job each at a time): they share the session's /dev/gilk, of which
- * live_unsplice_batch() reads nothing else.
+ * The cycles, made by SPLICERS threads at once, and their unsplices, in
+ * threads of their own (UNSPLICERS of them, a job each at a time): all share
+ * the session, of which live_splice_batch() with plans made and
+ * live_unsplice_batch() only read (its /dev/gilk, its settings).
  */
-#define UNSPLICERS 2
+#define SPLICERS 3
+#define UNSPLICERS 4
 
 struct unsplicers {
 	pthread_mutex_t lock;
@@ -503,6 +506,14 @@ struct unsplicers {
 	} job[UNSPLICERS];
 	bool quit;
 	double busy;		/* seconds unsplicing, in all */
+	/* the splicers: functions they splice now, the next cycle to make,
+	 * the first not to make yet (the next kill), seconds splicing */
+	const struct fn *splicing[SPLICERS];
+	unsigned long next, upto;
+	double splice_s;
+	long limit;		/* a time limit on the cycles (0: none) */
+	struct timespec t0;
+	bool timed_out;
 };
 
 struct unsplicer_arg {
@@ -571,30 +582,31 @@ static void unsplicers_stop(struct unsplicers *u)
 		pthread_join(u->job[i].thread, NULL);
 }
 
-/* Whether g may be spliced while the unsplices under way go on: their
- * bytes (bounce slots and evicted neighbours included) lie apart. */
-static bool unsplicers_clear_of(struct unsplicers *u, const struct fn *g)
+static bool near(const struct fn *f, const struct fn *g)
 {
-	bool clear = true;
-
-	pthread_mutex_lock(&u->lock);
-	for (size_t i = 0; i < UNSPLICERS; i++) {
-		const struct fn *f = u->job[i].f;
-
-		if (f && f->start < g->end + 256 && g->start < f->end + 256)
-			clear = false;
-	}
-	pthread_mutex_unlock(&u->lock);
-	return clear;
+	return f && f->start < g->end + 256 && g->start < f->end + 256;
 }
 
-/* Hands f's splices to a free unsplicer, once there is one. */
+/* Whether g may be spliced while the splices and unsplices under way go
+ * on: their bytes (bounce slots and evicted neighbours included) lie
+ * apart. The lock held. */
+static bool clear_of(struct unsplicers *u, const struct fn *g)
+{
+	for (size_t i = 0; i < UNSPLICERS; i++)
+		if (near(u->job[i].f, g))
+			return false;
+	for (size_t i = 0; i < SPLICERS; i++)
+		if (near(u->splicing[i], g))
+			return false;
+	return true;
+}
+
+/* Hands f's splices to a free unsplicer, once there is one; the lock held. */
 static void unsplicers_post(struct unsplicers *u, const struct fn *f,
 			    const uint32_t *ids, size_t n)
 {
 	size_t i;
 
-	pthread_mutex_lock(&u->lock);
 	for (;;) {
 		for (i = 0; i < UNSPLICERS && u->job[i].f; i++)
 			;
@@ -606,7 +618,83 @@ static void unsplicers_post(struct unsplicers *u, const struct fn *f,
 	u->job[i].n = n;
 	u->job[i].f = f;
 	pthread_cond_broadcast(&u->cond);
+}
+
+static void report(struct unsplicers *u, unsigned long made)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	printf("soak: %lu cycles, %lu splices (%.0f ms a cycle; each took %.0f ms splicing, %.0f ms unsplicing beside)\n",
+	       made, __atomic_load_n(&splices, __ATOMIC_RELAXED),
+	       secs(&u->t0, &t) * 1e3 / (double)made, u->splice_s * 1e3 / (double)made,
+	       u->busy * 1e3 / (double)made);
+}
+
+/*
+ * A splicer: takes the next cycle until u->upto, waits until its function
+ * is clear of those under way, splices it and hands it to an unsplicer.
+ */
+static void *splicer_run(void *arg)
+{
+	struct unsplicers *u = ((struct unsplicer_arg *)arg)->u;
+	size_t me = ((struct unsplicer_arg *)arg)->i;
+	static uint32_t ids[SPLICERS][FN_BLOCKS];
+
+	pthread_mutex_lock(&u->lock);
+	while (u->next < u->upto && !u->timed_out) {
+		unsigned long c = u->next++;
+		struct fn *f = &fns[c % nfns];
+		struct timespec a, b;
+		size_t n;
+
+		clock_gettime(CLOCK_MONOTONIC, &a);
+		if (u->limit > 0 && a.tv_sec - u->t0.tv_sec >= u->limit) {
+			u->timed_out = true;
+			u->next = c;
+			break;
+		}
+		while (!clear_of(u, f))
+			pthread_cond_wait(&u->cond, &u->lock);
+		u->splicing[me] = f;
+		pthread_mutex_unlock(&u->lock);
+		clock_gettime(CLOCK_MONOTONIC, &a);
+		n = splice_fn(u->lv, f, "count", ids[me]);
+		clock_gettime(CLOCK_MONOTONIC, &b);
+		pthread_mutex_lock(&u->lock);
+		u->splice_s += secs(&a, &b);
+		u->splicing[me] = NULL;
+		if (n)
+			unsplicers_post(u, f, ids[me], n);
+		pthread_cond_broadcast(&u->cond);
+		__atomic_add_fetch(&cycles, 1, __ATOMIC_RELAXED);
+		if (cycles % 10 == 0)
+			report(u, cycles);
+	}
 	pthread_mutex_unlock(&u->lock);
+	return NULL;
+}
+
+/* Cycles up to upto, SPLICERS at a time; false once the time limit is hit. */
+static bool splicers_run(struct unsplicers *u, unsigned long upto)
+{
+	static struct unsplicer_arg args[SPLICERS];
+	pthread_t t[SPLICERS];
+	size_t started = 0;
+
+	u->upto = upto;
+	for (size_t i = 0; i < SPLICERS; i++) {
+		args[i] = (struct unsplicer_arg){ u, i };
+		if (pthread_create(&t[i], NULL, splicer_run, &args[i]) == 0)
+			started++;
+		else
+			badf("no thread for splicer %zu", i);
+	}
+	if (!started)
+		splicer_run(&args[0]);
+	for (size_t i = 0; i < started; i++)
+		pthread_join(t[i], NULL);
+	return !u->timed_out;
 }
 
 int main(int argc, char **argv)
@@ -615,14 +703,11 @@ int main(int argc, char **argv)
 	/* A time limit on the cycles (0: none): the rest still runs, and the
 	 * summary counts the cycles made. */
 	long limit = argc > 2 ? strtol(argv[2], NULL, 0) : 0;
-	struct timespec t0, t;
-	double splice_s = 0;
 	struct live lv;
 	static struct unsplicers u = {
 		.lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER,
 	};
 	struct gerr e;
-	uint32_t ids[FN_BLOCKS];
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (live_open(&lv, NULL, &e)) {
@@ -661,38 +746,20 @@ int main(int argc, char **argv)
 		fprintf(stderr, "soak: no thread for the unsplices\n");
 		return 1;
 	}
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	for (cycles = 0; cycles < want && nfns; cycles++) {
-		struct fn *f = &fns[cycles % nfns];
-		struct timespec a, b;
-		size_t n;
-
-		clock_gettime(CLOCK_MONOTONIC, &t);
-		if (limit > 0 && t.tv_sec - t0.tv_sec >= limit) {
+	clock_gettime(CLOCK_MONOTONIC, &u.t0);
+	u.limit = limit;
+	/* every 100 cycles (the first included), a client killed mid-batch,
+	 * with nothing else under way */
+	while (nfns && u.next < want) {
+		if (u.next % 100 == 0) {
+			unsplicers_idle(&u);
+			kill_mid_batch(&lv, (unsigned)u.next);
+		}
+		if (!splicers_run(&u, u.next - u.next % 100 + 100 < want ?
+				      u.next - u.next % 100 + 100 : want)) {
 			printf("soak: the time limit (%ld s) stops the cycles at %lu of %lu\n",
 			       limit, cycles, want);
 			break;
-		}
-		if (!unsplicers_clear_of(&u, f))
-			unsplicers_idle(&u);
-		clock_gettime(CLOCK_MONOTONIC, &a);
-		n = splice_fn(&lv, f, "count", ids);
-		clock_gettime(CLOCK_MONOTONIC, &b);
-		splice_s += secs(&a, &b);
-		if (n)
-			unsplicers_post(&u, f, ids, n);
-		if (cycles % 100 == 0) {
-			unsplicers_idle(&u);
-			kill_mid_batch(&lv, (unsigned)cycles);
-		}
-		if (cycles % 10 == 9) {
-			clock_gettime(CLOCK_MONOTONIC, &t);
-			pthread_mutex_lock(&u.lock);
-			printf("soak: %lu cycles, %lu splices (%.0f ms a cycle: %.0f ms splicing, %.0f ms unsplicing beside)\n",
-			       cycles + 1, splices, secs(&t0, &t) * 1e3 / (double)(cycles + 1),
-			       splice_s * 1e3 / (double)(cycles + 1),
-			       u.busy * 1e3 / (double)(cycles + 1));
-			pthread_mutex_unlock(&u.lock);
 		}
 	}
 	unsplicers_stop(&u);

@@ -19,6 +19,8 @@
 #include <linux/jump_label.h>
 #include <asm/extable.h>
 #include <linux/slab.h>
+#include <linux/irqflags.h>
+#include <linux/uaccess.h>
 #include <linux/sort.h>
 #include <linux/static_call_types.h>
 
@@ -46,18 +48,29 @@ static void index_add(struct gilk_site_index *idx, unsigned long addr, u32 len)
 	idx->site[idx->n++] = (struct gilk_site){ addr, len };
 }
 
+#define JUMP_LABEL_NOP_SIZE_MAX 5	/* the most a jump label holds */
+
 /*
  * A jump label site's length: 2 or 5, and 5 (the most) where a flipping key
  * has left text_poke_bp()'s int3, which arch_jump_entry_size() would BUG()
- * on.
+ * on. The bytes are copied with interrupts off: text_poke_bp() waits for
+ * every CPU between its writes (int3, the rest, the first byte), so the copy
+ * sees at most one of them under way, never the old first byte before the
+ * new rest (0f plus a rel32 would decode as 2 bytes of a 5-byte site).
  */
 u32 gilk_jump_site_len(unsigned long code)
 {
+	u8 b[JUMP_LABEL_NOP_SIZE_MAX];
 	struct insn insn;
+	unsigned long flags;
+	long bad;
 
-	if (gilk_ks.insn_decode(&insn, (void *)code, MAX_INSN_SIZE, INSN_MODE_KERN) ||
+	local_irq_save(flags);
+	bad = copy_from_kernel_nofault(b, (void *)code, sizeof(b));
+	local_irq_restore(flags);
+	if (bad || gilk_ks.insn_decode(&insn, b, sizeof(b), INSN_MODE_KERN) ||
 	    (insn.length != 2 && insn.length != 5))
-		return 5;	/* the most a jump label holds */
+		return 5;
 	return insn.length;
 }
 

@@ -175,7 +175,7 @@ static void module_jump_facts(unsigned long lo, unsigned long hi, u32 kind,
 	     mod && j < mod->jump_entries + mod->num_jump_entries; j++) {
 		unsigned long a = jump_entry_code(j), e;
 
-		if (a >= hi || a + 5 <= lo)	/* 5: the most a site holds */
+		if (a >= hi || a + GILK_JUMP_SITE_MAX <= lo)
 			continue;
 		e = a + gilk_jump_site_len(a);
 		if (e > lo)

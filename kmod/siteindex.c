@@ -48,8 +48,6 @@ static void index_add(struct gilk_site_index *idx, unsigned long addr, u32 len)
 	idx->site[idx->n++] = (struct gilk_site){ addr, len };
 }
 
-#define JUMP_LABEL_NOP_SIZE_MAX 5	/* the most a jump label holds */
-
 /*
  * A jump label site's length: 2 or 5, and 5 (the most) where a flipping key
  * has left text_poke_bp()'s int3, which arch_jump_entry_size() would BUG()
@@ -60,7 +58,7 @@ static void index_add(struct gilk_site_index *idx, unsigned long addr, u32 len)
  */
 u32 gilk_jump_site_len(unsigned long code)
 {
-	u8 b[JUMP_LABEL_NOP_SIZE_MAX];
+	u8 b[GILK_JUMP_SITE_MAX];
 	struct insn insn;
 	unsigned long flags;
 	long bad;

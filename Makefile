@@ -18,7 +18,7 @@ INSTR_KO := $(INSTRUMENTS:%=$(KO)/instruments/%.ko)
 KMODS   := $(KO)/gilk.ko $(INSTR_KO) $(KO)/tests/gilk_target.ko
 SETUP   := scripts/setup $(if $(filter ref,$(KERNEL)),,--profile $(KERNEL))
 VERSION := 0.1
-SUITES  := unit cfg-objdump differential shell install checkpatch lab docs guest guest-preempt-full
+SUITES  := unit cfg-objdump differential shell install checkpatch lab uniproc docs guest guest-preempt-full
 CORE_SRC := $(wildcard core/*.c)
 CORE_OBJ := $(CORE_SRC:%.c=$(B)/%.o)
 

@@ -88,13 +88,16 @@ static bool in_module_static_call_tramp(unsigned long lo, unsigned long hi)
 	return false;
 }
 
-/* alternatives_text_reserved() walks lists text_mutex guards. */
+/*
+ * alternatives_text_reserved() walks lists text_mutex guards, and unlike
+ * the other reservation predicates takes its end as exclusive.
+ */
 static int alt_reserved(unsigned long lo, unsigned long hi)
 {
 	int ret;
 
 	mutex_lock(gilk_ks.text_mutex);
-	ret = gilk_ks.alternatives_text_reserved((void *)lo, (void *)(hi - 1));
+	ret = gilk_ks.alternatives_text_reserved((void *)lo, (void *)hi);
 	mutex_unlock(gilk_ks.text_mutex);
 	return ret;
 }

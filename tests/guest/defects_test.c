@@ -29,34 +29,6 @@
 
 #define TRACING "/sys/kernel/tracing"
 
-static int write_file(const char *path, const char *s, int flags)
-{
-	int fd = open(path, O_WRONLY | flags);
-	ssize_t n;
-
-	if (fd < 0)
-		return -errno;
-	n = write(fd, s, strlen(s));
-	n = n < 0 ? -errno : 0;
-	close(fd);
-	return (int)n;
-}
-
-/* The last result /proc/gilk_target gives (LONG_MIN when unreadable). */
-static long target_result(void)
-{
-	char buf[32];
-	int fd = open("/proc/gilk_target", O_RDONLY);
-	ssize_t k = fd < 0 ? -1 : read(fd, buf, sizeof(buf) - 1);
-
-	if (fd >= 0)
-		close(fd);
-	if (k <= 0)
-		return LONG_MIN;
-	buf[k] = 0;
-	return strtol(buf, NULL, 10);
-}
-
 static int dmesg_count(const char *what)
 {
 	char cmd[256], line[64] = "";

@@ -1,9 +1,14 @@
 /* Shared by the guest test files (see guest.h). */
 #include "guest.h"
 
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static int passed, failed;
 
@@ -75,3 +80,72 @@ int restored(struct live *lv, const struct splice_plan *p)
 	       memcmp(b, p->region.orig, p->region.len) == 0;
 }
 
+/* The plan is a 5-byte jmp over orig, one 5-byte nop in its place. */
+int force_splice(struct live *lv, uint64_t site, const uint8_t *orig,
+		 enum bug_kind bug, int *err, char *reason, size_t rlen)
+{
+	struct splice_plan p;
+	struct gerr e;
+	uint32_t id;
+	static const uint8_t nop5[] = { 0x0f, 0x1f, 0x44, 0x00, 0x00 };
+
+	memset(&p, 0, sizeof(p));
+	p.mode = SPLICE_JMP;
+	p.bug = bug;
+	p.region.addr = site;
+	p.region.len = p.region.live = 5;
+	p.region.ninsn = 1;
+	memcpy(p.region.orig, orig, 5);
+	p.region.insns[0].addr = site;
+	p.region.insns[0].len = 5;
+	memcpy(p.region.insns[0].bytes, nop5, 5);
+	if (live_splice(lv, &p, "count", "", &id, &e) == 0) {
+		live_unsplice(lv, id, &e);
+		*err = 0;
+		return 0;
+	}
+	*err = errno;
+	snprintf(reason, rlen, "%s", e.msg);
+	return -1;
+}
+
+void expect_refusal(struct live *lv, const char *what, uint64_t site,
+		    int want, const char *words)
+{
+	uint8_t live5[5] = { 0 };
+	char reason[512] = "";
+	struct gerr e;
+	int err = 0;
+
+	live_read_mem(lv, site, live5, 5, &e);
+	force_splice(lv, site, live5, BUG_NONE, &err, reason, sizeof(reason));
+	check(err == want && strstr(reason, words), "%s refused by gilk.ko: %s (%s)", what,
+	      strerror(err), reason);
+}
+
+int write_file(const char *path, const char *s, int flags)
+{
+	int fd = open(path, O_WRONLY | flags);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = write(fd, s, strlen(s));
+	n = n < 0 ? -errno : 0;
+	close(fd);
+	return (int)n;
+}
+
+long target_result(void)
+{
+	char buf[32];
+	int fd = open("/proc/gilk_target", O_RDONLY);
+	ssize_t k = fd < 0 ? -1 : read(fd, buf, sizeof(buf) - 1);
+
+	if (fd >= 0)
+		close(fd);
+	if (k <= 0)
+		return LONG_MIN;
+	buf[k] = 0;
+	return strtol(buf, NULL, 10);
+}

@@ -24,6 +24,20 @@ int splice_at(struct live *lv, uint64_t site, unsigned flags,
 	      struct splice_plan *p);
 /* Whether p's region holds its original bytes again. */
 int restored(struct live *lv, const struct splice_plan *p);
+/* A 5-byte jmp splice at site over orig, sent unplanned (what the planner
+ * would refuse, for gilk.ko's own checks): 0, or -1 with *err its errno and
+ * reason gilk.ko's. */
+int force_splice(struct live *lv, uint64_t site, const uint8_t *orig,
+		 enum bug_kind bug, int *err, char *reason, size_t rlen);
+/* A check that gilk.ko refuses a forced splice at site with errno want and
+ * a reason holding words. */
+void expect_refusal(struct live *lv, const char *what, uint64_t site,
+		    int want, const char *words);
+
+/* Writes s to path opened O_WRONLY | flags: 0 or -errno. */
+int write_file(const char *path, const char *s, int flags);
+/* The last result /proc/gilk_target gives (LONG_MIN when unreadable). */
+long target_result(void);
 
 /* n sleeps of ms each, begun on CPU 0 and ended on CPU 1 (sleep_migrate.c);
  * the exit status. */
@@ -37,5 +51,6 @@ void test_ibt(struct live *lv);
 void test_rangefacts(struct live *lv);
 void test_scale(struct live *lv, const char *glob);
 void test_templates(struct live *lv);
+void test_uniproc(struct live *lv);
 
 #endif

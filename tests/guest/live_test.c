@@ -256,50 +256,6 @@ static void test_blocks(struct live *lv)
 	}
 }
 
-/* A splice request for a site the planner would refuse: the kernel's own
- * checks must catch it. The plan is a 5-byte jmp over the live bytes. */
-static int force_splice(struct live *lv, uint64_t site, const uint8_t *orig,
-			enum bug_kind bug, int *err, char *reason, size_t rlen)
-{
-	struct splice_plan p;
-	struct gerr e;
-	uint32_t id;
-	static const uint8_t nop5[] = { 0x0f, 0x1f, 0x44, 0x00, 0x00 };
-
-	memset(&p, 0, sizeof(p));
-	p.mode = SPLICE_JMP;
-	p.bug = bug;
-	p.region.addr = site;
-	p.region.len = p.region.live = 5;
-	p.region.ninsn = 1;
-	memcpy(p.region.orig, orig, 5);
-	p.region.insns[0].addr = site;
-	p.region.insns[0].len = 5;
-	memcpy(p.region.insns[0].bytes, nop5, 5);
-	if (live_splice(lv, &p, "count", "", &id, &e) == 0) {
-		live_unsplice(lv, id, &e);
-		*err = 0;
-		return 0;
-	}
-	*err = errno;
-	snprintf(reason, rlen, "%s", e.msg);
-	return -1;
-}
-
-static void expect_refusal(struct live *lv, const char *what, uint64_t site,
-			   int want, const char *words)
-{
-	uint8_t live5[5] = { 0 };
-	char reason[512] = "";
-	struct gerr e;
-	int err = 0;
-
-	live_read_mem(lv, site, live5, 5, &e);
-	force_splice(lv, site, live5, BUG_NONE, &err, reason, sizeof(reason));
-	check(err == want && strstr(reason, words), "%s refused by gilk.ko: %s (%s)", what,
-	      strerror(err), reason);
-}
-
 static void test_refusals(struct live *lv)
 {
 	uint64_t f = sym(lv, "__x64_sys_getppid");
@@ -959,7 +915,7 @@ int main(int argc, char **argv)
 	struct gerr e;
 
 	if (argc < 2) {
-		fprintf(stderr, "usage: test-live basic|blocks|facts|rangefacts|scale [GLOB]|refusals|events|stress N|fuzz N|privs|splice-hold SYM INS ARG\n");
+		fprintf(stderr, "usage: test-live basic|blocks|facts|rangefacts|scale [GLOB]|refusals|uniproc|events|stress N|fuzz N|privs|splice-hold SYM INS ARG\n");
 		return 2;
 	}
 	if (!strcmp(argv[1], "workload") && argc == 4)
@@ -993,6 +949,8 @@ int main(int argc, char **argv)
 		test_defects(&lv);
 	else if (!strcmp(argv[1], "templates"))
 		test_templates(&lv);
+	else if (!strcmp(argv[1], "uniproc"))
+		test_uniproc(&lv);
 	else if (!strcmp(argv[1], "badreq"))
 		test_badreq(&lv, argc > 2 ? atoi(argv[2]) : 100000);
 	else if (!strcmp(argv[1], "events"))

@@ -270,16 +270,6 @@ static bool compare(struct live *lv, const struct reference *ref, const char *wh
 	return bad == 0 && badsites == 0;
 }
 
-static int write_file(const char *path, const char *s)
-{
-	int fd = open(path, O_WRONLY | O_APPEND);
-	int ok = fd >= 0 && write(fd, s, strlen(s)) == (ssize_t)strlen(s);
-
-	if (fd >= 0)
-		close(fd);
-	return ok ? 0 : -1;
-}
-
 /* A suffixed symbol whose base is blacklisted, or 0. */
 static uint64_t suffixed_blacklisted(struct live *lv, const struct reference *ref)
 {
@@ -324,7 +314,7 @@ void test_rangefacts(struct live *lv)
 	bool armed;
 
 	snprintf(def, sizeof(def), "p:gilk_rf 0x%" PRIx64 "\n", probed);
-	armed = write_file(TRACING "/kprobe_events", def) == 0;
+	armed = write_file(TRACING "/kprobe_events", def, O_APPEND) == 0;
 	check(armed, "a kprobe placed at vfs_read for FACTS to find");
 	load_blacklist(&ref);
 	load_kprobes(&ref);
@@ -357,7 +347,7 @@ void test_rangefacts(struct live *lv)
 	      agree, asked, seen[BLACKLIST], seen[EXTABLE], seen[KPROBE], seen[4],
 	      cold ? "included" : "not found");
 	if (armed)
-		write_file(TRACING "/kprobe_events", "-:gilk_rf\n");
+		write_file(TRACING "/kprobe_events", "-:gilk_rf\n", O_APPEND);
 	t0 = now_s();
 	f = ask(lv, lv->k.text_start, lv->k.text_start + (1 << 20), &n);
 	check(f != NULL, "FACTS over 1 MiB of kernel text: %u facts in %.3f s", f ? n : 0,

@@ -11,9 +11,10 @@
  * "flags N" gilk_target_flags(N) (flags.c), "recurse N"
  * gilk_target_recurse(N) (recurse.c), N calls deep, "kprobe 1" and "kprobe 0"
  * put and take off a kprobe at gilk_target_kpsite+8 (kpsite.c, the result
- * 0 or -errno). Reading the file gives the
- * last result. A proc file rather than a module parameter: a BUG kills the
- * writer, and a parameter write would die holding the module's param lock.
+ * 0 or -errno), "lock N" gilk_target_smplock(N) (smplock.c). Reading the
+ * file gives the last result. A proc file rather than a module parameter: a
+ * BUG kills the writer, and a parameter write would die holding the module's
+ * param lock.
  */
 #include <linux/bug.h>
 #include <linux/kernel.h>
@@ -79,6 +80,8 @@ static ssize_t target_write(struct file *file, const char __user *ubuf,
 		WRITE_ONCE(last, gilk_target_recurse(n));
 	else if (!strcmp(op, "kprobe"))
 		WRITE_ONCE(last, gilk_target_kprobe(n));
+	else if (!strcmp(op, "lock"))
+		WRITE_ONCE(last, gilk_target_smplock(n));
 	else
 		return -EINVAL;
 	return len;

@@ -7,6 +7,8 @@ long gilk_target_evict(long n);
 long gilk_target_pad(long n);
 long gilk_target_kpsite(long n);
 long gilk_target_kprobe(long on);
+/* smplock.c: n + 1, counted with a lock prefix at +3 */
+long gilk_target_smplock(long n);
 void kpsite_exit(void);
 long gilk_target_flags(long n);
 /* recurse.c: 1 + 2 + ... + n, n calls deep */

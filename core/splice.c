@@ -858,6 +858,14 @@ const char *splice_reason_str(enum splice_reason r)
 	return (unsigned)r < SR_NREASONS ? reason_names[r][1] : "?";
 }
 
+const char *splice_limit_str(const struct splice_plan *p)
+{
+	if ((p->reason != SR_TOO_SHORT && p->reason != SR_NO_BOUNCE_SLOT) ||
+	    p->limit == SPLICE_OK || p->limit == SR_TOO_SHORT)
+		return NULL;
+	return splice_reason_str(p->limit);
+}
+
 const char *splice_mode_name(enum splice_mode m)
 {
 	switch (m) {

@@ -217,6 +217,11 @@ enum ptregs_slot {
 
 const char *splice_reason_name(enum splice_reason r); /* short, for tables */
 const char *splice_reason_str(enum splice_reason r);  /* a sentence */
+/* For a block refused as too short: why its region could not grow past
+ * reason_addr (a reserved site, an instruction that cannot move), as a
+ * sentence; NULL where nothing but a branch target or the function's end
+ * stopped it. */
+const char *splice_limit_str(const struct splice_plan *p);
 const char *splice_mode_name(enum splice_mode m);
 
 #endif

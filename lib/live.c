@@ -469,6 +469,7 @@ int live_plan(struct live *lv, uint64_t site, unsigned flags,
 {
 	struct splice_env env;
 	char where[128];
+	const char *lim;
 
 	if (prepare(lv, site, &env, e))
 		return -1;
@@ -476,8 +477,10 @@ int live_plan(struct live *lv, uint64_t site, unsigned flags,
 	if (splice_plan(&env, site, p) == 0)
 		return 0;
 	symtab_format(lv->k.syms, p->reason_addr, where, sizeof(where));
-	return gerr_set(e, "cannot splice at 0x%llx: %s (at %s)",
-			(unsigned long long)site, splice_reason_str(p->reason), where);
+	lim = splice_limit_str(p);
+	return gerr_set(e, "cannot splice at 0x%llx: %s (at %s%s%s)",
+			(unsigned long long)site, splice_reason_str(p->reason), where,
+			lim ? ", where it cannot grow: " : "", lim ? lim : "");
 }
 
 uint64_t live_block_site(struct live *lv, uint64_t addr)

@@ -159,6 +159,7 @@ int session_plan(struct session *s, uint64_t site, unsigned flags,
 {
 	struct splice_env env;
 	char where[160];
+	const char *lim;
 
 	if (s->live)
 		return live_plan(&s->lv, site, flags, p, e);
@@ -172,8 +173,10 @@ int session_plan(struct session *s, uint64_t site, unsigned flags,
 	if (splice_plan(&env, site, p) == 0)
 		return 0;
 	session_where(s, p->reason_addr, where, sizeof(where));
-	return gerr_set(e, "cannot splice at 0x%" PRIx64 ": %s (at %s)", site,
-			splice_reason_str(p->reason), where);
+	lim = splice_limit_str(p);
+	return gerr_set(e, "cannot splice at 0x%" PRIx64 ": %s (at %s%s%s)", site,
+			splice_reason_str(p->reason), where,
+			lim ? ", where it cannot grow: " : "", lim ? lim : "");
 }
 
 int session_read(struct session *s, uint64_t addr, void *buf, size_t len,

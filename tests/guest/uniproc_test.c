@@ -63,8 +63,8 @@ void test_uniproc(struct live *lv)
 	      "uniproc: FACTS reports the lock prefix, over the function and over its one byte, and nowhere else");
 	ret = live_plan(lv, fn, 0, &p, &e);
 	/* 3 bytes before it, too few for a jmp: the block cannot grow over it */
-	check(ret && p.reason_addr == lock,
-	      "uniproc: the planner stops the block's region at the lock prefix: %s",
+	check(ret && p.reason_addr == lock && strstr(e.msg, "lock prefix"),
+	      "uniproc: the planner stops the block's region at the lock prefix, and says so: %s",
 	      ret ? e.msg : "planned over it");
 	expect_refusal(lv, "uniproc: a forced splice over the lock prefix", lock, ETXTBSY,
 		       "SMP alternatives site");

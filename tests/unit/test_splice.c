@@ -421,6 +421,28 @@ static void refuse_reserved_kinds(void **st)
 	}
 }
 
+/* A region stopped short by a reserved byte says so: xor eax, eax; then a
+ * lock prefix the kernel rewrites (lock inc dword ptr [rdi]); ret. */
+static void too_short_names_its_limit(void **st)
+{
+	static const uint8_t b[] = { 0x31, 0xc0, 0xf0, 0xff, 0x07, 0xc3 };
+	struct fixture *fx = fn(b, sizeof(b), NULL, 0);
+	struct splice_plan p;
+
+	(void)st;
+	fx->env.flags = SPLICE_NO_BOUNCE;
+	reserve(fx, F + 2, F + 3, RES_SMP_LOCK);
+	assert_int_equal(splice_plan(&fx->env, F, &p), -1);
+	assert_int_equal(p.reason, SR_NO_BOUNCE_SLOT);
+	assert_true(p.reason_addr == F + 2);
+	assert_string_equal(splice_limit_str(&p), splice_reason_str(SR_SMP_LOCK));
+	/* stopped by the function's end alone: nothing more to say */
+	fx = fn(b, 2, NULL, 0);
+	fx->env.flags = SPLICE_NO_BOUNCE;
+	assert_int_equal(splice_plan(&fx->env, F, &p), -1);
+	assert_null(splice_limit_str(&p));
+}
+
 /* A jump label inside idle text (default_idle on the debug kernel, right
  * after its ftrace site): the reason given is idle, the section's own. */
 static void idle_text_outranks_jump_label(void **st)
@@ -639,6 +661,7 @@ const struct CMUnitTest splice_tests[] = {
 	cmocka_unit_test(bug_site_only_at_region_start),
 	cmocka_unit_test(refuse_out_of_reach),
 	cmocka_unit_test(refuse_reserved_kinds),
+	cmocka_unit_test(too_short_names_its_limit),
 	cmocka_unit_test(idle_text_outranks_jump_label),
 	cmocka_unit_test(alternatives_flagged_not_refused),
 	cmocka_unit_test(refuse_occupied),

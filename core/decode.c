@@ -128,6 +128,9 @@ int decode_one(struct decoder *d, const uint8_t *code, size_t avail,
 				out->mem_rsp = 1;
 			if (op->mem.index != X86_REG_INVALID)
 				out->mem_index = 1;
+			if (op->mem.base == X86_REG_INVALID && op->mem.index != X86_REG_INVALID &&
+			    op->mem.scale == 8 && op->mem.segment == X86_REG_INVALID)
+				out->table = (uint64_t)op->mem.disp;
 		}
 	}
 	out->kind = (uint8_t)classify(ci, imm);

@@ -43,6 +43,10 @@ struct insn {
 	uint8_t nop : 1;   /* a no-op of any length (padding candidate) */
 	uint8_t mem_rsp : 1; /* a memory operand addressed through rsp */
 	uint8_t mem_index : 1; /* a memory operand with an index register */
+	/* A memory operand [disp32 + index*8] with no base and no segment:
+	 * disp, sign-extended, where a table of 8-byte words may lie (a
+	 * computed goto loads its target so); 0 otherwise. */
+	uint64_t table;
 	uint8_t bytes[INSN_MAX];
 };
 

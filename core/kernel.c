@@ -3,6 +3,9 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/types.h>
+
+static void find_rodata(struct kernel *k);
 
 int kernel_open(struct kernel *k, const char *image, const char *symbols,
 		struct gerr *e)
@@ -37,6 +40,7 @@ int kernel_open(struct kernel *k, const char *image, const char *symbols,
 	}
 	if (textfacts_load(k->facts, k->img, k->syms, k->dec, e))
 		goto fail;
+	find_rodata(k);
 	return 0;
 fail:
 	kernel_close(k);
@@ -54,6 +58,22 @@ static int symbol_addr(const struct symtab *st, const char *name, uint64_t *a,
 		return gerr_set(e, "%s reads as 0: kallsyms addresses are hidden (kptr_restrict); run as root", name);
 	*a = s->addr;
 	return 0;
+}
+
+/* .rodata's bounds and the image's end, where the symbols give them
+ * (System.map and kallsyms both do; without them a computed goto's targets
+ * are not looked for). */
+static void find_rodata(struct kernel *k)
+{
+	const struct ksym *a, *b;
+
+	if (symtab_by_name(k->syms, "__start_rodata", &a, 1) == 1 &&
+	    symtab_by_name(k->syms, "__end_rodata", &b, 1) == 1 && a->addr < b->addr) {
+		k->rodata_start = a->addr;
+		k->rodata_end = b->addr;
+	}
+	if (symtab_by_name(k->syms, "_end", &a, 1) == 1)
+		k->image_end = a->addr;
 }
 
 /*
@@ -123,8 +143,9 @@ int kernel_open_live(struct kernel *k, const char *kcore, const char *symbols,
 		if (b > a && kimage_copy_range(k->img, src, tables[i][0], a, b - a, e))
 			goto fail;
 	}
-	kimage_close(src);
+	k->kcore = src;
 	src = NULL;
+	find_rodata(k);
 	k->facts = textfacts_new();
 	if (!k->facts) {
 		gerr_set(e, "out of memory");
@@ -143,6 +164,7 @@ fail:
 void kernel_close(struct kernel *k)
 {
 	kimage_close(k->img);
+	kimage_close(k->kcore);
 	symtab_free(k->syms);
 	textfacts_free(k->facts);
 	decoder_close(k->dec);
@@ -184,6 +206,82 @@ static int neighbour_targets(struct kernel *k, const struct ksym *self, uint64_t
 	return 0;
 }
 
+static int scratch_push(struct kernel *k, uint64_t a)
+{
+	if (k->nscratch == k->capscratch) {
+		size_t cap = k->capscratch ? k->capscratch * 2 : 64;
+		uint64_t *p = realloc(k->scratch, cap * sizeof(*p));
+
+		if (!p)
+			return -1;
+		k->scratch = p;
+		k->capscratch = cap;
+	}
+	k->scratch[k->nscratch++] = a;
+	return 0;
+}
+
+/* A word of kernel data: from the image, or live from kcore. */
+static int read_word(struct kernel *k, uint64_t a, uint64_t *w)
+{
+	struct gerr e;
+
+	return kimage_read(k->img, a, w, sizeof(*w), &e) &&
+	       (!k->kcore || kimage_read(k->kcore, a, w, sizeof(*w), &e)) ? -1 : 0;
+}
+
+/*
+ * A computed goto (___bpf_prog_run's `goto *jumptable[op]`) loads its
+ * target from a table of absolute addresses, [table + index*8], and jumps
+ * through the register (a retpoline thunk): no decoder sees those edges.
+ * The table is a core kernel function's in .rodata (where GCC puts a
+ * `static const` one), a module function's in module memory. It is read
+ * from its first word while they are text (some land in the .cold part);
+ * those in the function are its targets. A table of function pointers adds
+ * none, or the function's own start. gilk.ko's checker reads the same
+ * tables (kmod/verify.c). Returns how many targets it added, or -1.
+ */
+#define TABLE_MAX 4096
+
+static bool table_data(const struct kernel *k, const struct cfg *g, uint64_t t)
+{
+	if (g->start >= k->text_start && g->start < k->text_end)
+		return t >= k->rodata_start && t < k->rodata_end;
+	return k->image_end && t >= k->image_end;
+}
+
+static bool is_text(const struct kernel *k, uint64_t a)
+{
+	uint64_t s, e;
+
+	return (a >= k->text_start && a < k->text_end) ||
+	       (k->image_end && a >= k->image_end && symtab_function(k->syms, a, NULL, &s, &e) == 0);
+}
+
+static ssize_t table_targets(struct kernel *k, const struct cfg *g)
+{
+	uint64_t last = 0;
+	ssize_t added = 0;
+
+	for (size_t i = 0; i < g->ninsn; i++) {
+		uint64_t t = g->insns[i].table, w;
+
+		if (!t || t == last || !table_data(k, g, t))
+			continue;
+		last = t;
+		for (size_t j = 0; j < TABLE_MAX; j++) {
+			if (read_word(k, t + 8 * j, &w) || !is_text(k, w))
+				break;
+			if (w < g->start || w >= g->end)
+				continue;
+			if (scratch_push(k, w))
+				return -1;
+			added++;
+		}
+	}
+	return added;
+}
+
 int kernel_cfg(struct kernel *k, uint64_t start, struct cfg *g, struct gerr *e)
 {
 	const struct ksym *sym, *cold[8];
@@ -191,6 +289,7 @@ int kernel_cfg(struct kernel *k, uint64_t start, struct cfg *g, struct gerr *e)
 	const uint64_t *ft;
 	const uint8_t *code;
 	size_t ncold, nft;
+	ssize_t added;
 
 	if (symtab_function(k->syms, start, &sym, &fstart, &fend) || fstart != start)
 		return gerr_set(e, "0x%llx is not the start of a function",
@@ -202,18 +301,9 @@ int kernel_cfg(struct kernel *k, uint64_t start, struct cfg *g, struct gerr *e)
 		return gerr_set(e, "the image holds no bytes for %s", sym->name);
 	k->nscratch = 0;
 	nft = textfacts_targets(k->facts, fstart, fend, &ft);
-	for (size_t i = 0; i < nft; i++) {
-		if (k->nscratch == k->capscratch) {
-			size_t cap = k->capscratch ? k->capscratch * 2 : 64;
-			uint64_t *p = realloc(k->scratch, cap * sizeof(*p));
-
-			if (!p)
-				return gerr_set(e, "out of memory");
-			k->scratch = p;
-			k->capscratch = cap;
-		}
-		k->scratch[k->nscratch++] = ft[i];
-	}
+	for (size_t i = 0; i < nft; i++)
+		if (scratch_push(k, ft[i]))
+			return gerr_set(e, "out of memory");
 	ncold = symtab_cold_parts(k->syms, sym->name, cold, 8);
 	for (size_t i = 0; i < ncold && i < 8; i++) {
 		uint64_t cs, ce;
@@ -229,7 +319,13 @@ int kernel_cfg(struct kernel *k, uint64_t start, struct cfg *g, struct gerr *e)
 	}
 	if (neighbour_targets(k, sym, fstart, fend))
 		return gerr_set(e, "out of memory");
-	return cfg_build(g, k->dec, code, fstart, fend, k->scratch, k->nscratch, e);
+	if (cfg_build(g, k->dec, code, fstart, fend, k->scratch, k->nscratch, e))
+		return -1;
+	/* built again, rarely, with a computed goto's targets */
+	added = table_targets(k, g);
+	if (added < 0)
+		return gerr_set(e, "out of memory");
+	return added ? cfg_build(g, k->dec, code, fstart, fend, k->scratch, k->nscratch, e) : 0;
 }
 
 static int window_get(struct kernel *k, struct cfg_window *w, uint64_t start,

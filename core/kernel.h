@@ -25,6 +25,11 @@ struct kernel {
 	uint64_t text_start, text_end;  /* the image's .text */
 	uint64_t *scratch;              /* targets from .cold parts */
 	size_t nscratch, capscratch;
+	/* .rodata, where a core kernel function's computed goto table lies,
+	 * the image's end, past which modules' lie (0: not known), and live,
+	 * /proc/kcore to read them from (the snapshot holds text) */
+	uint64_t rodata_start, rodata_end, image_end;
+	struct kimage *kcore;
 };
 
 /* image: vmlinux, bzImage or /proc/kcore (then as kernel_open_live());

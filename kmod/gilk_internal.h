@@ -54,6 +54,7 @@ struct gilk_ksyms {
 	char *cpuidle_text_start, *cpuidle_text_end;
 	char *stext, *end;	/* the kernel image: _stext to _end */
 	char *etext;		/* the end of its text */
+	char *start_rodata, *end_rodata;
 	gilk_each_symbol_t kallsyms_on_each_symbol;
 	void (*text_poke_bp)(void *addr, const void *opcode, size_t len,
 			     const void *emulate);

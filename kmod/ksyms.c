@@ -139,6 +139,8 @@ static const struct {
 	KSYM(cpuidle_text_end, "__cpuidle_text_end"),
 	KSYM(stext, "_stext"),
 	KSYM(etext, "_etext"),
+	KSYM(start_rodata, "__start_rodata"),
+	KSYM(end_rodata, "__end_rodata"),
 	KSYM_FN(kallsyms_on_each_symbol, "kallsyms_on_each_symbol"),
 	KSYM(end, "_end"),
 	KSYM_FN(text_poke_bp, "text_poke_bp"),

@@ -656,6 +656,74 @@ struct target_keep {
 	u32 n;
 };
 
+static void keep_target(struct target_keep *k, unsigned long t)
+{
+	if (!k->f || t < k->func || t >= k->end)
+		return;
+	if (k->n < GILK_WALK_TARGETS)
+		k->f->target[k->n++] = (u32)(t - k->func);
+	else
+		k->f = NULL;
+}
+
+/*
+ * [disp32 + index*8] with no base and no segment: the address of a table
+ * of 8-byte words, or 0. A computed goto (___bpf_prog_run's `goto
+ * *jumptable[op]`) loads its target so, from .rodata, and jumps through
+ * the register (a retpoline thunk): no decoding sees those edges.
+ */
+static unsigned long table_at(const struct insn *in)
+{
+	u8 sib = in->sib.nbytes ? in->sib.bytes[0] : 0;
+
+	if (vex(in) || !in->sib.nbytes || X86_MODRM_MOD(modrm(in)) != 0 ||
+	    X86_SIB_BASE(sib) != 5 || X86_SIB_SCALE(sib) != 3 ||
+	    (X86_SIB_INDEX(sib) == 4 && !X86_REX_X(rex(in))) ||
+	    has_prefix(in, 0x64) || has_prefix(in, 0x65))
+		return 0;
+	return (unsigned long)(long)in->displacement.value;
+}
+
+#define TABLE_MAX 4096	/* words */
+
+/*
+ * The table at t, read by an instruction of the function [lo, hi):
+ * its words are read from the first on while they are text (some land in
+ * a .cold part), and those in [lo, hi) are branch targets there. A table
+ * of function pointers adds none (or the function's own start). The
+ * planner reads the same tables (core/kernel.c).
+ */
+static int scan_table(struct vctx *v, const char *part, unsigned long t,
+		      unsigned long lo, unsigned long hi, struct target_keep *k)
+{
+	const struct gilk_verify_env *env = v->env;
+	u64 w[8], word;
+	u32 i, n = 0;
+
+	if (!env->table_data || !env->table_data(env, t, lo))
+		return 0;
+	for (i = 0; i < TABLE_MAX; i++) {
+		/* eight words at a time; one by one where a read of eight
+		 * runs off the mapped data the table ends at
+		 */
+		if (i % ARRAY_SIZE(w) == 0)
+			n = env->read(env, t + 8 * i, w, sizeof(w)) ? 0 : ARRAY_SIZE(w);
+		if (n)
+			word = w[i % ARRAY_SIZE(w)];
+		else if (env->read(env, t + 8 * i, &word, sizeof(word)))
+			return 0;
+		if (!env->is_text(env, word))
+			return 0;
+		if (word < lo || word >= hi)
+			continue;
+		if (lands_inside(v, word))
+			return refuse(v, part, 0, "the jump table at 0x%lx lands at 0x%lx, in what the splice overwrites",
+				      t, (unsigned long)word);
+		keep_target(k, word);
+	}
+	return 0;
+}
+
 /*
  * Decodes [lo, hi) from lo, an instruction start: no direct branch there
  * may land in what the splice overwrites past a region's start, or in a
@@ -694,12 +762,13 @@ static int scan_range(struct vctx *v, const char *part, unsigned long lo,
 			if (lands_inside(v, t))
 				return refuse(v, part, 0, "the branch at 0x%lx lands at 0x%lx, in what the splice overwrites",
 					      a, t);
-			if (k->f && t >= k->func && t < k->end) {
-				if (k->n < GILK_WALK_TARGETS)
-					k->f->target[k->n++] = (u32)(t - k->func);
-				else
-					k->f = NULL;
-			}
+			keep_target(k, t);
+		}
+		t = table_at(&in);
+		if (t) {
+			err = scan_table(v, part, t, lo, hi, k);
+			if (err)
+				return err;
 		}
 		a += in.length;
 	}

@@ -76,6 +76,7 @@ struct gilk_verify_env {
 	unsigned long counter;	/* the splice's __percpu hit counter */
 	unsigned long ring;	/* its struct gilk_tsc_ring, or 0 */
 	unsigned long cpu_number;	/* %gs-relative: the CPU's number */
+
 	/* The kernel's insn_decode(). */
 	int (*decode)(struct insn *insn, const void *kaddr, int buf_len,
 		      enum insn_mode m);
@@ -104,6 +105,16 @@ struct gilk_verify_env {
 	 */
 	bool (*hidden_edge)(const struct gilk_verify_env *env, unsigned long lo,
 			    unsigned long hi);
+	/*
+	 * Whether a table of a computed goto's targets, loaded by the
+	 * function at func, may be at t: the core kernel's read-only data
+	 * for its functions, a module's own data for the module's. And
+	 * whether an address is text, kernel or module: the table's words
+	 * are read while they are. NULL: no table is looked for.
+	 */
+	bool (*table_data)(const struct gilk_verify_env *env, unsigned long t,
+			   unsigned long func);
+	bool (*is_text)(const struct gilk_verify_env *env, unsigned long addr);
 	struct gilk_walk_memo *memo;	/* NULL: every walk from the start */
 	void *priv;
 };

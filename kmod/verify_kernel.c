@@ -42,6 +42,35 @@ static bool hidden_edge(const struct gilk_verify_env *env, unsigned long lo,
 	return gilk_hidden_edge(lo, hi);
 }
 
+/*
+ * A computed goto's table: a core kernel function's in .rodata (const, as
+ * GCC places `static const void *table[]`), a module function's in its
+ * module, outside its text. func's module is pinned by the batch.
+ */
+static bool table_data(const struct gilk_verify_env *env, unsigned long t,
+		       unsigned long func)
+{
+	struct module *mod;
+	bool ok;
+	int kind;
+
+	if (gilk_ks.core_kernel_text(func))
+		return t >= (unsigned long)gilk_ks.start_rodata &&
+		       t < (unsigned long)gilk_ks.end_rodata;
+	preempt_disable();
+	mod = gilk_ks.module_address(func);
+	ok = mod && gilk_ks.module_address(t) == mod && !gilk_is_text(t, &kind);
+	preempt_enable();
+	return ok;
+}
+
+static bool is_text(const struct gilk_verify_env *env, unsigned long addr)
+{
+	int kind;
+
+	return gilk_is_text(addr, &kind);
+}
+
 static enum gilk_bug_kind bug_kind(const struct gilk_verify_env *env,
 				   unsigned long addr)
 {
@@ -82,6 +111,8 @@ int gilk_verify_request(struct gilk_splice_obj *s, struct gilk_splice *req,
 		.func_start = func_start,
 		.func_end = func_end,
 		.hidden_edge = hidden_edge,
+		.table_data = table_data,
+		.is_text = is_text,
 		.bug_kind = bug_kind,
 		.jump_label = jump_label,
 		.fixup = fixup,

@@ -9,7 +9,9 @@
  * differential tests; this shows the kernel runs it on every request.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 
@@ -286,6 +288,122 @@ static void core_cold_landings(struct live *lv)
 	      refused, tried, accepted ? "; " : "", accepted ? reason : "");
 }
 
+/*
+ * A computed goto: ___bpf_prog_run's `goto *jumptable[op]` loads its label
+ * from a table in .rodata and jumps through a retpoline thunk, edges no
+ * decoding of branches finds; gilk_target_cgoto (target/cgoto.c) does the
+ * same in a module. The table is found here as the planner and gilk.ko
+ * find it (a [table + index*8] load) and read through /proc/kcore. Every
+ * label must start a block for the planner, and a region over one must be
+ * refused by gilk.ko: crafted from the jmp before a label that decodes as
+ * padding (gilk_target_cgoto's first; on 6.1's live ___bpf_prog_run the
+ * one such is an lfence by then) it is otherwise sound, and gilk.ko took
+ * it before it read tables. On a kernel built with IBT every label is an
+ * endbr64, which no region may hold anyway. Returns the function's start.
+ */
+static uint64_t computed_goto(struct live *lv, const char *fn)
+{
+	uint64_t fs, fe, table = 0, prev = 0, *t = NULL;
+	size_t nt = 0, in_fn = 0, starts = 0, tried = 0, refused = 0, accepted = 0;
+	static uint8_t code[1 << 16];
+	char note[GILK_REASON_MAX] = "nothing to craft: no label is padding after a jmp";
+	struct insn in;
+	struct cfg g;
+	struct gerr e;
+
+	if (symtab_function(lv->k.syms, sym(lv, fn), NULL, &fs, &fe) ||
+	    fe - fs > sizeof(code) || live_load_text(lv, fs, &e) ||
+	    live_read_mem(lv, fs, code, fe - fs, &e)) {
+		check(0, "computed goto: %s read", fn);
+		return 0;
+	}
+	/* the first [table + index*8] whose words, while text, land in fn */
+	t = calloc(4096, sizeof(*t));
+	for (uint64_t a = fs; t && a < fe && !in_fn; a += in.len) {
+		if (decode_one(lv->k.dec, code + (a - fs), fe - a, a, &in))
+			break;
+		table = in.table;
+		for (nt = 0; table && nt < 4096; nt++) {
+			if (live_read_mem(lv, table + 8 * nt, &t[nt], 8, &e) ||
+			    symtab_function(lv->k.syms, t[nt], NULL, NULL, NULL))
+				break;
+			in_fn += t[nt] >= fs && t[nt] < fe;
+		}
+	}
+	memset(&g, 0, sizeof(g));
+	if (!in_fn || kernel_cfg(&lv->k, fs, &g, &e)) {
+		check(0, "computed goto: %s's jump table found (0x%llx, %zu words)", fn,
+		      (unsigned long long)table, nt);
+		free(t);
+		return 0;
+	}
+	for (size_t i = 0; i < nt; i++)
+		starts += t[i] >= fs && t[i] < fe && cfg_is_target(&g, t[i]);
+	check(starts == in_fn,
+	      "computed goto: the planner sees every label of %s's table (%zu of %zu words in the function)",
+	      fn, starts, in_fn);
+	cfg_free(&g);
+
+	for (uint64_t a = fs; a < fe; prev = a, a += in.len) {
+		struct splice_plan p;
+		static struct tamper tm;
+		bool label = false;
+		int err;
+
+		if (decode_one(lv->k.dec, code + (a - fs), fe - a, a, &in))
+			break;
+		for (size_t i = 0; i < nt && !label; i++)
+			label = t[i] == a;
+		if (!label || !prev || !in.nop || code[prev - fs] != 0xe9 ||
+		    craft_jmp_plan(lv, prev, (size_t)(a + in.len - prev), &p))
+			continue;
+		/* the jmp relocated, the label's nop overwritten as padding */
+		p.region.live = (uint8_t)(a - prev);
+		p.region.ninsn = 1;
+		tried++;
+		err = send_changed(lv, &p, NULL, &tm);
+		if (err == EBADMSG && strstr(tm.req.reason, "jump table"))
+			refused++;
+		else if (!err)
+			accepted++;
+		snprintf(note, sizeof(note), "%s", err ? tm.req.reason : "accepted");
+	}
+	free(t);
+	check(refused == tried && !accepted,
+	      "computed goto: regions over a label of %s's table refused (%zu of %zu; %s)",
+	      fn, refused, tried, note);
+	return fs;
+}
+
+/* gilk_target_cgoto's labels are spliced as any block: each hit counted. */
+static void computed_goto_module(struct live *lv)
+{
+	uint64_t f = computed_goto(lv, "gilk_target_cgoto"), label;
+	struct splice_plan p;
+	uint8_t b[4] = { 0 };
+	uint32_t id;
+	struct gerr e;
+	int ret;
+
+	if (!f)
+		return;
+	/* the first label, past its endbr64 on an IBT kernel */
+	live_read_mem(lv, f + 13, b, 4, &e);
+	label = f + 13 + (b[0] == 0xf3 && b[1] == 0x0f && b[2] == 0x1e ? 4 : 0);
+	if (splice_at(lv, label, 0, "count", "", &id, &p)) {
+		check(0, "computed goto: gilk_target_cgoto's first label spliced");
+		return;
+	}
+	ret = write_file("/proc/gilk_target", "cgoto 0", 0);
+	check(ret == 0 && target_result() == 0xa && hits(lv, id) == 1 &&
+	      write_file("/proc/gilk_target", "cgoto 1", 0) == 0 && target_result() == 0xb &&
+	      hits(lv, id) == 1,
+	      "computed goto: gilk_target_cgoto's first label spliced: one hit through the table, none by the other label");
+	ret = live_unsplice(lv, id, &e);
+	check(ret == 0 && restored(lv, &p), "computed goto: unspliced, the original bytes (%s)",
+	      ret ? e.msg : "ok");
+}
+
 void test_verifier(struct live *lv)
 {
 	static const char *const fns[] = {
@@ -338,4 +456,6 @@ void test_verifier(struct live *lv)
 	foreign_label(lv, "gilk_target_cold_host", "a .cold part's jump from 8 KiB away",
 		      "a .cold part lands");
 	core_cold_landings(lv);
+	computed_goto(lv, "___bpf_prog_run");
+	computed_goto_module(lv);
 }

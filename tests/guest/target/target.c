@@ -11,8 +11,9 @@
  * "flags N" gilk_target_flags(N) (flags.c), "recurse N"
  * gilk_target_recurse(N) (recurse.c), N calls deep, "kprobe 1" and "kprobe 0"
  * put and take off a kprobe at gilk_target_kpsite+8 (kpsite.c, the result
- * 0 or -errno), "lock N" gilk_target_smplock(N) (smplock.c). Reading the
- * file gives the last result. A proc file rather than a module parameter: a
+ * 0 or -errno), "lock N" gilk_target_smplock(N) (smplock.c), "cgoto N"
+ * gilk_target_cgoto(N) (cgoto.c, N 0 or 1). Reading the file gives the
+ * last result. A proc file rather than a module parameter: a
  * BUG kills the writer, and a parameter write would die holding the module's
  * param lock.
  */
@@ -82,6 +83,8 @@ static ssize_t target_write(struct file *file, const char __user *ubuf,
 		WRITE_ONCE(last, gilk_target_kprobe(n));
 	else if (!strcmp(op, "lock"))
 		WRITE_ONCE(last, gilk_target_smplock(n));
+	else if (!strcmp(op, "cgoto") && (n == 0 || n == 1))
+		WRITE_ONCE(last, gilk_target_cgoto(n));
 	else
 		return -EINVAL;
 	return len;

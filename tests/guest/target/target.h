@@ -9,6 +9,8 @@ long gilk_target_kpsite(long n);
 long gilk_target_kprobe(long on);
 /* smplock.c: n + 1, counted with a lock prefix at +3 */
 long gilk_target_smplock(long n);
+/* cgoto.c: 0xa for 0, 0xb for 1, through a computed goto */
+long gilk_target_cgoto(long n);
 void kpsite_exit(void);
 long gilk_target_flags(long n);
 /* recurse.c: 1 + 2 + ... + n, n calls deep */

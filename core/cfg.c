@@ -287,8 +287,12 @@ int cfg_collect_targets(struct decoder *d, const uint8_t *code, uint64_t start,
 	struct insn in;
 
 	while (a < end) {
-		if (decode_one(d, code + (a - start), (size_t)(end - a), a, &in))
-			break;
+		/* a byte that does not decode (data, an instruction Capstone
+		 * lacks) is stepped over, as gilk.ko's scans do */
+		if (decode_one(d, code + (a - start), (size_t)(end - a), a, &in)) {
+			a++;
+			continue;
+		}
 		a += in.len;
 		if (!insn_has_target(&in) || in.kind == IK_CALL ||
 		    in.target < lo || in.target >= hi)

@@ -128,8 +128,11 @@ int decode_one(struct decoder *d, const uint8_t *code, size_t avail,
 				out->mem_rsp = 1;
 			if (op->mem.index != X86_REG_INVALID)
 				out->mem_index = 1;
+			/* as gilk.ko's gilk_table_at(): fs and gs only are
+			 * segments that move the address in 64-bit mode */
 			if (op->mem.base == X86_REG_INVALID && op->mem.index != X86_REG_INVALID &&
-			    op->mem.scale == 8 && op->mem.segment == X86_REG_INVALID)
+			    op->mem.scale == 8 && op->mem.segment != X86_REG_FS &&
+			    op->mem.segment != X86_REG_GS)
 				out->table = (uint64_t)op->mem.disp;
 		}
 	}

@@ -43,7 +43,7 @@ struct insn {
 	uint8_t nop : 1;   /* a no-op of any length (padding candidate) */
 	uint8_t mem_rsp : 1; /* a memory operand addressed through rsp */
 	uint8_t mem_index : 1; /* a memory operand with an index register */
-	/* A memory operand [disp32 + index*8] with no base and no segment:
+	/* A memory operand [disp32 + index*8] with no base and no fs/gs:
 	 * disp, sign-extended, where a table of 8-byte words may lie (a
 	 * computed goto loads its target so); 0 otherwise. */
 	uint64_t table;

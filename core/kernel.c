@@ -236,16 +236,17 @@ static int read_word(struct kernel *k, uint64_t a, uint64_t *w)
  * through the register (a retpoline thunk): no decoder sees those edges.
  * The table is a core kernel function's in .rodata (where GCC puts a
  * `static const` one), a module function's in module memory. It is read
- * from its first word while they are text (some land in the .cold part);
- * those in the function are its targets. A table of function pointers adds
- * none, or the function's own start. gilk.ko's checker reads the same
- * tables (kmod/verify.c). Returns how many targets it added, or -1.
+ * from its first word while they are text or 0 (a label left out); those
+ * in the function are its targets, and those in its .cold part the part's
+ * (namesake_targets()). A table of function pointers adds none, or the
+ * function's own start. gilk.ko's checker reads the same tables
+ * (gilk_table_words() in kmod/verify.c).
  */
 #define TABLE_MAX 4096
 
-static bool table_data(const struct kernel *k, const struct cfg *g, uint64_t t)
+static bool table_data(const struct kernel *k, uint64_t func, uint64_t t)
 {
-	if (g->start >= k->text_start && g->start < k->text_end)
+	if (func >= k->text_start && func < k->text_end)
 		return t >= k->rodata_start && t < k->rodata_end;
 	return k->image_end && t >= k->image_end;
 }
@@ -258,28 +259,102 @@ static bool is_text(const struct kernel *k, uint64_t a)
 	       (k->image_end && a >= k->image_end && symtab_function(k->syms, a, NULL, &s, &e) == 0);
 }
 
+/* The words of the table at t that the function at func loads, landing in
+ * [lo, hi), into k->scratch (a 0 is a label the table leaves out): how
+ * many, or -1. */
+static ssize_t table_words(struct kernel *k, uint64_t func, uint64_t t, uint64_t lo, uint64_t hi)
+{
+	ssize_t added = 0;
+	uint64_t w;
+
+	if (!table_data(k, func, t))
+		return 0;
+	for (size_t j = 0; j < TABLE_MAX; j++) {
+		if (read_word(k, t + 8 * j, &w))
+			break;
+		if (!w)
+			continue;
+		if (!is_text(k, w))
+			break;
+		if (w < lo || w >= hi)
+			continue;
+		if (scratch_push(k, w))
+			return -1;
+		added++;
+	}
+	return added;
+}
+
 static ssize_t table_targets(struct kernel *k, const struct cfg *g)
 {
 	uint64_t last = 0;
 	ssize_t added = 0;
 
 	for (size_t i = 0; i < g->ninsn; i++) {
-		uint64_t t = g->insns[i].table, w;
+		uint64_t t = g->insns[i].table;
+		ssize_t n;
 
-		if (!t || t == last || !table_data(k, g, t))
+		if (!t || t == last)
 			continue;
 		last = t;
-		for (size_t j = 0; j < TABLE_MAX; j++) {
-			if (read_word(k, t + 8 * j, &w) || !is_text(k, w))
-				break;
-			if (w < g->start || w >= g->end)
-				continue;
-			if (scratch_push(k, w))
-				return -1;
-			added++;
-		}
+		n = table_words(k, g->start, t, g->start, g->end);
+		if (n < 0)
+			return -1;
+		added += n;
 	}
 	return added;
+}
+
+/*
+ * A .cold part's function jumps into its middle, not only to its start
+ * (oops_end+0xbc to oops_end.cold+0xc, after an instruction that falls
+ * through), and its computed goto's table may land there: the branches
+ * and table words into [fstart, fend) of every function named as the part
+ * without its .cold suffix, in the same module, are targets (static
+ * functions share names: all of them). gilk.ko finds the same
+ * (kmod/coldparts.c). Live, a module's are in gilk.ko's facts.
+ */
+static int namesake_targets(struct kernel *k, const struct ksym *part, uint64_t fstart,
+			    uint64_t fend)
+{
+	const char *c = strstr(part->name, ".cold");
+	const struct ksym *fn[8];
+	char base[512];
+	size_t n;
+
+	if (!c || c == part->name || (c[5] && c[5] != '.') ||
+	    (size_t)(c - part->name) >= sizeof(base))
+		return 0;
+	memcpy(base, part->name, (size_t)(c - part->name));
+	base[c - part->name] = '\0';
+	n = symtab_by_name(k->syms, base, fn, 8);
+	for (size_t i = 0; i < n && i < 8; i++) {
+		uint64_t fs, fe, last = 0;
+		const uint8_t *code;
+		struct insn in;
+
+		if ((fn[i]->module == NULL) != (part->module == NULL) ||
+		    (fn[i]->module && strcmp(fn[i]->module, part->module)) ||
+		    symtab_function(k->syms, fn[i]->addr, NULL, &fs, &fe) || fs != fn[i]->addr)
+			continue;
+		code = kimage_ptr(k->img, fs, (size_t)(fe - fs));
+		if (!code)
+			continue;
+		if (cfg_collect_targets(k->dec, code, fs, fe, fstart, fend, &k->scratch,
+					&k->nscratch, &k->capscratch))
+			return -1;
+		for (uint64_t a = fs; a < fe; a += in.len) {
+			if (decode_one(k->dec, code + (a - fs), (size_t)(fe - a), a, &in)) {
+				in.len = 1;
+				continue;
+			}
+			if (in.table && in.table != last &&
+			    table_words(k, fs, in.table, fstart, fend) < 0)
+				return -1;
+			last = in.table ? in.table : last;
+		}
+	}
+	return 0;
 }
 
 int kernel_cfg(struct kernel *k, uint64_t start, struct cfg *g, struct gerr *e)
@@ -317,7 +392,7 @@ int kernel_cfg(struct kernel *k, uint64_t start, struct cfg *g, struct gerr *e)
 					      &k->capscratch))
 			return gerr_set(e, "out of memory");
 	}
-	if (neighbour_targets(k, sym, fstart, fend))
+	if (neighbour_targets(k, sym, fstart, fend) || namesake_targets(k, sym, fstart, fend))
 		return gerr_set(e, "out of memory");
 	if (cfg_build(g, k->dec, code, fstart, fend, k->scratch, k->nscratch, e))
 		return -1;

@@ -371,8 +371,9 @@ void gilk_add_fact(struct gilk_facts *f, struct gilk_fact *out,
 
 /*
  * Edges no decoding of the range and its neighbours sees, into [lo, hi):
- * jump-label targets, the landings of exception fixups and the branches of
- * the compiler's .cold parts, wherever they come from.
+ * jump-label targets, the landings of exception fixups and the branches
+ * between a function and the compiler's .cold parts (both ways), wherever
+ * they come from.
  */
 static void add_targets(struct gilk_facts *f, struct gilk_fact *out,
 			unsigned long lo, unsigned long hi)

@@ -200,7 +200,8 @@ bool gilk_kprobe_near(unsigned long a, u32 len);
 bool gilk_jump_label_reserved(unsigned long addr, u32 len);
 /*
  * An edge into [lo, hi) that decoding code near it does not find: a jump
- * label's target, an exception fixup's landing, a .cold part's branch.
+ * label's target, an exception fixup's landing, a branch between a
+ * function and its .cold part.
  */
 bool gilk_hidden_edge(unsigned long lo, unsigned long hi);
 int gilk_facts(struct gilk_facts *f, struct gilk_fact *out);
@@ -235,12 +236,19 @@ void gilk_site_facts(const struct gilk_site_index *idx, unsigned long lo,
 
 /*
  * coldparts.c: where the compiler's .cold parts branch to, the core kernel's
- * indexed at load (targets, a byte each).
+ * indexed at load (targets, a byte each), and where their functions branch
+ * into them.
  */
 extern struct gilk_site_index gilk_cold_targets;
 int gilk_cold_index_init(void);
 void gilk_cold_index_exit(void);
-/* Their landings in [lo, hi), as GILK_FACT_TARGET. */
+/*
+ * verify_kernel.c: the checker's environment as far as it reads text and
+ * tables, for decoding outside a request (coldparts.c).
+ */
+struct gilk_verify_env;
+extern const struct gilk_verify_env gilk_text_env;
+/* Both kinds of landing in [lo, hi), as GILK_FACT_TARGET. */
 void gilk_cold_facts(struct gilk_facts *f, struct gilk_fact *out,
 		     unsigned long lo, unsigned long hi);
 

@@ -672,7 +672,7 @@ static void keep_target(struct target_keep *k, unsigned long t)
  * *jumptable[op]`) loads its target so, from .rodata, and jumps through
  * the register (a retpoline thunk): no decoding sees those edges.
  */
-static unsigned long table_at(const struct insn *in)
+unsigned long gilk_table_at(const struct insn *in)
 {
 	u8 sib = in->sib.nbytes ? in->sib.bytes[0] : 0;
 
@@ -686,21 +686,15 @@ static unsigned long table_at(const struct insn *in)
 
 #define TABLE_MAX 4096	/* words */
 
-/*
- * The table at t, read by an instruction of the function [lo, hi):
- * its words are read from the first on while they are text (some land in
- * a .cold part), and those in [lo, hi) are branch targets there. A table
- * of function pointers adds none (or the function's own start). The
- * planner reads the same tables (core/kernel.c).
- */
-static int scan_table(struct vctx *v, const char *part, unsigned long t,
-		      unsigned long lo, unsigned long hi, struct target_keep *k)
+int gilk_table_words(const struct gilk_verify_env *env, unsigned long t,
+		     unsigned long func, int (*each)(void *ctx, unsigned long w),
+		     void *ctx)
 {
-	const struct gilk_verify_env *env = v->env;
 	u64 w[8], word;
 	u32 i, n = 0;
+	int ret;
 
-	if (!env->table_data || !env->table_data(env, t, lo))
+	if (!env->table_data || !env->is_text || !env->table_data(env, t, func))
 		return 0;
 	for (i = 0; i < TABLE_MAX; i++) {
 		/* eight words at a time; one by one where a read of eight
@@ -712,15 +706,35 @@ static int scan_table(struct vctx *v, const char *part, unsigned long t,
 			word = w[i % ARRAY_SIZE(w)];
 		else if (env->read(env, t + 8 * i, &word, sizeof(word)))
 			return 0;
+		if (!word)
+			continue;	/* a label the table leaves out */
 		if (!env->is_text(env, word))
 			return 0;
-		if (word < lo || word >= hi)
-			continue;
-		if (lands_inside(v, word))
-			return refuse(v, part, 0, "the jump table at 0x%lx lands at 0x%lx, in what the splice overwrites",
-				      t, (unsigned long)word);
-		keep_target(k, word);
+		ret = each(ctx, word);
+		if (ret)
+			return ret;
 	}
+	return 0;
+}
+
+/* A scan's look at a table: its words in [lo, hi), the function scanned. */
+struct table_scan {
+	struct vctx *v;
+	const char *part;
+	unsigned long t, lo, hi;
+	struct target_keep *k;
+};
+
+static int table_word(void *ctx, unsigned long w)
+{
+	struct table_scan *ts = ctx;
+
+	if (w < ts->lo || w >= ts->hi)
+		return 0;
+	if (lands_inside(ts->v, w))
+		return refuse(ts->v, ts->part, 0, "the jump table at 0x%lx lands at 0x%lx, in what the splice overwrites",
+			      ts->t, w);
+	keep_target(ts->k, w);
 	return 0;
 }
 
@@ -737,7 +751,7 @@ static int scan_range(struct vctx *v, const char *part, unsigned long lo,
 		      unsigned long hi, bool strict, struct target_keep *k)
 {
 	struct text_cursor c = { 0 };
-	unsigned long a = lo, t;
+	unsigned long a = lo, t, table = 0;
 	bool dead = false;
 	struct insn in;
 	int err;
@@ -764,9 +778,12 @@ static int scan_range(struct vctx *v, const char *part, unsigned long lo,
 					      a, t);
 			keep_target(k, t);
 		}
-		t = table_at(&in);
-		if (t) {
-			err = scan_table(v, part, t, lo, hi, k);
+		t = gilk_table_at(&in);
+		if (t && t != table) {
+			struct table_scan ts = { v, part, t, lo, hi, k };
+
+			table = t;	/* the same table loaded twice: read once */
+			err = gilk_table_words(v->env, t, lo, table_word, &ts);
 			if (err)
 				return err;
 		}
@@ -866,7 +883,7 @@ static int check_edges_from(struct vctx *v, const char *part, unsigned long addr
 	if (!end || end <= func)
 		return refuse(v, part, 0, "the function at 0x%lx has no known end", func);
 	if (hidden_edges_into(v))
-		return refuse(v, part, 0, "a jump label, an exception fixup or a .cold part lands in what the splice overwrites");
+		return refuse(v, part, 0, "a jump label, an exception fixup or a .cold part edge lands in what the splice overwrites");
 	f = memo_fn(v->env, func);
 	if (f && f->targets_known && !memo_lands_inside(v, f))
 		return 0;

@@ -28,12 +28,14 @@
  *
  * No edge may land past a region's start or in a bounce slot: the direct
  * branches of the function, of the symbols within NEIGHBOUR_REACH either
- * side (assembly jumps to its neighbours' labels) and the edges the
- * kernel's tables know of wherever they come from (env->hidden_edge: jump
- * label targets, exception fixup landings, .cold parts' branches). What it
- * cannot see, an indirect branch's target or an assembly jump from farther
- * away, is the planner's CFG alone; a wrong answer there meets int3 fill,
- * a trap, never code of the caller's choosing.
+ * side (assembly jumps to its neighbours' labels), the labels in a
+ * computed goto's table, and the edges the kernel's tables know of
+ * wherever they come from (env->hidden_edge: jump label targets, exception
+ * fixup landings, the branches between a function and its .cold parts
+ * both ways). What it cannot see, an indirect branch's target through
+ * anything but such a table or an assembly jump from farther away (none in
+ * the kernels tested), is the planner's CFG alone; a wrong answer there
+ * meets int3 fill, a trap, never code of the caller's choosing.
  */
 #ifndef _GILK_VERIFY_H
 #define _GILK_VERIFY_H
@@ -52,5 +54,20 @@ int gilk_verify(const struct gilk_splice *req,
 
 /* Whether the instruction at a is a direct jmp, jcc, loop or call: *t its target. */
 bool gilk_branch_target(const struct insn *in, unsigned long a, unsigned long *t);
+/*
+ * The address of the table of 8-byte words the instruction loads from by
+ * [disp32 + index*8] (no base, no segment), or 0: a computed goto's.
+ */
+unsigned long gilk_table_at(const struct insn *in);
+/*
+ * Calls each(ctx, w) for the words of the table at t, loaded by the
+ * function at func, from its first on while they are text (some land in a
+ * .cold part; a 0 is a label left out) and env->table_data() allows the
+ * table; each's non-zero return stops it and is returned. The planner
+ * reads the same tables (core/kernel.c).
+ */
+int gilk_table_words(const struct gilk_verify_env *env, unsigned long t,
+		     unsigned long func, int (*each)(void *ctx, unsigned long w),
+		     void *ctx);
 
 #endif

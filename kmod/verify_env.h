@@ -100,8 +100,8 @@ struct gilk_verify_env {
 	/*
 	 * An edge lands in [lo, hi) that decoding the function and its
 	 * neighbours does not find: a jump label's target, an exception
-	 * fixup's landing, a branch of a compiler's .cold part, wherever
-	 * their instructions are.
+	 * fixup's landing, a branch of a compiler's .cold part or of its
+	 * function into it, wherever their instructions are.
 	 */
 	bool (*hidden_edge)(const struct gilk_verify_env *env, unsigned long lo,
 			    unsigned long hi);
@@ -110,7 +110,7 @@ struct gilk_verify_env {
 	 * function at func, may be at t: the core kernel's read-only data
 	 * for its functions, a module's own data for the module's. And
 	 * whether an address is text, kernel or module: the table's words
-	 * are read while they are. NULL: no table is looked for.
+	 * are read while they are. Either NULL: no table is looked for.
 	 */
 	bool (*table_data)(const struct gilk_verify_env *env, unsigned long t,
 			   unsigned long func);

@@ -71,6 +71,12 @@ static bool is_text(const struct gilk_verify_env *env, unsigned long addr)
 	return gilk_is_text(addr, &kind);
 }
 
+const struct gilk_verify_env gilk_text_env = {
+	.read = read_text,
+	.table_data = table_data,
+	.is_text = is_text,
+};
+
 static enum gilk_bug_kind bug_kind(const struct gilk_verify_env *env,
 				   unsigned long addr)
 {

@@ -32,6 +32,10 @@ struct kv_env {
 	enum kv_bug (*bug_kind)(void *priv, uint64_t addr);
 	bool (*jump_label)(void *priv, uint64_t addr, uint32_t len);
 	bool (*fixup)(void *priv, uint64_t addr, uint32_t len);
+	/* where a computed goto's table may be, and what is text (both NULL:
+	 * no table is read) */
+	bool (*table_data)(void *priv, uint64_t t, uint64_t func);
+	bool (*is_text)(void *priv, uint64_t addr);
 	void *priv;
 	void *memo;     /* from kv_memo_new(): walks resume, as in a batch; or NULL */
 };

@@ -53,6 +53,16 @@ static bool fx(const struct gilk_verify_env *env, unsigned long addr, u32 len)
 	return kv(env)->fixup(kv(env)->priv, addr, len);
 }
 
+static bool tdata(const struct gilk_verify_env *env, unsigned long t, unsigned long func)
+{
+	return kv(env)->table_data(kv(env)->priv, t, func);
+}
+
+static bool text(const struct gilk_verify_env *env, unsigned long addr)
+{
+	return kv(env)->is_text(kv(env)->priv, addr);
+}
+
 static void env_of(const struct kv_env *e, struct gilk_verify_env *env)
 {
 	*env = (struct gilk_verify_env){
@@ -62,6 +72,8 @@ static void env_of(const struct kv_env *e, struct gilk_verify_env *env)
 		.decode = insn_decode, .read = rd, .func_start = start, .func_end = end, .hidden_edge = hidden,
 		.bug_kind = bug, .jump_label = jl, .fixup = fx, .priv = (void *)e,
 		.memo = e->memo,
+		.table_data = e->table_data ? tdata : NULL,
+		.is_text = e->is_text ? text : NULL,
 	};
 }
 

@@ -544,6 +544,8 @@ int main(int argc, char **argv)
 	}
 	check_case(vc_vex_copied,
 		   "checker: VEX instructions that look like branches are copied, not relocated as branches");
+	check_case(vc_table_labels_refused,
+		   "checker: a label of a computed goto's table (indexed, REX.X too) in a region is refused; no index or fs, no table");
 	check_case(vc_edges_refused,
 		   "checker: a branch (of the function or a neighbour) or a hidden edge into what a splice overwrites, or into its bounce slot, is refused");
 	{

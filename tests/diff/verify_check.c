@@ -620,7 +620,27 @@ struct edge_case {
 	int slot_at;              /* >= 0: the bounce slot moved there */
 	size_t split;             /* a second function from there, or 0 */
 	size_t site_func;         /* where the site's function starts */
+	size_t table_at;          /* 0, or where words[] lie, read as a table */
+	const uint64_t *words;
+	size_t nwords;
 };
+
+/* A computed goto's table, for edge_verdict(): past the code, and text is
+ * the code. */
+static bool gen_table_data(void *priv, uint64_t t, uint64_t func)
+{
+	const struct vc_text *text = priv;
+
+	(void)func;
+	return t >= text->func_end && t < GEN_BASE + GEN_MAX;
+}
+
+static bool gen_is_text(void *priv, uint64_t a)
+{
+	const struct vc_text *text = priv;
+
+	return a >= text->func_start && a < text->func_end;
+}
 
 static int edge_verdict(const struct edge_case *k, char *why, size_t len)
 {
@@ -645,6 +665,11 @@ static int edge_verdict(const struct edge_case *k, char *why, size_t len)
 
 	memset(buf, 0xcc, sizeof(buf));
 	memcpy(buf, k->code, k->len);
+	if (k->table_at) {
+		memcpy(buf + k->table_at, k->words, k->nwords * sizeof(*k->words));
+		kenv.table_data = gen_table_data;
+		kenv.is_text = gen_is_text;
+	}
 	memset(&g, 0, sizeof(g));
 	if (!tf || decoder_open(&dec, &e) ||
 	    cfg_build(&g, dec, buf + k->site_func, GEN_BASE + k->site_func,
@@ -744,22 +769,22 @@ bool vc_edges_refused(char *why, size_t len)
 		0x48, 0x89, 0xc3, 0x48, 0x89, 0xd9, 0x85, 0xc0, 0x48, 0x8b,
 	};
 	const struct edge_case cases[] = {
-		{ slot_code, sizeof(slot_code), sizeof(slot_code), 6, 0, -1, 0, 0 },
-		{ slot_code, sizeof(slot_code), sizeof(slot_code), 6, 0, 8, 0, 0 },
-		{ region_code, 7, 7, 0, 0, -1, 0, 0 },
-		{ region_code, sizeof(region_code), 7, 0, 0, -1, 0, 0 },
-		{ region_code, 7, 7, 0, GEN_BASE + 3, -1, 0, 0 },
-		{ asm_after, 8, 7, 0, 0, -1, 0, 0 },
-		{ asm_after, sizeof(asm_after), 7, 0, 0, -1, 8, 0 },
-		{ asm_before, sizeof(asm_before), 7, 8, 0, -1, 8, 8 },
-		{ tail_junk, sizeof(tail_junk), 7, 0, 0, -1, 0, 0 },
-		{ live_junk, sizeof(live_junk), 6, 0, 0, -1, 0, 0 },
+		{ slot_code, sizeof(slot_code), sizeof(slot_code), 6, 0, -1, 0, 0, 0, NULL, 0 },
+		{ slot_code, sizeof(slot_code), sizeof(slot_code), 6, 0, 8, 0, 0, 0, NULL, 0 },
+		{ region_code, 7, 7, 0, 0, -1, 0, 0, 0, NULL, 0 },
+		{ region_code, sizeof(region_code), 7, 0, 0, -1, 0, 0, 0, NULL, 0 },
+		{ region_code, 7, 7, 0, GEN_BASE + 3, -1, 0, 0, 0, NULL, 0 },
+		{ asm_after, 8, 7, 0, 0, -1, 0, 0, 0, NULL, 0 },
+		{ asm_after, sizeof(asm_after), 7, 0, 0, -1, 8, 0, 0, NULL, 0 },
+		{ asm_before, sizeof(asm_before), 7, 8, 0, -1, 8, 8, 0, NULL, 0 },
+		{ tail_junk, sizeof(tail_junk), 7, 0, 0, -1, 0, 0, 0, NULL, 0 },
+		{ live_junk, sizeof(live_junk), 6, 0, 0, -1, 0, 0, 0, NULL, 0 },
 	};
 	/* the plans as made are taken; each edge into what they overwrite is
 	 * refused, naming it */
 	static const char *const want[] = {
 		NULL, "lands at 0xffffffff81000008", NULL, "lands at 0xffffffff81000003",
-		"a jump label, an exception fixup or a .cold part lands", NULL,
+		"a jump label, an exception fixup or a .cold part edge lands", NULL,
 		"the branch at 0xffffffff8100000a lands at 0xffffffff81000003",
 		"the branch at 0xffffffff81000002 lands at 0xffffffff8100000b",
 		NULL, "stuck at 0xffffffff81000008",
@@ -772,6 +797,53 @@ bool vc_edges_refused(char *why, size_t len)
 		if (want[i] ? ret != -EBADMSG || !strstr(reason, want[i]) : ret != 0) {
 			snprintf(why, len, "case %zu: %s (%d: %s)", i,
 				 want[i] ? "not refused as it must be" : "refused", ret, reason);
+			return false;
+		}
+	}
+	return true;
+}
+
+/*
+ * A computed goto's table (gilk_table_at(), gilk_table_words()): the load
+ * mov rax, [disp32 + index*8], then jmp rax; the table, past the code,
+ * holds +0xd, the second mov of the splice's region at +0xa, which the
+ * planner (given no table here) takes. Indexed by rdi, and by r12 (REX.X) it is a
+ * table, with a 0 (a label left out) before the word; [disp32] alone (no
+ * index) and an fs-relative load are not.
+ */
+bool vc_table_labels_refused(char *why, size_t len)
+{
+#define TABLE_LOAD(...) __VA_ARGS__, 0x40, 0x00, 0x00, 0x81,	/* disp32: GEN_BASE + 0x40 */ \
+	0xff, 0xe0,                     /* +8: jmp rax */ \
+	0x48, 0x89, 0xc3,               /* +10: mov rbx, rax (the site) */ \
+	0x48, 0x89, 0xd9,               /* +13: mov rcx, rbx (a label) */ \
+	0xc3                            /* ret */
+	static const uint8_t by_rdi[] = { TABLE_LOAD(0x48, 0x8b, 0x04, 0xfd) };
+	static const uint8_t by_r12[] = { TABLE_LOAD(0x4a, 0x8b, 0x04, 0xe5) };
+	static const uint8_t no_index[] = { TABLE_LOAD(0x48, 0x8b, 0x04, 0x25) };
+	static const uint8_t by_fs[] = { 0x64, TABLE_LOAD(0x48, 0x8b, 0x04, 0xfd) };
+#undef TABLE_LOAD
+	static const uint64_t words[] = { 0, GEN_BASE + 13, GEN_BASE + 10 };
+	static const uint64_t fs_words[] = { 0, GEN_BASE + 14, GEN_BASE + 11 };
+	const struct edge_case cases[] = {
+		{ by_rdi, sizeof(by_rdi), sizeof(by_rdi), 10, 0, -1, 0, 0, 0x40, words, 3 },
+		{ by_r12, sizeof(by_r12), sizeof(by_r12), 10, 0, -1, 0, 0, 0x40, words, 3 },
+		{ no_index, sizeof(no_index), sizeof(no_index), 10, 0, -1, 0, 0, 0x40, words, 3 },
+		{ by_fs, sizeof(by_fs), sizeof(by_fs), 11, 0, -1, 0, 0, 0x40, fs_words, 3 },
+	};
+	static const char *const want[] = {
+		"the jump table at 0xffffffff81000040 lands at 0xffffffff8100000d",
+		"the jump table at 0xffffffff81000040 lands at 0xffffffff8100000d",
+		NULL, NULL,
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char reason[GILK_REASON_MAX] = "";
+		int ret = edge_verdict(&cases[i], reason, sizeof(reason));
+
+		if (want[i] ? ret != -EBADMSG || !strstr(reason, want[i]) : ret != 0) {
+			snprintf(why, len, "case %zu: %s (%d: %s)", i,
+				 want[i] ? "not refused as wanted" : "refused", ret, reason);
 			return false;
 		}
 	}

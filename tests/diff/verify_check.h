@@ -77,6 +77,8 @@ bool vc_vex_copied(char *why, size_t len);
 /* Branches and hidden edges into what a splice overwrites past a region's
  * start, or into a bounce slot, make the checker refuse it. */
 bool vc_edges_refused(char *why, size_t len);
+/* A computed goto's table, read by the checker: a label in a region refused. */
+bool vc_table_labels_refused(char *why, size_t len);
 unsigned vc_mutation_kinds(void);
 
 #endif

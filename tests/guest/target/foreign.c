@@ -6,9 +6,11 @@
  *    gilk_target_asm_entry jumps to a label inside gilk_target_asm_tail,
  *    the symbol after it;
  *  - a compiler's .cold part jumping back into its function, kept out of
- *    the reach of the checker's look at neighbours by a gap of 8 KiB.
- * In a crafted request, a region over either label must be refused. None
- * of this code runs.
+ *    the reach of the checker's look at neighbours by a gap of 8 KiB, and
+ *    the function jumping into the middle of its .cold part, to +2, after
+ *    an instruction that falls through.
+ * In a crafted request, a region over any of these labels must be refused.
+ * None of this code runs.
  */
 #include <linux/linkage.h>
 
@@ -36,7 +38,9 @@ asm(".pushsection .text, \"ax\"\n"
 	".p2align 4\n"
 	".type gilk_target_cold_host.cold, @function\n"
 	"gilk_target_cold_host.cold:\n"
-	"	xor %eax, %eax\n"
+	"	xor %eax, %eax\n"		/* +0 */
+	".Lgilk_target_cold_in:\n"
+	"	add $1, %eax\n"		/* +2: the host's landing */
 	"	jmp .Lgilk_target_cold_mid\n"
 	".size gilk_target_cold_host.cold, .-gilk_target_cold_host.cold\n"
 	".type gilk_target_gap, @object\n"
@@ -50,7 +54,8 @@ asm(".pushsection .text, \"ax\"\n"
 	".Lgilk_target_cold_mid:\n"
 	"	add %rsi, %rax\n"		/* +3: the label */
 	"	add %rdx, %rax\n"		/* +6 */
-	"	js gilk_target_cold_host.cold\n"	/* +9 */
+	"	jz .Lgilk_target_cold_in\n"	/* +9 */
+	"	js gilk_target_cold_host.cold\n"
 	"	jmp __x86_return_thunk\n"
 	".size gilk_target_cold_host, .-gilk_target_cold_host\n"
 	".popsection\n");

@@ -236,13 +236,15 @@ static int read_word(struct kernel *k, uint64_t a, uint64_t *w)
  * through the register (a retpoline thunk): no decoder sees those edges.
  * The table is a core kernel function's in .rodata (where GCC puts a
  * `static const` one), a module function's in module memory. It is read
- * from its first word while they are text or 0 (a label left out); those
+ * from its first word while they are text or 0 (a label left out; 64 in a
+ * row are zeroed data, the end); those
  * in the function are its targets, and those in its .cold part the part's
  * (namesake_targets()). A table of function pointers adds none, or the
  * function's own start. gilk.ko's checker reads the same tables
  * (gilk_table_words() in kmod/verify.c).
  */
 #define TABLE_MAX 4096
+#define TABLE_GAP_MAX 64	/* 0 words in a row: zeroed data, no table */
 
 static bool table_data(const struct kernel *k, uint64_t func, uint64_t t)
 {
@@ -265,15 +267,19 @@ static bool is_text(const struct kernel *k, uint64_t a)
 static ssize_t table_words(struct kernel *k, uint64_t func, uint64_t t, uint64_t lo, uint64_t hi)
 {
 	ssize_t added = 0;
+	size_t zeros = 0;
 	uint64_t w;
 
 	if (!table_data(k, func, t))
 		return 0;
-	for (size_t j = 0; j < TABLE_MAX; j++) {
+	for (size_t j = 0; j < TABLE_MAX && zeros < TABLE_GAP_MAX; j++) {
 		if (read_word(k, t + 8 * j, &w))
 			break;
-		if (!w)
+		if (!w) {
+			zeros++;
 			continue;
+		}
+		zeros = 0;
 		if (!is_text(k, w))
 			break;
 		if (w < lo || w >= hi)
@@ -318,17 +324,22 @@ static int namesake_targets(struct kernel *k, const struct ksym *part, uint64_t 
 			    uint64_t fend)
 {
 	const char *c = strstr(part->name, ".cold");
-	const struct ksym *fn[8];
+	const struct ksym **fn;
 	char base[512];
 	size_t n;
+	int ret = 0;
 
 	if (!c || c == part->name || (c[5] && c[5] != '.') ||
 	    (size_t)(c - part->name) >= sizeof(base))
 		return 0;
 	memcpy(base, part->name, (size_t)(c - part->name));
 	base[c - part->name] = '\0';
-	n = symtab_by_name(k->syms, base, fn, 8);
-	for (size_t i = 0; i < n && i < 8; i++) {
+	n = symtab_by_name(k->syms, base, NULL, 0);
+	fn = n ? malloc(n * sizeof(*fn)) : NULL;
+	if (!fn)
+		return n ? -1 : 0;
+	symtab_by_name(k->syms, base, fn, n);
+	for (size_t i = 0; i < n && !ret; i++) {
 		uint64_t fs, fe, last = 0;
 		const uint8_t *code;
 		struct insn in;
@@ -342,19 +353,20 @@ static int namesake_targets(struct kernel *k, const struct ksym *part, uint64_t 
 			continue;
 		if (cfg_collect_targets(k->dec, code, fs, fe, fstart, fend, &k->scratch,
 					&k->nscratch, &k->capscratch))
-			return -1;
-		for (uint64_t a = fs; a < fe; a += in.len) {
+			ret = -1;
+		for (uint64_t a = fs; a < fe && !ret; a += in.len) {
 			if (decode_one(k->dec, code + (a - fs), (size_t)(fe - a), a, &in)) {
 				in.len = 1;
 				continue;
 			}
 			if (in.table && in.table != last &&
 			    table_words(k, fs, in.table, fstart, fend) < 0)
-				return -1;
+				ret = -1;
 			last = in.table ? in.table : last;
 		}
 	}
-	return 0;
+	free(fn);
+	return ret;
 }
 
 int kernel_cfg(struct kernel *k, uint64_t start, struct cfg *g, struct gerr *e)

@@ -111,7 +111,7 @@ static int part_targets(unsigned long lo, unsigned long hi,
 	return 0;
 }
 
-/* The growing list of the core kernel's .cold parts, then of their targets. */
+/* The growing list of the branches leaving the core kernel's .cold parts. */
 struct ulongs {
 	unsigned long *a;
 	size_t n, cap;
@@ -161,7 +161,7 @@ struct parts {
 	size_t n, cap;
 	struct cold_pair *pairs;	/* then the pairs found */
 	size_t npairs, cappairs;
-	int err;
+	bool pairing;			/* the second pass */
 };
 
 static int add_part(struct parts *p, const char *name, unsigned long addr)
@@ -213,24 +213,17 @@ static int add_namesake(struct parts *p, const char *name, unsigned long addr)
 	return 0;
 }
 
+/* The first pass over kallsyms finds the parts, the second their namesakes. */
 #ifdef GILK_HAVE_KALLSYMS_EACH_MOD
-static int each_part(void *ctx, const char *name, struct module *mod,
-		     unsigned long addr)
+static int each_symbol(void *ctx, const char *name, struct module *mod,
+		       unsigned long addr)
 #else
-static int each_part(void *ctx, const char *name, unsigned long addr)
+static int each_symbol(void *ctx, const char *name, unsigned long addr)
 #endif
 {
-	return add_part(ctx, name, addr);
-}
+	struct parts *p = ctx;
 
-#ifdef GILK_HAVE_KALLSYMS_EACH_MOD
-static int each_namesake(void *ctx, const char *name, struct module *mod,
-			 unsigned long addr)
-#else
-static int each_namesake(void *ctx, const char *name, unsigned long addr)
-#endif
-{
-	return add_namesake(ctx, name, addr);
+	return p->pairing ? add_namesake(p, name, addr) : add_part(p, name, addr);
 }
 
 static int cmp_ulong(const void *a, const void *b)
@@ -254,7 +247,7 @@ int gilk_cold_index_init(void)
 	size_t i;
 	int ret;
 
-	ret = gilk_ks.kallsyms_on_each_symbol(each_part, &parts);
+	ret = gilk_ks.kallsyms_on_each_symbol(each_symbol, &parts);
 	for (i = 0; !ret && i < parts.n; i++) {
 		if (gilk_ks.kallsyms_lookup_size_offset(parts.a[i].addr, &size, &off) && !off)
 			ret = part_targets(parts.a[i].addr, parts.a[i].addr + size,
@@ -263,7 +256,8 @@ int gilk_cold_index_init(void)
 	}
 	if (!ret) {
 		sort(parts.a, parts.n, sizeof(*parts.a), cmp_base, NULL);
-		ret = gilk_ks.kallsyms_on_each_symbol(each_namesake, &parts);
+		parts.pairing = true;
+		ret = gilk_ks.kallsyms_on_each_symbol(each_symbol, &parts);
 	}
 	for (i = 0; i < parts.n; i++)
 		kfree(parts.a[i].base);
@@ -375,9 +369,11 @@ static void core_landings(struct landing *l)
 		else
 			b = mid;
 	}
-	for (; a < n_cold_pairs && cold_pairs[a].part < l->hi; a++)
+	for (; a < n_cold_pairs && cold_pairs[a].part < l->hi; a++) {
 		namesake_landings(l, cold_pairs[a].part, cold_pairs[a].part_size,
 				  cold_pairs[a].fn, cold_pairs[a].fn_size);
+		cond_resched();	/* FACTS over .text.unlikely meets thousands */
+	}
 }
 
 void gilk_cold_facts(struct gilk_facts *f, struct gilk_fact *out,

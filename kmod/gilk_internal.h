@@ -149,6 +149,8 @@ struct gilk_splice_obj {
 	atomic64_t lost, missed;
 	u8 tramp_kind;		/* enum gilk_tramp_kind, once verified */
 	u8 bug_kind;		/* enum gilk_bug_kind of the site, at claim */
+	/* freed after a grace period: FACTS reads gilk_owned without gilk_lock */
+	struct rcu_head rcu;
 };
 
 /* What an instrument's ctx points into: gilk_emit finds the splice. */

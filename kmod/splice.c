@@ -86,7 +86,8 @@ static void obj_free(struct gilk_splice_obj *s)
 	/* no trampoline writes it any more: what it holds becomes events */
 	gilk_tsc_ring_drain(s, true);
 	gilk_tsc_ring_free(s->tsc_ring);
-	kfree(s);
+	/* textread.c may still be reading its original bytes, unlocked */
+	kfree_rcu(s, rcu);
 }
 
 int gilk_reserve(struct gilk_reserve *r, const void *owner)

@@ -3,7 +3,10 @@
  * Kernel text as it was before gilk's splices and kprobes changed it: what
  * the code checker decodes a function from (a jmp and int3 fill over another
  * splice's region, or a kprobe's int3 in the middle of an instruction, would
- * otherwise put it off the instruction boundaries). gilk_lock held.
+ * otherwise put it off the instruction boundaries). The checker reads it
+ * under gilk_lock; FACTS (a .cold part's namesakes, coldparts.c) without:
+ * a splice object stays readable under rcu_read_lock() until freed after a
+ * grace period, and one coming or going as it is read may show either text.
  */
 #include <linux/kprobes.h>
 #include <linux/rcupdate.h>
@@ -27,12 +30,14 @@ static void overlay_splices(unsigned long addr, u8 *buf, size_t len)
 	unsigned long i;
 	u32 k;
 
+	rcu_read_lock();
 	xa_for_each_range(&gilk_owned, i, o, addr - GILK_PATCH_MAX_LEN, addr + len - 1) {
 		overlay(addr, buf, len, o->site, o->region_orig, o->region_len);
-		for (k = 0; k < o->npatch; k++)
+		for (k = 0; k < min_t(u32, o->npatch, GILK_MAX_PATCHES); k++)
 			overlay(addr, buf, len, o->patch[k].addr, o->patch[k].orig,
 				o->patch[k].len);
 	}
+	rcu_read_unlock();
 }
 
 /* A kprobe's int3 (or an optimized one's jmp) hides the instruction it saved. */

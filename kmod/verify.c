@@ -685,18 +685,19 @@ unsigned long gilk_table_at(const struct insn *in)
 }
 
 #define TABLE_MAX 4096	/* words */
+#define TABLE_GAP_MAX 64	/* 0 words in a row: zeroed data, no table */
 
 int gilk_table_words(const struct gilk_verify_env *env, unsigned long t,
 		     unsigned long func, int (*each)(void *ctx, unsigned long w),
 		     void *ctx)
 {
 	u64 w[8], word;
-	u32 i, n = 0;
+	u32 i, n = 0, zeros = 0;
 	int ret;
 
 	if (!env->table_data || !env->is_text || !env->table_data(env, t, func))
 		return 0;
-	for (i = 0; i < TABLE_MAX; i++) {
+	for (i = 0; i < TABLE_MAX && zeros < TABLE_GAP_MAX; i++) {
 		/* eight words at a time; one by one where a read of eight
 		 * runs off the mapped data the table ends at
 		 */
@@ -706,8 +707,11 @@ int gilk_table_words(const struct gilk_verify_env *env, unsigned long t,
 			word = w[i % ARRAY_SIZE(w)];
 		else if (env->read(env, t + 8 * i, &word, sizeof(word)))
 			return 0;
-		if (!word)
-			continue;	/* a label the table leaves out */
+		if (!word) {
+			zeros++;	/* a label the table leaves out */
+			continue;
+		}
+		zeros = 0;
 		if (!env->is_text(env, word))
 			return 0;
 		ret = each(ctx, word);

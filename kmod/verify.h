@@ -56,13 +56,14 @@ int gilk_verify(const struct gilk_splice *req,
 bool gilk_branch_target(const struct insn *in, unsigned long a, unsigned long *t);
 /*
  * The address of the table of 8-byte words the instruction loads from by
- * [disp32 + index*8] (no base, no segment), or 0: a computed goto's.
+ * [disp32 + index*8] (no base, no fs or gs), or 0: a computed goto's.
  */
 unsigned long gilk_table_at(const struct insn *in);
 /*
  * Calls each(ctx, w) for the words of the table at t, loaded by the
  * function at func, from its first on while they are text (some land in a
- * .cold part; a 0 is a label left out) and env->table_data() allows the
+ * .cold part; a 0 is a label left out, 64 in a row zeroed data) and
+ * env->table_data() allows the
  * table; each's non-zero return stops it and is returned. The planner
  * reads the same tables (core/kernel.c).
  */

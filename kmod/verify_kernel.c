@@ -2,7 +2,8 @@
 /*
  * The code checker (verify.c) in the kernel: its environment is the
  * kernel's own decoder, its symbols, its bug table and jump labels, and the
- * text as it was before gilk and kprobes (textread.c). gilk_lock held.
+ * text as it was before gilk and kprobes (textread.c). gilk_lock held, but
+ * for gilk_text_env, which FACTS reads .cold parts' namesakes through.
  */
 #include <asm/cpufeature.h>
 
@@ -45,7 +46,7 @@ static bool hidden_edge(const struct gilk_verify_env *env, unsigned long lo,
 /*
  * A computed goto's table: a core kernel function's in .rodata (const, as
  * GCC places `static const void *table[]`), a module function's in its
- * module, outside its text. func's module is pinned by the batch.
+ * module, outside its text. Nothing of the module is kept past the answer.
  */
 static bool table_data(const struct gilk_verify_env *env, unsigned long t,
 		       unsigned long func)

@@ -850,6 +850,91 @@ static void defect_jump_label_flip(struct live *lv)
 	      tp.ret ? strerror(-tp.ret) : "done");
 }
 
+/* FACTS over [lo, hi) in a loop until *stop: how many asked, how many failed. */
+struct facts_racer {
+	struct live *lv;
+	uint64_t lo, hi;
+	volatile int *stop;
+	unsigned asked, failed;
+};
+
+static void *ask_facts(void *arg)
+{
+	struct facts_racer *r = arg;
+	static struct gilk_fact out[256];
+
+	while (!*r->stop) {
+		struct gilk_facts q = { .start = r->lo, .end = r->hi, .max = 256,
+					.buf = (uintptr_t)out };
+
+		r->asked++;
+		r->failed += ioctl(r->lv->fd, GILK_IOC_FACTS, &q) != 0;
+	}
+	return NULL;
+}
+
+/*
+ * 11 (review, session 10): FACTS over a .cold part decodes the functions
+ * named as it, through the original bytes of their splices, without
+ * gilk_lock, while an unsplice frees a splice object under it (kfree, so
+ * the read was of freed memory: KASAN says so on the debug kernel). Splice
+ * objects are now freed after an RCU grace period. A core function with a
+ * .cold part is spliced and unspliced while another thread asks FACTS
+ * about its part.
+ */
+static void defect_cold_facts_race(struct live *lv)
+{
+	size_t n = symtab_count(lv->k.syms);
+	uint64_t cs = 0, ce = 0, f = 0;
+	volatile int stop = 0;
+	struct facts_racer r = { lv, 0, 0, &stop, 0, 0 };
+	unsigned rounds = 0, made = 0;
+	pthread_t t;
+
+	for (size_t i = 0; i < n && !f; i++) {
+		const struct ksym *c = symtab_at(lv->k.syms, i);
+		const char *dot = strstr(c->name, ".cold");
+		char base[256];
+		struct splice_plan p;
+		struct gerr e;
+		uint64_t fn;
+
+		if (c->module || !dot || dot[5] || (size_t)(dot - c->name) >= sizeof(base) ||
+		    symtab_function(lv->k.syms, c->addr, NULL, &cs, &ce))
+			continue;
+		snprintf(base, sizeof(base), "%.*s", (int)(dot - c->name), c->name);
+		fn = sym(lv, base);
+		if (fn && strncmp(base, "tcp_", 4) == 0 &&
+		    live_plan(lv, live_block_site(lv, fn), 0, &p, &e) == 0)
+			f = fn;
+	}
+	if (!f) {
+		/* 6.12 is built without hot/cold splitting */
+		check(1, "defect 11: no tcp_ function with a .cold part to race FACTS over");
+		return;
+	}
+	r.lo = cs;
+	r.hi = ce;
+	if (pthread_create(&t, NULL, ask_facts, &r)) {
+		check(0, "defect 11: a FACTS thread");
+		return;
+	}
+	for (rounds = 0; rounds < 50; rounds++) {
+		struct splice_plan p;
+		struct gerr e;
+		uint32_t id;
+
+		if (splice_at(lv, live_block_site(lv, f), 0, "count", "", &id, &p))
+			continue;
+		made += live_unsplice(lv, id, &e) == 0 && restored(lv, &p);
+	}
+	stop = 1;
+	pthread_join(t, NULL);
+	check(made == rounds && r.asked >= rounds && !r.failed,
+	      "defect 11: %u splices made and undone in a function while FACTS asked %u times about its .cold part (%u failed)",
+	      made, r.asked, r.failed);
+}
+
 /* 3: a tsc splice hit in NMI context (backtraces of every CPU by NMI). */
 static void defect_nmi(struct live *lv)
 {
@@ -942,6 +1027,7 @@ void test_defects(struct live *lv)
 	defect_list_lock(lv, true);
 	defect_facts_range(lv);
 	defect_jump_label_flip(lv);
+	defect_cold_facts_race(lv);
 	defect_patch_outside(lv);
 	defect_idle(lv);
 	defect_nmi(lv);

@@ -243,7 +243,7 @@ static int read_word(struct kernel *k, uint64_t a, uint64_t *w)
  * function's own start. gilk.ko's checker reads the same tables
  * (gilk_table_words() in kmod/verify.c).
  */
-#define TABLE_MAX 4096
+#define TABLE_MAX 4096	/* GILK_TABLE_MAX, kmod/verify.h */
 #define TABLE_GAP_MAX 64	/* 0 words in a row: zeroed data, no table */
 
 static bool table_data(const struct kernel *k, uint64_t func, uint64_t t)
@@ -263,16 +263,17 @@ static bool is_text(const struct kernel *k, uint64_t a)
 
 /* The words of the table at t that the function at func loads, landing in
  * [lo, hi), into k->scratch (a 0 is a label the table leaves out): how
- * many, or -1. */
-static ssize_t table_words(struct kernel *k, uint64_t func, uint64_t t, uint64_t lo, uint64_t hi)
+ * many, or -1; *too_long when TABLE_MAX of them were all labels. */
+static ssize_t table_words(struct kernel *k, uint64_t func, uint64_t t, uint64_t lo, uint64_t hi,
+			   bool *too_long)
 {
 	ssize_t added = 0;
-	size_t zeros = 0;
+	size_t zeros = 0, j;
 	uint64_t w;
 
 	if (!table_data(k, func, t))
 		return 0;
-	for (size_t j = 0; j < TABLE_MAX && zeros < TABLE_GAP_MAX; j++) {
+	for (j = 0; j < TABLE_MAX && zeros < TABLE_GAP_MAX; j++) {
 		if (read_word(k, t + 8 * j, &w))
 			break;
 		if (!w) {
@@ -288,10 +289,12 @@ static ssize_t table_words(struct kernel *k, uint64_t func, uint64_t t, uint64_t
 			return -1;
 		added++;
 	}
+	if (j == TABLE_MAX && zeros < TABLE_GAP_MAX)
+		*too_long = true;
 	return added;
 }
 
-static ssize_t table_targets(struct kernel *k, const struct cfg *g)
+static ssize_t table_targets(struct kernel *k, const struct cfg *g, bool *too_long)
 {
 	uint64_t last = 0;
 	ssize_t added = 0;
@@ -303,7 +306,7 @@ static ssize_t table_targets(struct kernel *k, const struct cfg *g)
 		if (!t || t == last)
 			continue;
 		last = t;
-		n = table_words(k, g->start, t, g->start, g->end);
+		n = table_words(k, g->start, t, g->start, g->end, too_long);
 		if (n < 0)
 			return -1;
 		added += n;
@@ -342,6 +345,7 @@ static int namesake_targets(struct kernel *k, const struct ksym *part, uint64_t 
 	for (size_t i = 0; i < n && !ret; i++) {
 		uint64_t fs, fe, last = 0;
 		const uint8_t *code;
+		bool too_long = false;	/* the namesake's own splices are refused */
 		struct insn in;
 
 		if ((fn[i]->module == NULL) != (part->module == NULL) ||
@@ -360,7 +364,7 @@ static int namesake_targets(struct kernel *k, const struct ksym *part, uint64_t 
 				continue;
 			}
 			if (in.table && in.table != last &&
-			    table_words(k, fs, in.table, fstart, fend) < 0)
+			    table_words(k, fs, in.table, fstart, fend, &too_long) < 0)
 				ret = -1;
 			last = in.table ? in.table : last;
 		}
@@ -376,6 +380,7 @@ int kernel_cfg(struct kernel *k, uint64_t start, struct cfg *g, struct gerr *e)
 	const uint64_t *ft;
 	const uint8_t *code;
 	size_t ncold, nft;
+	bool too_long = false;
 	ssize_t added;
 
 	if (symtab_function(k->syms, start, &sym, &fstart, &fend) || fstart != start)
@@ -409,10 +414,15 @@ int kernel_cfg(struct kernel *k, uint64_t start, struct cfg *g, struct gerr *e)
 	if (cfg_build(g, k->dec, code, fstart, fend, k->scratch, k->nscratch, e))
 		return -1;
 	/* built again, rarely, with a computed goto's targets */
-	added = table_targets(k, g);
+	added = table_targets(k, g, &too_long);
 	if (added < 0)
 		return gerr_set(e, "out of memory");
-	return added ? cfg_build(g, k->dec, code, fstart, fend, k->scratch, k->nscratch, e) : 0;
+	if (added && cfg_build(g, k->dec, code, fstart, fend, k->scratch, k->nscratch, e))
+		return -1;
+	/* a table longer than is read: labels unseen, as gilk.ko refuses */
+	if (too_long)
+		g->jump_table = true;
+	return 0;
 }
 
 static int window_get(struct kernel *k, struct cfg_window *w, uint64_t start,

@@ -4,9 +4,11 @@
  * the code checker decodes a function from (a jmp and int3 fill over another
  * splice's region, or a kprobe's int3 in the middle of an instruction, would
  * otherwise put it off the instruction boundaries). The checker reads it
- * under gilk_lock; FACTS (a .cold part's namesakes, coldparts.c) without:
- * a splice object stays readable under rcu_read_lock() until freed after a
- * grace period, and one coming or going as it is read may show either text.
+ * under gilk_lock; FACTS (.cold parts and their namesakes, tables, in
+ * coldparts.c) and gilk.ko's load without: a splice object stays readable
+ * under rcu_read_lock() until freed after a grace period, and one coming,
+ * going or being claimed again as it is read may show a mix of bytes.
+ * FACTS only advises the planner; the checker decides under the lock.
  */
 #include <linux/kprobes.h>
 #include <linux/rcupdate.h>

@@ -684,7 +684,6 @@ unsigned long gilk_table_at(const struct insn *in)
 	return (unsigned long)(long)in->displacement.value;
 }
 
-#define TABLE_MAX 4096	/* words */
 #define TABLE_GAP_MAX 64	/* 0 words in a row: zeroed data, no table */
 
 int gilk_table_words(const struct gilk_verify_env *env, unsigned long t,
@@ -697,8 +696,9 @@ int gilk_table_words(const struct gilk_verify_env *env, unsigned long t,
 
 	if (!env->table_data || !env->is_text || !env->table_data(env, t, func))
 		return 0;
-	for (i = 0; i < TABLE_MAX && zeros < TABLE_GAP_MAX; i++) {
-		/* eight words at a time; one by one where a read of eight
+	for (i = 0; i < GILK_TABLE_MAX && zeros < TABLE_GAP_MAX; i++) {
+		/*
+		 * eight words at a time; one by one where a read of eight
 		 * runs off the mapped data the table ends at
 		 */
 		if (i % ARRAY_SIZE(w) == 0)
@@ -718,7 +718,7 @@ int gilk_table_words(const struct gilk_verify_env *env, unsigned long t,
 		if (ret)
 			return ret;
 	}
-	return 0;
+	return zeros < TABLE_GAP_MAX ? -E2BIG : 0;
 }
 
 /* A scan's look at a table: its words in [lo, hi), the function scanned. */
@@ -743,9 +743,10 @@ static int table_word(void *ctx, unsigned long w)
 }
 
 /*
- * Decodes [lo, hi) from lo, an instruction start: no direct branch there
- * may land in what the splice overwrites past a region's start, or in a
- * bounce slot (lands_inside()). strict: it is the function itself, which
+ * Decodes [lo, hi) from lo, an instruction start: no direct branch there,
+ * nor a label of a computed goto's table it loads, may land in what the
+ * splice overwrites past a region's start, or in a bounce slot
+ * (lands_inside()). strict: it is the function itself, which
  * must decode where control may fall in. A byte that does not decode where
  * none can (after a jmp or a ret: data, or bytes past the function's real
  * end, which kallsyms does not know) is stepped over, and so is the rest
@@ -786,8 +787,11 @@ static int scan_range(struct vctx *v, const char *part, unsigned long lo,
 		if (t && t != table) {
 			struct table_scan ts = { v, part, t, lo, hi, k };
 
-			table = t;	/* the same table loaded twice: read once */
+			table = t;	/* loaded again right after: read once */
 			err = gilk_table_words(v->env, t, lo, table_word, &ts);
+			if (err == -E2BIG)
+				return refuse(v, part, 0, "the jump table at 0x%lx holds more than %d labels",
+					      t, GILK_TABLE_MAX);
 			if (err)
 				return err;
 		}

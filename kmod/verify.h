@@ -61,12 +61,14 @@ bool gilk_branch_target(const struct insn *in, unsigned long a, unsigned long *t
 unsigned long gilk_table_at(const struct insn *in);
 /*
  * Calls each(ctx, w) for the words of the table at t, loaded by the
- * function at func, from its first on while they are text (some land in a
- * .cold part; a 0 is a label left out, 64 in a row zeroed data) and
- * env->table_data() allows the
- * table; each's non-zero return stops it and is returned. The planner
- * reads the same tables (core/kernel.c).
+ * function at func, where env->table_data() allows it: from its first word
+ * on while they are text (some land in a .cold part; a 0 is a label left
+ * out, 64 in a row are zeroed data) or readable. each's non-zero return
+ * stops it and is returned; -E2BIG when GILK_TABLE_MAX words were all
+ * labels (the rest unread); else 0. The planner reads the same tables
+ * (core/kernel.c).
  */
+#define GILK_TABLE_MAX 4096
 int gilk_table_words(const struct gilk_verify_env *env, unsigned long t,
 		     unsigned long func, int (*each)(void *ctx, unsigned long w),
 		     void *ctx);

@@ -76,7 +76,6 @@ struct gilk_verify_env {
 	unsigned long counter;	/* the splice's __percpu hit counter */
 	unsigned long ring;	/* its struct gilk_tsc_ring, or 0 */
 	unsigned long cpu_number;	/* %gs-relative: the CPU's number */
-
 	/* The kernel's insn_decode(). */
 	int (*decode)(struct insn *insn, const void *kaddr, int buf_len,
 		      enum insn_mode m);

@@ -3,7 +3,8 @@
  * The code checker (verify.c) in the kernel: its environment is the
  * kernel's own decoder, its symbols, its bug table and jump labels, and the
  * text as it was before gilk and kprobes (textread.c). gilk_lock held, but
- * for gilk_text_env, which FACTS reads .cold parts' namesakes through.
+ * for gilk_text_env, which FACTS and the load read .cold parts, their
+ * namesakes and tables through (coldparts.c).
  */
 #include <asm/cpufeature.h>
 

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * gilk_target_cgoto(n) is a computed goto, as ___bpf_prog_run's `goto
- * *jumptable[op]` compiles: the label is loaded from a table in .rodata,
- * [table + n*8], and jumped to through a retpoline thunk. n 0 gives 0xa,
- * n 1 gives 0xb. The first label (+13, right after the thunk's jmp) is a
+ * *jumptable[op]` compiles: the label is loaded from a table, [table +
+ * n*8], in the section the kernel puts C's in (.rodata..c_jump_table, on
+ * 6.12 .data.rel.ro.c_jump_table), and jumped to through a retpoline
+ * thunk. n 0 gives 0xa, n 1 gives 0xb. The first label (+13, right after the thunk's jmp) is a
  * nop to a decoder, dead padding unless the table is read: a region over
  * the jmp and it looks sound (on a kernel built with IBT each label starts
  * with an endbr64 instead).
@@ -12,6 +13,13 @@
 #include <asm/ibt.h>
 
 #include "target.h"
+
+/* the section of the kernel's __annotate_jump_table (see Kbuild) */
+#ifdef GILK_C_JUMP_TABLE_RELRO
+#define C_JUMP_TABLE ".data.rel.ro.c_jump_table, \"aw\""
+#else
+#define C_JUMP_TABLE ".rodata..c_jump_table, \"a\""
+#endif
 
 asm(".pushsection .text, \"ax\"\n"
 	".globl gilk_target_cgoto\n"
@@ -30,7 +38,7 @@ asm(".pushsection .text, \"ax\"\n"
 	".size gilk_target_cgoto, .-gilk_target_cgoto\n"
 	".popsection\n"
 	/* where objtool looks for a computed goto's table, as for C's */
-	".pushsection .rodata..c_jump_table, \"a\"\n"
+	".pushsection " C_JUMP_TABLE "\n"
 	".balign 8\n"
 	".type gilk_target_cgoto_table, @object\n"
 	"gilk_target_cgoto_table:\n"

@@ -93,8 +93,8 @@ static enum insn_kind classify(const cs_insn *ci, bool imm_operand)
 	}
 }
 
-int decode_one(struct decoder *d, const uint8_t *code, size_t avail,
-	       uint64_t addr, struct insn *out)
+static int decode_plain(struct decoder *d, const uint8_t *code, size_t avail,
+			uint64_t addr, struct insn *out)
 {
 	const uint8_t *p = code;
 	size_t n = avail < INSN_MAX ? avail : INSN_MAX;
@@ -147,19 +147,66 @@ int decode_one(struct decoder *d, const uint8_t *code, size_t avail,
 	return 0;
 }
 
+/* The kernel's own decoder (arch/x86/lib/insn.c) reads these 5 bytes as a
+ * prefix of the instruction after them; read as code, "xen" is a js whose
+ * target lands in the next function's middle. */
+#define EMULATE_PREFIX_LEN 5
+static const uint8_t emulate_prefixes[2][EMULATE_PREFIX_LEN] = {
+	{ 0x0f, 0x0b, 0x78, 0x65, 0x6e },	/* Xen: ud2; .ascii "xen" */
+	{ 0x0f, 0x0b, 0x6b, 0x76, 0x6d },	/* KVM: ud2; .ascii "kvm" */
+};
+
+static int emulate_prefix_at(const uint8_t *code, size_t avail)
+{
+	for (int i = 0; i < 2; i++)
+		if (avail > EMULATE_PREFIX_LEN &&
+		    !memcmp(code, emulate_prefixes[i], EMULATE_PREFIX_LEN))
+			return i;
+	return -1;
+}
+
+int decode_one(struct decoder *d, const uint8_t *code, size_t avail,
+	       uint64_t addr, struct insn *out)
+{
+	const size_t k = EMULATE_PREFIX_LEN;
+	uint8_t rest[INSN_MAX];
+
+	if (emulate_prefix_at(code, avail) < 0 ||
+	    decode_plain(d, code + k, avail - k, addr + k, out) || out->len + k > INSN_MAX)
+		return decode_plain(d, code, avail, addr, out);
+	/* as one instruction: its offsets count from the ud2 */
+	memcpy(rest, out->bytes, out->len);
+	memcpy(out->bytes, code, k);
+	memcpy(out->bytes + k, rest, out->len);
+	out->addr = addr;
+	out->len = (uint8_t)(out->len + k);
+	if (out->disp_off)
+		out->disp_off = (uint8_t)(out->disp_off + k);
+	if (out->imm_off)
+		out->imm_off = (uint8_t)(out->imm_off + k);
+	out->emulate = 1;
+	return 0;
+}
+
 int decode_text(struct decoder *d, const struct insn *in, char *buf, size_t len)
 {
-	const uint8_t *p = in->bytes;
-	size_t n = in->len;
-	uint64_t a = in->addr;
+	size_t k = in->emulate ? EMULATE_PREFIX_LEN : 0;
+	const uint8_t *p = in->bytes + k;
+	size_t n = in->len - k;
+	uint64_t a = in->addr + k;
 	cs_insn *ci = d->ci;
+	int w = 0;
 
 	if (!cs_disasm_iter(d->cs, &p, &n, &a, ci))
 		return -1;
+	if (k)
+		w = snprintf(buf, len, "ud2; .ascii \"%.3s\"; ", (const char *)in->bytes + 2);
+	if ((size_t)w >= len)
+		return 0;
 	if (ci->op_str[0])
-		snprintf(buf, len, "%s %s", ci->mnemonic, ci->op_str);
+		snprintf(buf + w, len - w, "%s %s", ci->mnemonic, ci->op_str);
 	else
-		snprintf(buf, len, "%s", ci->mnemonic);
+		snprintf(buf + w, len - w, "%s", ci->mnemonic);
 	return 0;
 }
 

@@ -43,6 +43,10 @@ struct insn {
 	uint8_t nop : 1;   /* a no-op of any length (padding candidate) */
 	uint8_t mem_rsp : 1; /* a memory operand addressed through rsp */
 	uint8_t mem_index : 1; /* a memory operand with an index register */
+	/* Behind Xen's or KVM's emulation prefix (ud2; .ascii "xen" or
+	 * "kvm"), which bytes and offsets include: the hypervisor finds the
+	 * ud2 by address and emulates what follows, so it never moves. */
+	uint8_t emulate : 1;
 	/* A memory operand [disp32 + index*8] with no base and no fs/gs:
 	 * disp, sign-extended, where a table of 8-byte words may lie (a
 	 * computed goto loads its target so); 0 otherwise. */

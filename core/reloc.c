@@ -121,6 +121,8 @@ enum reloc_status reloc_insn(struct x86w *w, const struct insn *in)
 {
 	enum reloc_status s;
 
+	if (in->emulate)
+		return RELOC_UNSUPPORTED;
 	switch (in->kind) {
 	case IK_JMP:
 		xw_jmp(w, in->target);

@@ -113,6 +113,8 @@ static enum splice_reason insn_refusal(const struct splice_env *env,
 		return why;
 	if (is_endbr64(in))
 		return SR_ENDBR;
+	if (in->emulate)
+		return SR_EMULATE_PREFIX;
 	if (insn_is_idle(in))
 		return SR_IDLE;
 	/* Traps and sys* stay where they are (gilk.ko refuses them too). */
@@ -845,6 +847,7 @@ static const char *const reason_names[SR_NREASONS][2] = {
 	[SR_OCCUPIED] = { "occupied", "another splice already owns some of these bytes" },
 	[SR_TOO_SHORT] = { "too-short", "not even a 2-byte jmp fits before the next branch target or the end of the function" },
 	[SR_NO_BOUNCE_SLOT] = { "no-bounce-slot", "the block is shorter than a 5-byte jmp and no 5 free bytes lie within a 2-byte jmp's reach" },
+	[SR_EMULATE_PREFIX] = { "emulate-prefix", "the region holds an instruction behind a hypervisor's emulation prefix (ud2; .ascii \"xen\"), which the hypervisor finds by its address" },
 	[SR_IDLE] = { "idle", "idle code (.cpuidle.text, hlt, mwait): RCU-tasks does not wait for a CPU idling there, so its trampoline could be freed under it" },
 };
 

@@ -61,6 +61,7 @@ enum splice_reason {
 	SR_NO_BOUNCE_SLOT,    /* 2..4 bytes, and no slot within rel8 reach */
 	SR_IDLE,              /* idle code, or hlt/mwait in the region */
 	SR_ENDBR,             /* an endbr64: IBT's landing pad, kept in place */
+	SR_EMULATE_PREFIX,    /* behind Xen's or KVM's emulation prefix */
 	SR_NREASONS
 };
 

@@ -546,6 +546,8 @@ int main(int argc, char **argv)
 		   "checker: VEX instructions that look like branches are copied, not relocated as branches");
 	check_case(vc_table_labels_refused,
 		   "checker: a label of a computed goto's table (indexed, REX.X too) in a region is refused; no index or fs, no table");
+	check_case(vc_emulate_prefix_no_edge,
+		   "checker: a neighbour's ud2; .ascii \"xen\" is no branch (the planner's reading); \"xeo\" is one");
 	check_case(vc_edges_refused,
 		   "checker: a branch (of the function or a neighbour) or a hidden edge into what a splice overwrites, or into its bounce slot, is refused");
 	{

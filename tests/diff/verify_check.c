@@ -849,3 +849,52 @@ bool vc_table_labels_refused(char *why, size_t len)
 	}
 	return true;
 }
+
+/*
+ * xen_cpuid's ud2; .ascii "xen"; cpuid before a function whose first mov
+ * holds 0x6a: read as code, "xen" is a js there. The kernel's decoder (the
+ * checker's) and the planner's take the 7 bytes as one instruction, so the
+ * splice is taken; with "xeo" the ud2 stands alone and the js is a branch
+ * into the region, refused.
+ */
+bool vc_emulate_prefix_no_edge(char *why, size_t len)
+{
+	static const uint8_t head[] = {
+		0x53,                               /* push rbx */
+		0x0f, 0x0b, 0x78, 0x65, 0x6e,       /* +1: ud2; .ascii "xen" */
+		0x0f, 0xa2,                         /*     cpuid (js +0x6a at +3) */
+		0x5b,                               /* pop rbx */
+		0xc3,                               /* ret */
+	};
+	static const uint8_t site[] = {
+		0x48, 0x89, 0xc3,                   /* +0x68: mov rbx, rax (the site) */
+		0x48, 0x89, 0xd9,                   /* mov rcx, rbx */
+		0xc3,                               /* ret */
+	};
+	enum { SITE = 0x68 };
+	uint8_t code[2][SITE + sizeof(site)];
+	static const char *const want[] = {
+		NULL, "the branch at 0xffffffff81000003 lands at 0xffffffff8100006a",
+	};
+
+	for (size_t i = 0; i < 2; i++) {
+		const struct edge_case k = {
+			code[i], sizeof(code[i]), sizeof(site), SITE, 0, -1, SITE, SITE, 0, NULL, 0,
+		};
+		char reason[GILK_REASON_MAX] = "";
+		int ret;
+
+		memset(code[i], 0xcc, sizeof(code[i]));
+		memcpy(code[i], head, sizeof(head));
+		memcpy(code[i] + SITE, site, sizeof(site));
+		if (i)
+			code[i][5] = 'o';
+		ret = edge_verdict(&k, reason, sizeof(reason));
+		if (want[i] ? ret != -EBADMSG || !strstr(reason, want[i]) : ret != 0) {
+			snprintf(why, len, "case %zu: %s (%d: %s)", i,
+				 want[i] ? "not refused as wanted" : "refused", ret, reason);
+			return false;
+		}
+	}
+	return true;
+}

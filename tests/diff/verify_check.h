@@ -79,6 +79,9 @@ bool vc_vex_copied(char *why, size_t len);
 bool vc_edges_refused(char *why, size_t len);
 /* A computed goto's table, read by the checker: a label in a region refused. */
 bool vc_table_labels_refused(char *why, size_t len);
+/* A neighbour's emulation prefix is no branch to the checker, as to the
+ * planner; the same bytes one letter off are. */
+bool vc_emulate_prefix_no_edge(char *why, size_t len);
 unsigned vc_mutation_kinds(void);
 
 #endif

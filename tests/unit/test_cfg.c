@@ -3,6 +3,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
 
@@ -77,8 +78,69 @@ static void unreachable_code_is_a_block(void **s)
 	decoder_close(d);
 }
 
+/*
+ * Xen's and KVM's emulation prefix, ud2 then "xen" or "kvm", makes the
+ * instruction after it one instruction (the kernel's decoder reads it so,
+ * and xen_cpuid holds one): the "xen" is not a js, whose made-up target
+ * refused the next function, xen_read_cr0, as branched into mid-instruction.
+ */
+static void emulation_prefix_is_one_instruction(void **s)
+{
+	static const uint8_t b[] = {
+		0x53,                               /* 0 push rbx */
+		0x0f, 0x0b, 0x78, 0x65, 0x6e,       /* 1 ud2; .ascii "xen" */
+		0x0f, 0xa2,                         /* 6   cpuid */
+		0x0f, 0x0b, 0x6b, 0x76, 0x6d,       /* 8 ud2; .ascii "kvm" */
+		0x0f, 0xa2,                         /* 13  cpuid */
+		0x5b,                               /* 15 pop rbx */
+		0xc3,                               /* 16 ret */
+	};
+	/* a ud2 followed by other bytes is a ud2 */
+	static const uint8_t plain[] = { 0x0f, 0x0b, 0x78, 0x65, 0x6f, 0x0f, 0xa2 };
+	uint64_t *t = NULL;
+	size_t nt = 0, capt = 0;
+	struct decoder *d;
+	struct insn in;
+	struct cfg g;
+	struct gerr e;
+	char text[96];
+
+	(void)s;
+	memset(&g, 0, sizeof(g));
+	assert_int_equal(decoder_open(&d, &e), 0);
+	assert_int_equal(decode_one(d, b + 1, sizeof(b) - 1, F + 1, &in), 0);
+	assert_int_equal(in.len, 7);
+	assert_true(in.emulate);
+	assert_int_equal(in.kind, IK_PLAIN);
+	assert_int_equal(decode_text(d, &in, text, sizeof(text)), 0);
+	assert_string_equal(text, "ud2; .ascii \"xen\"; cpuid");
+	assert_int_equal(decode_one(d, b + 8, sizeof(b) - 8, F + 8, &in), 0);
+	assert_int_equal(in.len, 7);
+	assert_true(in.emulate);
+	/* cut short, the prefix has no instruction after it: a ud2 */
+	assert_int_equal(decode_one(d, b + 1, 5, F + 1, &in), 0);
+	assert_int_equal(in.len, 2);
+	assert_false(in.emulate);
+	assert_int_equal(decode_one(d, plain, sizeof(plain), F, &in), 0);
+	assert_int_equal(in.len, 2);
+	assert_int_equal(in.kind, IK_UD2);
+
+	assert_int_equal(cfg_build(&g, d, b, F, F + sizeof(b), NULL, 0, &e), 0);
+	assert_int_equal(g.ninsn, 5);
+	assert_int_equal(g.nblocks, 1);
+	assert_int_equal(g.misaligned, 0);
+	/* a neighbour's scan: no js into what follows */
+	assert_int_equal(cfg_collect_targets(d, b, F, F + sizeof(b), F, F + 0x100, &t, &nt,
+					     &capt), 0);
+	assert_int_equal(nt, 0);
+	free(t);
+	cfg_free(&g);
+	decoder_close(d);
+}
+
 const struct CMUnitTest cfg_tests[] = {
 	cmocka_unit_test(blocks_edges_padding),
 	cmocka_unit_test(unreachable_code_is_a_block),
+	cmocka_unit_test(emulation_prefix_is_one_instruction),
 };
 const size_t cfg_ntests = sizeof(cfg_tests) / sizeof(cfg_tests[0]);

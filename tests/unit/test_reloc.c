@@ -211,6 +211,8 @@ static void plain_copied_and_traps_refused(void **st)
 	static const uint8_t ud2[] = { 0x0f, 0x0b };
 	static const uint8_t int3[] = { 0xcc };
 	static const uint8_t ret[] = { 0xc3 };
+	/* the hypervisor finds its emulation prefix by address and bytes */
+	static const uint8_t xen[] = { 0x0f, 0x0b, 0x78, 0x65, 0x6e, 0x0f, 0xa2 };
 
 	(void)st;
 	assert_int_equal(relocate(x, 2, out, &len, DST), RELOC_OK);
@@ -219,6 +221,7 @@ static void plain_copied_and_traps_refused(void **st)
 	assert_int_equal(out[0], 0xc3);
 	assert_int_equal(relocate(ud2, 2, out, &len, DST), RELOC_UNSUPPORTED);
 	assert_int_equal(relocate(int3, 1, out, &len, DST), RELOC_UNSUPPORTED);
+	assert_int_equal(relocate(xen, sizeof(xen), out, &len, DST), RELOC_UNSUPPORTED);
 }
 
 /* The tsc template's encoders write its low registers, and refuse what

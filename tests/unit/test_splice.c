@@ -363,6 +363,27 @@ static void refuse_int3_ud2_unrelocatable(void **st)
 	assert_int_equal(refusal(fx, F + 11), SR_UNRELOCATABLE);
 }
 
+/* An instruction behind Xen's emulation prefix (xen_cpuid's cpuid) stays
+ * where it is, as gilk.ko's checker has it. */
+static void refuse_emulation_prefix(void **st)
+{
+	static const uint8_t b[] = {
+		0xb8, 1, 0, 0, 0,                   /* 0 mov eax, 1 */
+		0x0f, 0x0b, 0x78, 0x65, 0x6e,       /* 5 ud2; .ascii "xen" */
+		0x0f, 0xa2,                         /*     cpuid */
+		0xb8, 1, 0, 0, 0,                   /* 12 */
+		0xc3,
+	};
+	uint64_t ext[] = { F + 5 };
+	struct fixture *fx = fn(b, sizeof(b), ext, 1);
+	struct splice_plan p;
+
+	(void)st;
+	assert_int_equal(refusal(fx, F + 5), SR_EMULATE_PREFIX);
+	assert_int_equal(refusal(fx, F + 6), SR_NOT_BOUNDARY);
+	assert_int_equal(splice_plan(&fx->env, F + 12, &p), 0);
+}
+
 /* Idle and trapping instructions stay where they are: a CPU idles in hlt
  * or mwait where RCU-tasks does not wait, and traps are found by address. */
 static void refuse_idle_and_traps(void **st)
@@ -655,6 +676,7 @@ const struct CMUnitTest splice_tests[] = {
 	cmocka_unit_test(trap_mode_only_when_asked),
 	cmocka_unit_test(refuse_not_text_boundary_padding),
 	cmocka_unit_test(refuse_undecodable_misaligned_table),
+	cmocka_unit_test(refuse_emulation_prefix),
 	cmocka_unit_test(refuse_int3_ud2_unrelocatable),
 	cmocka_unit_test(refuse_idle_and_traps),
 	cmocka_unit_test(bug_and_warn_sites_replayed),

@@ -161,6 +161,8 @@ fail:
 	return -1;
 }
 
+static void memo_free(struct kernel *k);
+
 void kernel_close(struct kernel *k)
 {
 	kimage_close(k->img);
@@ -169,6 +171,7 @@ void kernel_close(struct kernel *k)
 	textfacts_free(k->facts);
 	decoder_close(k->dec);
 	free(k->scratch);
+	memo_free(k);
 	memset(k, 0, sizeof(*k));
 }
 
@@ -182,30 +185,6 @@ void kernel_close(struct kernel *k)
 #define NEIGHBOUR_REACH 4096
 #define NEIGHBOUR_SPAN 16384
 
-static int neighbour_targets(struct kernel *k, const struct ksym *self, uint64_t fstart,
-			     uint64_t fend)
-{
-	const struct ksym *nb[64];
-	size_t n = symtab_functions(k->syms, fstart - NEIGHBOUR_REACH, fend + NEIGHBOUR_REACH,
-				    nb, 64);
-
-	for (size_t i = 0; i < n && i < 64; i++) {
-		uint64_t cs, ce;
-		const uint8_t *code;
-
-		if (nb[i]->addr == self->addr ||
-		    symtab_function(k->syms, nb[i]->addr, NULL, &cs, &ce) || cs != nb[i]->addr)
-			continue;
-		if (ce - cs > NEIGHBOUR_SPAN)
-			ce = cs + NEIGHBOUR_SPAN;
-		code = kimage_ptr(k->img, cs, (size_t)(ce - cs));
-		if (code && cfg_collect_targets(k->dec, code, cs, ce, fstart, fend, &k->scratch,
-						&k->nscratch, &k->capscratch))
-			return -1;
-	}
-	return 0;
-}
-
 static int scratch_push(struct kernel *k, uint64_t a)
 {
 	if (k->nscratch == k->capscratch) {
@@ -218,6 +197,93 @@ static int scratch_push(struct kernel *k, uint64_t a)
 		k->capscratch = cap;
 	}
 	k->scratch[k->nscratch++] = a;
+	return 0;
+}
+
+/*
+ * A whole-kernel scan plans every function, and each one's neighbours are
+ * some 60 functions around it: decoding them anew for each would decode the
+ * kernel 60 times over (an offline scan took 8 times objdump's time). The
+ * core kernel's bytes do not change under a struct kernel (an image, or
+ * live a snapshot), so each function's direct branch targets are kept, in
+ * a table indexed by its address's bits above the 16-byte alignment: a
+ * neighbourhood, some 16 KiB, maps to distinct slots. Module text is
+ * decoded anew.
+ */
+#define NB_MEMO 1024
+
+struct nb_memo {
+	uint64_t cs, ce;
+	uint64_t *t;
+	size_t n, cap;
+};
+
+static const struct nb_memo *memo_targets(struct kernel *k, uint64_t cs, uint64_t ce,
+					  const uint8_t *code)
+{
+	struct nb_memo *m;
+
+	if (!k->memo && !(k->memo = calloc(NB_MEMO, sizeof(*k->memo))))
+		return NULL;
+	m = &k->memo[(cs >> 4) % NB_MEMO];
+	if (m->cs == cs && m->ce == ce)
+		return m;
+	m->cs = m->ce = 0;
+	m->n = 0;
+	if (cfg_collect_targets(k->dec, code, cs, ce, 0, UINT64_MAX, &m->t, &m->n, &m->cap))
+		return NULL;
+	m->cs = cs;
+	m->ce = ce;
+	return m;
+}
+
+static void memo_free(struct kernel *k)
+{
+	if (k->memo)
+		for (size_t i = 0; i < NB_MEMO; i++)
+			free(k->memo[i].t);
+	free(k->memo);
+	k->memo = NULL;
+}
+
+void kernel_text_changed(struct kernel *k)
+{
+	memo_free(k);
+}
+
+static int neighbour_targets(struct kernel *k, const struct ksym *self, uint64_t fstart,
+			     uint64_t fend)
+{
+	const struct ksym *nb[64];
+	size_t n = symtab_functions(k->syms, fstart - NEIGHBOUR_REACH, fend + NEIGHBOUR_REACH,
+				    nb, 64);
+
+	for (size_t i = 0; i < n && i < 64; i++) {
+		const struct nb_memo *m;
+		uint64_t cs, ce;
+		const uint8_t *code;
+
+		if (nb[i]->addr == self->addr ||
+		    symtab_function(k->syms, nb[i]->addr, NULL, &cs, &ce) || cs != nb[i]->addr)
+			continue;
+		if (ce - cs > NEIGHBOUR_SPAN)
+			ce = cs + NEIGHBOUR_SPAN;
+		code = kimage_ptr(k->img, cs, (size_t)(ce - cs));
+		if (!code)
+			continue;
+		if (cs < k->text_start || ce > k->text_end) {
+			if (cfg_collect_targets(k->dec, code, cs, ce, fstart, fend,
+						&k->scratch, &k->nscratch, &k->capscratch))
+				return -1;
+			continue;
+		}
+		m = memo_targets(k, cs, ce, code);
+		if (!m)
+			return -1;
+		for (size_t j = 0; j < m->n; j++)
+			if (m->t[j] >= fstart && m->t[j] < fend && scratch_push(k, m->t[j]))
+				return -1;
+	}
 	return 0;
 }
 

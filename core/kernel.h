@@ -30,6 +30,9 @@ struct kernel {
 	 * /proc/kcore to read them from (the snapshot holds text) */
 	uint64_t rodata_start, rodata_end, image_end;
 	struct kimage *kcore;
+	/* The branch targets of the core kernel's functions, decoded once for
+	 * the CFGs of all their neighbours (kernel.c, neighbour_targets()) */
+	struct nb_memo *memo;
 };
 
 /* image: vmlinux, bzImage or /proc/kcore (then as kernel_open_live());
@@ -43,6 +46,10 @@ int kernel_open(struct kernel *k, const char *image, const char *symbols,
 int kernel_open_live(struct kernel *k, const char *kcore, const char *symbols,
 		     struct gerr *e);
 void kernel_close(struct kernel *k);
+
+/* The image's text changed under k (live: the original bytes of splices put
+ * back in the snapshot): forget what was decoded of it. */
+void kernel_text_changed(struct kernel *k);
 
 /* Builds the CFG of the function that starts at start. */
 int kernel_cfg(struct kernel *k, uint64_t start, struct cfg *g, struct gerr *e);

@@ -201,6 +201,7 @@ static int learn_splices(struct live *lv, struct gerr *e)
 	lv->splices_sig = sig;
 	lv->gen++;
 	lv->noccupied = 0;
+	kernel_text_changed(&lv->k);
 	for (size_t i = 0; i < n && !rc; i++) {
 		const struct gilk_splice_info *s = &all[i];
 

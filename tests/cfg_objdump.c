@@ -98,6 +98,62 @@ static bool in_set(const uint64_t *s, size_t n, uint64_t v)
 	return bsearch(&v, s, n, sizeof(*s), cmp64) != NULL;
 }
 
+/*
+ * The planner keeps each core kernel function's branch targets for its
+ * neighbours' CFGs (kernel.c, memo_targets()). Over a run of consecutive
+ * functions, around assembly that jumps between its symbols, the CFGs
+ * built in a row (the memo warm) must equal those another struct kernel
+ * builds with it forgotten before each one.
+ */
+static int memo_check(struct kernel *k, const struct ksym **funcs, size_t nfunc,
+		      const char *image, const char *symbols)
+{
+	size_t first = nfunc / 2, same = 0, differ = 0, nt = 0;
+	struct cfg warm, cold;
+	struct kernel k2;
+	struct gerr e;
+
+	if (kernel_open(&k2, image, symbols, &e)) {
+		printf("FAIL neighbour memo: cannot load the kernel again: %s\n", e.msg);
+		return 0;
+	}
+	for (size_t i = 0; i < nfunc; i++)
+		if (!strcmp(funcs[i]->name, "copy_user_short_string"))
+			first = i;
+	first = first > 300 ? first - 300 : 0;
+	memset(&warm, 0, sizeof(warm));
+	memset(&cold, 0, sizeof(cold));
+	for (size_t i = first; i < nfunc && i < first + 600; i++) {
+		int rw = kernel_cfg(k, funcs[i]->addr, &warm, &e);
+		int rc;
+
+		kernel_text_changed(&k2);
+		rc = kernel_cfg(&k2, funcs[i]->addr, &cold, &e);
+		if (rw || rc) {
+			differ += rw != rc;
+			continue;
+		}
+		nt += warm.ntargets;
+		if (warm.ntargets == cold.ntargets && warm.nblocks == cold.nblocks &&
+		    warm.misaligned == cold.misaligned &&
+		    !memcmp(warm.targets, cold.targets, warm.ntargets * sizeof(*warm.targets)))
+			same++;
+		else
+			differ++;
+	}
+	cfg_free(&warm);
+	cfg_free(&cold);
+	kernel_close(&k2);
+	if (differ || !same) {
+		printf("FAIL neighbour memo: %zu of %zu CFGs differ with the memo warm and cold\n",
+		       differ, same + differ);
+		return 0;
+	}
+	printf("PASS neighbour memo: %zu CFGs (%zu targets) the same with the memo warm and cold\n",
+	       same, nt);
+	return 1;
+}
+
 int main(int argc, char **argv)
 {
 	const char *image = argc > 1 ? argv[1] : "build/cache/ref/vmlinuz";
@@ -216,6 +272,10 @@ int main(int argc, char **argv)
 		}
 	}
 	printf("cfg-objdump: %zu functions, %zu blocks compared\n", checked, blocks);
+	if (memo_check(&k, funcs, nfunc, image, symbols))
+		passed++;
+	else
+		failed++;
 	printf("%d passed, %d failed\n", passed, failed);
 	unlink(elf);
 	cfg_free(&g);

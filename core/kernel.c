@@ -161,8 +161,6 @@ fail:
 	return -1;
 }
 
-static void memo_free(struct kernel *k);
-
 void kernel_close(struct kernel *k)
 {
 	kimage_close(k->img);
@@ -171,7 +169,7 @@ void kernel_close(struct kernel *k)
 	textfacts_free(k->facts);
 	decoder_close(k->dec);
 	free(k->scratch);
-	memo_free(k);
+	kernel_text_changed(k);
 	memset(k, 0, sizeof(*k));
 }
 
@@ -205,8 +203,8 @@ static int scratch_push(struct kernel *k, uint64_t a)
  * some 60 functions around it: decoding them anew for each would decode the
  * kernel 60 times over (an offline scan took 8 times objdump's time). The
  * core kernel's bytes do not change under a struct kernel (an image, or
- * live a snapshot), so each function's direct branch targets are kept, in
- * a table indexed by its address's bits above the 16-byte alignment: a
+ * live a snapshot), so each function's direct branch targets outside
+ * itself are kept, in a table indexed by its address's bits above the 16-byte alignment: a
  * neighbourhood, some 16 KiB, maps to distinct slots. Module text is
  * decoded anew.
  */
@@ -222,6 +220,7 @@ static const struct nb_memo *memo_targets(struct kernel *k, uint64_t cs, uint64_
 					  const uint8_t *code)
 {
 	struct nb_memo *m;
+	size_t j = 0;
 
 	if (!k->memo && !(k->memo = calloc(NB_MEMO, sizeof(*k->memo))))
 		return NULL;
@@ -232,23 +231,23 @@ static const struct nb_memo *memo_targets(struct kernel *k, uint64_t cs, uint64_
 	m->n = 0;
 	if (cfg_collect_targets(k->dec, code, cs, ce, 0, UINT64_MAX, &m->t, &m->n, &m->cap))
 		return NULL;
+	/* its own branches land in no other function: only the rest is kept */
+	for (size_t i = 0; i < m->n; i++)
+		if (m->t[i] < cs || m->t[i] >= ce)
+			m->t[j++] = m->t[i];
+	m->n = j;
 	m->cs = cs;
 	m->ce = ce;
 	return m;
 }
 
-static void memo_free(struct kernel *k)
+void kernel_text_changed(struct kernel *k)
 {
 	if (k->memo)
 		for (size_t i = 0; i < NB_MEMO; i++)
 			free(k->memo[i].t);
 	free(k->memo);
 	k->memo = NULL;
-}
-
-void kernel_text_changed(struct kernel *k)
-{
-	memo_free(k);
 }
 
 static int neighbour_targets(struct kernel *k, const struct ksym *self, uint64_t fstart,

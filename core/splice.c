@@ -47,6 +47,7 @@ static enum splice_reason reason_of_reservation(enum res_kind k)
 	case RES_KPROBE: return SR_KPROBE;
 	case RES_SMP_LOCK: return SR_SMP_LOCK;
 	case RES_IDLE: return SR_IDLE;
+	case RES_OWN_PATH: return SR_OWN_PATH;
 	default: return SR_BLACKLIST;
 	}
 }
@@ -848,6 +849,7 @@ static const char *const reason_names[SR_NREASONS][2] = {
 	[SR_TOO_SHORT] = { "too-short", "not even a 2-byte jmp fits before the next branch target or the end of the function" },
 	[SR_NO_BOUNCE_SLOT] = { "no-bounce-slot", "the block is shorter than a 5-byte jmp and no 5 free bytes lie within a 2-byte jmp's reach" },
 	[SR_EMULATE_PREFIX] = { "emulate-prefix", "the region holds an instruction behind a hypervisor's emulation prefix (ud2; .ascii \"xen\"), which the hypervisor finds by its address" },
+	[SR_OWN_PATH] = { "gilk-path", "gilk's own path runs this function (its int3 divert, through the kernel's die notifier chain, or its hit path): a splice here would be met again while gilk handles it" },
 	[SR_IDLE] = { "idle", "idle code (.cpuidle.text, hlt, mwait): RCU-tasks does not wait for a CPU idling there, so its trampoline could be freed under it" },
 };
 

@@ -62,6 +62,7 @@ enum splice_reason {
 	SR_IDLE,              /* idle code, or hlt/mwait in the region */
 	SR_ENDBR,             /* an endbr64: IBT's landing pad, kept in place */
 	SR_EMULATE_PREFIX,    /* behind Xen's or KVM's emulation prefix */
+	SR_OWN_PATH,          /* gilk's own int3 divert or hit path runs it */
 	SR_NREASONS
 };
 

@@ -34,6 +34,7 @@ enum res_kind {
 	RES_KPROBE,      /* live only: a kprobe is registered there */
 	RES_SMP_LOCK,    /* live only: a lock prefix rewritten on CPU hotplug */
 	RES_IDLE,        /* .cpuidle.text: RCU-tasks does not wait for idle */
+	RES_OWN_PATH,    /* live only: gilk's int3 divert or hit path runs it */
 	RES_NKINDS
 };
 

@@ -5,8 +5,8 @@
  * errno and a reason string:
  *   EFAULT        not kernel or module text
  *   EACCES        kprobe blacklist, noinstr, entry or idle code
- *   ELOOP         gilk's own code, the instrument's, or a thunk gilk's
- *                 own path runs through
+ *   ELOOP         gilk's own code, the instrument's, a thunk, or a
+ *                 function gilk's own path runs through (ownpath.c)
  *   EBUSY         a jump label site, or    EADDRINUSE  a static call site
  *                 a module not yet (or no              or trampoline
  *                 longer) live
@@ -118,7 +118,7 @@ static bool in_idle_text(unsigned long a)
  * outside its recursion guard. Known by their section where the kernel
  * bounds it, and by name (the SRSO aliases live elsewhere; 6.12 moves them).
  */
-static bool is_thunk(unsigned long a)
+bool gilk_is_thunk(unsigned long a)
 {
 	static const char *const thunks[] = {
 		"__x86_indirect_", "__x86_return_", "srso_", "zen_untrain_ret",
@@ -282,9 +282,18 @@ int gilk_check_range(unsigned long addr, u32 len, const u8 *expect,
 			return -EACCES;
 		}
 	}
-	if (is_thunk(addr) || is_thunk(addr + len - 1)) {
-		snprintf(reason, rlen, "%pS is a retpoline or return thunk: gilk's own path runs through it",
-			 s);
+	for (i = 0; i < len; i++) {
+		if (gilk_is_thunk(addr + i)) {
+			snprintf(reason, rlen, "%pS is a retpoline or return thunk: gilk's own path runs through it",
+				 (void *)(addr + i));
+			return -ELOOP;
+		}
+	}
+	q = (struct gilk_facts){ .max = 1 };
+	gilk_own_path_facts(&q, &found, addr, addr + len);
+	if (q.count) {
+		snprintf(reason, rlen, "%pS is on gilk's own path: its int3 divert or hit path runs it",
+			 (void *)(unsigned long)found.start);
 		return -ELOOP;
 	}
 	if (gilk_jump_label_reserved(addr, len)) {
@@ -471,6 +480,7 @@ int gilk_facts(struct gilk_facts *f, struct gilk_fact *out)
 	bisect(lo, hi, GILK_RES_FTRACE, p_ftrace, f, out);
 	bisect(lo, hi, GILK_RES_SMP_LOCK, p_alt, f, out);
 	gilk_blacklist_facts(f, out, lo, hi);
+	gilk_own_path_facts(f, out, lo, hi);
 	gilk_extable_facts(f, out, lo, hi);
 	gilk_kprobe_facts(f, out, lo, hi);
 	add_targets(f, out, lo, hi);

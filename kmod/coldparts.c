@@ -70,13 +70,7 @@ static int leave(void *ctx, unsigned long t)
 	return t < l->lo || t >= l->hi ? l->add(l->ctx, t) : 0;
 }
 
-/*
- * Calls add(ctx, target) for each direct branch of [lo, hi) that leaves it,
- * and each label of a computed goto's table it loads that does, decoded
- * from the text as it was before gilk and kprobes; a byte that does not
- * decode is stepped over. 0, or add()'s error.
- */
-static int part_targets(unsigned long lo, unsigned long hi,
+int gilk_leaving_targets(unsigned long lo, unsigned long hi,
 			int (*add)(void *ctx, unsigned long t), void *ctx)
 {
 	struct leaving l = { lo, hi, add, ctx };
@@ -253,7 +247,7 @@ int gilk_cold_index_init(void)
 	ret = gilk_ks.kallsyms_on_each_symbol(each_symbol, &parts);
 	for (i = 0; !ret && i < parts.n; i++) {
 		if (gilk_ks.kallsyms_lookup_size_offset(parts.a[i].addr, &size, &off) && !off)
-			ret = part_targets(parts.a[i].addr, parts.a[i].addr + size,
+			ret = gilk_leaving_targets(parts.a[i].addr, parts.a[i].addr + size,
 					   ulongs_add, &targets);
 		cond_resched();
 	}
@@ -329,7 +323,7 @@ static void namesake_landings(struct landing *l, unsigned long part,
 	in.lo = max(l->lo, part);
 	in.hi = min(l->hi, part + part_size);
 	if (in.lo < in.hi)
-		part_targets(fn, fn + size, add_landing, &in);
+		gilk_leaving_targets(fn, fn + size, add_landing, &in);
 }
 
 /*
@@ -348,7 +342,7 @@ static void module_landings(const struct mod_kallsyms *ks, struct landing *l)
 
 		if (ELF_ST_TYPE(sym->st_info) != STT_FUNC || !sym->st_size || !len)
 			continue;
-		part_targets(sym->st_value, sym->st_value + sym->st_size, add_landing, l);
+		gilk_leaving_targets(sym->st_value, sym->st_value + sym->st_size, add_landing, l);
 		if (sym->st_value >= l->hi || sym->st_value + sym->st_size <= l->lo)
 			continue;
 		for (j = 0; j < ks->num_symtab; j++) {

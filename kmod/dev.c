@@ -307,9 +307,12 @@ static int __init gilk_init(void)
 	ret = gilk_cold_index_init();
 	if (ret)
 		goto fail_index;
-	ret = gilk_events_init();
+	ret = gilk_own_path_init();
 	if (ret)
 		goto fail_cold;
+	ret = gilk_events_init();
+	if (ret)
+		goto fail_own_path;
 	ret = gilk_builtin_init();
 	if (ret)
 		goto fail_events;
@@ -331,6 +334,8 @@ fail_builtin:
 	gilk_builtin_exit();
 fail_events:
 	gilk_events_exit();
+fail_own_path:
+	gilk_own_path_exit();
 fail_cold:
 	gilk_cold_index_exit();
 fail_index:
@@ -346,6 +351,7 @@ static void __exit gilk_exit(void)
 	gilk_patch_exit();
 	gilk_builtin_exit();
 	gilk_events_exit();
+	gilk_own_path_exit();
 	gilk_cold_index_exit();
 	gilk_site_index_exit();
 }

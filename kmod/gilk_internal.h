@@ -161,6 +161,9 @@ struct gilk_hit {
 
 extern struct mutex gilk_lock;
 void gilk_entry(struct gilk_splice_obj *s, struct pt_regs *regs);
+/* patch.c: the DIE_INT3 notifier that sends a CPU on to its divert. */
+struct notifier_block;
+int gilk_int3_notify(struct notifier_block *nb, unsigned long val, void *data);
 /* Splice objects by id; and by the start of each range of bytes they own. */
 extern struct xarray gilk_splices, gilk_owned;
 /* A splice with a tsc ring to drain (XA_MARK_0 tracks free ids). */
@@ -242,6 +245,14 @@ void gilk_site_facts(const struct gilk_site_index *idx, unsigned long lo,
  * into them.
  */
 extern struct gilk_site_index gilk_cold_targets;
+/*
+ * Calls add(ctx, target) for each direct branch of [lo, hi) that leaves it
+ * (calls and tail jumps too), and each label of a computed goto's table it
+ * loads that does, decoded from the text as it was before gilk and kprobes;
+ * a byte that does not decode is stepped over. 0, or add()'s error.
+ */
+int gilk_leaving_targets(unsigned long lo, unsigned long hi,
+			 int (*add)(void *ctx, unsigned long t), void *ctx);
 int gilk_cold_index_init(void);
 void gilk_cold_index_exit(void);
 /*
@@ -265,6 +276,17 @@ void gilk_fixup_facts(struct gilk_facts *f, struct gilk_fact *out,
 		      unsigned long lo, unsigned long hi);
 void gilk_kprobe_facts(struct gilk_facts *f, struct gilk_fact *out,
 		       unsigned long lo, unsigned long hi);
+
+/*
+ * ownpath.c: the kernel functions gilk's own int3 divert and hit path run
+ * through, found at load; a splice there is refused (ELOOP, gilk-path).
+ */
+int gilk_own_path_init(void);
+void gilk_own_path_exit(void);
+void gilk_own_path_facts(struct gilk_facts *f, struct gilk_fact *out,
+			 unsigned long lo, unsigned long hi);
+/* checks.c: a retpoline, return thunk or other thunk gilk's path runs through. */
+bool gilk_is_thunk(unsigned long a);
 
 /* trampmem.c: trampolines packed in module-area chunks. gilk_lock held. */
 unsigned long gilk_tramp_alloc(size_t size);

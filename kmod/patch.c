@@ -121,8 +121,14 @@ static unsigned long divert_of(const struct gilk_traps *t, unsigned long at)
 	return 0;
 }
 
-static int gilk_int3_notify(struct notifier_block *nb, unsigned long val,
-			    void *data)
+/*
+ * Calls nothing out of line: a splice on anything it called would have its
+ * int3 met here again (ownpath.c refuses what the chain runs before it).
+ * The int3 handler runs with interrupts off, which RCU counts as a reader
+ * (the arrays go with kvfree_rcu()), so no rcu_read_lock(): on a
+ * PREEMPT_RCU kernel that is a call.
+ */
+int gilk_int3_notify(struct notifier_block *nb, unsigned long val, void *data)
 {
 	struct die_args *args = data;
 	struct pt_regs *regs = args->regs;
@@ -132,13 +138,11 @@ static int gilk_int3_notify(struct notifier_block *nb, unsigned long val,
 	if (val != DIE_INT3 || !regs || user_mode(regs))
 		return NOTIFY_DONE;
 	at = regs->ip - 1;	/* int3 traps after itself */
-	rcu_read_lock();
-	list_for_each_entry_rcu(t, &armed, list) {
+	list_for_each_entry_rcu(t, &armed, list, true) {
 		to = divert_of(t, at);
 		if (to)
 			break;
 	}
-	rcu_read_unlock();
 	if (!to)
 		return NOTIFY_DONE;
 	regs->ip = to;

@@ -266,6 +266,7 @@ static int add_fact(struct textfacts *tf, const struct gilk_fact *f)
 		[GILK_RES_BLACKLIST] = RES_BLACKLIST,
 		[GILK_RES_KPROBE] = RES_KPROBE,
 		[GILK_RES_SMP_LOCK] = RES_SMP_LOCK,
+		[GILK_RES_OWN_PATH] = RES_OWN_PATH,
 	};
 
 	switch (f->kind) {

@@ -1017,8 +1017,62 @@ static void defect_nmi(struct live *lv)
 	      n, events, sane);
 }
 
+/*
+ * 12: gilk's own path. A CPU that meets gilk's int3 reaches gilk through
+ * the die notifier chain, whose rcu_read_lock() is a call to
+ * __rcu_read_lock() on a PREEMPT_RCU kernel: an int3 there was met again
+ * inside its own handling, without end (the kernel died at once). Both
+ * are refused as gilk-path, by the planner and by gilk.ko, while both
+ * vCPUs run code that takes rcu_read_lock().
+ */
+static void *rcu_load(void *arg)
+{
+	volatile int *stop = arg;
+
+	while (!*stop)
+		syscall(SYS_getppid);	/* task_tgid_vnr() under rcu_read_lock() */
+	return NULL;
+}
+
+static void defect_own_path(struct live *lv)
+{
+	static const char *const fns[] = { "__rcu_read_lock", "__rcu_read_unlock" };
+	volatile int stop = 0;
+	pthread_t t[2];
+
+	for (int i = 0; i < 2; i++)
+		pthread_create(&t[i], NULL, rcu_load, (void *)&stop);
+	for (size_t i = 0; i < sizeof(fns) / sizeof(fns[0]); i++) {
+		static struct gilk_splice req;
+		uint64_t fn = sym(lv, fns[i]), site;
+		struct splice_plan p;
+		struct gerr e;
+		int err, ret;
+
+		if (!fn) {
+			/* inline where RCU is not preemptible */
+			check(1, "defect 12: %s is inline on this kernel", fns[i]);
+			continue;
+		}
+		site = live_block_site(lv, fn);
+		ret = live_plan(lv, site, SPLICE_ALLOW_TRAP, &p, &e);
+		check(ret != 0 && p.reason == SR_OWN_PATH,
+		      "defect 12: the planner refuses %s as %s (%s)", fns[i],
+		      splice_reason_name(SR_OWN_PATH), ret ? e.msg : "planned");
+		err = send_forced(lv, site, 5, &req);
+		check(err == ELOOP && strstr(req.reason, "own path"),
+		      "defect 12: gilk.ko refuses a request for %s: %s (%s)", fns[i],
+		      err > 0 ? strerror(err) : "accepted", req.reason);
+	}
+	stop = 1;
+	for (int i = 0; i < 2; i++)
+		pthread_join(t[i], NULL);
+	check(syscall(SYS_getppid) == getppid(), "defect 12: the kernel lives on");
+}
+
 void test_defects(struct live *lv)
 {
+	defect_own_path(lv);
 	defect_pool(lv);
 	defect_nokprobe();
 	defect_read_mmio(lv);

@@ -215,6 +215,7 @@ struct gilk_instruments {
 #define GILK_RES_BLACKLIST 4
 #define GILK_RES_KPROBE 5
 #define GILK_RES_SMP_LOCK 6	/* alternatives_text_reserved(): lock prefixes */
+#define GILK_RES_OWN_PATH 7	/* a function gilk's int3 divert or hit path runs */
 /* start is reached by an edge no decoder sees (jump label, fixup) */
 #define GILK_FACT_TARGET 16
 #define GILK_FACT_BUG 17	/* a BUG() ud2 at start */

@@ -30,7 +30,7 @@ user: $(B)/gilk $(B)/libgilkcore.a $(B)/libgilklive.a $(B)/bench-offline \
      $(B)/bench-live $(B)/bench-complete \
      $(B)/bin/test-unit $(B)/bin/test-diff $(B)/bin/test-cfg-objdump \
      $(B)/bin/test-kcore $(B)/bin/test-live $(B)/bin/test-json $(B)/bin/test-pty \
-     $(B)/bin/gilk-soak $(B)/bin/netlat-sender $(B)/examples/netlat-receiver
+     $(B)/bin/gilk-soak $(B)/bin/gilk-torture $(B)/bin/netlat-sender $(B)/examples/netlat-receiver
 
 # Each folder sees core/; lib/ sees core/; the shell, the benchmarks and the
 # tests see lib/ too. Nothing sees the shell's folder but the shell, the
@@ -250,9 +250,13 @@ $(B)/bin/test-kcore: $(B)/tests/kcore_check.o $(B)/libgilkcore.a
 	@mkdir -p $(dir $@)
 	$(CC) -o $@ $^ $(CORE_LIBS)
 
-$(B)/bin/gilk-soak: $(B)/tests/soak.o $(B)/libgilklive.a $(B)/libgilkcore.a
+$(B)/bin/gilk-soak: $(B)/tests/soak.o $(B)/tests/load.o $(B)/libgilklive.a $(B)/libgilkcore.a
 	@mkdir -p $(dir $@)
 	$(CC) -o $@ $^ $(CORE_LIBS) -lpthread
+
+$(B)/bin/gilk-torture: $(B)/tests/torture.o $(B)/tests/load.o $(B)/libgilklive.a $(B)/libgilkcore.a
+	@mkdir -p $(dir $@)
+	$(CC) -o $@ $^ $(CORE_LIBS)
 
 GUEST_SRC := $(wildcard tests/guest/*.c)
 $(B)/bin/test-live: $(GUEST_SRC:%.c=$(B)/%.o) $(B)/libgilklive.a $(B)/libgilkcore.a

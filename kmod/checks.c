@@ -46,14 +46,13 @@ static bool in_module(unsigned long addr, struct module *mod)
 	return mod && within_module(addr, mod);
 }
 
-/* A kprobe at any byte, or an optimized one whose jmp reaches into it. */
-bool gilk_kprobe_near(unsigned long a, u32 len)
+static bool kprobe_in(unsigned long lo, unsigned long hi)
 {
 	unsigned long i;
 	bool found = false;
 
 	rcu_read_lock();
-	for (i = a - 4; i < a + len && !found; i++) {
+	for (i = lo; i < hi && !found; i++) {
 		struct kprobe *kp = gilk_ks.get_kprobe((void *)i);
 
 		/* a gone one's module is going: it writes nothing more */
@@ -61,6 +60,17 @@ bool gilk_kprobe_near(unsigned long a, u32 len)
 	}
 	rcu_read_unlock();
 	return found;
+}
+
+/* A kprobe at any byte, or an optimized one whose jmp reaches into it. */
+bool gilk_kprobe_near(unsigned long a, u32 len)
+{
+	return kprobe_in(a - 4, a + len);
+}
+
+bool gilk_kprobe_on(unsigned long a, u32 len)
+{
+	return kprobe_in(a, a + len);
 }
 
 /*
@@ -118,24 +128,30 @@ static bool in_idle_text(unsigned long a)
  * outside its recursion guard. Known by their section where the kernel
  * bounds it, and by name (the SRSO aliases live elsewhere; 6.12 moves them).
  */
-bool gilk_is_thunk(unsigned long a)
+bool gilk_thunk_name(const char *name)
 {
 	static const char *const thunks[] = {
 		"__x86_indirect_", "__x86_return_", "srso_", "zen_untrain_ret",
 		"retbleed_", "entry_untrain_ret", "entry_ibpb", "call_depth_",
-		"its_", "__indirect_thunk_",
+		"its_return_thunk", "__indirect_thunk_",
 	};
-	char name[KSYM_SYMBOL_LEN];
 	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(thunks); i++)
+		if (!strncmp(name, thunks[i], strlen(thunks[i])))
+			return true;
+	return false;
+}
+
+bool gilk_is_thunk(unsigned long a)
+{
+	char name[KSYM_SYMBOL_LEN];
 
 	if (a >= (unsigned long)gilk_ks.indirect_thunk_start &&
 	    a < (unsigned long)gilk_ks.indirect_thunk_end)
 		return true;
 	sprint_symbol_no_offset(name, a);
-	for (i = 0; i < ARRAY_SIZE(thunks); i++)
-		if (!strncmp(name, thunks[i], strlen(thunks[i])))
-			return true;
-	return false;
+	return gilk_thunk_name(name);
 }
 
 static int p_static(unsigned long lo, unsigned long hi)

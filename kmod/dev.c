@@ -307,35 +307,36 @@ static int __init gilk_init(void)
 	ret = gilk_cold_index_init();
 	if (ret)
 		goto fail_index;
-	ret = gilk_own_path_init();
-	if (ret)
-		goto fail_cold;
 	ret = gilk_events_init();
 	if (ret)
-		goto fail_own_path;
+		goto fail_cold;
 	ret = gilk_builtin_init();
 	if (ret)
 		goto fail_events;
 	ret = gilk_patch_init();
 	if (ret)
 		goto fail_builtin;
-	ret = gilk_modules_init();
+	/* after the notifier: what runs before it is on gilk's path */
+	ret = gilk_own_path_init();
 	if (ret)
 		goto fail_patch;
+	ret = gilk_modules_init();
+	if (ret)
+		goto fail_own_path;
 	ret = misc_register(&gilk_dev);
 	if (ret)
 		goto fail_modules;
 	return 0;
 fail_modules:
 	gilk_modules_exit();
+fail_own_path:
+	gilk_own_path_exit();
 fail_patch:
 	gilk_patch_exit();
 fail_builtin:
 	gilk_builtin_exit();
 fail_events:
 	gilk_events_exit();
-fail_own_path:
-	gilk_own_path_exit();
 fail_cold:
 	gilk_cold_index_exit();
 fail_index:
@@ -348,10 +349,10 @@ static void __exit gilk_exit(void)
 	misc_deregister(&gilk_dev);
 	gilk_modules_exit();
 	gilk_unsplice_all();
+	gilk_own_path_exit();
 	gilk_patch_exit();
 	gilk_builtin_exit();
 	gilk_events_exit();
-	gilk_own_path_exit();
 	gilk_cold_index_exit();
 	gilk_site_index_exit();
 }

@@ -164,6 +164,7 @@ void gilk_entry(struct gilk_splice_obj *s, struct pt_regs *regs);
 /* patch.c: the DIE_INT3 notifier that sends a CPU on to its divert. */
 struct notifier_block;
 int gilk_int3_notify(struct notifier_block *nb, unsigned long val, void *data);
+extern struct notifier_block gilk_int3_nb;
 /* Splice objects by id; and by the start of each range of bytes they own. */
 extern struct xarray gilk_splices, gilk_owned;
 /* A splice with a tsc ring to drain (XA_MARK_0 tracks free ids). */
@@ -201,6 +202,8 @@ int gilk_check_range(unsigned long addr, u32 len, const u8 *expect,
 		     const struct gilk_instrument *ins, char *reason, size_t rlen);
 bool gilk_is_text(unsigned long addr, int *kind);
 bool gilk_kprobe_near(unsigned long a, u32 len);
+/* A kprobe at one of the bytes [a, a + len). */
+bool gilk_kprobe_on(unsigned long a, u32 len);
 /* Whether [addr, addr + len) holds a jump label site. */
 bool gilk_jump_label_reserved(unsigned long addr, u32 len);
 /*
@@ -285,8 +288,12 @@ int gilk_own_path_init(void);
 void gilk_own_path_exit(void);
 void gilk_own_path_facts(struct gilk_facts *f, struct gilk_fact *out,
 			 unsigned long lo, unsigned long hi);
-/* checks.c: a retpoline, return thunk or other thunk gilk's path runs through. */
+/*
+ * checks.c: a retpoline, return thunk or other thunk gilk's path runs
+ * through (by address, or by its symbol's name).
+ */
 bool gilk_is_thunk(unsigned long a);
+bool gilk_thunk_name(const char *name);
 
 /* trampmem.c: trampolines packed in module-area chunks. gilk_lock held. */
 unsigned long gilk_tramp_alloc(size_t size);

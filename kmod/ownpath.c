@@ -10,9 +10,10 @@
  * exposed (its handler runs before the chain and calls nothing out), and
  * gilk cannot run before the chain, so it refuses what the chain runs.
  *
- * The walk starts at notify_die() and at gilk's own int3 handler and hit
- * path (gilk_entry(); the instrument it calls runs inside the recursion
- * guard, where a hit is counted as nested and skipped). It follows direct
+ * The walk starts at notify_die(), at the die chain's notifiers that run
+ * before gilk's, and at gilk's own int3 handler and hit path (gilk_entry();
+ * the instrument it calls runs inside the recursion guard, where a hit is
+ * counted as nested and skipped). It follows direct
  * calls and tail jumps, decoded with the kernel's own decoder:
  *  - through code that is never spliced anyway (kprobe-blacklisted, noinstr
  *    and entry code, gilk.ko's own) as far as it goes, since that code runs
@@ -25,11 +26,15 @@
  *    refuse thousands of functions (printk and the scheduler among them)
  *    reached only from branches the path never takes; make torture, which
  *    splices every function at once, is the check that nothing deeper runs.
- * Thunks are left out: they are refused as such (checks.c).
+ * The thunks are on the path too (gilk_entry() returns through the return
+ * thunk, an instrument is called through a retpoline): they are added by
+ * name, and the walk does not go into them.
  */
 #include <linux/kallsyms.h>
 #include <linux/kprobes.h>
 #include <linux/module.h>
+#include <linux/notifier.h>
+#include <linux/rcupdate.h>
 #include <linux/slab.h>
 #include <linux/sort.h>
 
@@ -149,6 +154,61 @@ static int walk_all(struct walk *w)
 	return 0;
 }
 
+/* Every core kernel thunk, by name (checks.c), as a function on the path. */
+#ifdef GILK_HAVE_KALLSYMS_EACH_MOD
+static int add_thunk(void *ctx, const char *name, struct module *mod,
+		     unsigned long addr)
+#else
+static int add_thunk(void *ctx, const char *name, unsigned long addr)
+#endif
+{
+	struct walk *w = ctx;
+	unsigned long size, off;
+	struct path_fn *f;
+
+	/* the end marker names whatever follows the thunks' section */
+	if (!gilk_thunk_name(name) || !strcmp(name, "__indirect_thunk_end") ||
+	    addr < (unsigned long)gilk_ks.stext ||
+	    addr >= (unsigned long)gilk_ks.etext ||
+	    !gilk_ks.kallsyms_lookup_size_offset(addr, &size, &off) || off || !size)
+		return 0;
+	f = find(w, addr);
+	if (f) {
+		f->on_path = true;
+		return 0;
+	}
+	if (w->n == OWN_PATH_MAX)
+		return -E2BIG;
+	/* walked: a thunk's jumps lead nowhere gilk must refuse */
+	w->fn[w->n++] = (struct path_fn){ addr, size, 0, true, true };
+	return 0;
+}
+
+/*
+ * The die chain's notifiers that come before gilk's: hw_breakpoint's asks
+ * to be first, at gilk's priority, and was registered at boot. Each runs
+ * on every int3 before gilk's divert does.
+ */
+static int add_notifiers_before(struct walk *w)
+{
+	struct atomic_notifier_head *chain;
+	struct notifier_block *nb;
+	int ret = 0;
+
+	chain = (void *)gilk_ks.kallsyms_lookup_name("die_chain");
+	if (!chain) {
+		pr_err("gilk: cannot find die_chain, whose notifiers run before gilk's\n");
+		return -ENOENT;
+	}
+	w->depth = 0;
+	rcu_read_lock();
+	for (nb = rcu_dereference(chain->head); nb && nb != &gilk_int3_nb && !ret;
+	     nb = rcu_dereference(nb->next))
+		ret = visit(w, (unsigned long)nb->notifier_call);
+	rcu_read_unlock();
+	return ret;
+}
+
 static int cmp_start(const void *a, const void *b)
 {
 	const struct path_fn *x = a, *y = b;
@@ -171,7 +231,11 @@ int gilk_own_path_init(void)
 	if (!ret)
 		ret = add_root(&w, (unsigned long)gilk_entry, "gilk_entry");
 	if (!ret)
+		ret = add_notifiers_before(&w);
+	if (!ret)
 		ret = walk_all(&w);
+	if (!ret)
+		ret = gilk_ks.kallsyms_on_each_symbol(add_thunk, &w);
 	if (ret) {
 		if (ret == -E2BIG)
 			pr_err("gilk: gilk's own path runs through more than %d functions\n",
@@ -184,6 +248,8 @@ int gilk_own_path_init(void)
 			w.fn[n_path++] = w.fn[i];
 	sort(w.fn, n_path, sizeof(*w.fn), cmp_start, NULL);
 	path = w.fn;
+	pr_info("gilk: %zu kernel functions are on gilk's own path: no splice goes there\n",
+		n_path);
 	return 0;
 }
 

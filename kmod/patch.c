@@ -151,7 +151,7 @@ int gilk_int3_notify(struct notifier_block *nb, unsigned long val, void *data)
 
 NOKPROBE_SYMBOL(gilk_int3_notify);
 
-static struct notifier_block gilk_int3_nb = {
+struct notifier_block gilk_int3_nb = {
 	.notifier_call = gilk_int3_notify,
 	.priority = INT_MAX,
 };

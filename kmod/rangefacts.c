@@ -20,7 +20,7 @@
 #include "gilk_internal.h"
 
 /*
- * within_kprobe_blacklist(a): a is in __kprobes text, in a listed range,
+ * within_kprobe_blacklist(a), with kprobe_mutex held: a is in __kprobes text, in a listed range,
  * or in a suffixed symbol (foo.cold, foo.isra.0) whose base symbol foo is.
  */
 static bool listed(unsigned long a)
@@ -30,7 +30,7 @@ static bool listed(unsigned long a)
 	if (a >= (unsigned long)gilk_ks.kprobes_text_start &&
 	    a < (unsigned long)gilk_ks.kprobes_text_end)
 		return true;
-	list_for_each_entry_rcu(ent, gilk_ks.kprobe_blacklist, list)
+	list_for_each_entry(ent, gilk_ks.kprobe_blacklist, list)
 		if (a >= ent->start_addr && a < ent->end_addr)
 			return true;
 	return false;
@@ -79,13 +79,17 @@ void gilk_blacklist_facts(struct gilk_facts *f, struct gilk_fact *out,
 
 	add_clipped(f, out, (unsigned long)gilk_ks.kprobes_text_start,
 		    (unsigned long)gilk_ks.kprobes_text_end, lo, hi, GILK_RES_BLACKLIST);
-	/* entries go with kfree_rcu(): a module's, when it unloads */
-	rcu_read_lock();
-	list_for_each_entry_rcu(ent, gilk_ks.kprobe_blacklist, list)
+	/*
+	 * A module's entries are freed with a plain kfree() when it goes,
+	 * under kprobe_mutex (kprobes_module_callback()): RCU does not keep
+	 * them. The caller holds neither kprobe_mutex nor text_mutex.
+	 */
+	mutex_lock(gilk_ks.kprobe_mutex);
+	list_for_each_entry(ent, gilk_ks.kprobe_blacklist, list)
 		add_clipped(f, out, ent->start_addr, ent->end_addr, lo, hi,
 			    GILK_RES_BLACKLIST);
 	add_suffixed(f, out, lo, hi);
-	rcu_read_unlock();
+	mutex_unlock(gilk_ks.kprobe_mutex);
 }
 
 static unsigned long ex_insn(const struct exception_table_entry *e)

@@ -563,9 +563,9 @@ static int claim_all(struct gilk_splice __user *items, u32 n,
 /*
  * Whether the int3s a splice's begin wrote, and the bytes they wait over,
  * are still all there is after the grace period, with no kprobe come
- * meanwhile (see patch.c). A trap-mode splice keeps its int3 for good: the
- * kprobes that can come into its region later are never reached while it
- * lasts, and unsplicing only gives back its first byte. The text lock held.
+ * meanwhile (see patch.c). A trap-mode splice keeps its int3 for good, and
+ * after the grace period the rest of its region becomes int3 too
+ * (fill_traps()). The text lock held.
  */
 static bool begun(const struct gilk_splice_obj *s, char *reason, size_t rlen)
 {
@@ -587,6 +587,27 @@ static bool begun(const struct gilk_splice_obj *s, char *reason, size_t rlen)
 	snprintf(reason, rlen, "a kprobe or another patcher came at %pS during the grace period",
 		 (void *)s->site);
 	return false;
+}
+
+/*
+ * The rest of each trap-mode region becomes int3, once no task can be in
+ * it: nothing reaches those bytes any more (the trampoline goes back past
+ * the region), and kprobes, which decode a foreign int3 as a one-byte
+ * instruction, would otherwise take site+1 as an instruction boundary and
+ * put a probe (or an optimized probe's jmp) in the middle of what the
+ * trampoline replays. On an int3 it does not own, kprobes refuses. The
+ * text lock held; the caller syncs.
+ */
+static void fill_traps(struct gilk_splice_obj **objs, u32 n)
+{
+	static const u8 fill[GILK_PATCH_MAX_LEN] = {
+		[0 ... GILK_PATCH_MAX_LEN - 1] = 0xcc
+	};
+	u32 i;
+
+	for (i = 0; i < n; i++)
+		if (objs[i]->trap && objs[i]->region_len > 1)
+			gilk_poke_locked(objs[i]->site + 1, fill, objs[i]->region_len - 1);
 }
 
 /* Backs the batch out after its wait; the text lock held. */
@@ -684,7 +705,8 @@ int gilk_splice_batch(struct gilk_splice __user *items, u32 n, u32 *failed)
 			gilk_traps_arm(objs[i]->trap);
 			gilk_poke_locked(objs[i]->site, &int3, 1);
 		}
-		wait |= !objs[i]->trap;
+		/* a trap region longer than its int3 is filled after a wait */
+		wait |= !objs[i]->trap || objs[i]->region_len > 1;
 	}
 	gilk_poke_sync();
 	/*
@@ -718,6 +740,8 @@ int gilk_splice_batch(struct gilk_splice __user *items, u32 n, u32 *failed)
 		goto unlock;
 	}
 	gilk_patches_finish(patches, npatches);
+	fill_traps(objs, n);
+	gilk_poke_sync();
 	gilk_text_unlock();
 	gilk_traps_disarm(traps);
 	mutex_lock(&gilk_lock);
@@ -749,14 +773,19 @@ static bool still_own(const struct gilk_splice_obj *s)
 	u32 i;
 
 	/*
-	 * No kprobe can sit on gilk's int3 (kprobes refuse another's int3),
-	 * but the kernel's decoder steps over it as a one-byte instruction,
-	 * so one can come into the rest of the region: giving back the first
-	 * byte would put it inside an instruction.
+	 * A trap-mode region is all int3 (fill_traps()), where kprobes
+	 * refuse to go, and an optimized kprobe before it refuses a jmp
+	 * over an int3: a kprobe just before it is no patcher of its
+	 * bytes, and must not keep its int3 after gilk.ko is gone.
 	 */
-	if (s->flags & GILK_SPLICE_TRAP)
-		return !copy_from_kernel_nofault(now, (void *)s->site, 1) &&
-		       now[0] == 0xcc && !gilk_kprobe_near(s->site, s->region_len);
+	if (s->flags & GILK_SPLICE_TRAP) {
+		if (copy_from_kernel_nofault(now, (void *)s->site, s->region_len))
+			return false;
+		for (i = 0; i < s->region_len; i++)
+			if (now[i] != 0xcc)
+				return false;
+		return !gilk_kprobe_on(s->site, s->region_len);
+	}
 	for (i = 0; i < s->npatch; i++)
 		if (!gilk_text_holds(s->patch[i].addr, s->patch[i].bytes, s->patch[i].len))
 			return false;
@@ -828,6 +857,12 @@ static void revert_sites(struct gilk_splice_obj **objs, u32 n)
 	if (!revert(objs, n, SITES))
 		for (i = 0; i < n; i++)
 			revert(objs + i, 1, SITES);
+	/* a trap region's int3 stays until the bytes behind it are back */
+	for (i = 0; i < n; i++)
+		if (objs[i]->flags & GILK_SPLICE_TRAP && objs[i]->region_len > 1)
+			gilk_poke_locked(objs[i]->site + 1, objs[i]->region_orig + 1,
+					 objs[i]->region_len - 1);
+	gilk_poke_sync();
 	for (i = 0; i < n; i++)
 		if (objs[i]->flags & GILK_SPLICE_TRAP)
 			gilk_poke_locked(objs[i]->site, objs[i]->region_orig, 1);

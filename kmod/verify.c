@@ -215,6 +215,11 @@ static const char *forbidden(const struct insn *in)
 	switch (o1) {
 	case 0x05: case 0x07: case 0x34: case 0x35:
 		return "syscall, sysret, sysenter or sysexit";
+	case 0x1e:
+		/* moved, the next indirect call faults (#CP) on an IBT CPU */
+		if (has_prefix(in, 0xf3) && (m == 0xfa || m == 0xfb))
+			return "an endbr, where indirect calls land under IBT";
+		return NULL;
 	case 0x01:
 		if (m == 0xc8 || m == 0xc9 || m == 0xfa || m == 0xfb)
 			return "monitor or mwait: idle code";
@@ -880,6 +885,35 @@ static bool hidden_edges_into(const struct vctx *v)
 	       (v->slot && env->hidden_edge(env, v->slot, v->slot + JMP32));
 }
 
+/*
+ * What the splice writes stays inside one symbol: a region with its padding
+ * tail, an evicted run, a bounce slot. Past a symbol's end lies another
+ * function's entry (on 6.12 its __pfx_ padding and a sealed endbr64, which
+ * read as padding): a jmp and int3 fill there would break that function's
+ * every call. optprobes keep to the symbol for the same reason.
+ */
+static int check_within(struct vctx *v, const char *part, unsigned long a, u32 len)
+{
+	unsigned long func = v->env->func_start(v->env, a);
+	unsigned long end = func ? v->env->func_end(v->env, func) : 0;
+
+	if (!func || !end || a + len > end)
+		return refuse(v, part, 0, "0x%lx..0x%lx runs past the end of its symbol at 0x%lx",
+			      a, a + len, end);
+	return 0;
+}
+
+static int check_bounds(struct vctx *v)
+{
+	int ret = check_within(v, "site", v->region, v->region_len);
+
+	if (!ret && v->evicted_len)
+		ret = check_within(v, "patch0", v->evicted, v->evicted_len);
+	if (!ret && v->slot)
+		ret = check_within(v, "patch0", v->slot, JMP32);
+	return ret;
+}
+
 static int check_edges_from(struct vctx *v, const char *part, unsigned long addr)
 {
 	unsigned long func = v->env->func_start(v->env, addr), end;
@@ -1076,7 +1110,9 @@ int gilk_verify(const struct gilk_splice *req,
 	hlen = check_header(&v, kind);
 	if (hlen < 0)
 		return -EBADMSG;
-	ret = walk(&v, "site", req->site, req->site + 1, false);
+	ret = check_bounds(&v);
+	if (!ret)
+		ret = walk(&v, "site", req->site, req->site + 1, false);
 	if (!ret)
 		ret = check_relocated(&v, "trampoline", hlen, req->site, req->region_orig,
 				      req->region_len, req->flags & GILK_SPLICE_BUG,

@@ -548,6 +548,10 @@ int main(int argc, char **argv)
 		   "checker: a label of a computed goto's table (indexed, REX.X too) in a region is refused; no index or fs, no table");
 	check_case(vc_emulate_prefix_no_edge,
 		   "checker: a neighbour's ud2; .ascii \"xen\" is no branch (the planner's reading); \"xeo\" is one");
+	check_case(vc_region_in_symbol,
+		   "checker: a region whose padding tail runs into the next symbol (a sealed endbr) is refused");
+	check_case(vc_endbr_refused,
+		   "checker: a request that displaces an endbr64 is refused");
 	check_case(vc_edges_refused,
 		   "checker: a branch (of the function or a neighbour) or a hidden edge into what a splice overwrites, or into its bounce slot, is refused");
 	{

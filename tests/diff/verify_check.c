@@ -625,6 +625,13 @@ struct edge_case {
 	size_t nwords;
 };
 
+/* 4 bytes put at +at once planned: in the text, the request and the
+ * relocation (a request the planner would not make). */
+struct edge_swap {
+	const uint8_t *bytes;
+	size_t at;
+};
+
 /* A computed goto's table, for edge_verdict(): past the code, and text is
  * the code. */
 static bool gen_table_data(void *priv, uint64_t t, uint64_t func)
@@ -642,7 +649,8 @@ static bool gen_is_text(void *priv, uint64_t a)
 	return a >= text->func_start && a < text->func_end;
 }
 
-static int edge_verdict(const struct edge_case *k, char *why, size_t len)
+static int edge_verdict_swapped(const struct edge_case *k, const struct edge_swap *swap,
+				char *why, size_t len)
 {
 	uint8_t buf[GEN_MAX + 64];
 	struct code_src { const uint8_t *base; uint64_t lo, hi; } src = { buf, GEN_BASE, GEN_BASE + sizeof(buf) };
@@ -692,6 +700,21 @@ static int edge_verdict(const struct edge_case *k, char *why, size_t len)
 		}
 	}
 	request_from_plan(&p, &c, &r, &req);
+	if (swap) {
+		size_t off = swap->at - k->site, i;
+
+		for (i = 0; i + 4 <= req.tramp_len; i++)
+			if (!memcmp(req.tramp + i, buf + swap->at, 4))
+				break;
+		if (off + 4 > req.region_len || i + 4 > req.tramp_len) {
+			snprintf(why, len, "nothing to swap at +%zu", swap->at);
+			goto out;
+		}
+		memcpy(req.tramp + i, swap->bytes, 4);
+		memcpy(req.region_orig + off, swap->bytes, 4);
+		memcpy(req.patch[0].orig + off, swap->bytes, 4);
+		memcpy(buf + swap->at, swap->bytes, 4);
+	}
 	if (k->slot_at >= 0) {
 		uint64_t s = GEN_BASE + (uint64_t)k->slot_at;
 		uint8_t j[5] = { 0xe9 };
@@ -713,6 +736,11 @@ out:
 		decoder_close(dec);
 	textfacts_free(tf);
 	return ret;
+}
+
+static int edge_verdict(const struct edge_case *k, char *why, size_t len)
+{
+	return edge_verdict_swapped(k, NULL, why, len);
 }
 
 bool vc_edges_refused(char *why, size_t len)
@@ -895,6 +923,78 @@ bool vc_emulate_prefix_no_edge(char *why, size_t len)
 				 want[i] ? "not refused as wanted" : "refused", ret, reason);
 			return false;
 		}
+	}
+	return true;
+}
+
+/*
+ * A region (with its padding tail) stays inside its symbol. After a ret,
+ * the padding tail ran over the next function's start, whose sealed endbr
+ * (nopw, as 6.12 leaves one that no indirect call reaches) reads as
+ * padding: the checker took it, and the jmp's int3 fill there broke every
+ * call of the next function. The planner here is told the two are one
+ * function; the checker knows the second starts at +4.
+ */
+bool vc_region_in_symbol(char *why, size_t len)
+{
+	static const uint8_t code[] = {
+		0x31, 0xc0,                     /* xor eax, eax (the site) */
+		0xc3,                           /* ret */
+		0xcc,
+		0x66, 0x0f, 0x1f, 0x00,         /* +4, the next function: sealed endbr */
+		0x31, 0xc0,                     /* xor eax, eax */
+		0xc3,                           /* ret */
+	};
+	const struct edge_case inside = {
+		.code = code, .len = sizeof(code), .planned_len = sizeof(code), .slot_at = -1,
+	};
+	struct edge_case across = inside;
+	char reason[GILK_REASON_MAX] = "";
+	int ret = edge_verdict(&inside, reason, sizeof(reason));
+
+	if (ret) {
+		snprintf(why, len, "one function: refused (%d: %s)", ret, reason);
+		return false;
+	}
+	across.split = 4;
+	ret = edge_verdict(&across, reason, sizeof(reason));
+	if (ret != -EBADMSG || !strstr(reason, "past the end of its symbol")) {
+		snprintf(why, len, "two functions: %s (%d: %s)", ret ? "not refused as wanted" : "taken",
+			 ret, reason);
+		return false;
+	}
+	return true;
+}
+
+/*
+ * An endbr64 is never displaced: on an IBT CPU the next indirect call of
+ * the function would fault (#CP). The planner refuses it; so does the
+ * checker, for a request that moves one (a nopl planned, an endbr64 sent).
+ */
+bool vc_endbr_refused(char *why, size_t len)
+{
+	static const uint8_t code[] = {
+		0x0f, 0x1f, 0x40, 0x00,         /* nopl 0(rax) (the site) */
+		0x48, 0x89, 0xc3,               /* mov rbx, rax */
+		0xc3,                           /* ret */
+	};
+	static const uint8_t endbr64[] = { 0xf3, 0x0f, 0x1e, 0xfa };
+	const struct edge_case plain = {
+		.code = code, .len = sizeof(code), .planned_len = sizeof(code), .slot_at = -1,
+	};
+	const struct edge_swap swap = { endbr64, 0 };
+	char reason[GILK_REASON_MAX] = "";
+	int ret = edge_verdict(&plain, reason, sizeof(reason));
+
+	if (ret) {
+		snprintf(why, len, "a nopl: refused (%d: %s)", ret, reason);
+		return false;
+	}
+	ret = edge_verdict_swapped(&plain, &swap, reason, sizeof(reason));
+	if (ret != -EBADMSG || !strstr(reason, "endbr")) {
+		snprintf(why, len, "an endbr64: %s (%d: %s)", ret ? "not refused as wanted" : "taken",
+			 ret, reason);
+		return false;
 	}
 	return true;
 }

@@ -82,6 +82,9 @@ bool vc_table_labels_refused(char *why, size_t len);
 /* A neighbour's emulation prefix is no branch to the checker, as to the
  * planner; the same bytes one letter off are. */
 bool vc_emulate_prefix_no_edge(char *why, size_t len);
+/* A region stays inside its symbol; an endbr64 is never displaced. */
+bool vc_region_in_symbol(char *why, size_t len);
+bool vc_endbr_refused(char *why, size_t len);
 unsigned vc_mutation_kinds(void);
 
 #endif

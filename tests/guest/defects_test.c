@@ -50,8 +50,8 @@ static int dmesg_count(const char *what)
  * than a jmp). Returns 0 (the splice is then removed) or errno; *req keeps
  * gilk.ko's reason.
  */
-static int send_forced(struct live *lv, uint64_t site, unsigned len,
-		       struct gilk_splice *req)
+static int send_forced_keep(struct live *lv, uint64_t site, unsigned len,
+			    struct gilk_splice *req)
 {
 	struct splice_plan t;
 	struct gerr e;
@@ -73,9 +73,60 @@ static int send_forced(struct live *lv, uint64_t site, unsigned len,
 	err = ioctl(lv->fd, GILK_IOC_SPLICE, req) ? errno : 0;
 	if (err)
 		ioctl(lv->fd, GILK_IOC_RELEASE, &req->id);
-	else
+	return err;
+}
+
+/* The same, and the splice is removed again when made. */
+static int send_forced(struct live *lv, uint64_t site, unsigned len,
+		       struct gilk_splice *req)
+{
+	struct gerr e;
+	int err = send_forced_keep(lv, site, len, req);
+
+	if (!err)
 		live_unsplice(lv, req->id, &e);
 	return err;
+}
+
+/*
+ * 14: a trap-mode splice over an instruction longer than its int3. kprobes
+ * decodes a foreign int3 as a one-byte instruction, so site+1 looked like a
+ * boundary, and a kprobe went into what the trampoline replays. The whole
+ * region is int3 now, and kprobes refuses an int3 it does not own.
+ * trap-hold makes such a splice in __x64_sys_getppid, over a 3- or 4-byte
+ * instruction right after a short one, leaves it in place, and prints
+ * "SITE LEN ORIG BEFORE" (BEFORE: that short instruction, a place for a
+ * kprobe just before the region); run.sh puts kprobes there and unloads
+ * gilk.ko.
+ */
+int trap_hold(struct live *lv)
+{
+	uint64_t fn = sym(lv, "__x64_sys_getppid"), from;
+	static struct gilk_splice req;
+	static struct cfg g;
+	struct gerr e;
+
+	if (!fn || kernel_cfg(&lv->k, fn, &g, &e))
+		return 1;
+	from = live_block_site(lv, fn);
+	for (size_t i = 1; i < g.ninsn; i++) {
+		const struct insn *a = &g.insns[i - 1], *b = &g.insns[i];
+
+		if (a->addr < from || a->kind != IK_PLAIN || a->len > 4 ||
+		    b->kind != IK_PLAIN || b->len < 3 || b->len > 4 || b->disp_off)
+			continue;
+		if (send_forced_keep(lv, b->addr, b->len, &req)) {
+			fprintf(stderr, "trap-hold: 0x%" PRIx64 ": %s\n", b->addr, req.reason);
+			return 1;
+		}
+		printf("%" PRIu64 " %u ", b->addr, b->len);
+		for (unsigned k = 0; k < b->len; k++)
+			printf("%02x", b->bytes[k]);
+		printf(" %" PRIu64 "\n", a->addr);
+		return 0;
+	}
+	fprintf(stderr, "trap-hold: no 3- or 4-byte instruction after a short one in __x64_sys_getppid\n");
+	return 1;
 }
 
 /* 4: a kprobe placed over a splice after it was made. */
@@ -1068,6 +1119,55 @@ static void defect_own_path(struct live *lv)
 	for (int i = 0; i < 2; i++)
 		pthread_join(t[i], NULL);
 	check(syscall(SYS_getppid) == getppid(), "defect 12: the kernel lives on");
+}
+
+/*
+ * 13: the kprobe blacklist was walked under RCU alone, but a module's
+ * entries are freed with a plain kfree() when it unloads: FACTS (and every
+ * splice's checks) could read a freed entry. FACTS asks in a loop while
+ * the target module, which has a kprobe-blacklisted function, is loaded
+ * and unloaded; a KASAN kernel (debug) reports the use after free.
+ */
+struct blacklist_race {
+	struct live *lv;
+	volatile int stop;
+	unsigned asked, failed;
+};
+
+static void *facts_loop(void *arg)
+{
+	struct blacklist_race *r = arg;
+	uint64_t a = sym(r->lv, "__x64_sys_getppid");
+	struct gilk_fact out[64];
+
+	while (!r->stop) {
+		struct gilk_facts q = { .start = a, .end = a + 64, .max = 64,
+					.buf = (uintptr_t)out };
+
+		r->failed += ioctl(r->lv->fd, GILK_IOC_FACTS, &q) != 0;
+		r->asked++;
+	}
+	return NULL;
+}
+
+void test_blacklist_race(struct live *lv, int rounds)
+{
+	struct blacklist_race r = { .lv = lv };
+	pthread_t t;
+	int loaded = 0;
+
+	if (pthread_create(&t, NULL, facts_loop, &r)) {
+		check(0, "defect 13: a FACTS thread");
+		return;
+	}
+	for (int i = 0; i < rounds; i++)
+		if (system("insmod build/tests/gilk_target.ko && rmmod gilk_target") == 0)
+			loaded++;
+	r.stop = 1;
+	pthread_join(t, NULL);
+	check(loaded == rounds && r.asked > (unsigned)rounds && !r.failed,
+	      "defect 13: FACTS asked %u times (%u failed) while a module with a blacklisted function came and went %d of %d times",
+	      r.asked, r.failed, loaded, rounds);
 }
 
 void test_defects(struct live *lv)

@@ -46,6 +46,8 @@ int sleep_migrate(int n, int ms);
 /* The suites in other files. */
 void test_verifier(struct live *lv);
 void test_defects(struct live *lv);
+void test_blacklist_race(struct live *lv, int rounds);
+int trap_hold(struct live *lv);
 void test_badreq(struct live *lv, int count);
 void test_ibt(struct live *lv);
 void test_rangefacts(struct live *lv);

@@ -11,6 +11,8 @@
  *              regions over another symbol's jump into them (assembly,
  *              .cold parts) are refused (verify_test.c)
  *   defects    each defect found by review, provoked (defects_test.c)
+ *   blacklist-race [N]  FACTS while the target module comes and goes N times
+ *   trap-hold  a trap-mode splice left in place (defects_test.c says where)
  *   templates  count inline (flags saved where live), full on request, tsc
  *              through the scratch template (templates_test.c)
  *   badreq N   N requests with one field changed, racing (badreq_test.c)
@@ -947,6 +949,13 @@ int main(int argc, char **argv)
 		test_ibt(&lv);
 	else if (!strcmp(argv[1], "defects"))
 		test_defects(&lv);
+	else if (!strcmp(argv[1], "trap-hold")) {
+		int rc = trap_hold(&lv);
+
+		live_close(&lv);
+		return rc;
+	} else if (!strcmp(argv[1], "blacklist-race"))
+		test_blacklist_race(&lv, argc > 2 ? atoi(argv[2]) : 50);
 	else if (!strcmp(argv[1], "templates"))
 		test_templates(&lv);
 	else if (!strcmp(argv[1], "uniproc"))

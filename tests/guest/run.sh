@@ -50,6 +50,7 @@ suite ibt
 insmod build/tests/gilk_target.ko
 suite defects
 rmmod gilk_target
+suite blacklist-race 50
 suite events
 suite privs
 suite fuzz 10000
@@ -265,6 +266,32 @@ check "after rmmod the site holds its original bytes ($after)" "$([ "$after" = "
 insmod build/gilk.ko
 check "gilk.ko loads again after rmmod" "$?"
 suite basic
+
+# A trap-mode splice's whole region is int3: kprobes, which decode a foreign
+# int3 as one byte, put no probe inside it; with a kprobe just before it,
+# rmmod gilk takes the splice out and the kernel lives on.
+mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null
+set -- $(build/bin/test-live trap-hold)
+site=${1:-0} len=${2:-0} orig=${3:-} before=${4:-0}
+held=$(build/bin/test-kcore peek "$site" "$len")
+check "trap mode over a $len-byte instruction: the region is all int3 ($held)" \
+	"$([ "$len" -ge 3 ] && [ "$held" = "$(printf 'cc%.0s' $(seq "$len"))" ]; echo $?)"
+echo "p:gilk_trap1 0x$(printf %x $((site + 1)))" >>/sys/kernel/tracing/kprobe_events 2>/dev/null
+st=$?
+echo "-:gilk_trap1" >>/sys/kernel/tracing/kprobe_events 2>/dev/null
+check "a kprobe one byte into a trap-mode region is refused" "$([ "$st" != 0 ]; echo $?)"
+echo "p:gilk_trap0 0x$(printf %x "$before")" >>/sys/kernel/tracing/kprobe_events &&
+	echo 1 >/sys/kernel/tracing/events/kprobes/gilk_trap0/enable
+check "a kprobe on the instruction just before the trap region" "$?"
+rmmod gilk
+st=$?
+after=$(build/bin/test-kcore peek "$site" "$len")
+check "rmmod gilk with a kprobe just before a trap-mode splice: its bytes come back ($after), the kernel lives" \
+	"$([ "$st" = 0 ] && [ "$after" = "$orig" ] && [ -n "$(sh -c 'echo $PPID')" ]; echo $?)"
+echo 0 >/sys/kernel/tracing/events/kprobes/gilk_trap0/enable
+echo "-:gilk_trap0" >>/sys/kernel/tracing/kprobe_events
+insmod build/gilk.ko
+check "gilk.ko loads again after that" "$?"
 
 # Scale: over a thousand splices in one batch, packed trampolines, nothing
 # left after (test-live scale); several functions and a glob through the

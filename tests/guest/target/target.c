@@ -12,13 +12,15 @@
  * gilk_target_recurse(N) (recurse.c), N calls deep, "kprobe 1" and "kprobe 0"
  * put and take off a kprobe at gilk_target_kpsite+8 (kpsite.c, the result
  * 0 or -errno), "lock N" gilk_target_smplock(N) (smplock.c), "cgoto N"
- * gilk_target_cgoto(N) (cgoto.c, N 0 or 1). Reading the file gives the
+ * gilk_target_cgoto(N) (cgoto.c, N 0 or 1), "nokprobe N"
+ * gilk_target_nokprobe(N), which is kprobe-blacklisted. Reading the file gives the
  * last result. A proc file rather than a module parameter: a
  * BUG kills the writer, and a parameter write would die holding the module's
  * param lock.
  */
 #include <linux/bug.h>
 #include <linux/kernel.h>
+#include <linux/kprobes.h>
 #include <linux/module.h>
 #include <linux/proc_fs.h>
 #include <linux/static_call.h>
@@ -50,6 +52,16 @@ static noinline long gilk_target_bug(long n)
 	return n * 2;
 }
 
+/*
+ * kprobe-blacklisted: each load of the module adds an entry to the kernel's
+ * blacklist and each unload frees it, which FACTS must not race.
+ */
+static noinline long gilk_target_nokprobe(long n)
+{
+	return n ^ 0x5a;
+}
+NOKPROBE_SYMBOL(gilk_target_nokprobe);
+
 static ssize_t target_write(struct file *file, const char __user *ubuf,
 			    size_t len, loff_t *off)
 {
@@ -71,6 +83,8 @@ static ssize_t target_write(struct file *file, const char __user *ubuf,
 		WRITE_ONCE(last, gilk_target_once(n));
 	else if (!strcmp(op, "bug"))
 		WRITE_ONCE(last, gilk_target_bug(n));
+	else if (!strcmp(op, "nokprobe"))
+		WRITE_ONCE(last, gilk_target_nokprobe(n));
 	else if (!strcmp(op, "evict"))
 		WRITE_ONCE(last, gilk_target_evict(n));
 	else if (!strcmp(op, "pad"))

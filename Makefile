@@ -22,7 +22,7 @@ SUITES  := unit cfg-objdump differential shell install checkpatch lab uniproc do
 CORE_SRC := $(wildcard core/*.c)
 CORE_OBJ := $(CORE_SRC:%.c=$(B)/%.o)
 
-.PHONY: all user kmods check check-matrix kernel-debug soak bench bench-offline bench-live lab setup \
+.PHONY: all user kmods check check-matrix kernel-debug soak torture bench bench-offline bench-live lab setup \
 	clean install uninstall completions $(addprefix check-,$(SUITES))
 all: user kmods
 kmods: $(KMODS)
@@ -201,6 +201,13 @@ check-matrix:
 # The long stress, on the debug kernel unless KERNEL is given (not in check).
 soak:
 	@tests/soak $(if $(filter command line,$(origin KERNEL)),$(KERNEL),debug)
+
+# The whole kernel spliced, every entry at once and every block in chunks,
+# culprits found by bisection across boots (not in check); on ref unless
+# KERNEL is given; tests/torture says how to change its pace and time limit.
+torture:
+	@scripts/setup $(if $(filter command line,$(origin KERNEL)),--profile $(KERNEL))
+	@tests/torture $(if $(filter command line,$(origin KERNEL)),$(KERNEL),ref)
 
 # Built only on request: tens of minutes on two cores.
 kernel-debug:

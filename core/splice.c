@@ -253,12 +253,25 @@ static void fill_padding_orig(const struct cfg *g, struct splice_region *r)
 	}
 }
 
+/* The byte after a call is its return address: a noreturn callee that came
+ * back after all would trap on the int3 there, and must not run a slot
+ * (gilk.ko refuses such a slot too). */
+static bool is_return_address(const struct splice_env *env, uint64_t s)
+{
+	const struct cfg *g = cfg_for(env, s - 1);
+	ssize_t i = g ? cfg_insn_containing(g, s - 1) : -1;
+
+	return i >= 0 && (g->insns[i].kind == IK_CALL || g->insns[i].kind == IK_CALL_IND) &&
+	       g->insns[i].addr + g->insns[i].len == s;
+}
+
 static bool slot_ok(const struct splice_env *env, const struct splice_plan *p,
 		    uint64_t s)
 {
 	return !overlaps(s, JMP32_LEN, p->region.addr, p->region.len) &&
 	       !is_occupied(env, s, JMP32_LEN) &&
-	       !is_reserved(env, s, JMP32_LEN, NULL);
+	       !is_reserved(env, s, JMP32_LEN, NULL) &&
+	       !is_return_address(env, s);
 }
 
 static void copy_slot_orig(const struct splice_env *env, uint64_t s, uint8_t *out)

@@ -160,14 +160,14 @@ static long do_facts(void __user *arg)
 	return ret;
 }
 
-static long do_splice_batch(void __user *arg)
+static long do_splice_batch(void __user *arg, struct file *f)
 {
 	struct gilk_batch b;
 	long ret;
 
 	if (copy_from_user(&b, arg, sizeof(b)))
 		return -EFAULT;
-	ret = gilk_splice_batch(u64_to_user_ptr(b.items), b.count, &b.failed);
+	ret = gilk_splice_batch(u64_to_user_ptr(b.items), b.count, &b.failed, f);
 	if (copy_to_user(arg, &b, sizeof(b)) && !ret)
 		ret = -EFAULT;
 	return ret;
@@ -233,7 +233,7 @@ static long gilk_ioctl(struct file *f, unsigned int cmd, unsigned long a)
 			return -EFAULT;
 		ret = gilk_reserve(&r, f);
 		if (!ret && copy_to_user(arg, &r, sizeof(r))) {
-			gilk_release(r.id);
+			gilk_release(r.id, f);
 			ret = -EFAULT;
 		}
 		return ret;
@@ -242,7 +242,7 @@ static long gilk_ioctl(struct file *f, unsigned int cmd, unsigned long a)
 		u32 failed;
 
 		/* one request: a batch of one, the request itself */
-		return gilk_splice_batch(arg, 1, &failed);
+		return gilk_splice_batch(arg, 1, &failed, f);
 	}
 	case GILK_IOC_UNSPLICE:
 		if (copy_from_user(&id, arg, sizeof(id)))
@@ -251,9 +251,9 @@ static long gilk_ioctl(struct file *f, unsigned int cmd, unsigned long a)
 	case GILK_IOC_RELEASE:
 		if (copy_from_user(&id, arg, sizeof(id)))
 			return -EFAULT;
-		return gilk_release(id);
+		return gilk_release(id, f);
 	case GILK_IOC_SPLICE_BATCH:
-		return do_splice_batch(arg);
+		return do_splice_batch(arg, f);
 	case GILK_IOC_UNSPLICE_BATCH:
 		return do_unsplice_batch(arg);
 	case GILK_IOC_LIST:

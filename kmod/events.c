@@ -8,6 +8,7 @@
  * drains whole events (struct gilk_event + payload) from every CPU, after
  * moving the inline tsc template's rings into the buffer (tscring.c).
  */
+#include <linux/mutex.h>
 #include <linux/ring_buffer.h>
 #include <linux/timekeeping.h>
 #include <linux/uaccess.h>
@@ -19,6 +20,8 @@
 #define GILK_BUFFER_BYTES (1 << 20)	/* per CPU */
 
 static struct trace_buffer *rb;
+/* One reader at a time peeks, copies out, and only then consumes. */
+static DEFINE_MUTEX(read_lock);
 
 int gilk_events_init(void)
 {
@@ -71,12 +74,19 @@ int gilk_emit(const struct gilk_ctx *ctx, const void *payload, u16 len)
 }
 EXPORT_SYMBOL_GPL(gilk_emit);
 
+/*
+ * An event is consumed only once it is copied out: a fault on the user's
+ * buffer loses nothing (the next read gets it). The reader's page of the
+ * ring stays as it is until consumed; writers add to other pages.
+ */
 ssize_t gilk_events_read(char __user *buf, size_t len)
 {
+	ssize_t ret = 0;
 	size_t done = 0;
 	int cpu;
 
 	gilk_tsc_rings_drain();
+	mutex_lock(&read_lock);
 	for_each_online_cpu(cpu) {
 		for (;;) {
 			struct ring_buffer_event *e;
@@ -88,16 +98,19 @@ ssize_t gilk_events_read(char __user *buf, size_t len)
 				break;
 			h = ring_buffer_event_data(e);
 			n = sizeof(*h) + h->len;
-			if (n > len - done)
-				return done ? done : -EINVAL;
-			e = ring_buffer_consume(rb, cpu, NULL, NULL);
-			if (!e)
-				break;
-			h = ring_buffer_event_data(e);
-			if (copy_to_user(buf + done, h, n))
-				return -EFAULT;
+			if (n > len - done) {
+				ret = -EINVAL;
+				goto out;
+			}
+			if (copy_to_user(buf + done, h, n)) {
+				ret = -EFAULT;
+				goto out;
+			}
+			ring_buffer_consume(rb, cpu, NULL, NULL);
 			done += n;
 		}
 	}
-	return done;
+out:
+	mutex_unlock(&read_lock);
+	return done ? done : ret;
 }

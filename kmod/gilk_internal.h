@@ -170,7 +170,8 @@ extern struct xarray gilk_splices, gilk_owned;
 /* A splice with a tsc ring to drain (XA_MARK_0 tracks free ids). */
 #define GILK_MARK_TSC_RING XA_MARK_1
 int gilk_reserve(struct gilk_reserve *r, const void *owner);
-int gilk_release(u32 id);
+/* A reservation is released, and spliced, only by the file that made it. */
+int gilk_release(u32 id, const void *owner);
 void gilk_release_owner(const void *owner);
 int gilk_splice(struct gilk_splice *req);
 int gilk_unsplice(u32 id);
@@ -178,7 +179,8 @@ int gilk_unsplice(u32 id);
  * All of them or none; one grace period for the lot. *failed: the index
  * of the request refused, whose reason goes back to it.
  */
-int gilk_splice_batch(struct gilk_splice __user *items, u32 n, u32 *failed);
+int gilk_splice_batch(struct gilk_splice __user *items, u32 n, u32 *failed,
+		      const void *owner);
 int gilk_unsplice_batch(const u32 *ids, u32 n, u32 *failed);
 void gilk_stats(struct gilk_stats *st);
 void gilk_unsplice_all(void);

@@ -11,12 +11,14 @@
  */
 #include <asm/msr.h>
 #include <asm/tsc.h>
+#include <linux/delay.h>
 #include <linux/list.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/string.h>
 
 #include "compat.h"
+
 #include "gilk_internal.h"
 
 static LIST_HEAD(instruments);
@@ -47,17 +49,30 @@ EXPORT_SYMBOL_GPL(gilk_register_instrument);
 
 void gilk_unregister_instrument(struct gilk_instrument *ins)
 {
+	int waited = 0;
+
+	/* off the list first: no new splice finds it */
+	mutex_lock(&instruments_lock);
+	list_del(&ins->node);
+	mutex_unlock(&instruments_lock);
 	/*
 	 * A splice using it holds its module, so none is left here, unless
 	 * the module is force-unloaded (rmmod -f), whose exit runs before
 	 * anything else hears of it: its splices go now, while its code is
-	 * still there.
+	 * still there. One being made with it now becomes active (or fails)
+	 * within a grace period or two, and goes then.
 	 */
-	if (atomic_read(&ins->users))
+	while (atomic_read(&ins->users)) {
 		gilk_unsplice_dependents(NULL, ins);
-	mutex_lock(&instruments_lock);
-	list_del(&ins->node);
-	mutex_unlock(&instruments_lock);
+		if (!atomic_read(&ins->users))
+			break;
+		if (waited++ == 500) {
+			pr_warn("gilk: instrument %s still has %d users\n", ins->name,
+				atomic_read(&ins->users));
+			break;
+		}
+		msleep(20);
+	}
 }
 EXPORT_SYMBOL_GPL(gilk_unregister_instrument);
 

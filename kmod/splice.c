@@ -139,7 +139,7 @@ int gilk_reserve(struct gilk_reserve *r, const void *owner)
 	return 0;
 }
 
-int gilk_release(u32 id)
+int gilk_release(u32 id, const void *owner)
 {
 	struct gilk_splice_obj *s;
 
@@ -147,9 +147,9 @@ int gilk_release(u32 id)
 		return -EINVAL;
 	mutex_lock(&gilk_lock);
 	s = xa_load(&gilk_splices, id);
-	if (!s || s->state != GILK_RESERVED) {
+	if (!s || s->state != GILK_RESERVED || s->owner != owner) {
 		mutex_unlock(&gilk_lock);
-		return s ? -EBUSY : -ENOENT;
+		return !s ? -ENOENT : s->state != GILK_RESERVED ? -EBUSY : -EPERM;
 	}
 	xa_erase(&gilk_splices, id);
 	obj_free(s);
@@ -359,7 +359,7 @@ static int pin_text_module(struct gilk_splice *req, struct module **out)
  * them visible to every CPU). gilk_lock held.
  */
 static int claim(struct gilk_splice *req, struct gilk_splice_obj **out,
-		 struct gilk_walk_memo *memo)
+		 struct gilk_walk_memo *memo, const void *owner)
 {
 	struct gilk_instrument *ins;
 	struct gilk_splice_obj *s;
@@ -369,10 +369,13 @@ static int claim(struct gilk_splice *req, struct gilk_splice_obj **out,
 	req->instrument[GILK_NAME_MAX - 1] = 0;
 	req->arg[GILK_ARG_MAX - 1] = 0;
 	s = req->id ? xa_load(&gilk_splices, req->id) : NULL;
-	ret = !req->id ? -EINVAL : !s ? -ENOENT : s->state != GILK_RESERVED ? -EBUSY : 0;
+	ret = !req->id ? -EINVAL : !s ? -ENOENT : s->state != GILK_RESERVED ? -EBUSY :
+	      s->owner != owner ? -EPERM : 0;
 	if (ret) {
+		/* another file's reservation is not this one's to splice */
 		snprintf(req->reason, sizeof(req->reason), "reservation %u %s", req->id,
-			 ret == -EBUSY ? "is already spliced" : "does not exist");
+			 ret == -EBUSY ? "is already spliced" :
+			 ret == -EPERM ? "belongs to another open /dev/gilk" : "does not exist");
 		return ret;
 	}
 	ins = gilk_instrument_get(req->instrument);
@@ -532,7 +535,7 @@ static void unclaim_all(struct gilk_splice_obj **objs, u32 n)
  */
 static int claim_all(struct gilk_splice __user *items, u32 n,
 		     struct gilk_splice_obj **objs, struct gilk_splice *req,
-		     struct gilk_walk_memo *memo, u32 *failed)
+		     struct gilk_walk_memo *memo, u32 *failed, const void *owner)
 {
 	u32 i;
 	int ret = 0;
@@ -547,7 +550,7 @@ static int claim_all(struct gilk_splice __user *items, u32 n,
 		if (ret)
 			break;
 		req->reason[0] = 0;
-		ret = claim(req, &objs[i], memo);
+		ret = claim(req, &objs[i], memo, owner);
 		if (ret)
 			break;
 		if (!(i & 63))
@@ -623,7 +626,8 @@ static void abort_begun(struct gilk_splice_obj **objs, u32 n,
 	gilk_poke_sync();
 }
 
-int gilk_splice_batch(struct gilk_splice __user *items, u32 n, u32 *failed)
+int gilk_splice_batch(struct gilk_splice __user *items, u32 n, u32 *failed,
+		      const void *owner)
 {
 	struct gilk_patch_state **patches = NULL;
 	struct gilk_splice_obj **objs;
@@ -668,7 +672,7 @@ int gilk_splice_batch(struct gilk_splice __user *items, u32 n, u32 *failed)
 		 * the earlier ones claimed) before any byte of the kernel's is
 		 * written.
 		 */
-		ret = claim_all(items, n, objs, req, memo, failed);
+		ret = claim_all(items, n, objs, req, memo, failed, owner);
 		if (ret != -EAGAIN)
 			break;
 		mutex_unlock(&gilk_lock);

@@ -13,6 +13,7 @@
 #include <linux/kprobes.h>
 #include <linux/rcupdate.h>
 #include <linux/uaccess.h>
+#include <asm/text-patching.h>
 
 #include "gilk_internal.h"
 
@@ -42,23 +43,29 @@ static void overlay_splices(unsigned long addr, u8 *buf, size_t len)
 	rcu_read_unlock();
 }
 
-/* A kprobe's int3 (or an optimized one's jmp) hides the instruction it saved. */
+/*
+ * A kprobe's int3 (or an optimized one's jmp) hides the instruction it saved.
+ * An optimized one's jmp reaches 4 bytes past its address: one that starts
+ * up to 4 bytes before the window still covers its first bytes.
+ */
 static void overlay_kprobes(unsigned long addr, u8 *buf, size_t len)
 {
 	unsigned long a;
 
 	rcu_read_lock();
-	for (a = addr; a < addr + len; a++) {
+	for (a = addr - (JMP32_INSN_SIZE - 1); a < addr + len; a++) {
 		struct kprobe *kp = gilk_ks.get_kprobe((void *)a);
+		u8 first;
 
 		/* an ftrace-based kprobe writes nothing of its own */
-		if (!kp || kprobe_ftrace(kp))
+		if (!kp || kprobe_ftrace(kp) ||
+		    copy_from_kernel_nofault(&first, (void *)a, 1))
 			continue;
 #ifdef CONFIG_OPTPROBES
 		/* optimized: its jmp is there, the bytes it covers saved
 		 * (only once the jmp is written; until then, its int3)
 		 */
-		if (kprobe_optimized(kp) && buf[a - addr] == 0xe9) {
+		if (kprobe_optimized(kp) && first == JMP32_INSN_OPCODE) {
 			struct optimized_kprobe *op =
 				container_of(kp, struct optimized_kprobe, kp);
 
@@ -66,7 +73,8 @@ static void overlay_kprobes(unsigned long addr, u8 *buf, size_t len)
 				DISP32_SIZE);
 		}
 #endif
-		buf[a - addr] = kp->opcode;
+		if (a >= addr)
+			buf[a - addr] = kp->opcode;
 	}
 	rcu_read_unlock();
 }

@@ -564,7 +564,7 @@ static int next_insn(const struct vctx *v, struct text_cursor *c, unsigned long 
 static int walk(struct vctx *v, const char *part, unsigned long lo,
 		unsigned long hi, bool dead)
 {
-	unsigned long a = v->env->func_start(v->env, lo), ender = 0;
+	unsigned long a = v->env->func_start(v->env, lo), ender = 0, ret_to = 0;
 	enum flow flow = FLOW_LIVE;
 	struct gilk_walk_fn *marks;
 	struct text_cursor c = { 0 };
@@ -587,11 +587,19 @@ static int walk(struct vctx *v, const char *part, unsigned long lo,
 		if (!dead && a + in.length > lo)
 			return a == lo ? 0 :
 			       refuse(v, part, 0, "0x%lx is inside the instruction at 0x%lx", lo, a);
+		/*
+		 * A noreturn callee that came back after all would meet the
+		 * int3 there, not run a slot: the return address stays int3.
+		 */
+		if (dead && a == lo && flow == FLOW_AFTER_CALL && ret_to == lo)
+			return refuse(v, part, 0, "0x%lx is where the call at 0x%lx returns to",
+				      lo, ender);
 		if (!is_padding(&in) ||
 		    (flow == FLOW_AFTER_CALL && op0(&in) != 0xcc)) {
 			flow = is_call(&in) ? FLOW_AFTER_CALL :
 			       falls_through(v, &in, a) ? FLOW_LIVE : FLOW_DEAD;
 			ender = a;
+			ret_to = a + in.length;
 		}
 		if (a + in.length > lo && (flow == FLOW_LIVE || ender == a))
 			return refuse(v, part, a > lo ? a - lo : 0, "0x%lx is not dead padding", a);

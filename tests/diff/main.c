@@ -552,6 +552,8 @@ int main(int argc, char **argv)
 		   "checker: a region whose padding tail runs into the next symbol (a sealed endbr) is refused");
 	check_case(vc_endbr_refused,
 		   "checker: a request that displaces an endbr64 is refused");
+	check_case(vc_slot_not_return_address,
+		   "checker: a bounce slot at a call's return address is refused; the planner puts none there");
 	check_case(vc_edges_refused,
 		   "checker: a branch (of the function or a neighbour) or a hidden edge into what a splice overwrites, or into its bounce slot, is refused");
 	{

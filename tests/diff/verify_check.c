@@ -998,3 +998,41 @@ bool vc_endbr_refused(char *why, size_t len)
 	}
 	return true;
 }
+
+/*
+ * A bounce slot never starts where a call returns to: after a noreturn
+ * call the int3 padding is dead, but a callee that came back after all
+ * must meet the int3 there, not run the slot's jmp. The planner skips
+ * that byte; the checker refuses a slot moved onto it.
+ */
+bool vc_slot_not_return_address(char *why, size_t len)
+{
+	static const uint8_t code[] = {
+		0x85, 0xc0,                     /* test eax, eax */
+		0x74, 0x0e,                     /* je +0x12 (the site) */
+		0xe8, 0x0b, 0x00, 0x00, 0x00,   /* +4: call +0x14 (taken as noreturn) */
+		0xcc, 0xcc, 0xcc, 0xcc, 0xcc,   /* +9: the return address, padding */
+		0xcc, 0xcc, 0xcc, 0xcc,
+		0x31, 0xc0,                     /* +0x12: xor eax, eax (the site) */
+		0xc3,                           /* ret */
+		0xcc,
+	};
+	static const int slots[] = { -1, 9, 10 };
+	static const char *const want[] = { NULL, "is where the call at", NULL };
+
+	for (size_t i = 0; i < sizeof(slots) / sizeof(slots[0]); i++) {
+		const struct edge_case k = {
+			.code = code, .len = sizeof(code), .planned_len = sizeof(code),
+			.site = 0x12, .slot_at = slots[i],
+		};
+		char reason[GILK_REASON_MAX] = "";
+		int ret = edge_verdict(&k, reason, sizeof(reason));
+
+		if (want[i] ? ret != -EBADMSG || !strstr(reason, want[i]) : ret != 0) {
+			snprintf(why, len, "slot %d: %s (%d: %s)", slots[i],
+				 want[i] ? "not refused as wanted" : "refused", ret, reason);
+			return false;
+		}
+	}
+	return true;
+}

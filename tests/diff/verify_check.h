@@ -85,6 +85,8 @@ bool vc_emulate_prefix_no_edge(char *why, size_t len);
 /* A region stays inside its symbol; an endbr64 is never displaced. */
 bool vc_region_in_symbol(char *why, size_t len);
 bool vc_endbr_refused(char *why, size_t len);
+/* A bounce slot never starts at a call's return address. */
+bool vc_slot_not_return_address(char *why, size_t len);
 unsigned vc_mutation_kinds(void);
 
 #endif

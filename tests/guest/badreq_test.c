@@ -129,19 +129,45 @@ static pid_t racer(uint64_t site)
 	return k;
 }
 
-/* An instrument module loaded and unloaded, until killed. */
+/*
+ * An instrument module loaded and unloaded, until its process group is
+ * killed: the insmod or rmmod under way goes with it (killed alone, the
+ * churner left one running, and the next test's insmod found the module
+ * still going).
+ */
 static pid_t churner(void)
 {
 	pid_t k = fork();
 
-	if (k == 0)
+	if (k == 0) {
+		setpgid(0, 0);
 		for (;;) {
 			if (system("insmod build/instruments/argfilter.ko 2>/dev/null"))
 				usleep(1000);
 			if (system("rmmod argfilter 2>/dev/null"))
 				usleep(1000);
 		}
+	}
+	setpgid(k, k);	/* before the kill, whichever runs first */
 	return k;
+}
+
+/* Waits until no module is coming or going (insmod and rmmod are done). */
+static void modules_settled(void)
+{
+	for (int i = 0; i < 500; i++) {
+		char line[256];
+		bool busy = false;
+		FILE *f = fopen("/proc/modules", "r");
+
+		while (f && fgets(line, sizeof(line), f))
+			busy |= strstr(line, " Loading ") || strstr(line, " Unloading ");
+		if (f)
+			fclose(f);
+		if (!busy)
+			return;
+		usleep(10000);
+	}
 }
 
 /* Trampoline pages gilk.ko holds: module-area memory it allocated. */
@@ -285,9 +311,10 @@ void test_badreq(struct live *lv, int count)
 		}
 	}
 	kill(race, SIGKILL);
-	kill(churn, SIGKILL);
+	kill(-churn, SIGKILL);
 	waitpid(race, NULL, 0);
 	waitpid(churn, NULL, 0);
+	modules_settled();
 	if (have)
 		ioctl(lv->fd, GILK_IOC_RELEASE, &base.id);
 	{

@@ -1170,8 +1170,82 @@ void test_blacklist_race(struct live *lv, int rounds)
 	      r.asked, r.failed, loaded, rounds);
 }
 
+/*
+ * 15: read() took each event out of the ring before copying it to the
+ * user: a fault on the buffer lost it. Ten events, a read into an
+ * unmapped page, then a read that must still get all ten.
+ */
+static void defect_events_fault(struct live *lv)
+{
+	static uint8_t buf[1 << 16];
+	struct splice_plan p;
+	struct gerr e;
+	uint32_t id;
+	size_t got = 0;
+	ssize_t n;
+	void *bad;
+	int err;
+
+	while (live_read_events(lv, buf, sizeof(buf), &e) > 0)
+		;
+	if (splice_at(lv, live_block_site(lv, sym(lv, "do_prlimit")), 0, "regs", "", &id, &p)) {
+		check(0, "defect 15: a regs splice on do_prlimit");
+		return;
+	}
+	for (int i = 0; i < 10; i++) {
+		struct rlimit rl;
+
+		getrlimit(RLIMIT_STACK, &rl);
+	}
+	live_unsplice(lv, id, &e);
+	bad = mmap(NULL, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	err = read(lv->fd, bad, 4096) < 0 ? errno : 0;
+	munmap(bad, 4096);
+	while ((n = live_read_events(lv, buf, sizeof(buf), &e)) > 0)
+		for (uint8_t *q = buf; q < buf + n;) {
+			const struct gilk_event *ev = (const void *)q;
+
+			got += ev->splice == id;
+			q += sizeof(*ev) + ev->len;
+		}
+	check(n == 0 && err == EFAULT && got == 10,
+	      "defect 15: a read that faults loses no event (%s; then %zu of 10 read)",
+	      strerror(err), got);
+}
+
+/*
+ * 16: a reservation could be spliced, or released, through another open
+ * /dev/gilk than the one that made it. Now only its own file may.
+ */
+static void defect_reservation_owner(struct live *lv)
+{
+	static struct gilk_splice req;
+	struct splice_plan p;
+	struct gerr e;
+	int other = open("/dev/gilk", O_RDWR), spliced, released;
+	uint32_t id;
+
+	if (other < 0 || live_plan(lv, live_block_site(lv, sym(lv, "__x64_sys_getppid")), 0, &p, &e) ||
+	    live_request(lv, &p, "count", "", &req, NULL, &e)) {
+		check(0, "defect 16: a second /dev/gilk and a reservation");
+		if (other >= 0)
+			close(other);
+		return;
+	}
+	id = req.id;
+	spliced = ioctl(other, GILK_IOC_SPLICE, &req) ? errno : 0;
+	released = ioctl(other, GILK_IOC_RELEASE, &id) ? errno : 0;
+	close(other);
+	check(spliced == EPERM && released == EPERM && strstr(req.reason, "another open") &&
+	      ioctl(lv->fd, GILK_IOC_RELEASE, &id) == 0,
+	      "defect 16: another file can neither splice nor release a reservation (%s, %s: %s)",
+	      strerror(spliced), strerror(released), req.reason);
+}
+
 void test_defects(struct live *lv)
 {
+	defect_events_fault(lv);
+	defect_reservation_owner(lv);
 	defect_own_path(lv);
 	defect_pool(lv);
 	defect_nokprobe();

@@ -93,39 +93,43 @@ static int send_forced(struct live *lv, uint64_t site, unsigned len,
  * decodes a foreign int3 as a one-byte instruction, so site+1 looked like a
  * boundary, and a kprobe went into what the trampoline replays. The whole
  * region is int3 now, and kprobes refuses an int3 it does not own.
- * trap-hold makes such a splice in __x64_sys_getppid, over a 3- or 4-byte
- * instruction right after a short one, leaves it in place, and prints
- * "SITE LEN ORIG BEFORE" (BEFORE: that short instruction, a place for a
- * kprobe just before the region); run.sh puts kprobes there and unloads
- * gilk.ko.
+ * trap-hold makes such a splice in a function a shell's system calls run
+ * (do_prlimit), over a 3- or 4-byte instruction right after a short one,
+ * leaves it in place, and prints "SITE LEN ORIG BEFORE", addresses in hex
+ * (BEFORE: that short instruction, a place for a kprobe just before the
+ * region); run.sh puts kprobes there and unloads gilk.ko.
  */
 int trap_hold(struct live *lv)
 {
-	uint64_t fn = sym(lv, "__x64_sys_getppid"), from;
+	/* called by system calls a shell makes: the kernel is seen to live */
+	static const char *const fns[] = { "do_prlimit", "__do_sys_newuname", "ksys_read", "do_sys_openat2" };
 	static struct gilk_splice req;
 	static struct cfg g;
 	struct gerr e;
 
-	if (!fn || kernel_cfg(&lv->k, fn, &g, &e))
-		return 1;
-	from = live_block_site(lv, fn);
-	for (size_t i = 1; i < g.ninsn; i++) {
-		const struct insn *a = &g.insns[i - 1], *b = &g.insns[i];
+	for (size_t f = 0; f < sizeof(fns) / sizeof(fns[0]); f++) {
+		uint64_t fn = sym(lv, fns[f]), from;
 
-		if (a->addr < from || a->kind != IK_PLAIN || a->len > 4 ||
-		    b->kind != IK_PLAIN || b->len < 3 || b->len > 4 || b->disp_off)
+		if (!fn || kernel_cfg(&lv->k, fn, &g, &e))
 			continue;
-		if (send_forced_keep(lv, b->addr, b->len, &req)) {
-			fprintf(stderr, "trap-hold: 0x%" PRIx64 ": %s\n", b->addr, req.reason);
-			return 1;
+		from = live_block_site(lv, fn);
+		for (size_t i = 1; i < g.ninsn; i++) {
+			const struct insn *a = &g.insns[i - 1], *b = &g.insns[i];
+
+			if (a->addr < from || a->kind != IK_PLAIN || a->len > 4 ||
+			    b->kind != IK_PLAIN || b->len < 3 || b->len > 4 || b->disp_off ||
+			    cfg_is_target(&g, b->addr))
+				continue;
+			if (send_forced_keep(lv, b->addr, b->len, &req))
+				continue;
+			printf("%" PRIx64 " %u ", b->addr, b->len);
+			for (unsigned k = 0; k < b->len; k++)
+				printf("%02x", b->bytes[k]);
+			printf(" %" PRIx64 "\n", a->addr);
+			return 0;
 		}
-		printf("%" PRIu64 " %u ", b->addr, b->len);
-		for (unsigned k = 0; k < b->len; k++)
-			printf("%02x", b->bytes[k]);
-		printf(" %" PRIu64 "\n", a->addr);
-		return 0;
 	}
-	fprintf(stderr, "trap-hold: no 3- or 4-byte instruction after a short one in __x64_sys_getppid\n");
+	fprintf(stderr, "trap-hold: no 3- or 4-byte instruction after a short one to splice\n");
 	return 1;
 }
 
@@ -1242,8 +1246,83 @@ static void defect_reservation_owner(struct live *lv)
 	      strerror(spliced), strerror(released), req.reason);
 }
 
+/*
+ * Sends a splice of the n instructions from insns[0] (a region of len
+ * bytes, the rest dead padding), made by hand; the splice is removed when
+ * made. 0 or errno, gilk.ko's reason in req.
+ */
+static int send_region(struct live *lv, const struct insn *insns, unsigned n, unsigned len,
+		       struct gilk_splice *req)
+{
+	struct splice_plan t;
+	struct gerr e;
+	int err;
+
+	memset(&t, 0, sizeof(t));
+	t.mode = SPLICE_JMP;
+	t.region.addr = insns[0].addr;
+	t.region.len = (uint8_t)len;
+	t.region.ninsn = (uint8_t)n;
+	for (unsigned i = 0; i < n; i++) {
+		t.region.insns[i] = insns[i];
+		t.region.live += insns[i].len;
+	}
+	live_read_mem(lv, t.region.addr, t.region.orig, len, &e);
+	if (live_request(lv, &t, "count", "", req, NULL, &e)) {
+		snprintf(req->reason, sizeof(req->reason), "no request: %.100s", e.msg);
+		return -1;
+	}
+	err = ioctl(lv->fd, GILK_IOC_SPLICE, req) ? errno : 0;
+	if (err)
+		ioctl(lv->fd, GILK_IOC_RELEASE, &req->id);
+	else
+		live_unsplice(lv, req->id, &e);
+	return err;
+}
+
+/*
+ * 17: a region ran past its symbol. After gilk_target_edge_a's last
+ * instruction, int3 padding and gilk_target_edge_b's first bytes (what a
+ * sealed endbr64 becomes on 6.12) read as dead padding, and the jmp's int3
+ * fill would have landed on gilk_target_edge_b's entry (target/edge.c).
+ * 18: gilk.ko took a region that displaces an endbr64, where an IBT CPU
+ * lands every indirect call (gilk_target_endbr). Both sent by hand: the
+ * planner makes neither.
+ */
+static void defect_symbol_bounds(struct live *lv)
+{
+	uint64_t a = sym(lv, "gilk_target_edge_a"), b = sym(lv, "gilk_target_edge_b");
+	uint64_t c = sym(lv, "gilk_target_endbr");
+	static struct gilk_splice req;
+	static struct cfg g;
+	struct gerr e;
+	int err;
+
+	if (!a || !b || !c || live_load_text(lv, a, &e) || kernel_cfg(&lv->k, a, &g, &e) ||
+	    g.ninsn < 2) {
+		check(0, "defect 17: gilk_target_edge_a and its instructions");
+		return;
+	}
+	err = send_region(lv, &g.insns[1], 1, (unsigned)(b + 4 - g.insns[1].addr), &req);
+	check(err == EBADMSG && strstr(req.reason, "past the end of its symbol"),
+	      "defect 17: a region from gilk_target_edge_a's last instruction into gilk_target_edge_b is refused: %s (%s)",
+	      err > 0 ? strerror(err) : "accepted", req.reason);
+	err = send_region(lv, &g.insns[1], 1, (unsigned)(b - g.insns[1].addr), &req);
+	check(err == 0, "defect 17: the same region up to gilk_target_edge_b is taken (%s)",
+	      err ? req.reason : "ok");
+	if (live_load_text(lv, c, &e) || kernel_cfg(&lv->k, c, &g, &e) || g.ninsn < 2) {
+		check(0, "defect 18: gilk_target_endbr and its instructions");
+		return;
+	}
+	err = send_region(lv, &g.insns[0], 2, g.insns[0].len + g.insns[1].len, &req);
+	check(err == EBADMSG && strstr(req.reason, "endbr"),
+	      "defect 18: a region that displaces an endbr64 is refused: %s (%s)",
+	      err > 0 ? strerror(err) : "accepted", req.reason);
+}
+
 void test_defects(struct live *lv)
 {
+	defect_symbol_bounds(lv);
 	defect_events_fault(lv);
 	defect_reservation_owner(lv);
 	defect_own_path(lv);

@@ -276,18 +276,21 @@ site=${1:-0} len=${2:-0} orig=${3:-} before=${4:-0}
 held=$(build/bin/test-kcore peek "$site" "$len")
 check "trap mode over a $len-byte instruction: the region is all int3 ($held)" \
 	"$([ "$len" -ge 3 ] && [ "$held" = "$(printf 'cc%.0s' $(seq "$len"))" ]; echo $?)"
-echo "p:gilk_trap1 0x$(printf %x $((site + 1)))" >>/sys/kernel/tracing/kprobe_events 2>/dev/null
+echo "p:gilk_trap1 0x$(printf %x $((0x$site + 1)))" >>/sys/kernel/tracing/kprobe_events 2>/dev/null
 st=$?
 echo "-:gilk_trap1" >>/sys/kernel/tracing/kprobe_events 2>/dev/null
 check "a kprobe one byte into a trap-mode region is refused" "$([ "$st" != 0 ]; echo $?)"
-echo "p:gilk_trap0 0x$(printf %x "$before")" >>/sys/kernel/tracing/kprobe_events &&
+echo "p:gilk_trap0 0x$before" >>/sys/kernel/tracing/kprobe_events &&
 	echo 1 >/sys/kernel/tracing/events/kprobes/gilk_trap0/enable
-check "a kprobe on the instruction just before the trap region" "$?"
+st=$?
+hit=$(sh -c 'ulimit -s')
+check "a kprobe on the instruction just before the trap region, both run through (ulimit -s: $hit)" \
+	"$([ "$st" = 0 ] && [ -n "$hit" ]; echo $?)"
 rmmod gilk
 st=$?
 after=$(build/bin/test-kcore peek "$site" "$len")
 check "rmmod gilk with a kprobe just before a trap-mode splice: its bytes come back ($after), the kernel lives" \
-	"$([ "$st" = 0 ] && [ "$after" = "$orig" ] && [ -n "$(sh -c 'echo $PPID')" ]; echo $?)"
+	"$([ "$st" = 0 ] && [ "$after" = "$orig" ] && [ -n "$(sh -c "ulimit -s; echo \$PPID")" ]; echo $?)"
 echo 0 >/sys/kernel/tracing/events/kprobes/gilk_trap0/enable
 echo "-:gilk_trap0" >>/sys/kernel/tracing/kprobe_events
 insmod build/gilk.ko

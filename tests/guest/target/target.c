@@ -13,7 +13,8 @@
  * put and take off a kprobe at gilk_target_kpsite+8 (kpsite.c, the result
  * 0 or -errno), "lock N" gilk_target_smplock(N) (smplock.c), "cgoto N"
  * gilk_target_cgoto(N) (cgoto.c, N 0 or 1), "nokprobe N"
- * gilk_target_nokprobe(N), which is kprobe-blacklisted. Reading the file gives the
+ * gilk_target_nokprobe(N), which is kprobe-blacklisted, "edge N" and
+ * "endbr N" the functions of edge.c. Reading the file gives the
  * last result. A proc file rather than a module parameter: a
  * BUG kills the writer, and a parameter write would die holding the module's
  * param lock.
@@ -83,6 +84,10 @@ static ssize_t target_write(struct file *file, const char __user *ubuf,
 		WRITE_ONCE(last, gilk_target_once(n));
 	else if (!strcmp(op, "bug"))
 		WRITE_ONCE(last, gilk_target_bug(n));
+	else if (!strcmp(op, "edge"))
+		WRITE_ONCE(last, gilk_target_edge_a(n) + gilk_target_edge_b(n));
+	else if (!strcmp(op, "endbr"))
+		WRITE_ONCE(last, gilk_target_endbr(n));
 	else if (!strcmp(op, "nokprobe"))
 		WRITE_ONCE(last, gilk_target_nokprobe(n));
 	else if (!strcmp(op, "evict"))

@@ -11,6 +11,10 @@ long gilk_target_kprobe(long on);
 long gilk_target_smplock(long n);
 /* cgoto.c: 0xa for 0, 0xb for 1, through a computed goto */
 long gilk_target_cgoto(long n);
+/* edge.c: n, from functions laid out for the checker's symbol bounds */
+long gilk_target_edge_a(long n);
+long gilk_target_edge_b(long n);
+long gilk_target_endbr(long n);
 void kpsite_exit(void);
 long gilk_target_flags(long n);
 /* recurse.c: 1 + 2 + ... + n, n calls deep */

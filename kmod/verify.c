@@ -404,11 +404,12 @@ static int check_relocated(struct vctx *v, const char *part, u32 base,
 			return refuse(v, "site", k, "the region ends inside the instruction at 0x%lx", a + k);
 		if (call)
 			return refuse(v, "site", k, "a call must end the region: its callee returns after it");
-		if (tlen - pos < RELOC_MAX && tlen - pos < in.length)
-			return refuse(v, part, base + pos, "missing relocation of the instruction at 0x%lx", a + k);
 		why = relocate(v, &in, win + k, a + k, ta + pos, exp, &n);
 		if (why)
 			return refuse(v, "site", k, "%s at 0x%lx", why, a + k);
+		/* by what it becomes: a cs-prefixed jmp to a thunk loses its prefix */
+		if (tlen - pos < n)
+			return refuse(v, part, base + pos, "missing relocation of the instruction at 0x%lx", a + k);
 		for (i = 0; i < n; i++)
 			if (pos + i >= tlen || t[pos + i] != exp[i])
 				return refuse(v, part, base + pos + i, "not the relocation of the instruction at 0x%lx",

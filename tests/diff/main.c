@@ -554,6 +554,8 @@ int main(int argc, char **argv)
 		   "checker: a request that displaces an endbr64 is refused");
 	check_case(vc_slot_not_return_address,
 		   "checker: a bounce slot at a call's return address is refused; the planner puts none there");
+	check_case(vc_cs_jmp_relocated,
+		   "checker: a cs-prefixed jmp, relocated one byte shorter, is taken");
 	check_case(vc_edges_refused,
 		   "checker: a branch (of the function or a neighbour) or a hidden edge into what a splice overwrites, or into its bounce slot, is refused");
 	{

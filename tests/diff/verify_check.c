@@ -1036,3 +1036,29 @@ bool vc_slot_not_return_address(char *why, size_t len)
 	}
 	return true;
 }
+
+/*
+ * A cs-prefixed jmp (what the compiler emits for a tail call through a
+ * retpoline thunk) is relocated as a plain jmp rel32, one byte shorter
+ * than it was: the checker measured the room left by the original's
+ * length and refused the splice (visitor32 on the reference kernel).
+ */
+bool vc_cs_jmp_relocated(char *why, size_t len)
+{
+	static const uint8_t code[] = {
+		0x8b, 0x12,                             /* mov edx, [rdx] (the site) */
+		0x2e, 0xe9, 0x08, 0x00, 0x00, 0x00,     /* cs jmp +0x10 */
+		0xcc, 0xcc, 0xcc, 0xcc, 0xcc, 0xcc, 0xcc, 0xcc,
+		0xc3,                                   /* +0x10: ret */
+		0xcc,
+	};
+	const struct edge_case k = {
+		.code = code, .len = sizeof(code), .planned_len = sizeof(code), .slot_at = -1,
+	};
+	char reason[GILK_REASON_MAX] = "";
+	int ret = edge_verdict(&k, reason, sizeof(reason));
+
+	if (ret)
+		snprintf(why, len, "refused (%d: %s)", ret, reason);
+	return ret == 0;
+}

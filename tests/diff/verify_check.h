@@ -87,6 +87,8 @@ bool vc_region_in_symbol(char *why, size_t len);
 bool vc_endbr_refused(char *why, size_t len);
 /* A bounce slot never starts at a call's return address. */
 bool vc_slot_not_return_address(char *why, size_t len);
+/* A cs-prefixed jmp relocated as a plain one is taken. */
+bool vc_cs_jmp_relocated(char *why, size_t len);
 unsigned vc_mutation_kinds(void);
 
 #endif

@@ -328,8 +328,10 @@ static void namesake_landings(struct landing *l, unsigned long part,
 
 /*
  * The branches of a module's .cold parts that land in [lo, hi), and of the
- * namesakes of the parts in [lo, hi) into them. Under preempt_disable(): a
- * FACTS over much of a big module's .text.unlikely takes a while.
+ * namesakes of the parts in [lo, hi) into them. The module is held (and
+ * live: its symbols stay as they are), so a big one's parts are decoded
+ * one at a time with a reschedule point between them, not all with
+ * preemption off.
  */
 static void module_landings(const struct mod_kallsyms *ks, struct landing *l)
 {
@@ -342,6 +344,7 @@ static void module_landings(const struct mod_kallsyms *ks, struct landing *l)
 
 		if (ELF_ST_TYPE(sym->st_info) != STT_FUNC || !sym->st_size || !len)
 			continue;
+		cond_resched();
 		gilk_leaving_targets(sym->st_value, sym->st_value + sym->st_size, add_landing, l);
 		if (sym->st_value >= l->hi || sym->st_value + sym->st_size <= l->lo)
 			continue;
@@ -384,12 +387,18 @@ void gilk_cold_facts(struct gilk_facts *f, struct gilk_fact *out,
 	const struct mod_kallsyms *ks;
 	struct module *mod;
 
-	preempt_disable();	/* keeps the module and its symbols while we read */
+	preempt_disable();
 	mod = gilk_ks.module_address(lo);
-	ks = mod ? rcu_dereference_sched(mod->kallsyms) : NULL;
-	if (ks)
-		module_landings(ks, &l);
+	/* a module not live is refused whole (checks.c): no landings needed */
+	if (mod && (mod->state != MODULE_STATE_LIVE || !try_module_get(mod)))
+		mod = ERR_PTR(-EBUSY);
 	preempt_enable();
+	if (!IS_ERR_OR_NULL(mod)) {
+		/* a live module's symbols are its core ones, kept while it is held */
+		ks = rcu_dereference_raw(mod->kallsyms);
+		module_landings(ks, &l);
+		module_put(mod);
+	}
 	if (!mod) {
 		gilk_site_facts(&gilk_cold_targets, lo, hi, GILK_FACT_TARGET, f, out);
 		core_landings(&l);

@@ -211,12 +211,7 @@ static int add_namesake(struct parts *p, const char *name, unsigned long addr)
 }
 
 /* The first pass over kallsyms finds the parts, the second their namesakes. */
-#ifdef GILK_HAVE_KALLSYMS_EACH_MOD
-static int each_symbol(void *ctx, const char *name, struct module *mod,
-		       unsigned long addr)
-#else
-static int each_symbol(void *ctx, const char *name, unsigned long addr)
-#endif
+static int each_symbol(GILK_EACH_SYMBOL_PARAMS)
 {
 	struct parts *p = ctx;
 

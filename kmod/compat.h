@@ -15,9 +15,13 @@ struct module;
 #ifdef GILK_HAVE_KALLSYMS_EACH_MOD
 typedef int (*gilk_each_symbol_t)(int (*fn)(void *, const char *, struct module *,
 					    unsigned long), void *data);
+/* The parameters of a callback, as this kernel passes them. */
+#define GILK_EACH_SYMBOL_PARAMS \
+	void *ctx, const char *name, struct module *mod, unsigned long addr
 #else
 typedef int (*gilk_each_symbol_t)(int (*fn)(void *, const char *, unsigned long),
 				  void *data);
+#define GILK_EACH_SYMBOL_PARAMS void *ctx, const char *name, unsigned long addr
 #endif
 
 /* 6.2 dropped the event argument of ring_buffer_unlock_commit(). */

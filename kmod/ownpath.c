@@ -155,12 +155,7 @@ static int walk_all(struct walk *w)
 }
 
 /* Every core kernel thunk, by name (checks.c), as a function on the path. */
-#ifdef GILK_HAVE_KALLSYMS_EACH_MOD
-static int add_thunk(void *ctx, const char *name, struct module *mod,
-		     unsigned long addr)
-#else
-static int add_thunk(void *ctx, const char *name, unsigned long addr)
-#endif
+static int add_thunk(GILK_EACH_SYMBOL_PARAMS)
 {
 	struct walk *w = ctx;
 	unsigned long size, off;

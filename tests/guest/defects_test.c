@@ -44,18 +44,34 @@ static int dmesg_count(const char *what)
 	return atoi(line);
 }
 
+/* Sends the request for t; 0 (the splice stays) or errno, reason in req. */
+static int send_plan_keep(struct live *lv, const struct splice_plan *t,
+			  struct gilk_splice *req)
+{
+	struct gerr e;
+	int err;
+
+	if (live_request(lv, t, "count", "", req, NULL, &e)) {
+		snprintf(req->reason, sizeof(req->reason), "no request: %.100s", e.msg);
+		return -1;
+	}
+	err = ioctl(lv->fd, GILK_IOC_SPLICE, req) ? errno : 0;
+	if (err)
+		ioctl(lv->fd, GILK_IOC_RELEASE, &req->id);
+	return err;
+}
+
 /*
  * Sends the request for a plan the planner would not make: a region of len
  * live bytes at site, displaced as one instruction (trap mode when shorter
- * than a jmp). Returns 0 (the splice is then removed) or errno; *req keeps
- * gilk.ko's reason.
+ * than a jmp). Returns 0 (the splice stays) or errno; *req keeps gilk.ko's
+ * reason.
  */
 static int send_forced_keep(struct live *lv, uint64_t site, unsigned len,
 			    struct gilk_splice *req)
 {
 	struct splice_plan t;
 	struct gerr e;
-	int err;
 
 	memset(&t, 0, sizeof(t));
 	t.mode = len < 5 ? SPLICE_TRAP : SPLICE_JMP;
@@ -66,14 +82,7 @@ static int send_forced_keep(struct live *lv, uint64_t site, unsigned len,
 	t.region.insns[0].addr = site;
 	t.region.insns[0].len = (uint8_t)len;
 	memcpy(t.region.insns[0].bytes, t.region.orig, len);
-	if (live_request(lv, &t, "count", "", req, NULL, &e)) {
-		snprintf(req->reason, sizeof(req->reason), "no request: %.100s", e.msg);
-		return -1;
-	}
-	err = ioctl(lv->fd, GILK_IOC_SPLICE, req) ? errno : 0;
-	if (err)
-		ioctl(lv->fd, GILK_IOC_RELEASE, &req->id);
-	return err;
+	return send_plan_keep(lv, &t, req);
 }
 
 /* The same, and the splice is removed again when made. */
@@ -1273,14 +1282,8 @@ static int send_region(struct live *lv, const struct insn *insns, unsigned n, un
 		t.region.live += insns[i].len;
 	}
 	live_read_mem(lv, t.region.addr, t.region.orig, len, &e);
-	if (live_request(lv, &t, "count", "", req, NULL, &e)) {
-		snprintf(req->reason, sizeof(req->reason), "no request: %.100s", e.msg);
-		return -1;
-	}
-	err = ioctl(lv->fd, GILK_IOC_SPLICE, req) ? errno : 0;
-	if (err)
-		ioctl(lv->fd, GILK_IOC_RELEASE, &req->id);
-	else
+	err = send_plan_keep(lv, &t, req);
+	if (!err)
 		live_unsplice(lv, req->id, &e);
 	return err;
 }

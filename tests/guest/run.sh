@@ -40,6 +40,10 @@ suite facts
 suite rangefacts
 suite module
 suite refusals
+# What gilk's own int3 divert runs is named in blocks and plan (gilk.ko says).
+out=$(build/gilk -c 'blocks hw_breakpoint_exceptions_notify' -c 'plan hw_breakpoint_exceptions_notify:entry' 2>&1)
+check "blocks and plan name a function on gilk's own path as gilk-path" \
+	"$(echo "$out" | grep -q '^   0 .*gilk-path' && echo "$out" | grep -q "gilk's own path runs this function"; echo $?)"
 # The checker's tests want a bounce through padding whatever the kernel
 # (6.12's call padding leaves few): the target module has one.
 insmod build/tests/gilk_target.ko

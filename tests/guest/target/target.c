@@ -66,7 +66,7 @@ NOKPROBE_SYMBOL(gilk_target_nokprobe);
 static ssize_t target_write(struct file *file, const char __user *ubuf,
 			    size_t len, loff_t *off)
 {
-	char buf[32], op[8];
+	char buf[32], op[12];
 	long n;
 
 	if (len >= sizeof(buf))
@@ -74,7 +74,7 @@ static ssize_t target_write(struct file *file, const char __user *ubuf,
 	if (copy_from_user(buf, ubuf, len))
 		return -EFAULT;
 	buf[len] = 0;
-	if (sscanf(buf, "%7s %ld", op, &n) != 2)
+	if (sscanf(buf, "%11s %ld", op, &n) != 2)
 		return -EINVAL;
 	if (!strcmp(op, "warn"))
 		WRITE_ONCE(last, gilk_target_warn(n));

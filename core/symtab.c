@@ -392,6 +392,120 @@ size_t symtab_complete(const struct symtab *st, const char *prefix,
 	return n;
 }
 
+/* What follows a function's name in the names of the copies the compiler
+ * makes of it: components .constprop, .isra, .part, .cold, .lto_priv, .llvm
+ * and numbers, in any chain (.isra.0.cold). */
+static bool compiler_suffix(const char *s)
+{
+	static const char *const kinds[] = {
+		"constprop", "isra", "part", "cold", "lto_priv", "llvm",
+	};
+
+	if (*s != '.')
+		return false;
+	while (*s == '.') {
+		size_t i, n = 0;
+
+		s++;
+		for (i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
+			n = strlen(kinds[i]);
+			if (!strncmp(s, kinds[i], n) && (s[n] == '.' || !s[n]))
+				break;
+		}
+		if (i == sizeof(kinds) / sizeof(kinds[0]))
+			n = strspn(s, "0123456789");
+		if (!n)
+			return false;
+		s += n;
+	}
+	return !*s;
+}
+
+size_t symtab_variants(const struct symtab *st, const char *name,
+		       const struct ksym **out, size_t max)
+{
+	size_t len = strlen(name), n = 0;
+	char key[512];
+
+	if (len + 2 > sizeof(key))
+		return 0;
+	snprintf(key, sizeof(key), "%s.", name);
+	for (size_t i = name_lower_bound(st, key); i < st->n; i++) {
+		const struct ksym *s = &st->syms[st->by_name[i]];
+
+		if (strncmp(s->name, key, len + 1))
+			break;
+		if (!ksym_is_text(s) || !compiler_suffix(s->name + len))
+			continue;
+		if (out && n < max)
+			out[n] = s;
+		n++;
+	}
+	return n;
+}
+
+/* Edit distance between a and b, or more than limit when it is. */
+static size_t distance(const char *a, const char *b, size_t limit)
+{
+	size_t la = strlen(a), lb = strlen(b), row[128];
+
+	if (la >= 127 || lb >= 127 || (la > lb ? la - lb : lb - la) > limit)
+		return limit + 1;
+	for (size_t j = 0; j <= lb; j++)
+		row[j] = j;
+	for (size_t i = 1; i <= la; i++) {
+		size_t diag = row[0], best;
+
+		row[0] = best = i;
+		for (size_t j = 1; j <= lb; j++) {
+			size_t up = row[j], d = diag + (a[i - 1] != b[j - 1]);
+
+			if (up + 1 < d)
+				d = up + 1;
+			if (row[j - 1] + 1 < d)
+				d = row[j - 1] + 1;
+			diag = up;
+			row[j] = d;
+			if (d < best)
+				best = d;
+		}
+		if (best > limit)
+			return limit + 1;
+	}
+	return row[lb];
+}
+
+size_t symtab_near(const struct symtab *st, const char *name,
+		   const char **out, size_t max)
+{
+	size_t limit = strlen(name) / 5 + 1, n = 0, dist[8];
+	const char *last = NULL;
+
+	if (max > 8)
+		max = 8;
+	if (limit > 3)
+		limit = 3;
+	for (size_t i = 0; i < st->n && max; i++) {
+		const struct ksym *s = &st->syms[st->by_name[i]];
+		size_t d, k;
+
+		if (!ksym_is_text(s) || (last && !strcmp(last, s->name)))
+			continue;
+		last = s->name;
+		d = distance(name, s->name, limit);
+		if (d > limit || (n == max && d >= dist[n - 1]))
+			continue;
+		/* kept closest first; among equals, in name order */
+		for (k = n < max ? n++ : n - 1; k > 0 && dist[k - 1] > d; k--) {
+			out[k] = out[k - 1];
+			dist[k] = dist[k - 1];
+		}
+		out[k] = s->name;
+		dist[k] = d;
+	}
+	return n;
+}
+
 static int parse_number(const char *s, uint64_t *v)
 {
 	char *end;
@@ -403,14 +517,62 @@ static int parse_number(const char *s, uint64_t *v)
 	return (errno || *end) ? -1 : 0;
 }
 
+/* name is no symbol: its one copy by the compiler (a .cold part only when
+ * there is nothing else), or an error that lists them, or the names
+ * closest to it. */
+static const struct ksym *resolve_variant(const struct symtab *st, const char *name,
+					  struct gerr *e)
+{
+	const struct ksym *v[8], *warm = NULL, *cold = NULL;
+	size_t n = symtab_variants(st, name, v, 8), nwarm = 0, ncold = 0;
+	const char *near[3];
+	char list[400] = "";
+	size_t used = 0;
+
+	for (size_t i = 0; i < n && i < 8; i++) {
+		if (strstr(v[i]->name + strlen(name), ".cold"))
+			ncold++, cold = v[i];
+		else
+			nwarm++, warm = v[i];
+	}
+	if (nwarm == 1 || (!nwarm && ncold == 1))
+		return nwarm ? warm : cold;
+	if (n) {
+		for (size_t i = 0; i < n && i < 8; i++)
+			used += (size_t)snprintf(list + used, sizeof(list) - used, "%s%s",
+						 i ? ", " : "", v[i]->name);
+		gerr_set(e, "no symbol '%s', but the compiler made %zu copies of it: %s%s; name one",
+			 name, n, list, n > 8 ? ", ..." : "");
+		return NULL;
+	}
+	n = symtab_near(st, name, near, 3);
+	for (size_t i = 0; i < n; i++)
+		used += (size_t)snprintf(list + used, sizeof(list) - used, "%s%s",
+					 i ? (i + 1 == n ? " or " : ", ") : "", near[i]);
+	if (n)
+		gerr_set(e, "no symbol '%s'; did you mean %s?", name, list);
+	else
+		gerr_set(e, "no symbol '%s'", name);
+	return NULL;
+}
+
 int symtab_resolve(const struct symtab *st, const char *expr, uint64_t *addr,
 		   struct gerr *e)
+{
+	return symtab_resolve_as(st, expr, addr, NULL, e);
+}
+
+int symtab_resolve_as(const struct symtab *st, const char *expr, uint64_t *addr,
+		      const struct ksym **variant, struct gerr *e)
 {
 	char name[512];
 	const char *plus;
 	const struct ksym *hits[4];
 	uint64_t off = 0;
 	size_t n, nlen;
+
+	if (variant)
+		*variant = NULL;
 
 	while (*expr == ' ')
 		expr++;
@@ -438,8 +600,16 @@ int symtab_resolve(const struct symtab *st, const char *expr, uint64_t *addr,
 	if (plus && parse_number(plus + 1, &off))
 		return gerr_set(e, "'%s' is not an offset (use decimal or 0x-hex)", plus + 1);
 	n = symtab_by_name(st, name, hits, 4);
-	if (n == 0)
-		return gerr_set(e, "no symbol '%s'", name);
+	if (n == 0) {
+		const struct ksym *v = resolve_variant(st, name, e);
+
+		if (!v)
+			return -1;
+		if (variant)
+			*variant = v;
+		*addr = v->addr + off;
+		return 0;
+	}
 	if (n > 1) {
 		char list[256] = "";
 		size_t used = 0;

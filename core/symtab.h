@@ -68,6 +68,21 @@ size_t symtab_complete(const struct symtab *st, const char *prefix,
  * lists them. */
 int symtab_resolve(const struct symtab *st, const char *expr, uint64_t *addr,
 		   struct gerr *e);
+/* The same; where NAME is no symbol but the compiler made one copy of it
+ * (NAME.constprop.0, NAME.isra.0, NAME.part.0; NAME.cold where nothing
+ * else), that copy, and *variant says which (else NULL). Several copies, or
+ * none and names close to NAME: an error listing them. */
+int symtab_resolve_as(const struct symtab *st, const char *expr, uint64_t *addr,
+		      const struct ksym **variant, struct gerr *e);
+
+/* Text symbols named NAME with a compiler's suffix (.constprop.N, .isra.N,
+ * .part.N, .cold, chains of them): up to max into out, the count returned. */
+size_t symtab_variants(const struct symtab *st, const char *name,
+		       const struct ksym **out, size_t max);
+/* Up to max (at most 8) function names closest to name by edit distance
+ * (a few edits at most, more for longer names), closest first. */
+size_t symtab_near(const struct symtab *st, const char *name,
+		   const char **out, size_t max);
 
 /* "sym+0x1f" (or "sym" at offset 0) for addr into buf; the bare address when
  * no symbol is near. */

@@ -123,7 +123,16 @@ void session_close(struct session *s)
 int session_resolve(struct session *s, const char *expr, uint64_t *addr,
 		    struct gerr *e)
 {
-	return symtab_resolve(s->k->syms, expr, addr, e);
+	const struct ksym *copy;
+	size_t n = strcspn(expr, "+");
+
+	if (symtab_resolve_as(s->k->syms, expr, addr, &copy, e))
+		return -1;
+	/* the name given is not the kernel's: say which it stands for */
+	if (copy)
+		fprintf(s->out, "(%.*s is %s, the compiler's copy of it)\n", (int)n, expr,
+			copy->name);
+	return 0;
 }
 
 int session_cfg(struct session *s, uint64_t addr, const struct ksym **sym,

@@ -581,6 +581,25 @@ check "quit leaves the shell (offline: no splices to ask about) and history is s
 build/bench-complete "$ref/vmlinuz" "$ref/kallsyms" 50 >"$t/bc" 2>"$t/e"
 check "bench-complete: Tab completion agrees with a scan, $(head -1 "$t/bc")" \
 	"$([ $? = 0 ] && [ "$(grep -cE '^bench: [a-z0-9-]+ -?[0-9.]+ [^ ]+ \(vs [^:]+: (-?[0-9.]+|n/a)\)$' "$t/bc")" = 3 ]; echo $?)"
+# Names as the compiler left them: a function known only by its one copy
+# (NAME.constprop.0 and the like) resolves to it and says so; several copies
+# are listed; a near miss gets the closest names. Picked from the kallsyms.
+awk '$2 ~ /^[tT]$/ { n = $3; exact[n] = 1
+	if (n ~ /\.(constprop|isra|part)\.[0-9]+$/) { b = n; sub(/\..*/, "", b); c[b]++; v[b] = n } }
+	END { for (b in c) if (!exact[b]) print c[b], b, v[b] }' "$ref/kallsyms" | sort >"$t/variants"
+one=$(awk '$1 == 1 && $3 !~ /cold/ {print $2, $3; exit}' "$t/variants")
+many=$(awk '$1 > 1 {print $2; exit}' "$t/variants")
+"${G[@]}" -c "disas ${one% *} 1" >"$t/o" 2>"$t/e"
+check "a name the kernel has only as the compiler's one copy (${one#* }) resolves to it and says so" \
+	"$([ $? = 0 ] && [ -n "$one" ] && grep -qx "(${one% *} is ${one#* }, the compiler's copy of it)" "$t/o" &&
+	   grep -q "<${one#* }+0>" "$t/o"; echo $?)"
+fails "a name with several copies by the compiler lists them ($many)" "disas $many" \
+	"no symbol '$many', but the compiler made [0-9]* copies of it: $many\."
+fails "a near miss gets the closest names" "disas __x64_sys_getppd" \
+	"no symbol '__x64_sys_getppd'; did you mean .*__x64_sys_getppid"
+"${G[@]}" -c "complete disas ${one% *}" >"$t/o"
+check "Tab offers the compiler's copies of a name" "$(grep -qx "disas ${one#* }" "$t/o"; echo $?)"
+
 build/bench-complete "$ref/vmlinuz" "$ref/kallsyms" 0 >/dev/null 2>"$t/e"
 check "bench-complete refuses 0 samples with its usage" "$([ $? = 2 ] && grep -q '^usage: bench-complete' "$t/e"; echo $?)"
 

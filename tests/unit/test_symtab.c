@@ -97,6 +97,51 @@ static void resolve_expressions(void **s)
 	symtab_free(st);
 }
 
+/* The compiler's copies of a function, and the names close to another. */
+static void compiler_copies(void **s)
+{
+	static const char copies[] =
+		"ffffffff81000000 T _stext\n"
+		"ffffffff81000100 t core_fn.constprop.0\n"
+		"ffffffff81000200 t two.isra.0\n"
+		"ffffffff81000300 t two.part.0\n"
+		"ffffffff81000400 t cold_only.cold\n"
+		"ffffffff81000500 t hot.isra.0\n"
+		"ffffffff81000600 t hot.isra.0.cold\n"
+		"ffffffff81000700 t core_fnx\n"
+		"ffffffff81000800 t core_fn.notacopy\n"
+		"ffffffff81000900 T tcp_v4_do_rcv\n"
+		"ffffffff81000a00 T _etext\n";
+	const struct ksym *v = NULL, *out[4];
+	struct symtab *st;
+	struct gerr e;
+	const char *near[3];
+	uint64_t a;
+
+	(void)s;
+	assert_int_equal(symtab_parse(copies, sizeof(copies) - 1, &st, &e), 0);
+	assert_int_equal(symtab_resolve_as(st, "core_fn+4", &a, &v, &e), 0);
+	assert_true(a == 0xffffffff81000104ull);
+	assert_non_null(v);
+	assert_string_equal(v->name, "core_fn.constprop.0");
+	assert_int_equal(symtab_resolve_as(st, "core_fnx", &a, &v, &e), 0);
+	assert_null(v);
+	assert_int_equal(symtab_variants(st, "core_fn", out, 4), 1);
+	assert_int_equal(symtab_resolve_as(st, "two", &a, &v, &e), -1);
+	assert_non_null(strstr(e.msg, "the compiler made 2 copies of it: two.isra.0, two.part.0"));
+	/* a .cold part stands for its function only where nothing else does */
+	assert_int_equal(symtab_resolve_as(st, "hot", &a, &v, &e), 0);
+	assert_string_equal(v->name, "hot.isra.0");
+	assert_int_equal(symtab_resolve_as(st, "cold_only", &a, &v, &e), 0);
+	assert_string_equal(v->name, "cold_only.cold");
+	assert_int_equal(symtab_resolve(st, "tcp_v4_do_rcvv", &a, &e), -1);
+	assert_non_null(strstr(e.msg, "did you mean tcp_v4_do_rcv?"));
+	assert_int_equal(symtab_near(st, "zzzzzzzz", near, 3), 0);
+	assert_int_equal(symtab_resolve(st, "zzzzzzzz", &a, &e), -1);
+	assert_string_equal(e.msg, "no symbol 'zzzzzzzz'");
+	symtab_free(st);
+}
+
 static void malformed_input(void **s)
 {
 	struct symtab *st;
@@ -114,6 +159,7 @@ const struct CMUnitTest symtab_tests[] = {
 	cmocka_unit_test(lookups),
 	cmocka_unit_test(cold_parts_and_completion),
 	cmocka_unit_test(resolve_expressions),
+	cmocka_unit_test(compiler_copies),
 	cmocka_unit_test(malformed_input),
 };
 const size_t symtab_ntests = sizeof(symtab_tests) / sizeof(symtab_tests[0]);

@@ -391,7 +391,11 @@ int splice_plan(const struct splice_env *env, uint64_t site,
 	p->region.addr = site;
 	if (!g)
 		return refuse(p, SR_NOT_TEXT, site);
-	if (g->bad_addr && site >= g->bad_addr)
+	/* Past bytes that do not decode (for Capstone: rdpkru is one) the
+	 * function's branches are unknown, and one may land in any region
+	 * before them: gilk.ko's checker, whose decoder may know the bytes,
+	 * would refuse such a plan. */
+	if (g->bad_addr)
 		return refuse(p, SR_UNDECODABLE, g->bad_addr);
 	idx = cfg_insn_at(g, site);
 	if (idx < 0) {
@@ -842,7 +846,7 @@ static const char *const reason_names[SR_NREASONS][2] = {
 	[SR_NOT_TEXT] = { "not-text", "the address is not inside a known kernel function" },
 	[SR_NOT_BOUNDARY] = { "mid-instruction", "the address is inside an instruction, not at its start" },
 	[SR_PADDING] = { "padding", "the address is dead padding between functions or after a return, not code" },
-	[SR_UNDECODABLE] = { "undecodable", "the bytes there do not decode as x86-64 instructions" },
+	[SR_UNDECODABLE] = { "undecodable", "some of the function's bytes do not decode as x86-64 instructions, so its branches are not all known" },
 	[SR_MISALIGNED_TARGET] = { "misaligned-target", "the function branches into the middle of an instruction, so its instruction boundaries are not certain" },
 	[SR_JUMP_TABLE] = { "jump-table", "the function jumps through a table whose targets cannot be seen, so any byte may be a branch target" },
 	[SR_INT3] = { "int3", "the region holds an int3, which belongs to a debugger or to the kernel's own patching" },

@@ -187,7 +187,7 @@ static int unsplice(struct run *r, const uint32_t *ids, size_t n)
 	for (size_t i = 0; i < n; i++)
 		if (ids[i])
 			live[k++] = ids[i];
-	rc = live_unsplice_batch(&r->lv, live, k, &e);
+	rc = k ? live_unsplice_batch(&r->lv, live, k, &e) : 0;
 	if (rc)
 		printf("torture: unsplicing %zu splices: %s\n", k, e.msg);
 	free(live);
@@ -405,9 +405,11 @@ static int entries(struct run *r, size_t first, size_t last, unsigned secs)
 
 	printf("torture: chunk 0 functions %zu %zu blocks 0 begin\n", first, last);
 	kmsg("gilk-torture: chunk 0 begin\n");
+	printf("torture: planning the entries of %zu functions\n", last - first);
 	if (plan_functions(r, first, last, false, &plans, &n))
 		return -1;
-	printf("torture: %zu of %zu function entries planned\n", n, r->blocks);
+	printf("torture: %zu of %zu function entries planned; splicing them in one batch\n", n,
+	       r->blocks);
 	rc = torture_batch(r, plans, n, "count", secs, &hits, check_syscalls);
 	free(plans);
 	kmsg("gilk-torture: chunk 0 end\n");

@@ -42,6 +42,7 @@
 
 #define OWN_PATH_DEPTH 2	/* levels of spliceable code kept */
 #define OWN_PATH_MAX 4096	/* functions walked, at most */
+#define OWN_PATH_NOTIFIERS 16	/* die notifiers ahead of gilk's, at most */
 
 struct path_fn {
 	unsigned long start, size;
@@ -186,8 +187,10 @@ static int add_thunk(GILK_EACH_SYMBOL_PARAMS)
  */
 static int add_notifiers_before(struct walk *w)
 {
+	unsigned long fn[OWN_PATH_NOTIFIERS];
 	struct atomic_notifier_head *chain;
 	struct notifier_block *nb;
+	unsigned int n = 0, i;
 	int ret = 0;
 
 	chain = (void *)gilk_ks.kallsyms_lookup_name("die_chain");
@@ -195,12 +198,25 @@ static int add_notifiers_before(struct walk *w)
 		pr_err("gilk: cannot find die_chain, whose notifiers run before gilk's\n");
 		return -ENOENT;
 	}
-	w->depth = 0;
+	/* taken under RCU, visited after: a visit may sleep (kprobe_mutex) */
 	rcu_read_lock();
-	for (nb = rcu_dereference(chain->head); nb && nb != &gilk_int3_nb && !ret;
-	     nb = rcu_dereference(nb->next))
-		ret = visit(w, (unsigned long)nb->notifier_call);
+	for (nb = rcu_dereference(chain->head); nb && nb != &gilk_int3_nb;
+	     nb = rcu_dereference(nb->next)) {
+		if (n == OWN_PATH_NOTIFIERS) {
+			ret = -E2BIG;
+			break;
+		}
+		fn[n++] = (unsigned long)nb->notifier_call;
+	}
 	rcu_read_unlock();
+	if (ret) {
+		pr_err("gilk: more than %d die notifiers run before gilk's\n", OWN_PATH_NOTIFIERS);
+		return ret;
+	}
+	for (i = 0; i < n && !ret; i++) {
+		w->depth = 0;
+		ret = visit(w, fn[i]);
+	}
 	return ret;
 }
 

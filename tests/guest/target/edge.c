@@ -9,7 +9,8 @@
  * int3 fill would land on gilk_target_edge_b's entry: gilk.ko refuses it,
  * as it runs past its symbol. gilk_target_endbr(n) returns n and starts
  * with an endbr64, which no region may displace (an IBT CPU faults on the
- * next indirect call that does not land on one). "edge N" and "endbr N" on
+ * next indirect call that does not land on one); target.c calls it through
+ * a pointer, so that 6.12 does not seal it. "edge N" and "endbr N" on
  * /proc/gilk_target call them.
  */
 #include <linux/linkage.h>

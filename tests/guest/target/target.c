@@ -67,7 +67,7 @@ NOKPROBE_SYMBOL(gilk_target_nokprobe);
  * Called through a pointer: a function whose address is taken keeps its
  * endbr64 under IBT (6.12 seals the others into a nop at load).
  */
-static long (*volatile endbr_fn)(long) = gilk_target_endbr;
+static long (*endbr_fn)(long) = gilk_target_endbr;
 
 static ssize_t target_write(struct file *file, const char __user *ubuf,
 			    size_t len, loff_t *off)
@@ -93,7 +93,7 @@ static ssize_t target_write(struct file *file, const char __user *ubuf,
 	else if (!strcmp(op, "edge"))
 		WRITE_ONCE(last, gilk_target_edge_a(n) + gilk_target_edge_b(n));
 	else if (!strcmp(op, "endbr"))
-		WRITE_ONCE(last, endbr_fn(n));
+		WRITE_ONCE(last, READ_ONCE(endbr_fn)(n));
 	else if (!strcmp(op, "nokprobe"))
 		WRITE_ONCE(last, gilk_target_nokprobe(n));
 	else if (!strcmp(op, "evict"))

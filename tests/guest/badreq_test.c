@@ -52,7 +52,7 @@ static bool specific(int err)
 	static const int known[] = {
 		EINVAL, ENOENT, EBUSY, EFAULT, ELOOP, EACCES, EADDRINUSE, EALREADY,
 		ETXTBSY, EEXIST, ENOEXEC, EILSEQ, EPROTO, EBADMSG, EADDRNOTAVAIL,
-		EXDEV, ENOSPC,
+		EXDEV, ENOSPC, EPERM,
 	};
 
 	for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++)

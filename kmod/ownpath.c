@@ -13,8 +13,8 @@
  * The walk starts at notify_die(), at the die chain's notifiers that run
  * before gilk's, and at gilk's own int3 handler and hit path (gilk_entry();
  * the instrument it calls runs inside the recursion guard, where a hit is
- * counted as nested and skipped). It follows direct
- * calls and tail jumps, decoded with the kernel's own decoder:
+ * counted as nested and skipped). It follows direct calls and tail jumps,
+ * decoded with the kernel's own decoder:
  *  - through code that is never spliced anyway (kprobe-blacklisted, noinstr
  *    and entry code, gilk.ko's own) as far as it goes, since that code runs
  *    in full on the path;
@@ -57,7 +57,6 @@ struct walk {
 	struct path_fn *fn;
 	size_t n;
 	u8 depth;	/* of the function whose branches are being visited */
-	int overflow;
 };
 
 /* Code no splice can be on: its callees run as its caller's do. */
@@ -111,10 +110,8 @@ static int visit(void *ctx, unsigned long t)
 		f->on_path |= !glue;
 		return 0;
 	}
-	if (w->n == OWN_PATH_MAX) {
-		w->overflow = -E2BIG;
+	if (w->n == OWN_PATH_MAX)
 		return -E2BIG;
-	}
 	w->fn[w->n++] = (struct path_fn){ start, size, depth, false, !glue };
 	return 0;
 }

@@ -12,6 +12,7 @@
 #include <asm/cpufeature.h>
 #include <linux/delay.h>
 #include <linux/kprobes.h>
+#include <linux/ktime.h>
 #include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/pagemap.h>
@@ -636,6 +637,7 @@ int gilk_splice_batch(struct gilk_splice __user *items, u32 n, u32 *failed,
 	struct gilk_splice *req;
 	unsigned int npatches = 0;
 	bool wait = false;
+	u64 t_start = ktime_get_ns(), t_checked = 0, t_waited = 0;
 	u32 i;
 	int ret, tries;
 
@@ -691,6 +693,7 @@ int gilk_splice_batch(struct gilk_splice __user *items, u32 n, u32 *failed,
 	}
 	if (ret)
 		goto unlock;
+	t_checked = ktime_get_ns();
 	gilk_text_lock();
 	for (i = 0; i < n; i++)
 		if (!unchanged(objs[i], req->reason, sizeof(req->reason))) {
@@ -724,6 +727,7 @@ int gilk_splice_batch(struct gilk_splice __user *items, u32 n, u32 *failed,
 	mutex_unlock(&gilk_lock);
 	if (wait)
 		synchronize_rcu_tasks();
+	t_waited = ktime_get_ns();
 	mutex_lock(gilk_ks.text_mutex);
 	for (i = 0; i < n && !ret; i++)
 		if (!begun(objs[i], req->reason, sizeof(req->reason))) {
@@ -751,6 +755,10 @@ int gilk_splice_batch(struct gilk_splice __user *items, u32 n, u32 *failed,
 	mutex_lock(&gilk_lock);
 	for (i = 0; i < n; i++)
 		WRITE_ONCE(objs[i]->state, GILK_ACTIVE);
+	/* where a big batch's time goes (dyndbg="+p" at insmod shows it) */
+	pr_debug("gilk: spliced %u: checked in %llu ms, int3s held %llu ms, finished in %llu ms\n",
+		 n, (t_checked - t_start) / NSEC_PER_MSEC, (t_waited - t_checked) / NSEC_PER_MSEC,
+		 (ktime_get_ns() - t_waited) / NSEC_PER_MSEC);
 unlock:
 	mutex_unlock(&gilk_lock);
 	/* The reason goes back to the request refused, with no lock held. */
@@ -938,6 +946,7 @@ static void unsplice_rest(struct gilk_splice_obj **objs, u32 n)
 int gilk_unsplice_batch(const u32 *ids, u32 n, u32 *failed)
 {
 	struct gilk_splice_obj **objs;
+	u64 t_start = ktime_get_ns(), t_reverted;
 	u32 i;
 	int ret = 0;
 
@@ -977,8 +986,12 @@ int gilk_unsplice_batch(const u32 *ids, u32 n, u32 *failed)
 	revert_sites(objs, n);
 	gilk_text_unlock();
 	mutex_unlock(&gilk_lock);
+	t_reverted = ktime_get_ns();
 	unsplice_rest(objs, n);
 	kvfree(objs);
+	pr_debug("gilk: unspliced %u: reverted in %llu ms, freed in %llu ms\n", n,
+		 (t_reverted - t_start) / NSEC_PER_MSEC,
+		 (ktime_get_ns() - t_reverted) / NSEC_PER_MSEC);
 	return 0;
 }
 

@@ -58,7 +58,22 @@ struct run {
 	size_t nskip;
 	unsigned long spliced, refused, differ, hits, chunks, blocks, planned;
 	size_t why[SR_NREASONS];
+	bool timed;		/* say how long each phase of a batch takes */
+	struct timespec mark;
 };
+
+/* With r->timed: the seconds since the last mark, after what. */
+static void phase(struct run *r, const char *what)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	if (r->timed)
+		printf("torture: %s in %.1f s\n", what,
+		       (double)(now.tv_sec - r->mark.tv_sec) +
+		       (double)(now.tv_nsec - r->mark.tv_nsec) / 1e9);
+	r->mark = now;
+}
 
 static void kmsg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static void kmsg(const char *fmt, ...)
@@ -331,16 +346,21 @@ static int torture_batch(struct run *r, const struct splice_plan *plans, size_t 
 		npt += plan_patches(&plans[i], pt + npt);
 	if (read_patches(r, pt, npt, false))
 		goto out;
+	phase(r, "text read");
 	made = splice_halving(r, plans, n, ins, ids);
 	r->spliced += made;
+	phase(r, "spliced");
 	sleep(secs);
 	if (check)
 		check(r, plans, ids, n);
 	*hits = sum_hits(r, ids, n);
+	phase(r, "held and checked");
 	if (unsplice(r, ids, n))
 		goto out;
+	phase(r, "unspliced");
 	drain_events(r);
 	rc = read_patches(r, pt, npt, true);
+	phase(r, "text compared");
 out:
 	free(pt);
 	free(ids);
@@ -406,8 +426,11 @@ static int entries(struct run *r, size_t first, size_t last, unsigned secs)
 	printf("torture: chunk 0 functions %zu %zu blocks 0 begin\n", first, last);
 	kmsg("gilk-torture: chunk 0 begin\n");
 	printf("torture: planning the entries of %zu functions\n", last - first);
+	r->timed = true;
+	clock_gettime(CLOCK_MONOTONIC, &r->mark);
 	if (plan_functions(r, first, last, false, &plans, &n))
 		return -1;
+	phase(r, "planned");
 	printf("torture: %zu of %zu function entries planned; splicing them in one batch\n", n,
 	       r->blocks);
 	rc = torture_batch(r, plans, n, "count", secs, &hits, check_syscalls);

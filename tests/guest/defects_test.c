@@ -1336,8 +1336,78 @@ static void defect_symbol_bounds(struct live *lv)
 	      err > 0 ? strerror(err) : "accepted", req.reason);
 }
 
+static bool file_has_line(const char *path, const char *want)
+{
+	FILE *f = fopen(path, "r");
+	char line[256];
+	bool found = false;
+
+	while (f && !found && fgets(line, sizeof(line), f))
+		found = !strncmp(line, want, strlen(want));
+	if (f)
+		fclose(f);
+	return found;
+}
+
+/*
+ * 19: the text the checker decodes (textread.c) missed an optimized kprobe
+ * that starts up to 4 bytes before where a read begins: the jmp's rel32 was
+ * read as code. gilk_target_optsite's block at +55 is planned before the
+ * kprobe at +46 goes in and is optimized, and sent after: the checker reads
+ * again at +50, the last byte of the kprobe's jmp (target/optsite.c).
+ */
+static void defect_optprobe_read(struct live *lv)
+{
+	uint64_t fn = sym(lv, "gilk_target_optsite");
+	static struct gilk_splice req;
+	struct gilk_splice_info info = { 0 };
+	struct splice_plan p;
+	char want[160];
+	struct gerr e;
+	bool opt = false;
+	long ret;
+	int err;
+
+	if (!fn || live_plan(lv, fn + 55, 0, &p, &e)) {
+		check(0, "defect 19: a plan at gilk_target_optsite+55 (%s)",
+		      fn ? e.msg : "no such symbol");
+		return;
+	}
+	ret = write_file("/proc/gilk_target", "optkprobe 1", 0);
+	if (!ret)
+		ret = target_result();
+	/* the kernel's optimizer runs a few jiffies after, in the background */
+	mount("nodev", "/sys/kernel/debug", "debugfs", 0, NULL);
+	snprintf(want, sizeof(want), "%" PRIx64 "  k  gilk_target_optsite+0x2e  gilk_target [OPTIMIZED]",
+		 fn + 46);
+	for (int i = 0; !ret && !opt && i < 100; i++) {
+		usleep(50000);
+		opt = file_has_line("/sys/kernel/debug/kprobes/list", want);
+	}
+	if (ret || !opt) {
+		check(0, "defect 19: the kernel optimizes a kprobe at gilk_target_optsite+46 (%s)",
+		      ret ? strerror((int)-ret) : "not in 5 s");
+		write_file("/proc/gilk_target", "optkprobe 0", 0);
+		return;
+	}
+	err = send_plan_keep(lv, &p, &req);
+	check(err == 0, "defect 19: with an optimized kprobe at +46, the block at +55 is spliced: the checker reads +50 as it was (%s)",
+	      err ? req.reason : "ok");
+	if (!err) {
+		write_file("/proc/gilk_target", "optsite 5", 0);
+		ret = target_result();
+		live_info(lv, req.id, &info, &e);
+		err = live_unsplice(lv, req.id, &e);
+		check(ret == 24 && info.hits == 1 && !err && restored(lv, &p),
+		      "defect 19: it runs through both (%ld, %" PRIu64 " hit) and unsplices to the original bytes (%s)",
+		      ret, (uint64_t)info.hits, err ? e.msg : "ok");
+	}
+	write_file("/proc/gilk_target", "optkprobe 0", 0);
+}
+
 void test_defects(struct live *lv)
 {
+	defect_optprobe_read(lv);
 	defect_symbol_bounds(lv);
 	defect_events_fault(lv);
 	defect_reservation_owner(lv);

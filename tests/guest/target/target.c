@@ -11,7 +11,9 @@
  * "flags N" gilk_target_flags(N) (flags.c), "recurse N"
  * gilk_target_recurse(N) (recurse.c), N calls deep, "kprobe 1" and "kprobe 0"
  * put and take off a kprobe at gilk_target_kpsite+8 (kpsite.c, the result
- * 0 or -errno), "lock N" gilk_target_smplock(N) (smplock.c), "cgoto N"
+ * 0 or -errno), "optsite N" gilk_target_optsite(N) and "optkprobe N"
+ * puts (1) or takes off (0) a kprobe the kernel optimizes (optsite.c),
+ * "lock N" gilk_target_smplock(N) (smplock.c), "cgoto N"
  * gilk_target_cgoto(N) (cgoto.c, N 0 or 1), "nokprobe N"
  * gilk_target_nokprobe(N), which is kprobe-blacklisted, "edge N" and
  * "endbr N" the functions of edge.c. Reading the file gives the
@@ -106,6 +108,10 @@ static ssize_t target_write(struct file *file, const char __user *ubuf,
 		WRITE_ONCE(last, gilk_target_recurse(n));
 	else if (!strcmp(op, "kprobe"))
 		WRITE_ONCE(last, gilk_target_kprobe(n));
+	else if (!strcmp(op, "optkprobe"))
+		WRITE_ONCE(last, gilk_target_optkprobe(n));
+	else if (!strcmp(op, "optsite"))
+		WRITE_ONCE(last, gilk_target_optsite(n));
 	else if (!strcmp(op, "lock"))
 		WRITE_ONCE(last, gilk_target_smplock(n));
 	else if (!strcmp(op, "cgoto") && (n == 0 || n == 1))
@@ -168,6 +174,7 @@ static void __exit target_exit(void)
 {
 	proc_remove(entry);
 	kpsite_exit();
+	optsite_exit();
 	jl_exit();
 	slowpage_exit();
 	tk_exit();

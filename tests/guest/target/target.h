@@ -16,6 +16,10 @@ long gilk_target_edge_a(long n);
 long gilk_target_edge_b(long n);
 long gilk_target_endbr(long n);
 void kpsite_exit(void);
+/* optsite.c: 2n + 14 (3 for 0), with a kprobe the kernel optimizes */
+long gilk_target_optsite(long n);
+long gilk_target_optkprobe(long op);
+void optsite_exit(void);
 long gilk_target_flags(long n);
 /* recurse.c: 1 + 2 + ... + n, n calls deep */
 long gilk_target_recurse(long n);

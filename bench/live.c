@@ -28,12 +28,14 @@
  * shell's coverage command, timed as a user runs it, and unsplice all
  * after it); live planning of a
  * function against offline planning of it from /proc/kcore.
+ * Preemption: the longest time FACTS runs with preemption off (walking a
+ * module's tables), against the longest whole FACTS call.
  * Memory: trampoline bytes per splice and module memory, from gilk.ko,
  * with 10,000 splices; the live shell's peak RSS with all of kallsyms.
  *
- *   bench-live [--per-hit] [CALLS [RUNS]]   (100000 calls, 7 runs;
- *                                           --per-hit: only those figures,
- *                                           as the guest suite runs it)
+ *   bench-live [--per-hit | --preempt-off] [CALLS [RUNS]]
+ *      (100000 calls, 7 runs; --per-hit: only those figures, as the guest
+ *      suite runs it; --preempt-off: only that one)
  */
 #include <fnmatch.h>
 #include <inttypes.h>
@@ -42,6 +44,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -741,27 +744,97 @@ out:
 	free(ids);
 }
 
+/*
+ * What FACTS runs with preemption off: the walks of a module's tables (and
+ * the core kernel's bug table), each traced alone with function_graph,
+ * against the longest whole FACTS call, over the core kernel's text and
+ * every module's, 64 KiB a call.
+ */
+static const char *const preempt_off_fns[] = {
+	"gilk_bug_facts", "gilk_extable_facts", "gilk_fixup_facts", "module_jump_facts",
+	"module_live", "same_text", "gilk_facts",
+};
+#define FACTS_CALL (sizeof(preempt_off_fns) / sizeof(preempt_off_fns[0]) - 1)
+
+static void facts_over(struct bench *b, uint64_t lo, uint64_t hi)
+{
+	static struct gilk_fact buf[256];
+
+	for (uint64_t a = lo; a < hi; a += 65536) {
+		struct gilk_facts q = { .start = a, .end = a + 65536 < hi ? a + 65536 : hi,
+					.max = 256, .buf = (uintptr_t)buf };
+
+		ioctl(b->lv.fd, GILK_IOC_FACTS, &q);	/* a gap between texts: refused */
+	}
+}
+
+static void facts_sweep(void *arg)
+{
+	struct bench *b = arg;
+	FILE *f = fopen("/proc/modules", "r");
+	unsigned long long addr, size;
+	char line[512];
+
+	facts_over(b, b->lv.k.text_start, b->lv.k.text_end);
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "%*s %llu %*s %*s %*s %llx", &size, &addr) == 2)
+			facts_over(b, addr, addr + size);
+	if (f)
+		fclose(f);
+}
+
+static void preempt_off(struct bench *b)
+{
+	double us[sizeof(preempt_off_fns) / sizeof(preempt_off_fns[0])], worst = 0;
+	const char *which = "none traced";
+	char untraced[256] = "";
+	struct gerr e;
+
+	progress("FACTS with preemption off");
+	if (graph_longest(preempt_off_fns, FACTS_CALL + 1, facts_sweep, b, us, &e)) {
+		fail("facts-preempt-off", &e);
+		return;
+	}
+	for (size_t i = 0; i < FACTS_CALL; i++) {
+		if (isnan(us[i]))
+			snprintf(untraced + strlen(untraced), sizeof(untraced) - strlen(untraced),
+				 " %s", preempt_off_fns[i]);
+		if (us[i] > worst) {
+			worst = us[i];
+			which = preempt_off_fns[i];
+		}
+	}
+	printf("preempt-off: the longest in %s; inlined, in their callers:%s\n", which,
+	       *untraced ? untraced : " none");
+	bench_line(stdout, "facts-preempt-off", worst, "us", "facts-call", us[FACTS_CALL]);
+}
+
 int main(int argc, char **argv)
 {
 	static struct bench b;
 	bool per_hit_only = argc > 1 && !strcmp(argv[1], "--per-hit");
+	bool preempt_only = argc > 1 && !strcmp(argv[1], "--preempt-off");
 	struct gerr e;
 	double t0 = now();
 
-	argv += per_hit_only;
-	argc -= per_hit_only;
+	argv += per_hit_only || preempt_only;
+	argc -= per_hit_only || preempt_only;
 	b.calls = argc > 1 ? atoi(argv[1]) : 100000;
 	b.runs = argc > 2 ? atoi(argv[2]) : 7;
 	if (argc > 3 || b.calls < 1 || b.runs < 1 || b.runs > RUNS_MAX) {
-		fprintf(stderr, "usage: bench-live [--per-hit] [CALLS [RUNS (1 to %d)]]\n", RUNS_MAX);
+		fprintf(stderr, "usage: bench-live [--per-hit | --preempt-off] [CALLS [RUNS (1 to %d)]]\n",
+			RUNS_MAX);
 		return 2;
 	}
 	if (live_open(&b.lv, NULL, &e)) {
 		fprintf(stderr, "bench-live: %s\n", e.msg);
 		return 1;
 	}
-	per_hit(&b);
-	if (!per_hit_only) {
+	if (!preempt_only)
+		per_hit(&b);
+	if (!per_hit_only)
+		preempt_off(&b);
+	if (!per_hit_only && !preempt_only) {
 		coverage(&b, turnaround(&b));
 		memory(&b);
 	}

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <math.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -201,4 +202,103 @@ int bpftrace_stop(struct bpftrace *bt, uint64_t *count, struct gerr *e)
 		return gerr_set(e, "bpftrace printed no count: %s", last);
 	*count = strtoull(line + 3, NULL, 10);
 	return 0;
+}
+
+/* Empties a tracefs file that lists what to trace (opened with truncation). */
+static int truncate_file(const char *path, struct gerr *e)
+{
+	int fd = open(path, O_WRONLY | O_TRUNC);
+
+	if (fd < 0)
+		return sys_fail(e, path);
+	close(fd);
+	return 0;
+}
+
+static void graph_off(void)
+{
+	struct gerr e;
+
+	write_file(TRACEFS "/tracing_on", "0", &e);
+	write_file(TRACEFS "/current_tracer", "nop", &e);
+	truncate_file(TRACEFS "/set_graph_function", &e);
+	truncate_file(TRACEFS "/set_ftrace_filter", &e);
+	write_file(TRACEFS "/options/funcgraph-tail", "0", &e);
+}
+
+/* A function_graph line that ends a call, one with no traced callee or the
+ * closing brace of one with (funcgraph-tail names it):
+ *   " 0) ! 123.456 us    |  gilk_bug_facts [gilk]();"
+ *   " 0) # 2037.173 us   |  }" and "gilk_facts [gilk]" in a comment
+ * its duration and the function's index in fns, or -1. */
+static int graph_line(const char *line, const char *const *fns, size_t n, double *us)
+{
+	const char *p = strchr(line, ')'), *bar = strchr(line, '|');
+	char *end;
+
+	if (!p || !bar || p > bar)
+		return -1;
+	for (p++; *p == ' ' || strchr("+!#*@$", *p); p++)
+		;
+	*us = strtod(p, &end);
+	if (end == p || strncmp(end, " us", 3))
+		return -1;
+	for (p = bar + 1; *p == ' '; p++)
+		;
+	if (*p == '}') {
+		p = strstr(p, "/* ");
+		if (!p)
+			return -1;
+		p += 3;
+	}
+	for (size_t i = 0; i < n; i++) {
+		size_t len = strlen(fns[i]);
+
+		if (!strncmp(p, fns[i], len) && (p[len] == '(' || p[len] == ' '))
+			return (int)i;
+	}
+	return -1;
+}
+
+int graph_longest(const char *const *fns, size_t n, void (*work)(void *), void *arg,
+		  double *max_us, struct gerr *e)
+{
+	char line[512];
+	FILE *f;
+	double us;
+	int i;
+
+	for (size_t k = 0; k < n; k++)
+		max_us[k] = NAN;
+	if (write_file(TRACEFS "/tracing_on", "0", e) ||
+	    write_file(TRACEFS "/current_tracer", "nop", e) ||
+	    truncate_file(TRACEFS "/trace", e) ||
+	    truncate_file(TRACEFS "/set_graph_function", e) ||
+	    truncate_file(TRACEFS "/set_ftrace_filter", e))
+		return -1;
+	/*
+	 * Each is a root (traced wherever it is called from) and nothing else
+	 * is traced: nested in another, it is still a call of its own. One
+	 * the compiler inlined has no entry: left out, NaN.
+	 */
+	for (size_t k = 0; k < n; k++)
+		if (!write_file(TRACEFS "/set_ftrace_filter", fns[k], e) &&
+		    !write_file(TRACEFS "/set_graph_function", fns[k], e))
+			max_us[k] = 0;
+	if (write_file(TRACEFS "/options/funcgraph-tail", "1", e) ||
+	    write_file(TRACEFS "/current_tracer", "function_graph", e) ||
+	    write_file(TRACEFS "/tracing_on", "1", e)) {
+		graph_off();
+		return -1;
+	}
+	work(arg);
+	write_file(TRACEFS "/tracing_on", "0", e);
+	f = fopen(TRACEFS "/trace", "r");
+	while (f && fgets(line, sizeof(line), f))
+		if ((i = graph_line(line, fns, n, &us)) >= 0 && !(us <= max_us[i]))
+			max_us[i] = us;
+	if (f)
+		fclose(f);
+	graph_off();
+	return f ? 0 : sys_fail(e, TRACEFS "/trace");
 }

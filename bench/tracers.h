@@ -28,6 +28,12 @@ const char *kprobe_state(uint64_t addr);
 /* Writes "0" or "1" to /proc/sys/debug/kprobes-optimization. */
 int kprobes_optimize(bool on, struct gerr *e);
 
+/* Runs work(arg) with the function_graph tracer on fns[0..n) alone (no
+ * other function traced) and gives each one's longest call in max_us[],
+ * NaN for one ftrace cannot trace (inlined, say). */
+int graph_longest(const char *const *fns, size_t n, void (*work)(void *), void *arg,
+		  double *max_us, struct gerr *e);
+
 struct bpftrace {
 	pid_t pid;
 	int out;                   /* its stdout and stderr */

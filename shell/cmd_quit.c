@@ -9,21 +9,6 @@
 
 #include "commands.h"
 
-/* Those of this session's splices that are still in place. */
-static size_t still_spliced(struct session *s, uint32_t *ids)
-{
-	size_t n = 0;
-
-	session_splices_refresh(s);
-	for (size_t i = 0; i < s->nmade; i++)
-		for (size_t k = 0; k < s->nspliced; k++)
-			if (s->spliced[k].id == s->made[i]) {
-				ids[n++] = s->made[i];
-				break;
-			}
-	return n;
-}
-
 int quit_confirm(struct session *s, struct gerr *e)
 {
 	uint32_t *ids;
@@ -33,10 +18,11 @@ int quit_confirm(struct session *s, struct gerr *e)
 
 	if (!s->asks || !s->live || !s->nmade)
 		return 1;
-	ids = calloc(s->nmade, sizeof(*ids));
+	session_splices_refresh(s);
+	ids = calloc(s->nspliced + 1, sizeof(*ids));
 	if (!ids)
 		return gerr_setc(e, ENOMEM, "out of memory");
-	n = still_spliced(s, ids);
+	n = session_made_live(s, ids);
 	if (!n) {
 		free(ids);
 		return 1;

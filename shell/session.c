@@ -81,15 +81,64 @@ bool session_is_text(struct session *s, uint64_t addr)
 	return s->live && live_text_kind(&s->lv, addr) == GILK_TEXT_MODULE;
 }
 
+static int cmp_id(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static int cmp_made(const void *a, const void *b)
+{
+	return cmp_id(&((const struct made_splice *)a)->id, &((const struct made_splice *)b)->id);
+}
+
+/* Kept sorted by id; a splice gone and its id reused by this session is
+ * replaced by the new one. Without memory, quit does not offer to remove
+ * them: no harm. */
 void session_made(struct session *s, const uint32_t *ids, size_t n)
 {
-	uint32_t *m = realloc(s->made, (s->nmade + n) * sizeof(*m));
+	uint32_t *sorted = malloc((n + 1) * sizeof(*sorted));
+	struct made_splice *m = realloc(s->made, (s->nmade + n + 1) * sizeof(*m));
 
-	if (!m)
-		return;	/* quit will not offer to remove them: no harm */
-	memcpy(m + s->nmade, ids, n * sizeof(*m));
-	s->made = m;
-	s->nmade += n;
+	if (m)
+		s->made = m;
+	if (!sorted || !m) {
+		free(sorted);
+		return;
+	}
+	memcpy(sorted, ids, n * sizeof(*sorted));
+	qsort(sorted, n, sizeof(*sorted), cmp_id);
+	session_splices_refresh(s);
+	for (size_t k = 0, had = s->nmade; k < s->nspliced; k++) {
+		const struct gilk_splice_info *in = &s->spliced[k];
+		struct made_splice key = { in->id, in->site, in->tramp }, *old;
+
+		if (!bsearch(&in->id, sorted, n, sizeof(*sorted), cmp_id))
+			continue;
+		old = bsearch(&key, m, had, sizeof(*m), cmp_made);
+		if (old)
+			*old = key;
+		else
+			m[s->nmade++] = key;
+	}
+	qsort(m, s->nmade, sizeof(*m), cmp_made);
+	free(sorted);
+}
+
+size_t session_made_live(const struct session *s, uint32_t *ids)
+{
+	size_t n = 0;
+
+	for (size_t k = 0; k < s->nspliced; k++) {
+		const struct gilk_splice_info *in = &s->spliced[k];
+		struct made_splice key = { in->id, 0, 0 };
+		const struct made_splice *m = bsearch(&key, s->made, s->nmade, sizeof(key), cmp_made);
+
+		if (m && m->site == in->site && m->tramp == in->tramp)
+			ids[n++] = in->id;
+	}
+	return n;
 }
 
 bool session_interrupted(const struct session *s)

@@ -31,7 +31,7 @@ struct session {
 	struct settings set;       /* "set" and "show" */
 	uint64_t *lost_seen;       /* lost events already reported, by splice id */
 	size_t nlost_seen;         /* grown to the highest id seen */
-	uint32_t *made;            /* splices made in this session, for quit */
+	struct made_splice *made;  /* splices made in this session, for quit */
 	size_t nmade;
 	char repeat[256];          /* what Enter on an empty line runs */
 	FILE *record;              /* "record FILE": commands typed go here */
@@ -54,9 +54,20 @@ int session_need_live(const struct session *s, const char *what, struct gerr *e)
 /* Whether a function a pattern matched can be spliced at all: core kernel
  * text, or (live) a module's; not init text, freed after boot. */
 bool session_is_text(struct session *s, uint64_t addr);
-/* Remembers splices this session made, so that quit can offer to remove
- * them. */
+/* A splice this session made: gilk.ko reuses an id once its splice is
+ * gone, and the same site and trampoline tell the splice from a later one
+ * with its id (this session's or another's). */
+struct made_splice {
+	uint32_t id;
+	uint64_t site, tramp;
+};
+
+/* Remembers splices this session made (ids just spliced), so that quit can
+ * offer to remove them. */
 void session_made(struct session *s, const uint32_t *ids, size_t n);
+/* Of the live splices (as session_splices_refresh() last read them), the
+ * ones this session made, their ids in ids[] (room for s->nspliced). */
+size_t session_made_live(const struct session *s, uint32_t *ids);
 /* Whether the user asked to stop the command (Ctrl-C, "q" at the pager). */
 bool session_interrupted(const struct session *s);
 

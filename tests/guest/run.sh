@@ -140,6 +140,21 @@ out=$(build/bin/test-pty build/gilk -c 'splice __x64_sys_getpid' -c quit </dev/n
 check "gilk quit: keep leaves the splice; -c never asks, even at a terminal" \
 	"$([ "$(build/gilk -c 'info splices' | grep -c '^ *[0-9]')" = 2 ] && ! echo "$out" | grep -q 'Remove it'; echo $?)"
 build/gilk -c 'unsplice all' >/dev/null
+# gilk.ko reuses the id of a splice that is gone: quit counts the splice in
+# place, once, and removes it.
+out=$(printf 'splice __x64_sys_getppid\nunsplice all\nsplice do_prlimit\nquit\nyes\n' |
+	build/bin/test-pty build/gilk 2>&1)
+check "gilk quit after an id was reused counts the one splice in place and removes it" \
+	"$(echo "$out" | grep -q 'This session made 1 splice still in place' &&
+	   echo "$out" | grep -q 'unspliced 1' && ! echo "$out" | grep -q 'gilk: unsplice' &&
+	   build/gilk -c 'info splices' | grep -qx 'no splices'; echo $?)"
+# Nor does it count another's splice that took the id of one it removed.
+out=$(printf 'splice __x64_sys_getppid\nunsplice all\nshell build/gilk -c "splice do_prlimit"\nquit\n' |
+	build/bin/test-pty build/gilk 2>&1)
+check "gilk quit does not offer to remove another shell's splice that took a reused id" \
+	"$(! echo "$out" | grep -q 'This session made' &&
+	   [ "$(build/gilk -c 'info splices' | grep -c '^ *[0-9]')" = 1 ]; echo $?)"
+build/gilk -c 'unsplice all' >/dev/null
 
 # dump: events and splices into files, in every format.
 build/gilk -c events >/dev/null

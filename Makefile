@@ -17,7 +17,8 @@ INSTRUMENTS := $(basename $(notdir $(filter-out %.mod.c,$(wildcard instruments/*
 INSTR_KO := $(INSTRUMENTS:%=$(KO)/instruments/%.ko)
 KMODS   := $(KO)/gilk.ko $(INSTR_KO) $(KO)/tests/gilk_target.ko
 SETUP   := scripts/setup $(if $(filter ref,$(KERNEL)),,--profile $(KERNEL))
-VERSION := 0.1
+# The one place the version is written: the shell's --version, DKMS.
+VERSION := $(shell cat VERSION)
 SUITES  := unit cfg-objdump differential shell install checkpatch lab uniproc docs guest guest-preempt-full
 CORE_SRC := $(wildcard core/*.c)
 CORE_OBJ := $(CORE_SRC:%.c=$(B)/%.o)
@@ -54,6 +55,8 @@ $(B)/libgilklive.a: $(LIB_SRC:%.c=$(B)/%.o)
 	ar rcs $@ $^
 
 SHELL_SRC := $(wildcard shell/*.c)
+$(B)/shell/main.o: CFLAGS += -DGILK_VERSION='"$(VERSION)"'
+$(B)/shell/main.o: VERSION
 $(B)/gilk: $(SHELL_SRC:%.c=$(B)/%.o) $(B)/libgilklive.a $(B)/libgilkcore.a
 	$(CC) -o $@ $^ $(CORE_LIBS) -lreadline
 

@@ -14,10 +14,10 @@ _gilk()
 		return
 		;;
 	-c)
-		COMPREPLY=($(compgen -W "help disas blocks plan splice coverage unsplice latency info events hist dump x set show source record shell complete quit" -- "$cur"))
+		COMPREPLY=($(compgen -W "help disas blocks plan splice coverage unsplice latency info events hist dump x print set show source record shell complete quit" -- "$cur"))
 		return
 		;;
 	esac
-	COMPREPLY=($(compgen -W "--kernel --symbols -c -x -batch --check --completion --help" -- "$cur"))
+	COMPREPLY=($(compgen -W "--kernel --symbols -c -x -batch --check --completion --version --help" -- "$cur"))
 }
 complete -F _gilk gilk

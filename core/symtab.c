@@ -576,6 +576,9 @@ int symtab_resolve_as(const struct symtab *st, const char *expr, uint64_t *addr,
 
 	while (*expr == ' ')
 		expr++;
+	/* C's address-of: a symbol already names its address */
+	if (*expr == '&')
+		expr++;
 	if (!*expr)
 		return gerr_set(e, "empty address");
 	if (!strncmp(expr, "0x", 2) || !strncmp(expr, "0X", 2)) {

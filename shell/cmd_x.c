@@ -8,54 +8,10 @@
 
 #include "commands.h"
 #include "symbolize.h"
+#include "xformat.h"
 
 #define X_BYTES_MAX 4096
 #define X_STRING_MAX 200	/* gdb's limit on one string shown */
-
-struct xfmt {
-	unsigned count;
-	char fmt;		/* x d u o t c a i s */
-	unsigned size;		/* 1 2 4 8 */
-};
-
-static int parse_fmt(const char *spec, struct xfmt *f, struct gerr *e)
-{
-	const char *p = spec;
-	bool sized = false;
-
-	f->count = 1;
-	f->fmt = 'x';
-	f->size = 4;
-	if (isdigit((unsigned char)*p)) {
-		char *end;
-		unsigned long n = strtoul(p, &end, 10);
-
-		if (!n || n > X_BYTES_MAX)
-			return gerr_set(e, "x/%s: a count is 1 to %d", spec, X_BYTES_MAX);
-		f->count = (unsigned)n;
-		p = end;
-	}
-	for (; *p; p++) {
-		const char *sz = strchr("bhwg", *p);
-
-		if (sz) {
-			f->size = 1u << (sz - "bhwg");
-			sized = true;
-		} else if (strchr("xduotcais", *p)) {
-			f->fmt = *p;
-		} else {
-			return gerr_set(e, "x/%s: '%c' is neither a format (x d u o t c a i s) nor a size (b h w g)",
-					spec, *p);
-		}
-	}
-	if (!sized && f->fmt == 'a')
-		f->size = 8;
-	if (!sized && f->fmt == 'c')
-		f->size = 1;
-	if (f->fmt == 'a' && f->size != 8)
-		return gerr_set(e, "x/%s: an address is 8 bytes (g)", spec);
-	return 0;
-}
 
 static void label(struct session *s, uint64_t addr)
 {
@@ -63,42 +19,6 @@ static void label(struct session *s, uint64_t addr)
 
 	symbolize_addr(s, addr, where, sizeof(where));
 	fprintf(s->out, "%s:", where);
-}
-
-static void item(struct session *s, const struct xfmt *f, uint64_t v)
-{
-	unsigned bits = f->size * 8;
-	char buf[320];
-
-	switch (f->fmt) {
-	case 'x':
-		fprintf(s->out, "\t0x%0*" PRIx64, (int)f->size * 2, v);
-		break;
-	case 'd':
-		fprintf(s->out, "\t%" PRId64, bits == 64 ? (int64_t)v : (int64_t)(v << (64 - bits)) >> (64 - bits));
-		break;
-	case 'u':
-		fprintf(s->out, "\t%" PRIu64, v);
-		break;
-	case 'o':
-		fprintf(s->out, "\t0%" PRIo64, v);
-		break;
-	case 't':
-		fputc('\t', s->out);
-		for (unsigned b = bits; b--;)
-			fputc('0' + (int)((v >> b) & 1), s->out);
-		break;
-	case 'a':
-		symbolize_addr(s, v, buf, sizeof(buf));
-		fprintf(s->out, "\t%s", buf);
-		break;
-	case 'c':
-		if (isprint((int)(v & 0xff)) && (v & 0xff) != '\'' && (v & 0xff) != '\\')
-			fprintf(s->out, "\t%d '%c'", (int)(int8_t)v, (int)(v & 0xff));
-		else
-			fprintf(s->out, "\t%d '\\%03o'", (int)(int8_t)v, (unsigned)(v & 0xff));
-		break;
-	}
 }
 
 /* x/Nx, d, u, o, t, c, a: units, as many on a line as gdb puts. */
@@ -118,7 +38,8 @@ static int units(struct session *s, uint64_t addr, const struct xfmt *f, struct 
 		memcpy(&v, buf + (size_t)i * f->size, f->size);	/* little endian */
 		if (i % per_line == 0)
 			label(s, addr + (uint64_t)i * f->size);
-		item(s, f, v);
+		fputc('\t', s->out);
+		xfmt_value(s, f, v, true);
 		if (i % per_line == per_line - 1 || i + 1 == f->count)
 			fputc('\n', s->out);
 	}
@@ -217,7 +138,8 @@ static int run(struct session *s, int argc, char **argv, struct gerr *e)
 
 	if (slash && argc != 2)
 		return gerr_set(e, "usage: x/NFU LOCATION (the count is N, not a second argument)");
-	if ((slash && parse_fmt(slash + 1, &f, e)) || session_resolve(s, argv[1], &addr, e))
+	if ((slash && xfmt_parse("x", slash + 1, "xduotcais", 4, &f, e)) ||
+	    session_resolve(s, argv[1], &addr, e))
 		return -1;
 	if (!slash)
 		return hex_bytes(s, addr, argc, argv, e);

@@ -10,7 +10,7 @@
 
 static const struct command *const table[] = {
 	&cmd_help, &cmd_disas, &cmd_blocks, &cmd_plan, &cmd_splice,
-	&cmd_coverage, &cmd_unsplice, &cmd_latency, &cmd_info, &cmd_events, &cmd_hist, &cmd_dump, &cmd_x, &cmd_set,
+	&cmd_coverage, &cmd_unsplice, &cmd_latency, &cmd_info, &cmd_events, &cmd_hist, &cmd_dump, &cmd_x, &cmd_print, &cmd_set,
 	&cmd_show, &cmd_source, &cmd_record, &cmd_shell, &cmd_complete, &cmd_quit,
 };
 
@@ -25,7 +25,7 @@ const struct command *command_find(const char *name)
 	size_t n = strlen(name), matches = 0;
 
 	for (size_t i = 0; (c = command_at(i)); i++) {
-		if (!strcmp(c->name, name))
+		if (!strcmp(c->name, name) || (c->alias && !strcmp(c->alias, name)))
 			return c;
 		if (n && !strncmp(c->name, name, n)) {
 			prefix = c;

@@ -28,6 +28,7 @@ enum command_flag {
 
 struct command {
 	const char *name;
+	const char *alias;		/* another name, as gdb's "p" for print */
 	int (*run)(struct session *s, int argc, char **argv, struct gerr *e);
 	int min_args, max_args;		/* words after the name; ARGS_ANY */
 	unsigned flags;			/* enum command_flag */
@@ -42,7 +43,7 @@ struct command {
 extern const struct command cmd_help, cmd_quit, cmd_disas, cmd_x, cmd_blocks,
 	cmd_plan, cmd_splice, cmd_coverage, cmd_unsplice, cmd_info, cmd_events, cmd_source,
 	cmd_dump, cmd_set, cmd_show, cmd_hist, cmd_shell, cmd_record,
-	cmd_complete, cmd_latency;
+	cmd_complete, cmd_latency, cmd_print;
 
 const struct command *command_find(const char *name);
 /* The i-th command, NULL past the last. */

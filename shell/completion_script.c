@@ -21,6 +21,7 @@ static const struct {
 	{ "-batch", "run -c and -x, then exit; never ask", NULL },
 	{ "--check", "replay a checked transcript", "file" },
 	{ "--completion", "print the bash or zsh completion script", "bash zsh" },
+	{ "--version", "print gilk's version", NULL },
 	{ "--help", "say how to use gilk", NULL },
 };
 

@@ -37,6 +37,7 @@ static void usage(FILE *f)
 		"  -batch          run -c and -x, then exit; never ask (as gdb's)\n"
 		"  --check FILE    replay the transcript FILE, checking its #=> lines\n"
 		"  --completion SHELL  print gilk's bash or zsh completion script\n"
+		"  --version       print gilk's version\n"
 		"  --help          this\n"
 		"Without -c or -x, commands come from the terminal, or from standard\n"
 		"input when it is not one. \"help\" lists the commands.\n");
@@ -131,6 +132,9 @@ int main(int argc, char **argv)
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
 			usage(stdout);
+			return 0;
+		} else if (!strcmp(argv[i], "--version")) {
+			printf("gilk %s\n", GILK_VERSION);
 			return 0;
 		} else if (!strcmp(argv[i], "--kernel") && i + 1 < argc) {
 			image = argv[++i];

@@ -281,6 +281,29 @@ check "a shell command's status is the command's: the run stops" \
 	"$([ $? = 1 ] && grep -q 'shell command "exit 3" exited with status 3' "$t/e" && [ ! -s "$t/o" ]; echo $?)"
 fails "! alone is a usage error" '!' 'usage: shell COMMAND'
 
+# print and &symbol, as gdb's; the addresses come from kallsyms
+jif=$(awk '$3 == "jiffies" {print $1; exit}' "$ref/kallsyms" | sed 's/^0*//')
+fn_a=$(awk '$3 == "do_sys_openat2" {print $1; exit}' "$ref/kallsyms")
+fn_b=$(awk '$3 == "do_sys_open" {print $1; exit}' "$ref/kallsyms")
+"${G[@]}" -c 'print jiffies' -c 'p &jiffies+8' -c 'p/x 4096' -c 'p 0x10 + 4 - 1' -c 'p -1' \
+	-c 'p/xb 0x1234' -c 'p/t 5' -c 'p do_sys_openat2 - do_sys_open' -c 'x/gx &jiffies' >"$t/o" 2>"$t/e"
+check "print: a symbol with its address, &symbol+N, numbers in decimal or /x, a distance between symbols; x takes &symbol" \
+	"$([ $? = 0 ] && [ "$(sed -n 1,7p "$t/o")" = "0x$jif <jiffies>
+0x$(printf %x $((0x$jif + 8))) <jiffies+8>
+0x1000
+19
+-1
+0x34
+101" ] && [ "$(sed -n 8p "$t/o")" = "$((0x$fn_a - 0x$fn_b))" ] &&
+	   sed -n 9p "$t/o" | grep -q "^0x$jif <jiffies>:	0x[0-9a-f]\{16\}$"; echo $?)"
+fails "print/2x: a count means nothing to print" 'print/2x 1' 'a count means nothing to print'
+fails "print/i: a format print does not take is named" 'p/i 1' "'i' is neither a format (x d u o t c a)"
+fails "print of an unknown symbol says so" 'p nosuchsymbol + 1' "no symbol 'nosuchsymbol'"
+fails "print of two terms without an operator says where" 'p 1 2' "'+' or '-' expected at '2'"
+fails "print of a bad number says so" 'p 12abc' "'12abc' is not a number"
+check "gilk --version prints the version from the VERSION file" \
+	"$([ "$(build/gilk --version)" = "gilk $(cat VERSION)" ]; echo $?)"
+
 # record -> -x round trip, from a pipe (commands typed at a terminal: below)
 printf 'record %s\ndisas __x64_sys_getppid 4\nx/2xg jiffies\ninfo symbol jiffies\nrecord stop\nhelp quit\n' "$t/rec" |
 	"${G[@]}" >"$t/o" 2>"$t/e"

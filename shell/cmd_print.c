@@ -1,0 +1,122 @@
+/* print (p): the value of an address expression, as gdb's print shows an
+ * integer or a pointer: symbols, &symbols and numbers (0x-hex, decimal)
+ * added and subtracted, "jiffies+8", "&init_task - 0x10", "0x1000 + 16".
+ * gilk has no types: a symbol's value is its address (x reads memory). */
+#include <ctype.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "commands.h"
+#include "symbolize.h"
+#include "xformat.h"
+
+/* One term at *p (a number, or a symbol with an optional '&'), its value in
+ * *v; *p moves past it. */
+static int term(struct session *s, const char **p, uint64_t *v, bool *symbol,
+		struct gerr *e)
+{
+	const char *t = *p + (**p == '&');
+	size_t n = strcspn(t, " \t+-");
+	char word[512];
+	char *end;
+
+	if (!n)
+		return gerr_set(e, "print: a number or a symbol expected at '%s'", *p);
+	if (n >= sizeof(word))
+		return gerr_set(e, "print: '%.40s...' is too long", t);
+	snprintf(word, sizeof(word), "%.*s", (int)n, t);
+	*p = t + n;
+	if (isdigit((unsigned char)word[0])) {
+		*v = strtoull(word, &end, 0);
+		if (*end)
+			return gerr_set(e, "print: '%s' is not a number (decimal or 0x-hex)", word);
+		return 0;
+	}
+	*symbol = true;
+	return session_resolve(s, word, v, e);
+}
+
+/*
+ * expr: [-] term (('+' | '-') term)*, in 64-bit arithmetic as the CPU's.
+ * *address: whether it is an address (one symbol more added than taken
+ * away), not a number ("a - b" is a distance).
+ */
+static int evaluate(struct session *s, const char *expr, uint64_t *v, bool *address,
+		    struct gerr *e)
+{
+	const char *p = expr;
+	bool neg = false;
+	int symbols = 0;
+
+	*v = 0;
+	for (;;) {
+		bool symbol = false;
+		uint64_t t;
+
+		p += strspn(p, " \t");
+		if (*p == '-') {	/* a leading minus */
+			neg = !neg;
+			p++;
+			continue;
+		}
+		if (term(s, &p, &t, &symbol, e))
+			return -1;
+		*v += neg ? -t : t;
+		symbols += symbol ? (neg ? -1 : 1) : 0;
+		p += strspn(p, " \t");
+		*address = symbols == 1;
+		if (!*p)
+			return 0;
+		if (*p != '+' && *p != '-')
+			return gerr_set(e, "print: '+' or '-' expected at '%s'", p);
+		neg = *p++ == '-';
+	}
+}
+
+static int run(struct session *s, int argc, char **argv, struct gerr *e)
+{
+	const char *slash = strchr(argv[0], '/');
+	char expr[1024] = "", where[320];
+	struct xfmt f = { 1, 0, 8 };
+	bool address;
+	uint64_t v;
+
+	if (slash && xfmt_parse("print", slash + 1, "xduotca", 8, &f, e))
+		return -1;
+	if (f.count != 1)
+		return gerr_set(e, "print/%s: a count means nothing to print (x/N does)", slash + 1);
+	for (int i = 1; i < argc; i++)
+		snprintf(expr + strlen(expr), sizeof(expr) - strlen(expr), "%s%s", i > 1 ? " " : "",
+			 argv[i]);
+	if (evaluate(s, expr, &v, &address, e))
+		return -1;
+	if (slash) {
+		xfmt_value(s, &f, v, false);
+	} else if (address) {
+		symbolize_addr(s, v, where, sizeof(where));
+		fputs(where, s->out);
+	} else {
+		f.fmt = 'd';
+		xfmt_value(s, &f, v, false);
+	}
+	fputc('\n', s->out);
+	return 0;
+}
+
+const struct command cmd_print = {
+	.name = "print",
+	.alias = "p",
+	.run = run,
+	.min_args = 1,
+	.max_args = ARGS_ANY,
+	.flags = CMD_FORMAT,
+	.complete = COMPLETE_SYMBOL,
+	.usage = "print[/F] EXPR",
+	.help = "The value of EXPR, as gdb's print: symbols (their addresses; &symbol\n"
+		"is the same), numbers (decimal, or hex with 0x) and + and - between\n"
+		"them, \"print jiffies+8\", \"p &init_task - 0x10\". An address (one\n"
+		"symbol and numbers) prints with its symbol, anything else in decimal;\n"
+		"/F gives the format, as x's: x, d, u, o, t, c or a, with a size (b,\n"
+		"h, w, g; g unless given). \"p\" is print. To read memory there, x.",
+};

@@ -68,6 +68,23 @@ static void leave(struct session *s)
 	s->quit = rc != 0;
 }
 
+/*
+ * Ctrl-C at the prompt, as gdb's: what was typed goes, "Quit", a new
+ * prompt. Readline calls this when a signal interrupts its read, after its
+ * own handler has echoed ^C and passed SIGINT on to gilk's.
+ */
+static int prompt_interrupted(void)
+{
+	if (!interrupt_pending())
+		return 0;
+	interrupt_clear();
+	rl_replace_line("", 0);
+	fputs("\nQuit\n", rl_outstream ? rl_outstream : stdout);
+	rl_on_new_line();
+	rl_redisplay();
+	return 0;
+}
+
 static int interactive(struct session *s)
 {
 	char hist[4096];
@@ -76,6 +93,7 @@ static int interactive(struct session *s)
 
 	snprintf(hist, sizeof(hist), "%s/.gilk_history", home ? home : ".");
 	complete_init(s);
+	rl_signal_event_hook = prompt_interrupted;
 	read_history(hist);
 	s->asks = true;
 	s->pager = isatty(STDOUT_FILENO) ? pager_open(stdout, STDIN_FILENO, &s->set) : NULL;

@@ -584,6 +584,17 @@ screen_has 'gilk: interrupted'
 tmux send-keys -t gilk-test C-l 'info symbol jiffies' Enter
 screen_has 'jiffies in section .data'
 check "Ctrl-C in a shell command and at the pager, and the session goes on" "$?"
+# at the prompt, as gdb's: the line typed goes, "Quit", a new prompt
+settle
+tmux send-keys -t gilk-test 'disas half-typed'
+screen_has '(gilk) disas half-typed'
+tmux send-keys -t gilk-test C-c
+screen_has 'Quit'
+tmux send-keys -t gilk-test 'info symbol jiffies' Enter
+screen_has 'jiffies in section .data'
+check "Ctrl-C at the prompt drops what was typed, says Quit and prompts again" \
+	"$([ $? = 0 ] && tmux capture-pane -t gilk-test -p | grep -qx '(gilk) info symbol jiffies' &&
+	   ! tmux capture-pane -t gilk-test -p | grep -q 'half-typedinfo'; echo $?)"
 
 # record at the terminal: what was typed and succeeded, replayed by -x
 tmux send-keys -t gilk-test C-u "record $t/typed" Enter 'disas __x64_sys_getppid 2' Enter 'bogus' Enter \

@@ -81,7 +81,9 @@ check "lab --script: gilk's status is the lab's (1 at the first error), its outp
 # Boot 6: the lab itself lands in the gilk shell, live, Tab completing
 # symbols; quit leaves a root shell; poweroff ends it.
 tmux kill-session -t gilk-lab-test 2>/dev/null
-tmux new-session -d -s gilk-lab-test -x 160 -y 50 "GILK_LAB_UDP_PORT=$port scripts/lab; echo lab-ended; sleep 60"
+mkdir -p "$t/labtmp"
+tmux new-session -d -s gilk-lab-test -x 160 -y 50 \
+	"TMPDIR=$t/labtmp GILK_LAB_UDP_PORT=$port scripts/lab; echo lab-ended; sleep 60"
 lab_screen() { # lab_screen TEXT SECONDS
 	for _ in $(seq $(($2 * 10))); do
 		tmux capture-pane -t gilk-lab-test -p | grep -qF -- "$1" && return 0
@@ -96,12 +98,18 @@ tmux send-keys -t gilk-lab-test 'info splices' Enter
 lab_screen 'no splices' 60 && tmux send-keys -t gilk-lab-test 'disas tcp_v4_rc' Tab &&
 	lab_screen '(gilk) disas tcp_v4_rcv' 60
 tabbed=$?
+# Ctrl-C at the prompt reaches the shell that waits for gilk too
+tmux send-keys -t gilk-lab-test C-c
+lab_screen 'Quit' 60
+quitted=$?
 tmux send-keys -t gilk-lab-test C-u 'quit' Enter
 lab_screen '/gilk #' 60 && tmux send-keys -t gilk-lab-test 'poweroff' Enter && lab_screen 'lab-ended' 60
 ended=$?
 tmux kill-session -t gilk-lab-test 2>/dev/null
-check "make lab: the gilk shell, live, with boot-to-prompt time ($banner); Tab completes a symbol; quit leaves a root shell, poweroff ends it" \
-	"$([ $ready = 0 ] && [ -n "$banner" ] && [ $tabbed = 0 ] && [ $ended = 0 ]; echo $?)"
+check "make lab: the gilk shell, live, with boot-to-prompt time ($banner); Tab completes a symbol; Ctrl-C says Quit and quit still leaves a root shell, poweroff ends it" \
+	"$([ $ready = 0 ] && [ -n "$banner" ] && [ $tabbed = 0 ] && [ $quitted = 0 ] && [ $ended = 0 ]; echo $?)"
+check "make lab leaves nothing in TMPDIR when it ends ($(ls "$t/labtmp" | wc -l) entries)" \
+	"$([ -z "$(ls -A "$t/labtmp")" ]; echo $?)"
 
 scripts/lab --kernel no-such-profile --run true >"$t/out" 2>"$t/err"
 rc=$?

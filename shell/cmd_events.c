@@ -23,7 +23,8 @@ static int run(struct session *s, int argc, char **argv, struct gerr *e)
 	rc = event_log_drain(s, &log, e);
 	format_events(s->out, FMT_TEXT, s, &log, limit);
 	if (log.n > limit)
-		fprintf(s->out, "(%zu more events drained, not shown)\n", log.n - limit);
+		fprintf(s->out, "(%zu more events kept: \"events\" shows them)\n",
+			event_log_keep(s, &log, limit));
 	if (!log.n && !rc)
 		fprintf(s->out, "no events\n");
 	event_log_report_lost(s, &log);
@@ -39,7 +40,9 @@ const struct command cmd_events = {
 	.flags = CMD_LIVE,
 	.usage = "events [COUNT]",
 	.help = "Drains the events instruments recorded (tsc, regs, argfilter and\n"
-		"any other instrument module's), printing the first COUNT: time, CPU,\n"
-		"splice, instrument and payload. Events lost because the buffer was\n"
-		"full are reported, per splice.",
+		"any other instrument module's), printing them in time order: time,\n"
+		"CPU, splice, instrument and payload. With COUNT, the first COUNT; the\n"
+		"rest are kept and come first the next time events are read (events,\n"
+		"hist, dump events). Events lost because the buffer was full are\n"
+		"reported, per splice.",
 };

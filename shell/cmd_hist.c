@@ -1,5 +1,6 @@
 /* hist: a payload field's values, as a power-of-two histogram. */
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +15,7 @@ static int run(struct session *s, int argc, char **argv, struct gerr *e)
 	struct histogram h;
 	struct event_log log;
 	uint32_t only = 0;
+	bool hex = false;
 	int rc;
 
 	/* Checked before anything is drained: a typo loses no event. */
@@ -45,14 +47,18 @@ static int run(struct session *s, int argc, char **argv, struct gerr *e)
 			continue;
 		n = payload_decode(r->instrument, log.bytes + r->off, r->len, f);
 		for (size_t k = 0; k < n; k++)
-			if (!strcmp(f[k].name, argv[1]))
+			if (!strcmp(f[k].name, argv[1])) {
 				histogram_add(&h, f[k].value);
+				hex = f[k].hex;
+			}
 	}
 	if (!h.count) {
 		fprintf(s->out, "no events with %s among the %zu drained\n", argv[1], log.n);
 	} else {
-		fprintf(s->out, "%s over %" PRIu64 " of %zu drained events: min %" PRIu64
-			", max %" PRIu64 "\n", argv[1], h.count, log.n, h.min, h.max);
+		/* an address or a register shows in hex, as events shows it */
+		fprintf(s->out, hex ? "%s over %" PRIu64 " of %zu drained events: min 0x%" PRIx64
+			", max 0x%" PRIx64 "\n" : "%s over %" PRIu64 " of %zu drained events: min %"
+			PRIu64 ", max %" PRIu64 "\n", argv[1], h.count, log.n, h.min, h.max);
 		histogram_print(s->out, &h);
 	}
 	event_log_report_lost(s, &log);

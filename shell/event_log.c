@@ -25,26 +25,70 @@ static int grow(void **p, size_t *cap, size_t need, size_t size)
 	return 0;
 }
 
-static int add(struct event_log *log, const struct gilk_event *h)
+/* Appends an event with its payload; its splice named by the caller. */
+static struct event_rec *append(struct event_log *log, const struct event_rec *from,
+				const uint8_t *payload)
 {
 	struct event_rec *r;
 
 	if (grow((void **)&log->ev, &log->cap, log->n + 1, sizeof(*log->ev)) ||
-	    grow((void **)&log->bytes, &log->capbytes, log->nbytes + h->len, 1))
-		return -1;
+	    grow((void **)&log->bytes, &log->capbytes, log->nbytes + from->len, 1))
+		return NULL;
 	r = &log->ev[log->n++];
-	*r = (struct event_rec){ .ns = h->ns, .splice = h->splice, .cpu = h->cpu,
-				 .len = h->len, .off = log->nbytes,
-				 .instrument = "(removed splice)" };
-	memcpy(log->bytes + log->nbytes, h + 1, h->len);
-	log->nbytes += h->len;
-	/* events outlive their splice in the buffer */
-	for (size_t i = 0; i < log->nsplices; i++)
-		if (log->splices[i].id == h->splice) {
-			r->instrument = log->splices[i].instrument;
-			r->site = log->splices[i].site;
-		}
-	return 0;
+	*r = *from;
+	r->off = log->nbytes;
+	memcpy(log->bytes + log->nbytes, payload, from->len);
+	log->nbytes += from->len;
+	return r;
+}
+
+static const struct gilk_splice_info *find_splice(const struct gilk_splice_info *in, size_t n,
+						  uint32_t id)
+{
+	for (size_t i = 0; i < n; i++)
+		if (in[i].id == id)
+			return &in[i];
+	return NULL;
+}
+
+static int add(struct session *s, struct event_log *log, const struct gilk_event *h)
+{
+	struct event_rec r = { .ns = h->ns, .splice = h->splice, .cpu = h->cpu, .len = h->len };
+	const struct gilk_splice_info *in = find_splice(log->splices, log->nsplices, h->splice);
+
+	/*
+	 * Events outlive their splice in the buffer: one removed since the
+	 * session last listed the splices is known from that list.
+	 */
+	if (!in)
+		in = find_splice(s->spliced, s->nspliced, h->splice);
+	snprintf(r.instrument, sizeof(r.instrument), "%s", in ? in->instrument : "(removed splice)");
+	r.site = in ? in->site : 0;
+	return append(log, &r, (const uint8_t *)(h + 1)) ? 0 : -1;
+}
+
+size_t event_log_keep(struct session *s, const struct event_log *log, size_t from)
+{
+	struct event_log *held;
+	size_t kept = 0;
+
+	event_log_drop_held(s);
+	if (from >= log->n || !(held = calloc(1, sizeof(*held))))
+		return 0;
+	for (size_t i = from; i < log->n; i++, kept++)
+		if (!append(held, &log->ev[i], log->bytes + log->ev[i].off))
+			break;
+	s->held = held;
+	return kept;
+}
+
+void event_log_drop_held(struct session *s)
+{
+	if (s->held) {
+		event_log_free(s->held);
+		free(s->held);
+		s->held = NULL;
+	}
 }
 
 /* By time; equal times keep the order they were read in (off grows). */
@@ -70,6 +114,11 @@ int event_log_drain(struct session *s, struct event_log *log, struct gerr *e)
 		return -1;
 	if (live_list(&s->lv, &log->splices, &log->nsplices, e))
 		return -1;
+	/* the events an earlier drain kept come first */
+	for (size_t i = 0; s->held && i < s->held->n; i++)
+		if (!append(log, &s->held->ev[i], s->held->bytes + s->held->ev[i].off))
+			return gerr_set(e, "out of memory");
+	event_log_drop_held(s);
 	buf = malloc(cap);
 	if (!buf)
 		return gerr_set(e, "out of memory");
@@ -86,7 +135,7 @@ int event_log_drain(struct session *s, struct event_log *log, struct gerr *e)
 		for (size_t off = 0; off + sizeof(struct gilk_event) <= (size_t)got;) {
 			const struct gilk_event *h = (const void *)(buf + off);
 
-			if (add(log, h)) {
+			if (add(s, log, h)) {
 				free(buf);
 				return gerr_set(e, "out of memory");
 			}

@@ -17,8 +17,8 @@ struct event_rec {
 	uint16_t cpu;
 	uint16_t len;
 	size_t off;		/* payload: log->bytes + off */
-	const char *instrument;	/* "(removed splice)" when it is gone */
-	uint64_t site;		/* 0 when the splice is gone */
+	char instrument[GILK_NAME_MAX];	/* "(removed splice)" when unknown */
+	uint64_t site;		/* 0 when the splice is unknown */
 };
 
 struct event_log {
@@ -30,9 +30,15 @@ struct event_log {
 	size_t nsplices;
 };
 
-/* Drains every event (live mode only). On error the log holds what was
- * read before it; event_log_free() it either way. */
+/* Drains every event (live mode only), those an earlier drain kept
+ * (event_log_keep) first. On error the log holds what was read before it;
+ * event_log_free() it either way. */
 int event_log_drain(struct session *s, struct event_log *log, struct gerr *e);
+/* Keeps log's events from the from-th on for the session's next drain (they
+ * were drained from gilk.ko, not shown); the number kept. */
+size_t event_log_keep(struct session *s, const struct event_log *log, size_t from);
+/* Drops the events kept (the session ends). */
+void event_log_drop_held(struct session *s);
 /* Says, on s->out, how many events each splice lost since last said. */
 void event_log_report_lost(struct session *s, const struct event_log *log);
 void event_log_free(struct event_log *log);

@@ -107,8 +107,8 @@ static void text_event(FILE *out, struct session *s, const struct event_log *log
 		char where[320];
 		const char *sym;
 
-		fprintf(out, f[i].hex ? "%s%s=%" PRIx64 : "%s%s=%" PRIu64, i ? " " : "",
-			f[i].name, f[i].value);
+		fprintf(out, "%s%s=", i ? " " : "", f[i].name);
+		field_value(out, &f[i], false);
 		/* a kernel address (rip, a pointer) gets its symbol, as in gdb */
 		symbolize_addr(s, f[i].value, where, sizeof(where));
 		sym = f[i].hex ? strstr(where, " <") : NULL;

@@ -7,6 +7,7 @@
 #include <sys/ioctl.h>
 
 #include "coverage.h"
+#include "event_log.h"
 #include "interrupt.h"
 #include "pager.h"
 
@@ -154,6 +155,10 @@ void session_close(struct session *s)
 	free(s->made);
 	free(s->lost_seen);
 	free(s->spliced);
+	if (s->held && s->held->n)
+		fprintf(s->out, "(%zu events kept and not shown are dropped: gilk ends)\n",
+			s->held->n);
+	event_log_drop_held(s);
 	if (s->cov)
 		coverage_free(s->cov);
 	free(s->cov);

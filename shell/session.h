@@ -16,6 +16,7 @@
 
 struct pager;
 struct coverage;
+struct event_log;
 
 struct session {
 	bool live;
@@ -38,6 +39,8 @@ struct session {
 	char record_path[4096];
 	struct pager *pager;       /* the terminal's pager, when paging */
 	struct coverage *cov;      /* "coverage": its blocks and splices */
+	struct event_log *held;    /* events drained and not yet shown
+				    * ("events N"): the next drain's first */
 	struct gilk_splice_info *spliced; /* live splices, as last read */
 	size_t nspliced;
 	char **matches;            /* Tab completion: candidates, and the next */

@@ -50,7 +50,7 @@ check "exercises: $n in docs/exercises.md, a reference solution for each, all ru
 	"$([ $rc = 0 ] && [ "$n" -ge 3 ] && [ "$(ls docs/solutions/*.gilk | wc -l)" = "$n" ] &&
 	   for e in $(sed -n 's,.*Solution: `docs/solutions/\(.*\)\.gilk`.*,\1,p' docs/exercises.md); do
 		[ -e "docs/solutions/$e.gilk" ] || exit 1; done && ! grep -q '^== failed' "$t/out"; echo $?)"
-six=$(part vfs_read | grep -c ' regs: rax=6 .*rip=[0-9a-f]* <vfs_read+[0-9]*>')
+six=$(part vfs_read | grep -c ' regs: rax=0x6 .*rip=0x[0-9a-f]* <vfs_read+[0-9]*>')
 check "exercise 1 (vfs_read): its exit sees the 6 bytes dd read ($six)" "$([ "$six" -ge 1 ]; echo $?)"
 max=$(part schedule | sed -n 's/^ns over [0-9]* of [0-9]* drained events: min [0-9]*, max \([0-9]*\)$/\1/p')
 check "exercise 2 (schedule): the longest time away is the second slept (${max:-none} ns)" \

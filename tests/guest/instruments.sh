@@ -12,7 +12,7 @@ entry=$(echo "$out" | sed -n 's/^splice \([0-9]*\) at .*instrument count$/\1/p')
 exits=$(echo "$out" | sed -n 's/^  splice \([0-9]*\) at .*: \(ret\|return thunk\|tail call\) (block [0-9]*)$/\1/p')
 build/bin/test-live workload getppid 25
 ev=$(build/gilk -c 'events 1000')
-n=$(echo "$ev" | grep -c " regs: rax=$(printf %x $$) ")
+n=$(echo "$ev" | grep -c " regs: rax=0x$(printf %x $$) ")
 he=$(build/gilk -c "info splice $entry" | sed -n 's/.*instrument count, \([0-9]*\) hits$/\1/p')
 hx=0
 for id in $exits; do
@@ -90,7 +90,7 @@ build/gilk -c 'splice do_prlimit stack' >/dev/null
 build/bin/test-live workload getrlimit 3
 out=$(build/gilk -c 'events 1')
 check "stack: the site, then its callers up to the syscall entry, each with its symbol ($out)" \
-	"$(echo "$out" | grep -q ' stack: suppressed=0 frame0=[0-9a-f]* <do_prlimit+[0-9]*> frame1=[0-9a-f]* <[_a-z0-9]*sys_prlimit64+[0-9]*> .*<do_syscall_64+[0-9]*>'; echo $?)"
+	"$(echo "$out" | grep -q ' stack: suppressed=0 frame0=0x[0-9a-f]* <do_prlimit+[0-9]*> frame1=0x[0-9a-f]* <[_a-z0-9]*sys_prlimit64+[0-9]*> .*<do_syscall_64+[0-9]*>'; echo $?)"
 build/gilk -c 'unsplice all' >/dev/null
 build/gilk -c events >/dev/null
 build/gilk -c 'splice __x64_sys_getppid stack 3' >/dev/null
@@ -110,7 +110,7 @@ build/gilk -c events >/dev/null
 build/gilk -c 'splice ip_rcv skb' >/dev/null
 ping -c 3 -s 56 127.0.0.1 >/dev/null
 out=$(build/gilk -c 'events 100')
-n=$(echo "$out" | grep -c ' skb: skb=[0-9a-f]* <[^>]*> len=84 protocol=800 tstamp=[0-9]* unreadable=0$\| skb: skb=[0-9a-f]* len=84 protocol=800 tstamp=[0-9]* unreadable=0$')
+n=$(echo "$out" | grep -c ' skb: skb=0x[0-9a-f]* <[^>]*> len=84 protocol=0x800 tstamp=[0-9]* unreadable=0$\| skb: skb=0x[0-9a-f]* len=84 protocol=0x800 tstamp=[0-9]* unreadable=0$')
 check "skb at ip_rcv: 3 echo requests and 3 replies of 84 bytes, IPv4 ($n)" "$([ "$n" = 6 ]; echo $?)"
 build/gilk -c 'unsplice all' >/dev/null
 build/gilk -c 'splice ip_rcv skb nosuchreg' >/dev/null

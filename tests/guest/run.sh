@@ -110,9 +110,21 @@ check "blocks --dot live, from another process: the original blocks ($n of $nblo
 	   [ "$(grep -c ' hits\\l' /tmp/path_init.dot)" = "${spliced:-x}" ]; echo $?)"
 build/gilk -c 'splice do_prlimit regs' >/dev/null
 build/bin/test-live workload getrlimit 10
-out=$(build/gilk -c 'events 3')
-check "gilk events decodes regs events, rip with its symbol, and says how many it did not show" \
-	"$(echo "$out" | grep -c ' regs: rax=.*rsi=3 .*rip=[0-9a-f]* <do_prlimit+[0-9]*> ' | grep -qx 3 && echo "$out" | grep -q '^([0-9]* more events drained, not shown)'; echo $?)"
+out=$(build/gilk -c 'events 3' -c 'unsplice all' -c 'events')
+kept=$(echo "$out" | sed -n 's/^(\([0-9]*\) more events kept: "events" shows them)$/\1/p')
+check "gilk events 3 decodes regs events in hex, rip with its symbol, keeps the other $kept, and the next events shows them (their splice removed)" \
+	"$(echo "$out" | grep -c ' regs: rax=0x[0-9a-f]* .*rsi=0x3 .*rip=0x[0-9a-f]* <do_prlimit+[0-9]*> ' |
+	   grep -qx $((3 + ${kept:-99})) && [ "${kept:-0}" -ge 7 ]; echo $?)"
+build/gilk -c 'splice do_prlimit regs' >/dev/null
+build/bin/test-live workload getrlimit 10
+out=$(build/gilk -c 'events 1' -c 'hist rsi')
+check "hist of a register's values reports them in hex; events kept by events 1 count" \
+	"$(echo "$out" | grep -q '^rsi over 10 of 10 drained events: min 0x3, max 0x3$'; echo $?)"
+build/bin/test-live workload getrlimit 5
+out=$(build/gilk -c 'events 1' 2>&1)
+check "events kept when gilk ends are said to be dropped" \
+	"$(echo "$out" | grep -q '^(4 more events kept: "events" shows them)$' &&
+	   echo "$out" | grep -q '^(4 events kept and not shown are dropped: gilk ends)$'; echo $?)"
 # A full buffer: the shell says how many events each splice lost, once
 build/gilk -c events >/dev/null
 build/bin/test-live workload getrlimit 40000

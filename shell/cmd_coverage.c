@@ -75,6 +75,7 @@ const struct command cmd_coverage = {
 	.help = "coverage FUNC|GLOB...: splices every spliceable block of the functions\n"
 		"(a glob such as 'tcp_*' matches function names) with the built-in count,\n"
 		"which counts inline in the trampoline; more functions may be added later.\n"
+		"After an error or Ctrl-C nothing of the command is left.\n"
 		"coverage report: per function, the blocks that ran (hit), could be\n"
 		"spliced (spliceable) and could not (refused), and the total.\n"
 		"coverage reset: hits count from zero again. coverage stop: removes\n"

@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "interrupt.h"
+
 static bool is_glob(const char *w)
 {
 	return strpbrk(w, "*?[") != NULL;
@@ -93,6 +95,24 @@ static int add_function(struct session *s, struct coverage *c, const struct ksym
 	return 0;
 }
 
+/* Ctrl-C while coverage is being set up: the splices of blocks[from ..]
+ * made so far go again, so nothing of the command is left. */
+static void unsplice_new(struct session *s, struct coverage *c, size_t from)
+{
+	uint32_t ids[GILK_BATCH_MAX];
+	size_t k = 0;
+	struct gerr e;
+
+	for (size_t i = from; i <= c->nblocks; i++) {
+		if (k == GILK_BATCH_MAX || (i == c->nblocks && k)) {
+			live_unsplice_batch(&s->lv, ids, k, &e);
+			k = 0;
+		}
+		if (i < c->nblocks && c->blocks[i].id)
+			ids[k++] = c->blocks[i].id;
+	}
+}
+
 /* Plans blocks[from ..] together (each sees what the others will own) and
  * splices what can be, GILK_BATCH_MAX to a batch. */
 static int splice_new(struct session *s, struct coverage *c, size_t from, struct gerr *e)
@@ -123,8 +143,14 @@ static int splice_new(struct session *s, struct coverage *c, size_t from, struct
 	for (size_t done = 0; done < ngood; done += GILK_BATCH_MAX) {
 		size_t k = ngood - done < GILK_BATCH_MAX ? ngood - done : GILK_BATCH_MAX;
 
-		if (live_splice_batch(&s->lv, plans + done, k, "count", "", ids, e))
+		if (session_interrupted(s)) {
+			unsplice_new(s, c, from);
 			goto out;
+		}
+		if (live_splice_batch(&s->lv, plans + done, k, "count", "", ids, e)) {
+			unsplice_new(s, c, from);
+			goto out;
+		}
 		session_made(s, ids, k);
 		for (size_t i = 0; i < k; i++)
 			c->blocks[which[done + i]].id = ids[i];
@@ -140,25 +166,41 @@ out:
 	return rc;
 }
 
+/*
+ * All or nothing: on an error or Ctrl-C, the functions this command added
+ * leave the set, and the splices it made go (Ctrl-C is taken here, so the
+ * message can say so).
+ */
 int coverage_start(struct session *s, struct coverage *c, char **words,
 		   size_t n, struct gerr *e)
 {
-	size_t from = c->nblocks;
+	size_t from = c->nblocks, had = c->nfuncs;
+	int rc = 0;
 
-	for (size_t w = 0; w < n; w++) {
+	for (size_t w = 0; w < n && !rc; w++) {
 		const struct ksym **f;
 		size_t nf;
 
-		if (functions_named(s, words[w], &f, &nf, e))
-			return -1;
-		for (size_t i = 0; i < nf; i++)
-			if (add_function(s, c, f[i], e)) {
-				free(f);
-				return -1;
-			}
+		if (functions_named(s, words[w], &f, &nf, e)) {
+			rc = -1;
+			break;
+		}
+		for (size_t i = 0; !rc && i < nf && !session_interrupted(s); i++)
+			rc = add_function(s, c, f[i], e);
 		free(f);
 	}
-	return splice_new(s, c, from, e);
+	if (!rc && !session_interrupted(s))
+		rc = splice_new(s, c, from, e);
+	if (!rc && !session_interrupted(s))
+		return 0;
+	if (session_interrupted(s)) {
+		interrupt_clear();
+		rc = gerr_set(e, "coverage interrupted: %zu functions read, nothing spliced",
+			      c->nfuncs - had);
+	}
+	c->nfuncs = had;
+	c->nblocks = from;
+	return rc;
 }
 
 static int by_id(const void *a, const void *b)

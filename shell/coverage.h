@@ -38,7 +38,8 @@ struct coverage {
 
 /* Adds the functions named by each word (a symbol, or a glob over function
  * names) and splices every spliceable block of theirs: GILK_BATCH_MAX to a
- * batch, each all or none. */
+ * batch. All or nothing: after an error or Ctrl-C (said in e), the set and
+ * the kernel are as they were. */
 int coverage_start(struct session *s, struct coverage *c, char **words,
 		   size_t n, struct gerr *e);
 /* Reads every block's hits since the last reset. */

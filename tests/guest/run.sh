@@ -270,6 +270,17 @@ check "splices in the timer interrupt ($tick hits) and the scheduler ($sched hit
 	"$([ "${tick:-0}" -gt 0 ] && [ "$sched" -gt 0 ] && [ "$ev" = 1 ]; echo $?)"
 build/gilk -c 'unsplice all' >/dev/null
 
+# Ctrl-C in coverage: it stops, and nothing it did is left
+build/gilk -c "coverage '*'" >/tmp/cov.out 2>&1 &
+cov=$!
+sleep 5
+kill -INT $cov
+wait $cov
+st=$?
+check "Ctrl-C in coverage of the whole kernel stops it and leaves no splice ($(cat /tmp/cov.out); status $st)" \
+	"$([ $st = 1 ] && grep -q 'coverage interrupted: [0-9]* functions read, nothing spliced' /tmp/cov.out &&
+	   build/gilk -c 'info splices' | grep -qx 'no splices'; echo $?)"
+
 # Defect 7: a module force-unloaded (rmmod -f) under splices in its text
 # and of its instrument: gilk removes them while the module is going.
 dmesg -c >/dev/null

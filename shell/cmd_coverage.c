@@ -12,6 +12,39 @@ static int need_set(struct session *s, struct gerr *e)
 	return 0;
 }
 
+/* What the functions from the before-th on came to, and why blocks were
+ * refused, most common reason first. */
+static void summary(struct session *s, size_t before)
+{
+	size_t spliced = 0, refused = 0, blocks = 0, why[SR_NREASONS] = { 0 };
+
+	for (size_t i = before; i < s->cov->nfuncs; i++)
+		blocks += s->cov->funcs[i].n;
+	for (size_t i = s->cov->nblocks - blocks; i < s->cov->nblocks; i++) {
+		const struct cov_block *b = &s->cov->blocks[i];
+
+		spliced += b->id != 0;
+		refused += !b->id;
+		if (!b->id && b->why > SPLICE_OK && b->why < SR_NREASONS)
+			why[b->why]++;
+	}
+	fprintf(s->out, "coverage of %zu functions: %zu blocks spliced with count, %zu refused",
+		s->cov->nfuncs - before, spliced, refused);
+	for (const char *sep = ": "; ; sep = ", ") {
+		size_t most = 0;
+		int w = 0;
+
+		for (int r = 1; r < SR_NREASONS; r++)
+			if (why[r] > most)
+				most = why[(w = r)];
+		if (!most)
+			break;
+		fprintf(s->out, "%s%zu %s", sep, most, splice_reason_name((enum splice_reason)w));
+		why[w] = 0;
+	}
+	fputc('\n', s->out);
+}
+
 static int run(struct session *s, int argc, char **argv, struct gerr *e)
 {
 	const char *what = argv[1];
@@ -49,18 +82,7 @@ static int run(struct session *s, int argc, char **argv, struct gerr *e)
 	before = s->cov->nfuncs;
 	if (coverage_start(s, s->cov, argv + 1, (size_t)argc - 1, e))
 		return -1;
-	{
-		size_t spliced = 0, refused = 0, blocks = 0;
-
-		for (size_t i = before; i < s->cov->nfuncs; i++)
-			blocks += s->cov->funcs[i].n;
-		for (size_t i = s->cov->nblocks - blocks; i < s->cov->nblocks; i++) {
-			spliced += s->cov->blocks[i].id != 0;
-			refused += !s->cov->blocks[i].id;
-		}
-		fprintf(s->out, "coverage of %zu functions: %zu blocks spliced with count, %zu refused\n",
-			s->cov->nfuncs - before, spliced, refused);
-	}
+	summary(s, before);
 	return 0;
 }
 

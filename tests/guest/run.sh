@@ -438,6 +438,12 @@ check "coverage stop removes its splices ($(echo "$out" | tail -2 | tr '\n' ' ')
 	"$(echo "$out" | grep -q '^coverage stopped: its splices in 1 functions removed$' && echo "$out" | tail -1 | grep -qx 'no splices'; echo $?)"
 check "coverage takes a glob over function names ($(echo "$glob" | head -1))" \
 	"$(echo "$glob" | head -1 | grep -q '^coverage of 1 functions: 4 blocks spliced with count, 0 refused$'; echo $?)"
+# Blocks another shell's coverage holds: refused, and the reason said
+build/gilk -c 'coverage gilk_target_flags' >/dev/null
+again=$(build/gilk -c 'coverage gilk_target_flags' 2>&1)
+build/gilk -c 'unsplice all' >/dev/null
+check "coverage of blocks already spliced says why they are refused ($again)" \
+	"$(echo "$again" | grep -q '^coverage of 1 functions: 0 blocks spliced with count, 4 refused: 4 occupied$'; echo $?)"
 # A glob that also matches init code (tcp_init, freed after boot) takes the
 # functions splice --blocks takes, and leaves the init one out.
 init=$(build/gilk -c "coverage 'tcp_init*'" -c 'coverage stop' 2>&1)

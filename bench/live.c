@@ -64,7 +64,7 @@
 /* getppid's callees with BTF, the first that bpftrace's kfunc takes */
 static const char *const kfunc_targets[] = { "__task_pid_nr_ns", "__rcu_read_lock" };
 #define BATCH_FUNCTION "tcp_v4_rcv"
-/* The networking core of the README and issue 9. */
+/* The networking core of the README's scale figures. */
 #define NETCORE "'tcp_*' 'udp*' 'ip_*' 'ipv4_*' 'inet_*' '__inet_*' '*netif_*' " \
 	"'dev_*' '__dev_*' 'skb_*' '__skb_*' 'sock_*' 'sk_*' '__sk_*' 'napi_*' " \
 	"'neigh_*' 'fib_*' 'icmp_*' 'raw_*' '__tcp_*' '__udp*' '__ip_*' 'net_*'"

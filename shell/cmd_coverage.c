@@ -5,9 +5,19 @@
 #include "commands.h"
 #include "coverage.h"
 
+/* The session's set: one an earlier session started is taken over. */
+static int find_set(struct session *s, struct gerr *e)
+{
+	if (!s->cov && !(s->cov = calloc(1, sizeof(*s->cov))))
+		return gerr_set(e, "out of memory");
+	return s->cov->nfuncs ? 0 : coverage_adopt(s, s->cov, e);
+}
+
 static int need_set(struct session *s, struct gerr *e)
 {
-	if (!s->cov || !s->cov->nfuncs)
+	if (find_set(s, e))
+		return -1;
+	if (!s->cov->nfuncs)
 		return gerr_set(e, "no coverage running: \"coverage FUNC|GLOB...\" starts one");
 	return 0;
 }
@@ -18,6 +28,11 @@ static void summary(struct session *s, size_t before)
 {
 	size_t spliced = 0, refused = 0, blocks = 0, why[SR_NREASONS] = { 0 };
 
+	if (before == s->cov->nfuncs) {
+		fprintf(s->out, "coverage: every function named is in the set already (%zu functions)\n",
+			before);
+		return;
+	}
 	for (size_t i = before; i < s->cov->nfuncs; i++)
 		blocks += s->cov->funcs[i].n;
 	for (size_t i = s->cov->nblocks - blocks; i < s->cov->nblocks; i++) {
@@ -74,11 +89,8 @@ static int run(struct session *s, int argc, char **argv, struct gerr *e)
 		coverage_write(s->out, FMT_TEXT, s->cov);
 		return 0;
 	}
-	if (!s->cov) {
-		s->cov = calloc(1, sizeof(*s->cov));
-		if (!s->cov)
-			return gerr_set(e, "out of memory");
-	}
+	if (find_set(s, e))
+		return -1;
 	before = s->cov->nfuncs;
 	if (coverage_start(s, s->cov, argv + 1, (size_t)argc - 1, e))
 		return -1;
@@ -97,7 +109,9 @@ const struct command cmd_coverage = {
 	.help = "coverage FUNC|GLOB...: splices every spliceable block of the functions\n"
 		"(a glob such as 'tcp_*' matches function names) with the built-in count,\n"
 		"which counts inline in the trampoline; more functions may be added later.\n"
-		"After an error or Ctrl-C nothing of the command is left.\n"
+		"After an error or Ctrl-C nothing of the command is left. Coverage\n"
+		"that another gilk started (gilk -batch) is taken over: its splices\n"
+		"carry the argument \"coverage\".\n"
 		"coverage report: per function, the blocks that ran (hit), could be\n"
 		"spliced (spliceable) and could not (refused), and the total.\n"
 		"coverage reset: hits count from zero again. coverage stop: removes\n"

@@ -147,7 +147,7 @@ static int splice_new(struct session *s, struct coverage *c, size_t from, struct
 			unsplice_new(s, c, from);
 			goto out;
 		}
-		if (live_splice_batch(&s->lv, plans + done, k, "count", "", ids, e)) {
+		if (live_splice_batch(&s->lv, plans + done, k, "count", COVERAGE_MARK, ids, e)) {
 			unsplice_new(s, c, from);
 			goto out;
 		}
@@ -200,6 +200,71 @@ int coverage_start(struct session *s, struct coverage *c, char **words,
 	}
 	c->nfuncs = had;
 	c->nblocks = from;
+	return rc;
+}
+
+/* Its blocks' splice sites (add_function() leaves them to the caller). */
+static void block_sites(struct session *s, struct coverage *c, const struct cov_func *f)
+{
+	for (size_t i = f->first; i < f->first + f->n; i++)
+		c->blocks[i].site = session_block_site(s, c->blocks[i].start);
+}
+
+int coverage_adopt(struct session *s, struct coverage *c, struct gerr *e)
+{
+	struct gilk_splice_info *all;
+	size_t n, nplan = 0;
+	uint64_t *sites = NULL;
+	struct splice_plan *plans = NULL;
+	enum splice_reason *why = NULL;
+	bool *ok = NULL;
+	int rc = -1;
+
+	if (live_list(&s->lv, &all, &n, e))
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		const struct ksym *sym;
+		struct cov_func *f;
+
+		if (strcmp(all[i].instrument, "count") || strcmp(all[i].arg, COVERAGE_MARK) ||
+		    symtab_function(s->k->syms, all[i].site, &sym, NULL, NULL))
+			continue;
+		if (!has_function(c, sym->addr)) {
+			if (add_function(s, c, sym, e))
+				goto out;
+			block_sites(s, c, &c->funcs[c->nfuncs - 1]);
+		}
+		for (f = c->funcs; f->addr != sym->addr; f++)
+			;
+		for (size_t b = f->first; b < f->first + f->n; b++)
+			if (c->blocks[b].site == all[i].site)
+				c->blocks[b].id = all[i].id;
+	}
+	/* the blocks it did not splice: why, as it found then */
+	sites = calloc(c->nblocks + 1, sizeof(*sites));
+	plans = calloc(c->nblocks + 1, sizeof(*plans));
+	why = calloc(c->nblocks + 1, sizeof(*why));
+	ok = calloc(c->nblocks + 1, sizeof(*ok));
+	if (!sites || !plans || !why || !ok) {
+		gerr_set(e, "out of memory");
+		goto out;
+	}
+	for (size_t b = 0; b < c->nblocks; b++)
+		if (!c->blocks[b].id)
+			sites[nplan++] = c->blocks[b].site;
+	live_plan_many(&s->lv, sites, nplan, 0, plans, ok, why);
+	for (size_t b = 0, k = 0; b < c->nblocks; b++)
+		if (!c->blocks[b].id)
+			c->blocks[b].why = ok[k] ? SPLICE_OK : why[k], k++;
+	rc = 0;
+out:
+	if (rc)
+		coverage_free(c);
+	free(all);
+	free(sites);
+	free(plans);
+	free(why);
+	free(ok);
 	return rc;
 }
 

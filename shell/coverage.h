@@ -42,6 +42,13 @@ struct coverage {
  * the kernel are as they were. */
 int coverage_start(struct session *s, struct coverage *c, char **words,
 		   size_t n, struct gerr *e);
+/* The argument coverage gives its count splices: any session finds them. */
+#define COVERAGE_MARK "coverage"
+
+/* Takes over the coverage an earlier session started (gilk -batch, another
+ * shell) into the empty c: its functions and blocks from the splices that
+ * carry COVERAGE_MARK, hits counted from each splice's start. */
+int coverage_adopt(struct session *s, struct coverage *c, struct gerr *e);
 /* Reads every block's hits since the last reset. */
 int coverage_read(struct session *s, struct coverage *c, struct gerr *e);
 /* From now on, hits count from zero. */

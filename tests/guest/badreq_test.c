@@ -1,5 +1,5 @@
 /*
- * Bad requests (issue 7, part 3): valid SPLICE requests with one field
+ * Bad requests: valid SPLICE requests with one field
  * changed (every field; 0, the maximum, one past it, -1 and random values),
  * sent while another process splices and unsplices through its own file and
  * while an instrument module comes and goes. gilk.ko must refuse each with

@@ -1,7 +1,7 @@
 /*
- * Each defect a review of gilk.ko found, provoked for real (issue 7, part 2).
- * On the gilk.ko before the fixes each of these fails, most by crashing the
- * guest; the numbers are the issue's. Defect 2 (unsplicing an eviction
+ * Each defect the reviews of gilk.ko found, provoked for real, numbered in
+ * the order they were found. On the gilk.ko before the fixes each of these
+ * fails, most by crashing the guest. Defect 2 (unsplicing an eviction
  * bounce) needs a task parked on the bounce slot: run.sh provokes it with the
  * target module, which can hold a CPU there. Defect 5 bites under
  * preempt=full: the suite runs booted that way too.

@@ -1,5 +1,5 @@
 /*
- * FACTS by range (issue 9, part 1) against a per-byte reference kept only
+ * FACTS by range against a per-byte reference kept only
  * here: for every byte of a set of ranges, what the kernel's own per-address
  * predicates say, rebuilt from what user space can read of the same tables:
  *  - within_kprobe_blacklist(): the ranges debugfs lists, or a suffixed

@@ -408,7 +408,7 @@ insmod build/tests/gilk_target.ko
 check "the target module loads" "$?"
 suite templates
 
-# coverage (issue 9 part 4): gilk_target_flags's four blocks (tests/guest/target/
+# coverage: gilk_target_flags's four blocks (tests/guest/target/
 # flags.c: the entry, 1: at +9, the block adding 1000 at +18, 2: at +24). With
 # n < 10 the block adding 1000 must not run and the three others must, once.
 f=$(awk '$3 == "gilk_target_flags" {print $1; exit}' /proc/kallsyms)
@@ -438,12 +438,21 @@ check "coverage stop removes its splices ($(echo "$out" | tail -2 | tr '\n' ' ')
 	"$(echo "$out" | grep -q '^coverage stopped: its splices in 1 functions removed$' && echo "$out" | tail -1 | grep -qx 'no splices'; echo $?)"
 check "coverage takes a glob over function names ($(echo "$glob" | head -1))" \
 	"$(echo "$glob" | head -1 | grep -q '^coverage of 1 functions: 4 blocks spliced with count, 0 refused$'; echo $?)"
-# Blocks another shell's coverage holds: refused, and the reason said
-build/gilk -c 'coverage gilk_target_flags' >/dev/null
+# Blocks other splices hold: refused, and the reason said
+build/gilk -c 'splice gilk_target_flags:blocks' >/dev/null
 again=$(build/gilk -c 'coverage gilk_target_flags' 2>&1)
 build/gilk -c 'unsplice all' >/dev/null
 check "coverage of blocks already spliced says why they are refused ($again)" \
 	"$(echo "$again" | grep -q '^coverage of 1 functions: 0 blocks spliced with count, 4 refused: 4 occupied$'; echo $?)"
+# Coverage started by gilk -batch is found by the next gilk
+build/gilk -batch -c 'coverage gilk_target_flags' >/dev/null
+echo "flags 3" >/proc/gilk_target
+later=$(build/gilk -c 'coverage gilk_target_flags' -c 'coverage report' -c 'coverage stop' -c 'info splices' 2>&1)
+check "coverage started by gilk -batch is taken over by the next gilk: reported, extended, stopped ($(echo "$later" | head -1))" \
+	"$(echo "$later" | head -1 | grep -q '^coverage: every function named is in the set already (1 functions)$' &&
+	   echo "$later" | grep -Eq '^gilk_target_flags +3 +4 +0$' &&
+	   echo "$later" | grep -q '^coverage stopped: its splices in 1 functions removed$' &&
+	   echo "$later" | tail -1 | grep -qx 'no splices'; echo $?)"
 # A glob that also matches init code (tcp_init, freed after boot) takes the
 # functions splice --blocks takes, and leaves the init one out.
 init=$(build/gilk -c "coverage 'tcp_init*'" -c 'coverage stop' 2>&1)

@@ -1,5 +1,5 @@
 /*
- * Scale (issue 9, part 2): every block of every function a glob matches,
+ * Scale: every block of every function a glob matches,
  * well over 256 splices, in one batch; the trampolines packed many to a
  * page, each sized to what it holds, the memory per splice read from
  * gilk.ko; a batch as large refused whole when its last request is bad;

@@ -115,7 +115,8 @@ static int run(struct session *s, int argc, char **argv, struct gerr *e)
 			snprintf(succ, sizeof(succ), "%s", x.kind == EXIT_NORETURN ? "noreturn" :
 				 x.kind == EXIT_COLD ? "cold" : x.kind == EXIT_BUG ? "trap" : "none");
 		if (id) {
-			snprintf(verdict, sizeof(verdict), "spliced (splice %u)", id);
+			snprintf(verdict, sizeof(verdict), "spliced (splice %u: %" PRIu64 " hits)", id,
+				 session_splice_hits(s, id));
 		} else {
 			plan_verdict(&p, ok, verdict, sizeof(verdict));
 			nbounce += ok && p.mode == SPLICE_BOUNCE;
@@ -145,9 +146,11 @@ const struct command cmd_blocks = {
 		"blocks (\"exit\" when control returns, \"noreturn\" after a call that\n"
 		"never returns, \"cold\" into the .cold part; after a WARN(), where it\n"
 		"goes on), and how a splice there would go: a jmp, a bounce (through\n"
-		"padding, a splice's dead tail, or an evicted neighbour), why it is\n"
-		"refused, or which splice is already there. Blocks that start with an\n"
-		"ftrace call site are spliced past it; a BUG()/WARN() ud2 is replayed.\n"
+		"padding, a splice's dead tail, or an evicted neighbour) or a trap,\n"
+		"with \"region N bytes\", the instructions it moves to the trampoline;\n"
+		"why it is refused; or which splice is already there, with its hits.\n"
+		"Blocks that start with an ftrace call site are spliced past it; a\n"
+		"BUG()/WARN() ud2 is replayed.\n"
 		"[exit: ...] says what a FUNC:exit splice splices there (ret, return\n"
 		"thunk, tail call) and how; a noreturn call's block is not an exit, nor\n"
 		"is a conditional jump out of the function (said as such).\n"

@@ -20,14 +20,6 @@ static int parse_count(const char *s, size_t *n, struct gerr *e)
 }
 
 /* (as last read: session_splices_refresh) */
-static uint64_t hits_of(const struct session *s, uint32_t id)
-{
-	for (size_t i = 0; i < s->nspliced; i++)
-		if (s->spliced[i].id == id)
-			return s->spliced[i].hits;
-	return 0;
-}
-
 /* Prints count instructions of g from index first; returns the index after. */
 static size_t show(struct session *s, const struct cfg *g, const struct ksym *sym,
 		   size_t first, size_t count)
@@ -46,7 +38,7 @@ static size_t show(struct session *s, const struct cfg *g, const struct ksym *sy
 		symbolize_insn(s, in, text, sizeof(text));
 		if (id)
 			snprintf(spliced, sizeof(spliced), "   [splice %u: %" PRIu64 " hits]", id,
-				 hits_of(s, id));
+				 session_splice_hits(s, id));
 		fprintf(s->out, "%c 0x%016" PRIx64 " <%s+%" PRIu64 ">: %-24s %s%s\n", mark,
 			in->addr, sym->name, in->addr - g->start, bytes, text, spliced);
 	}

@@ -60,6 +60,14 @@ ssize_t session_warn_resume(struct session *s, const struct cfg *g,
 	return next >= 0 && g->blocks[next].start == last->addr + last->len ? next : -1;
 }
 
+uint64_t session_splice_hits(const struct session *s, uint32_t id)
+{
+	for (size_t i = 0; i < s->nspliced; i++)
+		if (s->spliced[i].id == id)
+			return s->spliced[i].hits;
+	return 0;
+}
+
 uint32_t session_splice_at(const struct session *s, uint64_t addr)
 {
 	for (size_t i = 0; i < s->nspliced; i++)

@@ -94,6 +94,8 @@ int session_plan(struct session *s, uint64_t site, unsigned flags,
  * read once per command by session_splices_refresh(). */
 void session_splices_refresh(struct session *s);
 uint32_t session_splice_at(const struct session *s, uint64_t addr);
+/* Its hits, as that list read them. */
+uint64_t session_splice_hits(const struct session *s, uint32_t id);
 
 /* Reads kernel bytes: live through gilk.ko, offline from the image. */
 int session_read(struct session *s, uint64_t addr, void *buf, size_t len,

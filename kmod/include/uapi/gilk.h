@@ -6,8 +6,10 @@
  * A splice is made in two steps: RESERVE gets trampoline memory (and the
  * addresses the planner must embed: the trampoline, gilk.ko's entry function
  * and the splice's context), then SPLICE hands over the bytes planned for
- * those addresses. gilk.ko never decodes x86: it checks what it can (expected
- * bytes, text ranges, reservations) and runs the patch protocol.
+ * those addresses. gilk.ko trusts none of them: its code checker decodes
+ * the function with the kernel's own decoder and verifies every byte it is
+ * asked to write (the trampoline, the relocated instructions, the jmp), then
+ * it runs the patch protocol.
  */
 #ifndef _UAPI_GILK_H
 #define _UAPI_GILK_H

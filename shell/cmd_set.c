@@ -38,7 +38,7 @@ const struct command cmd_set = {
 	.run = run,
 	.min_args = 2,
 	.max_args = 3,
-	.usage = "set listsize|instrument|trap|format|pagination|height VALUE...",
+	.usage = "set listsize|instrument|trap|format|pagination|height|trace-commands VALUE...",
 	.help = "set listsize N: instructions disas shows from a LOCATION that is not\n"
 		"a function's start (16).\n"
 		"set instrument NAME [ARG]: what splice uses when no INSTRUMENT is named\n"
@@ -50,7 +50,9 @@ const struct command cmd_set = {
 		"set pagination on|off: at a terminal, output longer than the screen\n"
 		"stops every screenful (RET for more, q to stop, c for the rest) (on).\n"
 		"set height N|auto: lines per screen, 0 for no limit (auto: the\n"
-		"terminal's).",
+		"terminal's).\n"
+		"set trace-commands on|off: commands from source, -x, -c or a pipe are\n"
+		"echoed before they run, \"+\" first, as gdb's (off).",
 	.complete = COMPLETE_WORDS,
 	.words = settings_names,
 	.complete2 = COMPLETE_INSTRUMENT,

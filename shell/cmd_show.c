@@ -46,20 +46,24 @@ static int run(struct session *s, int argc, char **argv, struct gerr *e)
 {
 	if (argc == 2 && !strcmp(argv[1], "version"))
 		return show_version(s, e);
-	if (settings_show(&s->set, s->out, argc == 2 ? argv[1] : NULL, e))
-		return gerr_set(e, "show what? version, listsize, instrument, trap, format, pagination or height");
+	if (settings_show(&s->set, s->out, argc == 2 ? argv[1] : NULL, e)) {
+		char all[256];
+
+		settings_list(all, sizeof(all));
+		return gerr_set(e, "show what? version, or a setting: %s", all);
+	}
 	return 0;
 }
 
 static const char *const what[] = { "version", "listsize", "instrument", "trap", "format",
-				    "pagination", "height", NULL };
+				    "pagination", "height", "trace-commands", NULL };
 
 const struct command cmd_show = {
 	.name = "show",
 	.run = run,
 	.min_args = 0,
 	.max_args = 1,
-	.usage = "show [version|listsize|instrument|trap|format|pagination|height]",
+	.usage = "show [version|listsize|instrument|trap|format|pagination|height|trace-commands]",
 	.help = "Shows one setting, or all of them with what each does (\"set\" changes\n"
 		"them); \"show version\" the ioctl ABI of gilk and of gilk.ko, and the\n"
 		"kernel's own version banner.",

@@ -175,6 +175,14 @@ static int run_line(struct session *s, char *line, struct gerr *e)
 	return run_with_output(s, c, n, words, pipe_to, e);
 }
 
+void command_trace(struct session *s, const char *line)
+{
+	const char *p = line + strspn(line, " \t");
+
+	if (s->set.trace_commands && *p && *p != '\n' && *p != '#')
+		fprintf(s->out, "+%.*s\n", (int)strcspn(p, "\r\n"), p);
+}
+
 int command_run_line(struct session *s, char *line, struct gerr *e)
 {
 	int rc;

@@ -46,6 +46,10 @@ extern const struct command cmd_help, cmd_quit, cmd_disas, cmd_x, cmd_blocks,
 	cmd_complete, cmd_latency, cmd_print;
 
 const struct command *command_find(const char *name);
+/* With "set trace-commands on", echoes a command that was not typed (from
+ * source, -x, -c or a pipe), "+" first, as gdb's; comments and blank lines
+ * are not commands. */
+void command_trace(struct session *s, const char *line);
 /* The i-th command, NULL past the last. */
 const struct command *command_at(size_t i);
 

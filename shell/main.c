@@ -130,6 +130,7 @@ static int from_stream(struct session *s, FILE *f)
 	char line[4096];
 
 	while (!s->quit && fgets(line, sizeof(line), f)) {
+		command_trace(s, line);
 		if (run_line(s, line))
 			return 1;
 		record_line(s, line);
@@ -197,8 +198,10 @@ int main(int argc, char **argv)
 		free(cmds);
 		return rc;
 	}
-	for (int i = 0; i < ncmds && !rc && !s.quit; i++)
+	for (int i = 0; i < ncmds && !rc && !s.quit; i++) {
+		command_trace(&s, cmds[i]);
 		rc = run_line(&s, cmds[i]) ? 1 : 0;
+	}
 	if (!rc && script && !s.quit && script_run(&s, script, &e)) {
 		fprintf(stderr, "gilk: %s\n", e.msg);
 		rc = 1;

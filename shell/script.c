@@ -43,6 +43,7 @@ static int run_one(void *ctx, char *line, unsigned lineno, struct gerr *e)
 	(void)lineno;
 	if (s->quit)
 		return 0;
+	command_trace(s, line);
 	return command_run_line(s, line, e);
 }
 

@@ -7,7 +7,7 @@
 #include "formats.h"
 
 const char *const settings_names[] = { "listsize", "instrument", "trap", "format",
-				       "pagination", "height", NULL };
+				       "pagination", "height", "trace-commands", NULL };
 
 void settings_init(struct settings *st)
 {
@@ -62,6 +62,11 @@ static int set_pagination(struct settings *st, int n, char **v, struct gerr *e)
 	return on_off(&st->pagination, "pagination", n, v, e);
 }
 
+static int set_trace_commands(struct settings *st, int n, char **v, struct gerr *e)
+{
+	return on_off(&st->trace_commands, "trace-commands", n, v, e);
+}
+
 static int set_height(struct settings *st, int n, char **v, struct gerr *e)
 {
 	char *end;
@@ -103,6 +108,7 @@ static const struct {
 	{ "format", set_format, "dump's format without --format; auto: by FILE's extension" },
 	{ "pagination", set_pagination, "whether output longer than the terminal stops every screenful" },
 	{ "height", set_height, "lines per screen for the pager; 0: no limit; auto: the terminal's" },
+	{ "trace-commands", set_trace_commands, "whether commands from source, -x, -c or a pipe are echoed, \"+\" first" },
 };
 
 #define NVARS (sizeof(vars) / sizeof(vars[0]))
@@ -115,10 +121,21 @@ static int find(const char *name)
 	return -1;
 }
 
+void settings_list(char *buf, size_t len)
+{
+	size_t used = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < NVARS && used < len; i++)
+		used += (size_t)snprintf(buf + used, len - used, "%s%s", i ? ", " : "", vars[i].name);
+}
+
 static int unknown(const char *name, struct gerr *e)
 {
-	return gerr_set(e, "no setting '%s': listsize, instrument, trap, format, pagination, height",
-			name);
+	char all[256];
+
+	settings_list(all, sizeof(all));
+	return gerr_set(e, "no setting '%s': %s", name, all);
 }
 
 int settings_set(struct settings *st, const char *name, int nvalue,
@@ -150,6 +167,9 @@ static void show_one(const struct settings *st, FILE *out, int i)
 	case 4:
 		snprintf(v, sizeof(v), "%s", st->pagination ? "on" : "off");
 		break;
+	case 6:
+		snprintf(v, sizeof(v), "%s", st->trace_commands ? "on" : "off");
+		break;
 	default:
 		if (st->height_set)
 			snprintf(v, sizeof(v), "%u", st->height);
@@ -157,7 +177,7 @@ static void show_one(const struct settings *st, FILE *out, int i)
 			snprintf(v, sizeof(v), "auto");
 		break;
 	}
-	fprintf(out, "%-10s %-12s %s\n", vars[i].name, v, vars[i].help);
+	fprintf(out, "%-14s %-12s %s\n", vars[i].name, v, vars[i].help);
 }
 
 int settings_show(const struct settings *st, FILE *out, const char *name,

@@ -20,6 +20,7 @@ struct settings {
 	bool pagination;		/* the pager stops every screenful */
 	unsigned height;		/* lines per screen; 0: no limit */
 	bool height_set;		/* else the terminal's height */
+	bool trace_commands;		/* commands not typed are echoed, "+" first */
 };
 
 void settings_init(struct settings *st);
@@ -32,5 +33,7 @@ int settings_show(const struct settings *st, FILE *out, const char *name,
 
 /* The names, for completion: settings_names ends with NULL. */
 extern const char *const settings_names[];
+/* "listsize, instrument, ...": every name, for messages. */
+void settings_list(char *buf, size_t len);
 
 #endif

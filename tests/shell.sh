@@ -301,6 +301,14 @@ fails "print/i: a format print does not take is named" 'p/i 1' "'i' is neither a
 fails "print of an unknown symbol says so" 'p nosuchsymbol + 1' "no symbol 'nosuchsymbol'"
 fails "print of two terms without an operator says where" 'p 1 2' "'+' or '-' expected at '2'"
 fails "print of a bad number says so" 'p 12abc' "'12abc' is not a number"
+printf 'set trace-commands on\n# a comment\n\ninfo symbol jiffies\nshow trace-commands\n' >"$t/trace"
+"${G[@]}" -x "$t/trace" >"$t/o" 2>&1
+check "set trace-commands on: source and -x echo each command, + first, before its output" \
+	"$([ "$(sed -n 1,3p "$t/o")" = "+info symbol jiffies
+jiffies in section .data
++show trace-commands" ] && sed -n 4p "$t/o" | grep -Eq '^trace-commands +on '; echo $?)"
+fails "set of an unknown setting lists the settings from the table" 'set bogus 1' \
+	"no setting 'bogus': listsize, instrument, trap, format, pagination, height, trace-commands"
 check "gilk --version prints the version from the VERSION file" \
 	"$([ "$(build/gilk --version)" = "gilk $(cat VERSION)" ]; echo $?)"
 
@@ -373,10 +381,10 @@ check "-batch with nothing to run reads no commands and exits 0" "$([ $? = 0 ] &
 "${G[@]}" -c 'show' -c 'set listsize 3' -c 'set instrument tsc' -c 'set trap on' -c 'set format csv' -c 'show' \
 	-c 'disas __x64_sys_getppid+5' >"$t/o" 2>"$t/e"
 check "show lists the settings with their defaults; set changes them" \
-	"$([ $? = 0 ] && [ "$(sed -n 1,6p "$t/o" | awk '{print $1 "=" $2}' | tr '\n' ' ')" = "listsize=16 instrument=count trap=off format=auto pagination=on height=auto " ] &&
-	   [ "$(sed -n 7,10p "$t/o" | awk '{print $1 "=" $2}' | tr '\n' ' ')" = "listsize=3 instrument=tsc trap=on format=csv " ]; echo $?)"
+	"$([ $? = 0 ] && [ "$(sed -n 1,7p "$t/o" | awk '{print $1 "=" $2}' | tr '\n' ' ')" = "listsize=16 instrument=count trap=off format=auto pagination=on height=auto trace-commands=off " ] &&
+	   [ "$(sed -n 8,11p "$t/o" | awk '{print $1 "=" $2}' | tr '\n' ' ')" = "listsize=3 instrument=tsc trap=on format=csv " ]; echo $?)"
 check "set listsize is how many instructions disas shows past a function's start" \
-	"$([ "$(sed -n '13,$p' "$t/o" | wc -l)" = 3 ]; echo $?)"
+	"$([ "$(sed -n '15,$p' "$t/o" | wc -l)" = 3 ]; echo $?)"
 "${G[@]}" -c 'set pagination off' -c 'set height 7' -c 'show pagination' -c 'show height' -c 'set height auto' -c 'show height' >"$t/o" 2>"$t/e"
 check "set pagination and set height change what show says" \
 	"$([ $? = 0 ] && [ "$(awk '{print $1 "=" $2}' "$t/o" | tr '\n' ' ')" = "pagination=off height=7 height=auto " ]; echo $?)"

@@ -141,6 +141,7 @@ static int run(struct session *s, int argc, char **argv, struct gerr *e)
 	if ((slash && xfmt_parse("x", slash + 1, "xduotcais", 4, &f, e)) ||
 	    session_resolve(s, argv[1], &addr, e))
 		return -1;
+	session_splices_refresh(s);	/* live, trampolines are named by their splice */
 	if (!slash)
 		return hex_bytes(s, addr, argc, argv, e);
 	if (f.fmt == 'i')

@@ -14,6 +14,28 @@
 /* The symbol near addr and the offset: false when none is. Per-CPU
  * variables (gs-relative) sit at small offsets, other symbols above
  * KERNEL_SPACE. */
+/* Live, an address in one of gilk's trampolines (as the splice list last
+ * read them) is named by its splice: no kernel symbol is near it. */
+static bool in_trampoline(const struct session *s, uint64_t addr, char *name, size_t len,
+			  uint64_t *off)
+{
+	for (size_t i = 0; s->live && i < s->nspliced; i++) {
+		const struct gilk_splice_info *in = &s->spliced[i];
+
+		if (addr >= in->tramp && addr < in->tramp + in->tramp_len) {
+			snprintf(name, len, "gilk trampoline of splice %u", in->id);
+			*off = addr - in->tramp;
+			return true;
+		}
+		if (addr >= in->evict_tramp && addr < in->evict_tramp + in->evict_len) {
+			snprintf(name, len, "gilk trampoline of splice %u's evicted block", in->id);
+			*off = addr - in->evict_tramp;
+			return true;
+		}
+	}
+	return false;
+}
+
 static bool near_symbol_in(struct session *s, uint64_t addr, bool per_cpu, char *name,
 			   size_t len, uint64_t *off)
 {
@@ -22,6 +44,8 @@ static bool near_symbol_in(struct session *s, uint64_t addr, bool per_cpu, char 
 
 	if (per_cpu != (addr < KERNEL_SPACE))
 		return false;
+	if (in_trampoline(s, addr, name, len, off))
+		return true;
 	symtab_format(s->k->syms, addr, f, sizeof(f));
 	if (!strncmp(f, "0x", 2))
 		return false;

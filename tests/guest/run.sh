@@ -83,6 +83,9 @@ check "info splice ID: displaced and written bytes, and the trampoline counting 
 	   echo "$out" | grep -q "^         was: $displaced\$" &&
 	   echo "$out" | grep -q "inc qword ptr gs:" && ! echo "$out" | grep -q "0x$entry" &&
 	   echo "$out" | tail -1 | grep -q "jmp 0x[0-9a-f]* <[_a-z0-9]*sys_getppid+$((eoff + $(echo "$displaced" | wc -w)))>\$"; echo $?)"
+out=$(build/gilk -c "x/2i $site")
+check "x/i through a spliced site names the trampoline by its splice ($(echo "$out" | head -1))" \
+	"$(echo "$out" | head -1 | grep -q "jmp 0x[0-9a-f]* <gilk trampoline of splice $id>\$"; echo $?)"
 out=$(build/gilk -c 'info instruments')
 check "info instruments says what each trampoline saves ($(echo "$out" | awk '{print $1 ":" $3}' | tr '\n' ' '))" \
 	"$(echo "$out" | grep -Eq '^count +gilk +inline ' && echo "$out" | grep -Eq '^tsc +gilk +inline ' &&

@@ -11,7 +11,7 @@ check() { # check NAME STATUS
 }
 t=$(mktemp -d)
 trap 'rm -rf "$t"' EXIT
-version=$(sed -n 's/^VERSION *:= *//p' Makefile)
+version=$(cat VERSION)
 ref=build/cache/ref
 
 make --no-print-directory install DESTDIR="$t/root" PREFIX=/usr >"$t/log" 2>&1

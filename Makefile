@@ -23,7 +23,7 @@ SUITES  := unit cfg-objdump differential shell install checkpatch lab uniproc do
 CORE_SRC := $(wildcard core/*.c)
 CORE_OBJ := $(CORE_SRC:%.c=$(B)/%.o)
 
-.PHONY: all user kmods check check-matrix kernel-debug soak torture bench bench-offline bench-live lab setup \
+.PHONY: all user kmods check check-matrix check-fresh kernel-debug soak torture bench bench-offline bench-live lab setup \
 	clean install uninstall completions $(addprefix check-,$(SUITES))
 all: user kmods
 kmods: $(KMODS)
@@ -200,6 +200,11 @@ check-matrix:
 	@scripts/setup
 	@$(MAKE) --no-print-directory KERNEL=ref all
 	@tests/matrix
+
+# The README's two commands on a Debian 12 system with nothing on it, made
+# with mmdebstrap (not in check: it runs all of make check again).
+check-fresh:
+	@tests/fresh
 
 # The long stress, on the debug kernel unless KERNEL is given (not in check).
 soak:

@@ -85,6 +85,7 @@ void live_close(struct live *lv)
 	kernel_close(&lv->k);
 	kimage_close(lv->kcore);
 	free(lv->occupied);
+	free(lv->splices);
 	free(lv->pending);
 	free(lv->pending_site);
 	free(lv->near);
@@ -198,6 +199,9 @@ static int learn_splices(struct live *lv, struct gerr *e)
 		free(all);
 		return 0;
 	}
+	free(lv->splices);
+	lv->splices = all;
+	lv->nsplices = n;
 	lv->splices_sig = sig;
 	lv->gen++;
 	lv->noccupied = 0;
@@ -219,10 +223,25 @@ static int learn_splices(struct live *lv, struct gerr *e)
 			 * neighbour the same splice evicts. */
 		}
 	}
-	free(all);
 	if (lv->noccupied)
 		qsort(lv->occupied, lv->noccupied, sizeof(*lv->occupied), cmp_range_start);
 	return rc ? gerr_setc(e, ENOMEM, "out of memory") : 0;
+}
+
+/* The original bytes of the splices last learnt, where they fall in
+ * [lo, hi): module text read again holds their jumps. */
+static void unsplice_snapshot(struct live *lv, uint64_t lo, uint64_t hi)
+{
+	for (size_t i = 0; i < lv->nsplices; i++) {
+		const struct gilk_splice_info *s = &lv->splices[i];
+
+		if (s->site >= lo && s->site + s->region_len <= hi)
+			kimage_overlay(lv->k.img, s->site, s->region_orig, s->region_len);
+		for (uint32_t k = 0; k < s->npatch && k < GILK_MAX_PATCHES; k++)
+			if (s->patch[k].addr >= lo && s->patch[k].addr + s->patch[k].len <= hi)
+				kimage_overlay(lv->k.img, s->patch[k].addr, s->patch[k].orig,
+					       s->patch[k].len);
+	}
 }
 
 /* The bytes one plan around [lo, hi) must leave alone: gilk.ko's splices
@@ -384,7 +403,10 @@ static int snapshot_module_text(struct live *lv, uint64_t fs, uint64_t fe,
 	if (ioctl(lv->fd, GILK_IOC_FACTS, &q) < 0 || q.text != GILK_TEXT_MODULE)
 		return gerr_set(e, "0x%llx is not kernel or module text",
 				(unsigned long long)fs);
-	return kimage_copy_range(lv->k.img, lv->kcore, "module", fs, fe - fs, e);
+	if (kimage_copy_range(lv->k.img, lv->kcore, "module", fs, fe - fs, e))
+		return -1;
+	unsplice_snapshot(lv, fs, fe);
+	return 0;
 }
 
 int live_text_kind(struct live *lv, uint64_t addr)

@@ -37,6 +37,8 @@ struct live {
 	bool batch;                 /* in a batch: splices known */
 	bool facts_unsorted;        /* facts added since the last sort */
 	uint64_t splices_sig;       /* of the splices last learnt */
+	struct gilk_splice_info *splices; /* and the splices themselves */
+	size_t nsplices;
 	struct range *occupied;     /* gilk.ko's splices' bytes, sorted */
 	size_t noccupied;
 	struct range *pending;      /* bytes of the batch's plans so far */

@@ -219,7 +219,7 @@ check "x/8xb, x/2xw, x/1xg and x/2dh read the same bytes, little-endian, labelle
 b0=$((16#$(echo "$bytes" | cut -c1-2)))
 check "x/1ub, x/1ob and x/1tb: decimal, octal and binary" \
 	"$([ "$(sed -n 6p "$t/o" | cut -f2)" = "$b0" ] && [ "$(sed -n 7p "$t/o" | cut -f2)" = "0$(printf '%o' $b0)" ] &&
-	   [ "$(sed -n 8p "$t/o" | cut -f2)" = "$(echo "obase=2; $b0" | bc | xargs printf '%08d')" ]; echo $?)"
+	   [ "$(sed -n 8p "$t/o" | cut -f2)" = "$(for b in 7 6 5 4 3 2 1 0; do printf %d $((b0 >> b & 1)); done)" ]; echo $?)"
 "${G[@]}" -c 'x/3i __x64_sys_getppid' -c 'disas __x64_sys_getppid 3' -c 'x/s linux_banner' -c 'show version' \
 	-c 'x/2a sys_call_table' -c 'x/5c linux_banner' >"$t/o" 2>"$t/e"
 check "x/3i shows the instructions disas shows" \

@@ -10,8 +10,12 @@
  * exposed (its handler runs before the chain and calls nothing out), and
  * gilk cannot run before the chain, so it refuses what the chain runs.
  *
- * The walk starts at notify_die(), at the die chain's notifiers that run
- * before gilk's, and at gilk's own int3 handler and hit path (gilk_entry();
+ * The walk starts at the int3 exception's handler, exc_int3() (its entry
+ * and exit tell lockdep, RCU and context tracking, which on a debug kernel
+ * call out of line: ct_nmi_enter()'s trace_rcu_dyntick() met its own int3
+ * until the NMI count overflowed), at notify_die(), at the die chain's
+ * notifiers that run before gilk's, and at gilk's own int3 handler and hit
+ * path (gilk_entry();
  * the instrument it calls runs inside the recursion guard, where a hit is
  * counted as nested and skipped). It follows direct calls and tail jumps,
  * decoded with the kernel's own decoder:
@@ -233,7 +237,9 @@ int gilk_own_path_init(void)
 	w.fn = kvmalloc_array(OWN_PATH_MAX, sizeof(*w.fn), GFP_KERNEL);
 	if (!w.fn)
 		return -ENOMEM;
-	ret = add_root(&w, gilk_ks.kallsyms_lookup_name("notify_die"), "notify_die");
+	ret = add_root(&w, gilk_ks.kallsyms_lookup_name("exc_int3"), "exc_int3");
+	if (!ret)
+		ret = add_root(&w, gilk_ks.kallsyms_lookup_name("notify_die"), "notify_die");
 	if (!ret)
 		ret = add_root(&w, (unsigned long)gilk_int3_notify, "gilk's int3 handler");
 	if (!ret)

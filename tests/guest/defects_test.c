@@ -1095,9 +1095,11 @@ static void defect_nmi(struct live *lv)
  * __rcu_read_lock() on a PREEMPT_RCU kernel: an int3 there was met again
  * inside its own handling, without end (the kernel died at once). So is
  * hw_breakpoint's die notifier, which runs before gilk's on every int3
- * (make torture found it, splicing every function at once). All are
- * refused as gilk-path, by the planner and by gilk.ko, while both vCPUs
- * run code that takes rcu_read_lock().
+ * (make torture found it, splicing every function at once), and what the
+ * int3 exception's entry calls on a debug kernel (make torture again: the
+ * NMI count overflowed in nested int3s). All are refused as gilk-path, by
+ * the planner and by gilk.ko, while both vCPUs run code that takes
+ * rcu_read_lock().
  */
 static void *rcu_load(void *arg)
 {
@@ -1110,9 +1112,14 @@ static void *rcu_load(void *arg)
 
 static void defect_own_path(struct live *lv)
 {
-	/* the chain's rcu_read_lock() and unlock, and the notifier before gilk's */
+	/*
+	 * The chain's rcu_read_lock() and unlock, the notifier before gilk's,
+	 * and what the int3 exception's entry runs before the chain: on the
+	 * debug kernel ct_nmi_enter() calls trace_rcu_dyntick() out of line.
+	 */
 	static const char *const fns[] = {
 		"__rcu_read_lock", "__rcu_read_unlock", "hw_breakpoint_exceptions_notify",
+		"trace_rcu_dyntick",
 	};
 	volatile int stop = 0;
 	pthread_t t[2];
@@ -1127,7 +1134,9 @@ static void defect_own_path(struct live *lv)
 		int err, ret;
 
 		if (!fn) {
-			/* the first two are inline where RCU is not preemptible */
+			/* the first two are inline where RCU is not preemptible,
+			 * the last where the kernel is built to be fast
+			 */
 			check(1, "defect 12: %s is not a function on this kernel", fns[i]);
 			continue;
 		}

@@ -10,10 +10,10 @@
  * exposed (its handler runs before the chain and calls nothing out), and
  * gilk cannot run before the chain, so it refuses what the chain runs.
  *
- * The walk starts at the int3 exception's handler, exc_int3() (its entry
- * and exit tell lockdep, RCU and context tracking, which on a debug kernel
- * call out of line: ct_nmi_enter()'s trace_rcu_dyntick() met its own int3
- * until the NMI count overflowed), at notify_die(), at the die chain's
+ * The walk starts at what the int3 exception runs for a kernel int3 (its
+ * entry and exit tell lockdep, RCU and context tracking, which on a debug
+ * kernel call out of line: ct_nmi_enter()'s trace_rcu_dyntick() met its own
+ * int3 until the NMI count overflowed), at notify_die(), at the die chain's
  * notifiers that run before gilk's, and at gilk's own int3 handler and hit
  * path (gilk_entry();
  * the instrument it calls runs inside the recursion guard, where a hit is
@@ -130,6 +130,33 @@ static int add_root(struct walk *w, unsigned long addr, const char *name)
 	return visit(w, addr);
 }
 
+/*
+ * What the int3 exception runs for a kernel int3 before the die chain, and
+ * after it on the way out: the kernel's text-poke handler, the NMI-like
+ * entry and exit (lockdep, RCU, context tracking) and the kprobe handler.
+ * Not exc_int3() itself: it also calls die() for an int3 nobody handles,
+ * never one of gilk's, and die()'s printing is no path of gilk's. A kernel
+ * may inline one into exc_int3() (then its callees are exc_int3()'s) or be
+ * built without kprobes: the ones it lacks are left out.
+ */
+static int add_int3_entry(struct walk *w)
+{
+	static const char *const roots[] = {
+		"poke_int3_handler", "irqentry_nmi_enter", "irqentry_nmi_exit",
+		"kprobe_int3_handler",
+	};
+	unsigned long addr;
+	size_t i;
+	int ret = 0;
+
+	for (i = 0; i < ARRAY_SIZE(roots) && !ret; i++) {
+		addr = gilk_ks.kallsyms_lookup_name(roots[i]);
+		if (addr)
+			ret = add_root(w, addr, roots[i]);
+	}
+	return ret;
+}
+
 /* Visits every function found, a deeper level's after the one above. */
 static int walk_all(struct walk *w)
 {
@@ -237,7 +264,7 @@ int gilk_own_path_init(void)
 	w.fn = kvmalloc_array(OWN_PATH_MAX, sizeof(*w.fn), GFP_KERNEL);
 	if (!w.fn)
 		return -ENOMEM;
-	ret = add_root(&w, gilk_ks.kallsyms_lookup_name("exc_int3"), "exc_int3");
+	ret = add_int3_entry(&w);
 	if (!ret)
 		ret = add_root(&w, gilk_ks.kallsyms_lookup_name("notify_die"), "notify_die");
 	if (!ret)

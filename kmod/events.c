@@ -21,7 +21,7 @@
 
 static struct trace_buffer *rb;
 /* One reader at a time peeks, copies out, and only then consumes. */
-static DEFINE_MUTEX(read_lock);
+static DEFINE_MUTEX(reader_lock);
 
 int gilk_events_init(void)
 {
@@ -86,7 +86,7 @@ ssize_t gilk_events_read(char __user *buf, size_t len)
 	int cpu;
 
 	gilk_tsc_rings_drain();
-	mutex_lock(&read_lock);
+	mutex_lock(&reader_lock);
 	for_each_online_cpu(cpu) {
 		for (;;) {
 			struct ring_buffer_event *e;
@@ -111,6 +111,6 @@ ssize_t gilk_events_read(char __user *buf, size_t len)
 		}
 	}
 out:
-	mutex_unlock(&read_lock);
+	mutex_unlock(&reader_lock);
 	return done ? done : ret;
 }

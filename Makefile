@@ -134,7 +134,7 @@ $(B)/kverify/kverify_glue.o: tests/diff/kverify_glue.c $(wildcard kmod/*.h) test
 $(B)/bin/test-diff: $(DIFF_SRC:%.c=$(B)/%.o) $(B)/kverify/kverify_glue.o $(B)/libkverify.a \
 		$(B)/libgilklive.a $(B)/libgilkcore.a
 	@mkdir -p $(dir $@)
-	$(CC) -o $@ $^ $(CORE_LIBS) -lunicorn -lpthread
+	$(CC) -rdynamic -o $@ $^ $(CORE_LIBS) -lunicorn -lpthread
 
 setup:
 	@$(SETUP)

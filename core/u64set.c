@@ -15,6 +15,8 @@ size_t u64_sort_unique(uint64_t *a, size_t n)
 {
 	size_t m = 0;
 
+	if (!n)
+		return 0;	/* a may be NULL, which qsort must not see */
 	qsort(a, n, sizeof(*a), cmp_u64);
 	for (size_t i = 0; i < n; i++)
 		if (!m || a[m - 1] != a[i])

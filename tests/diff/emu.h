@@ -98,6 +98,7 @@ struct emu {
 	uint64_t count_site;          /* where site_hits counts, 0: nowhere */
 	uint64_t counter_addr;        /* GS_BASE + the counter, 0: none */
 	uint64_t tsc_ring;            /* TSC_RING_ADDR, 0: none */
+	uint64_t tsc;                 /* what the trampoline's rdtsc reads */
 	uint64_t snap_sp;
 	uint8_t snap[512];
 	struct emu_result *res;

@@ -8,10 +8,13 @@
  *
  *   tests/diff [IMAGE SYMBOLS]       real kernel functions + generated code
  */
+#include <execinfo.h>
 #include <inttypes.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "emu.h"
 #include "gen.h"
@@ -302,7 +305,8 @@ static int kernel_suite(const char *image, const char *symbols, struct tally *t)
 			fprintf(stderr, "diff: cannot map %s\n", funcs[f]->name);
 			continue;
 		}
-		t->functions++;
+		if (t->functions++ % 500 == 0)
+			printf("kernel: function %zu, %s\n", t->functions, funcs[f]->name);
 		struct vc_text vt = { .byte = code_byte, .ctx = &src, .syms = k.syms,
 				      .facts = k.facts, .cfg = g };
 
@@ -359,7 +363,8 @@ static int generated_suite(size_t count, struct tally *t)
 		emu_write(&a, GEN_BASE, buf, len);
 		emu_write(&b, GEN_BASE, buf, len);
 		snprintf(name, sizeof(name), "generated #%zu", n);
-		t->functions++;
+		if (t->functions++ % 20000 == 0)
+			printf("generated: sequence %zu\n", n);
 		/* One site per sequence: a block start, chosen at random. */
 		if (g.nblocks) {
 			struct splice_plan p;
@@ -506,6 +511,35 @@ static void check_case(bool (*run)(char *why, size_t len), const char *line)
 	check(ok, line);
 }
 
+/*
+ * A crash (in the harness or in Unicorn) leaves a backtrace in the log
+ * beside the last progress line, instead of a log that stdio's buffer took
+ * with it.
+ */
+static void on_crash(int sig)
+{
+	void *frames[48];
+	int n = backtrace(frames, 48);
+	static const char head[] = "CRASH: the differential harness died; backtrace:\n";
+
+	if (write(STDOUT_FILENO, head, sizeof(head) - 1) < 0)
+		_exit(128 + sig);
+	backtrace_symbols_fd(frames, n, STDOUT_FILENO);
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+static void report_crashes(void)
+{
+	static const int sigs[] = { SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT };
+	void *warm[1];
+
+	backtrace(warm, 1);	/* loads libgcc now, not inside the handler */
+	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+		signal(sigs[i], on_crash);
+	setvbuf(stdout, NULL, _IOLBF, 0);
+}
+
 int main(int argc, char **argv)
 {
 	const char *image = argc > 1 ? argv[1] : "build/cache/ref/vmlinuz";
@@ -514,6 +548,7 @@ int main(int argc, char **argv)
 	struct tally kt = { .verify.rng = 0x7e51f1 }, gt = { .verify.rng = 0x9e7 };
 	char line[256];
 
+	report_crashes();
 	if (kernel_suite(image, symbols, &kt)) {
 		check(false, "differential: reference kernel functions load");
 	} else {

@@ -24,7 +24,7 @@ CORE_SRC := $(wildcard core/*.c)
 CORE_OBJ := $(CORE_SRC:%.c=$(B)/%.o)
 
 .PHONY: all user kmods check check-matrix check-fresh kernel-debug soak torture bench bench-offline bench-live lab setup \
-	clean install uninstall completions $(addprefix check-,$(SUITES))
+	clean install uninstall deb completions $(addprefix check-,$(SUITES))
 all: user kmods
 kmods: $(KMODS)
 user: $(B)/gilk $(B)/libgilkcore.a $(B)/libgilklive.a $(B)/bench-offline \
@@ -45,7 +45,7 @@ inc_of = $(INC_$(firstword $(subst /, ,$(1))))
 
 $(B)/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(call inc_of,$<) -MMD -MP -c $< -o $@
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(call inc_of,$<) -MMD -MP -c $< -o $@
 
 $(B)/libgilkcore.a: $(CORE_OBJ)
 	ar rcs $@ $^
@@ -58,7 +58,7 @@ SHELL_SRC := $(wildcard shell/*.c)
 $(B)/shell/main.o: CFLAGS += -DGILK_VERSION='"$(VERSION)"'
 $(B)/shell/main.o: VERSION
 $(B)/gilk: $(SHELL_SRC:%.c=$(B)/%.o) $(B)/libgilklive.a $(B)/libgilkcore.a
-	$(CC) -o $@ $^ $(CORE_LIBS) -lreadline
+	$(CC) $(LDFLAGS) -o $@ $^ $(CORE_LIBS) -lreadline
 
 # Kbuild writes next to its sources: build a copy under $(KO)/kmod.
 KMOD_SRC := $(wildcard kmod/*.c kmod/*.h kmod/*.S kmod/*.list kmod/Kbuild kmod/include/*.h kmod/include/uapi/*.h)
@@ -195,6 +195,12 @@ endif
 	rm -rf $(DESTDIR)$(DKMS_SRC)
 	-rmdir $(DESTDIR)$(PREFIX)/include/gilk/uapi $(DESTDIR)$(PREFIX)/include/gilk 2>/dev/null
 
+# The Debian packages, gilk and gilk-dkms, in build/deb (debian/ holds the
+# packaging; scripts/deb builds them from a copy of the tree and runs lintian).
+deb:
+	@scripts/setup
+	@scripts/deb
+
 # The guest suite on every profile that is set up, and on ref with preempt=full.
 check-matrix:
 	@scripts/setup
@@ -253,7 +259,7 @@ lab: setup
 
 # Everything under build/ but the shared cache of the reference kernel.
 clean:
-	find $(B) -mindepth 1 -maxdepth 1 ! -name cache -exec rm -rf {} +
+	[ ! -d $(B) ] || find $(B) -mindepth 1 -maxdepth 1 ! -name cache -exec rm -rf {} +
 
 -include $(shell find $(B) -path $(B)/cache -prune -o -name '*.d' -type f -print 2>/dev/null)
 

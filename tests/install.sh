@@ -58,6 +58,24 @@ check "DKMS builds gilk.ko and every instrument module for the reference kernel,
 	     modinfo -F vermagic "$d/gilk/$version/build/$m.ko" | grep -q "^$(cat $ref/abi) " || exit 1
 	     grep -q "^BUILT_MODULE_NAME\[[0-9]*\]=\"${m##*/}\"$" dkms/dkms.conf || exit 1; done; echo $?)"
 
+# make deb: both packages, what each holds against what make install put in
+# the DESTDIR, the version of VERSION, and lintian's verdict.
+scripts/deb >"$t/deb.log" 2>&1
+check "make deb builds gilk and gilk-dkms, and lintian finds no error" "$?"
+check "lintian finds no warning either" "$(! grep -E '^[EW]: ' "$t/deb.log" >&2; echo $?)"
+gdeb=build/deb/gilk_${version}_amd64.deb kdeb=build/deb/gilk-dkms_${version}_all.deb
+deb_files() { dpkg-deb -c "$1" | awk '$1 !~ /^d/ { print $6 }' | grep -v "^./usr/share/doc/$2/" | sort; }
+check "gilk's package holds the shell, its man page, the completions and the headers" \
+	"$(grep -v '^./usr/src/' "$t/want" | sed 's|/gilk\.1$|/gilk.1.gz|' | diff - <(deb_files "$gdeb" gilk) >&2; echo $?)"
+check "gilk-dkms's package holds gilk.ko's DKMS source, and its scripts run dkms for gilk $version" \
+	"$(grep '^./usr/src/' "$t/want" | diff - <(deb_files "$kdeb" gilk-dkms) >&2 &&
+	   dpkg-deb -e "$kdeb" "$t/ctl" && grep -q "^DKMS_VERSION=$version$" "$t/ctl/postinst" &&
+	   grep -q 'dkms remove -m $DKMS_NAME' "$t/ctl/prerm"; echo $?)"
+dpkg-deb -x "$gdeb" "$t/deb"
+check "both packages are at version $version, and the packaged gilk says so" \
+	"$([ "$(dpkg-deb -f "$gdeb" Version)" = "$version" ] && [ "$(dpkg-deb -f "$kdeb" Version)" = "$version" ] &&
+	   [ "$("$t/deb/usr/bin/gilk" --version)" = "gilk $version" ]; echo $?)"
+
 make --no-print-directory uninstall DESTDIR="$t/root" PREFIX=/usr >"$t/log" 2>&1
 check "make uninstall removes every file install made" \
 	"$([ $? = 0 ] && [ -z "$(find "$t/root" -type f)" ] && [ ! -e "$t/root/usr/include/gilk" ]; echo $?)"

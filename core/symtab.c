@@ -248,6 +248,40 @@ size_t symtab_by_name(const struct symtab *st, const char *name,
 	return n;
 }
 
+/* The position in by_name of the entry that points at syms[pos]. */
+static size_t by_name_slot(const struct symtab *st, size_t pos)
+{
+	size_t i = name_lower_bound(st, st->syms[pos].name);
+
+	while (i < st->n && st->by_name[i] != pos)
+		i++;
+	return i;
+}
+
+void symtab_prefer(struct symtab *st, const char *name)
+{
+	const struct ksym *hit;
+	size_t want, first, a, b;
+	struct ksym tmp;
+
+	if (symtab_by_name(st, name, &hit, 1) != 1)
+		return;
+	want = (size_t)(hit - st->syms);
+	first = want;
+	while (first > 0 && st->syms[first - 1].addr == hit->addr)
+		first--;
+	/* only among aliases of its kind: text still sorts first */
+	if (first == want || ksym_is_text(&st->syms[first]) != ksym_is_text(hit))
+		return;
+	a = by_name_slot(st, first);
+	b = by_name_slot(st, want);
+	tmp = st->syms[first];
+	st->syms[first] = st->syms[want];
+	st->syms[want] = tmp;
+	st->by_name[a] = (uint32_t)want;
+	st->by_name[b] = (uint32_t)first;
+}
+
 struct addr_key {
 	const struct symtab *st;
 	uint64_t addr;

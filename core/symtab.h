@@ -40,6 +40,12 @@ bool ksym_is_text(const struct ksym *s);
 size_t symtab_by_name(const struct symtab *st, const char *name,
 		      const struct ksym **out, size_t max);
 
+/* name, when one symbol has it and others share its address, is the one
+ * symtab_by_addr() and symtab_format() give for that address from now on
+ * (among aliases of its kind: text or not): a name the user gave stays the
+ * name gilk shows. Pointers into the table then name the other alias. */
+void symtab_prefer(struct symtab *st, const char *name);
+
 /* The symbol containing addr: the last symbol at or below it, text symbols
  * preferred among aliases. NULL when addr is below every symbol. */
 const struct ksym *symtab_by_addr(const struct symtab *st, uint64_t addr);

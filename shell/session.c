@@ -191,9 +191,18 @@ int session_resolve(struct session *s, const char *expr, uint64_t *addr,
 	if (symtab_resolve_as(s->k->syms, expr, addr, &copy, e))
 		return -1;
 	/* the name given is not the kernel's: say which it stands for */
-	if (copy)
+	if (copy) {
 		fprintf(s->out, "(%.*s is %s, the compiler's copy of it)\n", (int)n, expr,
 			copy->name);
+	} else if (n < 256) {
+		char name[256];
+
+		/* of aliases (__x64_sys_X, __ia32_sys_X), the one named is
+		 * the one shown from now on */
+		memcpy(name, expr, n);
+		name[n] = 0;
+		symtab_prefer(s->k->syms, name);
+	}
 	return 0;
 }
 

@@ -236,6 +236,16 @@ check "x with an unknown format names the formats and sizes" \
 fails "x/NFU with a second argument says the count is N" 'x/4i jiffies 8' 'the count is N'
 fails "a /FORMAT on a command that takes none is refused" 'disas/4 jiffies' 'disas takes no /FORMAT'
 
+# aliases at one address (__x64_sys_X, __ia32_sys_X): the one named last is
+# the one gilk shows for that address
+ga=$(sym_addr __x64_sys_getppid)
+"${G[@]}" -c "x/i $ga" -c 'x/i __x64_sys_getppid' -c "x/i $ga" -c 'x/i __ia32_sys_getppid' -c "x/i $ga" \
+	-c "info symbol $ga" >"$t/o" 2>&1
+check "of aliases, the one named is the one shown for their address from then on" \
+	"$([ "$(sed -n 's/^ *0x[0-9a-f]* <\([^>]*\)>:.*/\1/p' "$t/o" | sed 1d | tr '\n' ' ')" = \
+	     "__x64_sys_getppid __x64_sys_getppid __ia32_sys_getppid __ia32_sys_getppid " ] &&
+	   tail -n1 "$t/o" | grep -q '^__ia32_sys_getppid in section'; echo $?)"
+
 # info symbol, address, line, functions, variables: offline, over kallsyms
 "${G[@]}" -c 'info symbol __x64_sys_getppid+5' -c "info symbol $(sym_addr jiffies)" -c 'info symbol 0x1000000000000000' \
 	-c 'info address jiffies' -c 'info address __x64_sys_getppid' -c 'info line __x64_sys_getppid' \

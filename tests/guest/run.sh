@@ -69,11 +69,14 @@ case $(build/bin/test-kcore peek "$getppid" 4) in
 f30f1efa | 660f1f00) eoff=9 ;;
 *) eoff=5 ;;
 esac
-out=$(build/gilk -c 'splice __x64_sys_getppid' 2>&1)
+all=$(build/gilk -c 'splice __x64_sys_getppid' -c 'info splices' 2>&1)
+out=$(echo "$all" | head -n1)
 check "gilk splice at a function: past its ftrace nop ($out)" \
 	"$(echo "$out" | grep -q "^splice [0-9]* at __x64_sys_getppid+0x$eoff (0x[0-9a-f]*): jmp"; echo $?)"
 site=$(echo "$out" | sed -n 's/.*(\(0x[0-9a-f]*\)).*/\1/p')
 id=$(echo "$out" | sed -n 's/^splice \([0-9]*\) .*/\1/p')
+check "info splices names the site by the alias the splice was given" \
+	"$(echo "$all" | grep -Eq "^ *$id +__x64_sys_getppid\+0x$eoff \($site\) "; echo $?)"
 out=$(build/gilk -c "info splice $id")
 entry=$(awk '$3 == "gilk_entry" {print $1}' /proc/kallsyms)
 displaced=$(echo "$out" | sed -n 's/^  displaced [0-9]* bytes: //p')

@@ -142,6 +142,48 @@ static void compiler_copies(void **s)
 	symtab_free(st);
 }
 
+/* Of aliases, the one a user named is the one shown from then on; lookups
+ * by name still find each, and a data alias never displaces text. */
+static void preferred_alias(void **s)
+{
+	static const char aliases[] =
+		"ffffffff81000000 T _stext\n"
+		"ffffffff81000100 t __do_sys_getppid\n"
+		"ffffffff81000100 T __ia32_sys_getppid\n"
+		"ffffffff81000100 T __x64_sys_getppid\n"
+		"ffffffff81000100 D shadow\n"
+		"ffffffff81000200 T next\n"
+		"ffffffff81000300 T _etext\n";
+	const char *names[] = { "__do_sys_getppid", "__ia32_sys_getppid", "__x64_sys_getppid" };
+	struct symtab *st;
+	const struct ksym *k;
+	struct gerr e;
+	char buf[64];
+
+	(void)s;
+	assert_int_equal(symtab_parse(aliases, sizeof(aliases) - 1, &st, &e), 0);
+	symtab_format(st, 0xffffffff81000105, buf, sizeof(buf));
+	assert_string_equal(buf, "__ia32_sys_getppid+0x5");
+	symtab_prefer(st, "__x64_sys_getppid");
+	symtab_format(st, 0xffffffff81000105, buf, sizeof(buf));
+	assert_string_equal(buf, "__x64_sys_getppid+0x5");
+	symtab_prefer(st, "__do_sys_getppid");
+	assert_string_equal(symtab_by_addr(st, 0xffffffff81000100)->name, "__do_sys_getppid");
+	symtab_prefer(st, "shadow");	/* not text: text still first */
+	assert_string_equal(symtab_by_addr(st, 0xffffffff81000100)->name, "__do_sys_getppid");
+	symtab_prefer(st, "no_such_symbol");
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		assert_int_equal(symtab_by_name(st, names[i], &k, 1), 1);
+		assert_string_equal(k->name, names[i]);
+		assert_true(k->addr == 0xffffffff81000100);
+	}
+	assert_int_equal(symtab_by_name(st, "shadow", &k, 1), 1);
+	assert_int_equal(k->type, 'D');
+	assert_int_equal(symtab_by_name(st, "next", &k, 1), 1);
+	assert_true(k->addr == 0xffffffff81000200);
+	symtab_free(st);
+}
+
 static void malformed_input(void **s)
 {
 	struct symtab *st;
@@ -160,6 +202,7 @@ const struct CMUnitTest symtab_tests[] = {
 	cmocka_unit_test(cold_parts_and_completion),
 	cmocka_unit_test(resolve_expressions),
 	cmocka_unit_test(compiler_copies),
+	cmocka_unit_test(preferred_alias),
 	cmocka_unit_test(malformed_input),
 };
 const size_t symtab_ntests = sizeof(symtab_tests) / sizeof(symtab_tests[0]);

@@ -33,8 +33,15 @@ static unsigned height(const struct pager *p)
 static bool ask(struct pager *p)
 {
 	char c = 0, first = 0;
+	int ahead = 0;
 	ssize_t n;
 
+	/* A line typed before the question is the next command, not its
+	 * answer: leave it for the prompt, and let this output run on. */
+	if (ioctl(p->in, FIONREAD, &ahead) == 0 && ahead > 0) {
+		p->no_more = true;
+		return true;
+	}
 	fputs("--Type <RET> for more, q to quit, c to continue without paging--", p->out);
 	fflush(p->out);
 	while ((n = read(p->in, &c, 1)) == 1 && c != '\n')

@@ -3,7 +3,8 @@
  * gdb does ("--Type <RET> for more, q to quit, c to continue without
  * paging--"). It is a stream the session writes to like any other; "set
  * pagination off" and "set height N" (0: no limit) change it, and q stops
- * the command as Ctrl-C would.
+ * the command as Ctrl-C would. A command typed ahead, before the question
+ * comes, is left for the prompt, and the output runs on unpaged.
  */
 #ifndef GILK_PAGER_H
 #define GILK_PAGER_H

@@ -560,6 +560,14 @@ screen_has '<__x64_sys_getppid+55>:'
 check "set pagination off: 14 lines on a 10-line screen, no question" \
 	"$([ $? = 0 ] && ! tmux capture-pane -t gilk-test -p | grep -q 'Type <RET>'; echo $?)"
 
+# A command typed ahead is no answer to the pager: it runs next, and the
+# output before it runs on unpaged
+tmux send-keys -t gilk-test C-u 'set pagination on' Enter C-l 'disas tcp_v4_rcv' Enter 'info symbol jiffies' Enter
+screen_has 'jiffies in section'
+check "a command typed ahead of the pager's question runs next; the output runs on" \
+	"$([ $? = 0 ] && ! tmux capture-pane -t gilk-test -p | grep -q 'Type <RET>'; echo $?)"
+tmux send-keys -t gilk-test C-u 'set pagination off' Enter
+
 # Enter on an empty line: x and disas go on where they stopped
 settle
 tmux send-keys -t gilk-test 'x/2i __x64_sys_getpid' Enter

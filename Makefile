@@ -33,14 +33,14 @@ user: $(B)/gilk $(B)/libgilkcore.a $(B)/libgilklive.a $(B)/bench-offline \
      $(B)/bin/test-kcore $(B)/bin/test-live $(B)/bin/test-json $(B)/bin/test-pty \
      $(B)/bin/gilk-soak $(B)/bin/gilk-torture $(B)/bin/netlat-sender $(B)/examples/netlat-receiver
 
-# Each folder sees core/; lib/ sees core/; the shell, the benchmarks and the
+# Each folder sees core/; lib/ sees core/ and the uapi header (uapi/gilk.h); the shell, the benchmarks and the
 # tests see lib/ too. Nothing sees the shell's folder but the shell, the
 # tests and the benchmark of its Tab completion.
 INC_core  := -Icore
-INC_lib   := -Icore -Ilib
-INC_shell := -Icore -Ilib -Ishell
-INC_bench := -Icore -Ilib -Ishell
-INC_tests := -Icore -Ilib -Ishell -Ibench
+INC_lib   := -Icore -Ilib -Ikmod/include
+INC_shell := -Icore -Ilib -Ikmod/include -Ishell
+INC_bench := -Icore -Ilib -Ikmod/include -Ishell
+INC_tests := -Icore -Ilib -Ikmod/include -Ishell -Ibench
 inc_of = $(INC_$(firstword $(subst /, ,$(1))))
 
 $(B)/%.o: %.c
@@ -130,7 +130,7 @@ $(B)/bin/test-unit: $(UNIT_SRC:%.c=$(B)/%.o) $(B)/shell/histogram.o $(B)/bench/r
 DIFF_SRC := $(filter-out tests/diff/kverify_glue.c,$(wildcard tests/diff/*.c))
 $(B)/kverify/kverify_glue.o: tests/diff/kverify_glue.c $(wildcard kmod/*.h) tests/diff/kverify.h
 	@mkdir -p $(dir $@)
-	$(CC) -O2 -g -std=gnu11 -Wall -Wextra -Werror $(KV_INC) -c $< -o $@
+	$(CC) -O2 -g -std=gnu11 -Wall -Wextra -Werror $(KV_INC) -Ikmod/include -c $< -o $@
 $(B)/bin/test-diff: $(DIFF_SRC:%.c=$(B)/%.o) $(B)/kverify/kverify_glue.o $(B)/libkverify.a \
 		$(B)/libgilklive.a $(B)/libgilkcore.a
 	@mkdir -p $(dir $@)

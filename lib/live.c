@@ -34,6 +34,13 @@ static bool cpu_has_smap(void)
 
 static int learn_splices(struct live *lv, struct gerr *e);
 
+int live_version(const struct live *lv, struct gilk_version *v, struct gerr *e)
+{
+	if (ioctl(lv->fd, GILK_IOC_VERSION, v) < 0)
+		return gerr_setc(e, errno, "asking gilk.ko its version: %s", strerror(errno));
+	return 0;
+}
+
 int live_open(struct live *lv, const struct live_paths *paths, struct gerr *e)
 {
 	const char *dev = paths && paths->dev ? paths->dev : "/dev/gilk";

@@ -16,7 +16,7 @@
 #include "gerr.h"
 #include "kernel.h"
 #include "splice.h"
-#include "../kmod/include/uapi/gilk.h"
+#include "uapi/gilk.h"
 
 /*
  * What planning learns from gilk.ko is kept: FACTS is asked once per range
@@ -58,6 +58,8 @@ struct live_paths {
 };
 
 int live_open(struct live *lv, const struct live_paths *paths, struct gerr *e);
+/* What gilk.ko says of itself: its ABI, the largest batch it takes. */
+int live_version(const struct live *lv, struct gilk_version *v, struct gerr *e);
 void live_close(struct live *lv);
 
 /* GILK_TEXT_KERNEL, _MODULE or _NONE (init text, freed after boot). */

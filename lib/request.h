@@ -7,7 +7,7 @@
 #define GILK_REQUEST_H
 
 #include "splice.h"
-#include "../kmod/include/uapi/gilk.h"
+#include "uapi/gilk.h"
 
 /* r: the reservation the code was emitted for (id, trampoline addresses). */
 void request_from_plan(const struct splice_plan *p, const struct splice_code *c,

@@ -32,8 +32,8 @@ static int show_version(struct session *s, struct gerr *e)
 	if (s->live) {
 		struct gilk_version v;
 
-		if (ioctl(s->lv.fd, GILK_IOC_VERSION, &v) < 0)
-			return gerr_set(e, "asking gilk.ko its version: %m");
+		if (live_version(&s->lv, &v, e))
+			return -1;
 		fprintf(s->out, "gilk.ko: ioctl ABI %u, batches of up to %u splices\n", v.abi,
 			v.max_batch);
 	}

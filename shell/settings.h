@@ -9,7 +9,7 @@
 #include <stdio.h>
 
 #include "gerr.h"
-#include "../kmod/include/uapi/gilk.h"
+#include "uapi/gilk.h"
 
 struct settings {
 	unsigned listsize;		/* disas: instructions shown past a start */

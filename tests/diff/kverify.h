@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../kmod/include/uapi/gilk.h"
+#include "uapi/gilk.h"
 
 enum kv_bug { KV_NOT_BUG, KV_BUG, KV_WARN };
 

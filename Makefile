@@ -24,7 +24,7 @@ CORE_SRC := $(wildcard core/*.c)
 CORE_OBJ := $(CORE_SRC:%.c=$(B)/%.o)
 
 .PHONY: all user kmods check check-matrix check-fresh kernel-debug soak torture bench bench-offline bench-live lab setup \
-	clean install uninstall deb completions $(addprefix check-,$(SUITES))
+	clean install uninstall deb check-install completions $(addprefix check-,$(SUITES))
 all: user kmods
 kmods: $(KMODS)
 user: $(B)/gilk $(B)/libgilkcore.a $(B)/libgilklive.a $(B)/bench-offline \
@@ -201,6 +201,12 @@ deb:
 	@scripts/setup
 	@scripts/deb
 
+# gilk installed from its packages and used on a real Debian 12 system under
+# QEMU, rebooted, then purged (tests/debian/run; not in check).
+check-install:
+	@scripts/setup --debian
+	@tests/debian/run
+
 # The guest suite on every profile that is set up, and on ref with preempt=full.
 check-matrix:
 	@scripts/setup
@@ -210,6 +216,7 @@ check-matrix:
 # The README's two commands on a Debian 12 system with nothing on it, made
 # with mmdebstrap (not in check: it runs all of make check again).
 check-fresh:
+	@scripts/setup --debian
 	@tests/fresh
 
 # The long stress, on the debug kernel unless KERNEL is given (not in check).

@@ -50,7 +50,9 @@ int live_open(struct live *lv, const struct live_paths *paths, struct gerr *e)
 	lv->fd = open(dev, O_RDWR | O_CLOEXEC);
 	if (lv->fd < 0)
 		return gerr_setc(e, errno, "%s: %s%s", dev, strerror(errno),
-				errno == ENOENT ? " (is gilk.ko loaded?)" :
+				errno == ENOENT ? " (is gilk.ko loaded? modprobe gilk)" :
+				(errno == EACCES || errno == EPERM) && geteuid() ?
+				" (live, gilk needs root; offline it reads an image: gilk --kernel FILE --symbols FILE)" :
 				errno == EPERM ? " (needs CAP_SYS_ADMIN, and no kernel lockdown)" : "");
 	if (ioctl(lv->fd, GILK_IOC_VERSION, &v) < 0) {
 		int err = errno;

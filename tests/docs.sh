@@ -19,6 +19,10 @@ commands() { # commands FILE: its "(gilk) " lines, as typed
 
 commands docs/tutorial.md >build/docs/tutorial.cmds
 n=$(wc -l <build/docs/tutorial.cmds)
+# make check-install runs the tutorial on a Debian system from a checked
+# transcript: the same commands, in the same order
+check "the Debian install check's transcript holds the tutorial's commands" \
+	"$(grep -v '^#' tests/debian/tutorial.gilk | diff build/docs/tutorial.cmds - >&2; echo $?)"
 scripts/lab --run '. /lab/up; build/gilk <build/docs/tutorial.cmds; st=$?; echo "== recorded"; cat /tmp/lab1.gilk; exit $st' \
 	>"$t/out" 2>"$t/err"
 rc=$?

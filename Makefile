@@ -19,7 +19,7 @@ KMODS   := $(KO)/gilk.ko $(INSTR_KO) $(KO)/tests/gilk_target.ko
 SETUP   := scripts/setup $(if $(filter ref,$(KERNEL)),,--profile $(KERNEL))
 # The one place the version is written: the shell's --version, DKMS.
 VERSION := $(shell cat VERSION)
-SUITES  := unit cfg-objdump differential shell install checkpatch lab uniproc docs guest guest-preempt-full
+SUITES  := unit cfg-objdump differential shell packaging checkpatch lab uniproc docs guest guest-preempt-full
 CORE_SRC := $(wildcard core/*.c)
 CORE_OBJ := $(CORE_SRC:%.c=$(B)/%.o)
 

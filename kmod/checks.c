@@ -2,20 +2,9 @@
 /*
  * Re-validation before any write. User space planned the splice; gilk.ko
  * re-checks what it can without decoding x86, and refuses with a distinct
- * errno and a reason string:
- *   EFAULT        not kernel or module text
- *   EACCES        kprobe blacklist, noinstr, entry or idle code
- *   ELOOP         gilk's own code, the instrument's, a thunk, or a
- *                 function gilk's own path runs through (ownpath.c)
- *   EBUSY         a jump label site, or    EADDRINUSE  a static call site
- *                 a module not yet (or no              or trampoline
- *                 longer) live
- *   EALREADY      an ftrace site           ETXTBSY     an alternatives
- *                                                      (SMP lock) site
- *   EEXIST        a kprobe                 ENOEXEC     an exception-table
- *                                                      instruction
- *   EILSEQ        the bytes are not the ones the plan was made from
- *   EPROTO        a BUG/WARN ud2 the splice does not replay (bug.c)
+ * errno and a reason string. What each errno means is the table of
+ * lib/errnos.c (the shell's "help errors"), which a test holds to the
+ * errnos returned here and in the rest of gilk.ko.
  */
 #include <linux/extable.h>
 #include <linux/jump_label.h>

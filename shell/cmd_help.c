@@ -1,12 +1,42 @@
-/* help: the list of commands, or one command's usage and help. */
+/* help: the list of commands, or one command's usage and help; and the two
+ * tables a refused splice is explained by. */
 #include <stdio.h>
+#include <string.h>
 
 #include "commands.h"
+#include "errnos.h"
+#include "splice.h"
+
+/* Why the planner refuses a site: the names blocks, plan and coverage say. */
+static void refusals(FILE *out)
+{
+	fprintf(out, "Why a site is refused, by the name blocks, plan and coverage give:\n");
+	for (int r = SPLICE_OK + 1; r < SR_NREASONS; r++)
+		fprintf(out, "  %-18s %s\n", splice_reason_name(r), splice_reason_str(r));
+}
+
+/* What gilk.ko's errnos mean, beside the message strerror() gives them. */
+static void errors(FILE *out)
+{
+	const struct gilk_errno *g;
+
+	fprintf(out, "What gilk.ko's errors mean (a refused splice also says why):\n");
+	for (size_t i = 0; (g = gilk_errno_at(i)); i++)
+		fprintf(out, "  %-14s %s: %s\n", g->name, strerror(g->err), g->meaning);
+}
 
 static int run(struct session *s, int argc, char **argv, struct gerr *e)
 {
 	const struct command *c;
 
+	if (argc == 2 && !strcmp(argv[1], "refusals")) {
+		refusals(s->out);
+		return 0;
+	}
+	if (argc == 2 && !strcmp(argv[1], "errors")) {
+		errors(s->out);
+		return 0;
+	}
 	if (argc == 2) {
 		c = command_find(argv[1]);
 		if (!c)
@@ -23,7 +53,8 @@ static int run(struct session *s, int argc, char **argv, struct gerr *e)
 		"Any command's output goes to a file with \"> FILE\" (\">> FILE\" appends),\n"
 		"or through a shell command with \"| COMMAND\". At the terminal, Enter on\n"
 		"an empty line repeats disas and x where they stopped, and Ctrl-C\n"
-		"interrupts a command.\n");
+		"interrupts a command. \"help refusals\" says why a site can be refused,\n"
+		"\"help errors\" what gilk.ko's errors mean.\n");
 	return 0;
 }
 
@@ -32,8 +63,11 @@ const struct command cmd_help = {
 	.run = run,
 	.min_args = 0,
 	.max_args = 1,
-	.usage = "help [COMMAND]",
+	.usage = "help [COMMAND|refusals|errors]",
 	.help = "Lists the commands, or shows how to use one. A unique prefix of a\n"
-		"command's name also names it (\"dis\" is \"disas\").",
+		"command's name also names it (\"dis\" is \"disas\").\n"
+		"help refusals: every reason a site can be refused, by the name blocks,\n"
+		"plan and coverage give it. help errors: every error gilk.ko returns,\n"
+		"with the message it prints as and what it means.",
 	.complete = COMPLETE_COMMAND,
 };

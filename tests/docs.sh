@@ -19,6 +19,18 @@ commands() { # commands FILE: its "(gilk) " lines, as typed
 
 commands docs/tutorial.md >build/docs/tutorial.cmds
 n=$(wc -l <build/docs/tutorial.cmds)
+# docs/security.md's tables are the shell's help refusals and help errors
+G=(build/gilk --kernel build/cache/ref/vmlinuz --symbols build/cache/ref/kallsyms)
+table() { # table FILE MARKER: the rows between <!-- MARKER --> and <!-- end -->
+	sed -n "/^<!-- $2 -->\$/,/^<!-- end -->\$/p" "$1" | grep '^| ' | tail -n +3
+}
+"${G[@]}" -c 'help refusals' 2>/dev/null | sed -n 's/^  \([a-z0-9-]*\) *\(.*\)$/| `\1` | \2 |/p' >"$t/refusals"
+"${G[@]}" -c 'help errors' 2>/dev/null | sed -n 's/^  \([A-Z0-9]*\) *\([^:]*\): \(.*\)$/| \1 | \2 | \3 |/p' >"$t/errors"
+check "docs/security.md: the refusal table is help refusals ($(wc -l <"$t/refusals") rows)" \
+	"$([ -s "$t/refusals" ] && table docs/security.md 'help refusals' | diff "$t/refusals" - >&2; echo $?)"
+check "docs/security.md: the errno table is help errors ($(wc -l <"$t/errors") rows)" \
+	"$([ -s "$t/errors" ] && table docs/security.md 'help errors' | diff "$t/errors" - >&2; echo $?)"
+
 # make check-install runs the tutorial on a Debian system from a checked
 # transcript: the same commands, in the same order
 check "the Debian install check's transcript holds the tutorial's commands" \

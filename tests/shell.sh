@@ -246,6 +246,18 @@ check "of aliases, the one named is the one shown for their address from then on
 	     "__x64_sys_getppid __x64_sys_getppid __ia32_sys_getppid __ia32_sys_getppid " ] &&
 	   tail -n1 "$t/o" | grep -q '^__ia32_sys_getppid in section'; echo $?)"
 
+# help errors: a row for every errno gilk.ko's code returns, none other;
+# help refusals: a row for every reason the planner names
+"${G[@]}" -c 'help errors' >"$t/o"
+sed -n 's/^  \(E[A-Z0-9]*\) .*/\1/p' "$t/o" | sort >"$t/table"
+grep -ohE -- '-E[A-Z0-9]{2,}\b' kmod/*.c | tr -d - | sort -u >"$t/code"
+check "help errors explains every errno kmod/ returns, and only those ($(wc -l <"$t/code"))" \
+	"$([ -s "$t/code" ] && diff "$t/code" "$t/table" >&2; echo $?)"
+"${G[@]}" -c 'help refusals' >"$t/o"
+check "help refusals names every reason the planner refuses a site for" \
+	"$(grep -q '^  gilk-path  ' "$t/o" && grep -q '^  occupied  ' "$t/o" &&
+	   [ "$(grep -c '^  [a-z]' "$t/o")" -ge 24 ]; echo $?)"
+
 # info symbol, address, line, functions, variables: offline, over kallsyms
 "${G[@]}" -c 'info symbol __x64_sys_getppid+5' -c "info symbol $(sym_addr jiffies)" -c 'info symbol 0x1000000000000000' \
 	-c 'info address jiffies' -c 'info address __x64_sys_getppid' -c 'info line __x64_sys_getppid' \

@@ -2,7 +2,9 @@
 # make install and make uninstall into a DESTDIR: the tree, what each file
 # does once installed (gilk runs, the man page renders, the headers compile,
 # the DKMS tree builds gilk.ko and the instruments for the reference kernel),
-# then nothing left behind; and make clean removes all it built.
+# then nothing left behind; make deb's two packages, what they hold and
+# lintian's verdict; and make clean removes all it built. (make check-install
+# installs the packages on a real Debian system: tests/debian/run.)
 set -u
 cd "$(dirname "$0")/.."
 pass=0 fail=0

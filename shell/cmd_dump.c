@@ -31,18 +31,17 @@ static int dump_memory(struct session *s, int argc, char **argv, struct gerr *e)
 	char where[160];
 	FILE *f;
 
-	if (argc != 5)
-		return gerr_set(e, "usage: dump memory FILE START END|+LENGTH");
-	if (session_resolve(s, argv[3], &start, e))
+	(void)argc;
+	if (session_resolve(s, argv[2], &start, e))
 		return -1;
-	if (argv[4][0] == '+') {
+	if (argv[3][0] == '+') {
 		char *rest;
 
-		len = strtoull(argv[4] + 1, &rest, 0);
-		if (*rest || !argv[4][1])
-			return gerr_set(e, "'%s' is not a length", argv[4]);
+		len = strtoull(argv[3] + 1, &rest, 0);
+		if (*rest || !argv[3][1])
+			return gerr_set(e, "'%s' is not a length", argv[3]);
 	} else {
-		if (session_resolve(s, argv[4], &end, e))
+		if (session_resolve(s, argv[3], &end, e))
 			return -1;
 		if (end <= start)
 			return gerr_set(e, "the end 0x%" PRIx64 " is not past the start 0x%" PRIx64,
@@ -63,17 +62,17 @@ static int dump_memory(struct session *s, int argc, char **argv, struct gerr *e)
 			return -1;
 		}
 	}
-	f = fopen(argv[2], "wb");
+	f = fopen(argv[1], "wb");
 	if (!f) {
 		free(buf);
-		return gerr_set(e, "%s: %m", argv[2]);
+		return gerr_set(e, "%s: %m", argv[1]);
 	}
 	fwrite(buf, 1, len, f);
 	free(buf);
-	if (finish(f, argv[2], e))
+	if (finish(f, argv[1], e))
 		return -1;
-	session_where_as(s, start, argv[3], where, sizeof(where));
-	fprintf(s->out, "wrote %" PRIu64 " bytes from %s to %s\n", len, where, argv[2]);
+	session_where_as(s, start, argv[2], where, sizeof(where));
+	fprintf(s->out, "wrote %" PRIu64 " bytes from %s to %s\n", len, where, argv[1]);
 	return 0;
 }
 
@@ -85,7 +84,7 @@ static int file_and_format(int argc, char **argv, int fallback, const char **pat
 	const char *name = NULL;
 
 	*path = NULL;
-	for (int i = 2; i < argc; i++) {
+	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--format")) {
 			if (++i == argc)
 				return gerr_set(e, "--format needs one of text, csv, json, chrome");
@@ -94,11 +93,11 @@ static int file_and_format(int argc, char **argv, int fallback, const char **pat
 			*path = argv[i];
 		} else {
 			return gerr_set(e, "usage: dump %s [--format text|csv|json|chrome] FILE",
-					argv[1]);
+					argv[0]);
 		}
 	}
 	if (!*path)
-		return gerr_set(e, "dump %s: which file?", argv[1]);
+		return gerr_set(e, "dump %s: which file?", argv[0]);
 	if (name && format_parse(name, fmt))
 		return gerr_set(e, "no format '%s': text, csv, json or chrome", name);
 	if (!name)
@@ -146,8 +145,8 @@ static int table_file(struct session *s, int argc, char **argv, const char **pat
 	if (file_and_format(argc, argv, s->set.format, path, fmt, e))
 		return -1;
 	if (*fmt == FMT_CHROME)
-		return gerr_set(e, "a Chrome trace holds events: dump %s as text, csv or json", argv[1]);
-	snprintf(what, sizeof(what), "dump %s", argv[1]);
+		return gerr_set(e, "a Chrome trace holds events: dump %s as text, csv or json", argv[0]);
+	snprintf(what, sizeof(what), "dump %s", argv[0]);
 	return session_need_live(s, what, e);
 }
 
@@ -201,27 +200,18 @@ static int dump_coverage(struct session *s, int argc, char **argv, struct gerr *
 	return 0;
 }
 
-static int run(struct session *s, int argc, char **argv, struct gerr *e)
-{
-	if (!strcmp(argv[1], "coverage"))
-		return dump_coverage(s, argc, argv, e);
-	if (!strcmp(argv[1], "memory"))
-		return dump_memory(s, argc, argv, e);
-	if (!strcmp(argv[1], "events"))
-		return dump_events(s, argc, argv, e);
-	if (!strcmp(argv[1], "splices"))
-		return dump_splices(s, argc, argv, e);
-	return gerr_set(e, "dump what? \"memory\", \"events\", \"splices\" or \"coverage\"");
-}
-
-static const char *const what[] = { "memory", "events", "splices", "coverage", NULL };
+/* The subcommands: argv[0] is the subcommand's name. */
+static const struct subcommand subs[] = {
+	{ "memory", dump_memory, 3, 3, 0, "FILE START END|+LEN" },
+	{ "events", dump_events, 1, 3, 0, "[--format F] FILE" },
+	{ "splices", dump_splices, 1, 3, 0, "[--format F] FILE" },
+	{ "coverage", dump_coverage, 1, 3, 0, "[--format F] FILE" },
+	{ NULL, NULL, 0, 0, 0, NULL },
+};
 
 const struct command cmd_dump = {
 	.name = "dump",
-	.run = run,
-	.min_args = 2,
-	.max_args = 5,
-	.usage = "dump memory FILE START END|+LEN | dump events|splices|coverage [--format F] FILE",
+	.subs = subs,
 	.help = "dump memory: kernel memory from START up to END (or LEN bytes, at\n"
 		"most 64 MiB), raw, as gdb's dump memory; live or offline.\n"
 		"dump events: drains the events instruments recorded into FILE, with\n"
@@ -234,6 +224,5 @@ const struct command cmd_dump = {
 		"Without --format, \"set format\" decides, or else FILE's extension:\n"
 		".csv, .json, else text.",
 	.complete = COMPLETE_WORDS,
-	.words = what,
 	.complete2 = COMPLETE_PATH,
 };

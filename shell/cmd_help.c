@@ -25,6 +25,18 @@ static void errors(FILE *out)
 		fprintf(out, "  %-14s %s: %s\n", g->name, strerror(g->err), g->meaning);
 }
 
+/* "Needs live mode: info splices, info instruments." from the rows. */
+static void live_subcommands(FILE *out, const struct command *c)
+{
+	int n = 0;
+
+	for (const struct subcommand *u = c->subs; u && u->name; u++)
+		if (u->flags & CMD_LIVE)
+			fprintf(out, "%s%s %s", n++ ? ", " : "Needs live mode: ", c->name, u->name);
+	if (n)
+		fprintf(out, ".\n");
+}
+
 static int run(struct session *s, int argc, char **argv, struct gerr *e)
 {
 	const struct command *c;
@@ -41,14 +53,21 @@ static int run(struct session *s, int argc, char **argv, struct gerr *e)
 		c = command_find(argv[1]);
 		if (!c)
 			return gerr_set(e, "no command \"%s\"; \"help\" lists them", argv[1]);
-		fprintf(s->out, "usage: %s\n%s\n%s", c->usage, c->help,
+		char buf[512];
+
+		fprintf(s->out, "usage: %s\n%s\n%s", command_usage_str(c, buf, sizeof(buf)), c->help,
 			(c->flags & CMD_LIVE) ? "Needs live mode.\n" : "");
+		live_subcommands(s->out, c);
 		return 0;
 	}
 	fprintf(s->out, "gilk commands (%s mode; \"help COMMAND\" for more):\n",
 		s->live ? "live" : "offline");
-	for (size_t i = 0; (c = command_at(i)); i++)
-		fprintf(s->out, "  %s%s\n", c->usage, (c->flags & CMD_LIVE) ? "   (live)" : "");
+	for (size_t i = 0; (c = command_at(i)); i++) {
+		char buf[512];
+
+		fprintf(s->out, "  %s%s\n", command_usage_str(c, buf, sizeof(buf)),
+			(c->flags & CMD_LIVE) ? "   (live)" : "");
+	}
 	fprintf(s->out, "A LOCATION is a symbol, symbol+offset (decimal or 0x-hex) or a 0x-address.\n"
 		"Any command's output goes to a file with \"> FILE\" (\">> FILE\" appends),\n"
 		"or through a shell command with \"| COMMAND\". At the terminal, Enter on\n"

@@ -239,63 +239,59 @@ static int info_names(struct session *s, bool functions, const char *rx_text, st
 	return 0;
 }
 
-static const char *const what[] = { "splices", "instruments", "symbol", "address", "line",
-				    "functions", "variables", NULL };
-
-/* The one of what[] that word is a unique prefix of, or NULL. */
-static const char *subcommand(const char *word)
+/* The subcommands, each as the table calls it: argv[0] is its name. */
+static int run_splices(struct session *s, int argc, char **argv, struct gerr *e)
 {
-	const char *found = NULL;
-
-	for (size_t i = 0; what[i]; i++) {
-		if (!strcmp(what[i], word))
-			return what[i];
-		if (!strncmp(what[i], word, strlen(word))) {
-			if (found)
-				return NULL;
-			found = what[i];
-		}
-	}
-	return found;
+	return argc == 2 ? info_splice(s, argv[1], e) : info_splices(s, e);
 }
 
-static int run(struct session *s, int argc, char **argv, struct gerr *e)
+static int run_instruments(struct session *s, int argc, char **argv, struct gerr *e)
 {
-	const char *sub = subcommand(argv[1]);
-	const char *arg = argc == 3 ? argv[2] : NULL;
-
-	/* "info splice ID" reads as English: splice is splices */
-	if (!sub)
-		return gerr_set(e, "info what? splices, instruments, symbol, address, line, functions or variables");
-	if (!strcmp(sub, "functions") || !strcmp(sub, "variables"))
-		return info_names(s, sub[0] == 'f', arg, e);
-	if (!strcmp(sub, "splices") && session_need_live(s, "info splices", e) == 0)
-		return arg ? info_splice(s, arg, e) : info_splices(s, e);
-	if (!strcmp(sub, "splices"))
-		return -1;
-	if (!strcmp(sub, "instruments")) {
-		if (arg)
-			return command_usage(&cmd_info, e);
-		return session_need_live(s, "info instruments", e) ? -1 : info_instruments(s, e);
-	}
-	if (!arg)
-		return gerr_set(e, "usage: info %s %s", sub, !strcmp(sub, "address") ? "SYMBOL" : "LOCATION");
-	if (!strcmp(sub, "symbol"))
-		return info_symbol(s, arg, e);
-	if (!strcmp(sub, "address"))
-		return info_address(s, arg, e);
-	return info_line(s, arg, e);
+	(void)argc;
+	(void)argv;
+	return info_instruments(s, e);
 }
+
+static int run_symbol(struct session *s, int argc, char **argv, struct gerr *e)
+{
+	(void)argc;
+	return info_symbol(s, argv[1], e);
+}
+
+static int run_address(struct session *s, int argc, char **argv, struct gerr *e)
+{
+	(void)argc;
+	return info_address(s, argv[1], e);
+}
+
+static int run_line(struct session *s, int argc, char **argv, struct gerr *e)
+{
+	(void)argc;
+	return info_line(s, argv[1], e);
+}
+
+static int run_names(struct session *s, int argc, char **argv, struct gerr *e)
+{
+	return info_names(s, argv[0][0] == 'f', argc == 2 ? argv[1] : NULL, e);
+}
+
+/* "info splice ID" reads as English: a unique prefix names splices */
+static const struct subcommand subs[] = {
+	{ "splices", run_splices, 0, 1, CMD_LIVE, "[ID]" },
+	{ "instruments", run_instruments, 0, 0, CMD_LIVE, NULL },
+	{ "symbol", run_symbol, 1, 1, 0, "LOCATION" },
+	{ "address", run_address, 1, 1, 0, "SYMBOL" },
+	{ "line", run_line, 1, 1, 0, "LOCATION" },
+	{ "functions", run_names, 0, 1, 0, "[REGEX]" },
+	{ "variables", run_names, 0, 1, 0, "[REGEX]" },
+	{ NULL, NULL, 0, 0, 0, NULL },
+};
 
 const struct command cmd_info = {
 	.name = "info",
-	.run = run,
-	.min_args = 1,
-	.max_args = 2,
+	.subs = subs,
 	.complete = COMPLETE_WORDS,
-	.words = what,
 	.complete2 = COMPLETE_SYMBOL,
-	.usage = "info splices [ID] | info instruments | info symbol|line LOCATION | info address SYMBOL | info functions|variables [REGEX]",
 	.help = "info splices: every splice with its hits, events lost because the\n"
 		"buffer was full, and nested hits (inside an instrument, not run).\n"
 		"info splice ID: one splice in full: the bytes it displaced, the bytes\n"
@@ -304,9 +300,9 @@ const struct command cmd_info = {
 		"their trampolines save (pt_regs; scratch: what a call clobbers; inline:\n"
 		"no call, count's counter or tsc's ring written in the trampoline) and\n"
 		"their uses.\n"
-		"Those three need live mode; these work offline too, over kallsyms:\n"
 		"info symbol LOCATION: the symbol and offset at an address, its section\n"
 		"and module. info address SYMBOL: where a symbol is. info line LOCATION:\n"
 		"says why there is no line (gilk has no DWARF). info functions [REGEX],\n"
-		"info variables [REGEX]: the function or data symbols whose names match.",
+		"info variables [REGEX]: the function or data symbols whose names match\n"
+		"(these work offline too, over kallsyms).",
 };

@@ -1,6 +1,7 @@
 /* The command table and line dispatch (see commands.h). */
 #include "commands.h"
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -36,26 +37,100 @@ const struct command *command_find(const char *name)
 	return matches == 1 ? prefix : NULL;
 }
 
-int command_usage(const struct command *c, struct gerr *e)
+const char *command_usage_str(const struct command *c, char *buf, size_t len)
 {
-	return gerr_set(e, "usage: %s", c->usage);
+	size_t at = 0;
+
+	if (!c->subs)
+		return c->usage;
+	buf[0] = 0;
+	for (const struct subcommand *u = c->subs; u->name && at < len; u++)
+		at += (size_t)snprintf(buf + at, len - at, "%s%s %s%s%s", at ? " | " : "", c->name,
+				       u->name, u->args ? " " : "", u->args ? u->args : "");
+	return buf;
 }
 
-/* The mode and the arity, from c's row. */
-static int check_row(struct session *s, const struct command *c, int nargs,
-		     struct gerr *e)
+int command_usage(const struct command *c, struct gerr *e)
 {
-	if ((c->flags & CMD_LIVE) && session_need_live(s, c->name, e)) {
-		if (c->offline_hint) {
-			char m[sizeof(e->msg)];
+	char buf[512];
 
-			snprintf(m, sizeof(m), "%s", e->msg);
-			gerr_set(e, "%s; offline, %s", m, c->offline_hint);
+	return gerr_set(e, "usage: %s", command_usage_str(c, buf, sizeof(buf)));
+}
+
+/* The subcommand of c that word names, exactly or by a unique prefix. */
+static const struct subcommand *subcommand_find(const struct command *c, const char *word)
+{
+	const struct subcommand *found = NULL;
+	size_t n = strlen(word), matches = 0;
+
+	for (const struct subcommand *u = c->subs; u->name; u++) {
+		if (!strcmp(u->name, word))
+			return u;
+		if (n && !strncmp(u->name, word, n)) {
+			found = u;
+			matches++;
 		}
-		return -1;
 	}
-	if (nargs < c->min_args || (c->max_args != ARGS_ANY && nargs > c->max_args))
+	return matches == 1 ? found : NULL;
+}
+
+/* "info what? splices, instruments, ... or variables" */
+static int what(const struct command *c, struct gerr *e)
+{
+	char list[256];
+	size_t at = 0, n = 0;
+
+	for (const struct subcommand *u = c->subs; u->name; u++)
+		n++;
+	list[0] = 0;
+	for (size_t i = 0; i < n && at < sizeof(list); i++)
+		at += (size_t)snprintf(list + at, sizeof(list) - at, "%s%s",
+				       !i ? "" : i + 1 == n ? " or " : ", ", c->subs[i].name);
+	return gerr_set(e, "%s what? %s", c->name, list);
+}
+
+/* A mode check's error, with the row's hint for offline use. */
+static int need_live(struct session *s, const char *what, const char *hint, struct gerr *e)
+{
+	char m[sizeof(e->msg)];
+
+	if (!session_need_live(s, what, e))
+		return 0;
+	if (hint) {
+		snprintf(m, sizeof(m), "%s", e->msg);
+		gerr_set(e, "%s; offline, %s", m, hint);
+	}
+	return -1;
+}
+
+static bool arity_ok(int nargs, int min, int max)
+{
+	return nargs >= min && (max == ARGS_ANY || nargs <= max);
+}
+
+/* The mode and the arity, from c's row, or from its subcommand's (then
+ * *sub is that row; argv[1] names it). */
+static int check_row(struct session *s, const struct command *c, int nargs, char **argv,
+		     const struct subcommand **sub, struct gerr *e)
+{
+	*sub = NULL;
+	if ((c->flags & CMD_LIVE) && need_live(s, c->name, c->offline_hint, e))
+		return -1;
+	if (!c->subs)
+		return arity_ok(nargs, c->min_args, c->max_args) ? 0 : command_usage(c, e);
+	if (!nargs)
 		return command_usage(c, e);
+	if (!(*sub = subcommand_find(c, argv[1])))
+		return what(c, e);
+	if (!arity_ok(nargs - 1, (*sub)->min_args, (*sub)->max_args))
+		return gerr_set(e, "usage: %s %s%s%s", c->name, (*sub)->name,
+				(*sub)->args ? " " : "", (*sub)->args ? (*sub)->args : "");
+	if ((*sub)->flags & CMD_LIVE) {
+		char name[96];
+
+		snprintf(name, sizeof(name), "%s %s", c->name, (*sub)->name);
+		return need_live(s, name, NULL, e);
+	}
 	return 0;
 }
 
@@ -106,6 +181,7 @@ static int run_with_output(struct session *s, const struct command *c, int n,
 {
 	FILE *saved = s->out, *to = NULL;
 	const char *path = NULL, *mode = NULL;
+	const struct subcommand *sub;
 	struct pipe_out po;
 	int rc;
 
@@ -120,14 +196,14 @@ static int run_with_output(struct session *s, const struct command *c, int n,
 	if (pipe_to && path)
 		return gerr_set(e, "a command's output goes to a file or a pipe, not both");
 	/* Refused before FILE is opened: a usage error truncates nothing. */
-	if (check_row(s, c, n - 1, e))
+	if (check_row(s, c, n - 1, words, &sub, e))
 		return -1;
 	if (path && !(to = fopen(path, mode)))
 		return gerr_set(e, "%s: %m", path);
 	if (pipe_to && pipe_open(&po, pipe_to, s->out, e))
 		return -1;
 	s->out = to ? to : pipe_to ? po.f : s->out;
-	rc = c->run(s, n, words, e);
+	rc = sub ? sub->run(s, n - 1, words + 1, e) : c->run(s, n, words, e);
 	s->out = saved;
 	if (to && fclose(to) && !rc)
 		rc = gerr_set(e, "%s: %m", path);
@@ -140,8 +216,9 @@ static int run_with_output(struct session *s, const struct command *c, int n,
 static int run_raw(struct session *s, const struct command *c, char *rest, struct gerr *e)
 {
 	char *argv[] = { (char *)c->name, rest, NULL };
+	const struct subcommand *sub;
 
-	if (check_row(s, c, rest[0] ? 1 : 0, e))
+	if (check_row(s, c, rest[0] ? 1 : 0, argv, &sub, e))
 		return -1;
 	return c->run(s, rest[0] ? 2 : 1, argv, e);
 }

@@ -26,6 +26,21 @@ enum command_flag {
 
 #define ARGS_ANY (-1)
 
+/*
+ * A subcommand ("info splices", "dump memory"): its row is where its name,
+ * arity, mode, usage and handler are written, once. The dispatcher finds it
+ * by its name or a unique prefix of it ("info sym"), checks its arity and
+ * mode, and runs it with argv[0] its own name; usage, help's live-mode line,
+ * Tab completion and the error for an unknown one are made from the rows.
+ */
+struct subcommand {
+	const char *name;
+	int (*run)(struct session *s, int argc, char **argv, struct gerr *e);
+	int min_args, max_args;		/* words after its name; ARGS_ANY */
+	unsigned flags;			/* CMD_LIVE */
+	const char *args;		/* its usage after its name: "[ID]" */
+};
+
 struct command {
 	const char *name;
 	const char *alias;		/* another name, as gdb's "p" for print */
@@ -38,6 +53,8 @@ struct command {
 	const char *usage;
 	const char *help;
 	const char *offline_hint;	/* CMD_LIVE: what to do offline instead */
+	const struct subcommand *subs;	/* its subcommands, up to a NULL name;
+					 * usage and run come from them */
 };
 
 extern const struct command cmd_help, cmd_quit, cmd_disas, cmd_x, cmd_blocks,
@@ -55,6 +72,9 @@ const struct command *command_at(size_t i);
 
 /* "usage: ..." from c's row; returns -1. */
 int command_usage(const struct command *c, struct gerr *e);
+/* c's usage: its row's, or made from its subcommands' ("info splices [ID] |
+ * info instruments | ..."). buf holds the made one. */
+const char *command_usage_str(const struct command *c, char *buf, size_t len);
 
 /* Before leaving: asks about this session's splices (see cmd_quit.c).
  * 1: quit (after removing them when asked), 0: stay, -1: an error. */

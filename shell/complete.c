@@ -89,9 +89,22 @@ static void collect_words(struct session *s, const char *const *words, const cha
 			add(s, words[i]);
 }
 
+/* c's words: its subcommands' names, or its row's list. */
+static void collect_command_words(struct session *s, const struct command *c, const char *text)
+{
+	size_t len = strlen(text);
+
+	if (!c->subs) {
+		collect_words(s, c->words, text);
+		return;
+	}
+	for (const struct subcommand *u = c->subs; u->name; u++)
+		if (!strncmp(u->name, text, len))
+			add(s, u->name);
+}
+
 /* Returns the number of candidates in all (symbols may be cut). */
-static size_t collect(struct session *s, enum complete_kind kind,
-		      const char *const *words, const char *text)
+static size_t collect(struct session *s, enum complete_kind kind, const char *text)
 {
 	size_t len = strlen(text);
 	struct gerr e;
@@ -111,9 +124,6 @@ static size_t collect(struct session *s, enum complete_kind kind,
 		if (!strchr(text, ':'))
 			return collect_symbols(s, text);
 		collect_suffixes(s, text);
-		break;
-	case COMPLETE_WORDS:
-		collect_words(s, words, text);
 		break;
 	case COMPLETE_SPLICE: {
 		struct gilk_splice_info *all;
@@ -173,11 +183,15 @@ long complete_candidates(struct session *s, const char *before, const char *text
 		if (kind == COMPLETE_PATH) {
 			/* a path, or one of the command's words ("record stop") */
 			if (n == 1)
-				collect_words(s, c->words, text);
+				collect_command_words(s, c, text);
 			return -1;
 		}
+		if (kind == COMPLETE_WORDS) {
+			collect_command_words(s, c, text);
+			return (long)s->nmatches;
+		}
 	}
-	return (long)collect(s, kind, c ? c->words : NULL, text);
+	return (long)collect(s, kind, text);
 }
 
 static char **attempt(const char *text, int start, int end)

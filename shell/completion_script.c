@@ -80,8 +80,11 @@ static void zsh(FILE *out)
 	header(out, "zsh");
 	fprintf(out, "local state\nlocal -a cmds\ncmds=(\n");
 	for (size_t i = 0; (c = command_at(i)); i++) {
+		char buf[512];
+		const char *usage = command_usage_str(c, buf, sizeof(buf));
+
 		fprintf(out, "\t'%s:", c->name);
-		zsh_text(out, c->usage, strlen(c->usage), false);
+		zsh_text(out, usage, strlen(usage), false);
 		fprintf(out, "'\n");
 	}
 	fprintf(out, ")\n_arguments \\\n");

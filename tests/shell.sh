@@ -142,6 +142,22 @@ for c in "help a b" "disas a b c" "plan a b" "quit now" "show a b" "events 1 2";
 	[ $? = 1 ] && grep -q "^gilk: \(usage: \|events needs live\)" "$t/e" || bad="$bad $c(too many)"
 done
 check "arity and live-mode errors come from the command table${bad:+:$bad}" "$([ -z "$bad" ]; echo $?)"
+# subcommands: their own rows give the usage, the arity, the mode, and the
+# list an unknown one gets; a unique prefix names one
+"${G[@]}" -c 'help info' >"$t/hc"
+"${G[@]}" -c 'info sym jiffies' >"$t/o" 2>&1
+"${G[@]}" -c 'info splices' 2>"$t/e1" >/dev/null
+"${G[@]}" -c 'dump memory x jiffies' 2>"$t/e2" >/dev/null
+"${G[@]}" -c 'info instruments now' 2>"$t/e3" >/dev/null
+"${G[@]}" -c 'info s' 2>"$t/e4" >/dev/null
+check "subcommands: usage, arity, live mode and prefixes from their rows" \
+	"$(grep -q '^usage: info splices \[ID\] | info instruments | info symbol LOCATION | ' "$t/hc" &&
+	   grep -qx 'Needs live mode: info splices, info instruments.' "$t/hc" &&
+	   grep -q '^jiffies in section' "$t/o" &&
+	   grep -qx 'gilk: info splices needs live mode (/dev/gilk, gilk.ko loaded)' "$t/e1" &&
+	   grep -qx 'gilk: usage: dump memory FILE START END|+LEN' "$t/e2" &&
+	   grep -qx 'gilk: usage: info instruments' "$t/e3" &&
+	   grep -q '^gilk: info what? splices, instruments, symbol' "$t/e4"; echo $?)"
 build/gilk --kernel "$ref/vmlinuz" -c help 2>"$t/e"
 check "offline mode needs both --kernel and --symbols" "$([ $? = 2 ] && grep -q 'needs both' "$t/e"; echo $?)"
 
@@ -439,7 +455,7 @@ check "dump with an unknown format lists the formats" "$([ $? = 1 ] && grep -q "
 "${G[@]}" -c 'dump splices --format chrome '"$t"'/sp' 2>"$t/e"
 check "dump splices as a Chrome trace is refused" "$([ $? = 1 ] && grep -q 'a Chrome trace holds events' "$t/e"; echo $?)"
 fails "hist offline says it needs live mode (its fields are checked live)" 'hist rsx' "hist needs live mode"
-fails "dump of an unknown thing names the four" 'dump things x' 'dump what? "memory", "events", "splices" or "coverage"'
+fails "dump of an unknown thing names the four" 'dump things x' 'dump what? memory, events, splices or coverage'
 fails "coverage offline says it needs live mode, and what to do instead" 'coverage tcp_v4_rcv' 'shows which blocks could be spliced'
 fails "dump coverage offline says it needs live mode" 'dump coverage x.csv' "dump coverage needs live mode"
 

@@ -1,0 +1,336 @@
+/* Planning and splicing live (see live.h): plans from the snapshot and the
+ * facts, requests as gilk.ko checks them, batches. */
+#include "live_internal.h"
+#include "request.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+
+/* A plan's trampoline goes to gilk.ko whole: the planner's bound must be
+ * the ABI's. */
+_Static_assert(SPLICE_TRAMP_MAX == GILK_TRAMP_MAX,
+	       "core/splice.h's SPLICE_TRAMP_MAX and the ABI's GILK_TRAMP_MAX differ");
+
+static int prepare(struct live *lv, uint64_t site, struct splice_env *env,
+		   struct gerr *e)
+{
+	uint64_t fs, fe, lo, hi;
+	bool module;
+
+	if (symtab_function(lv->k.syms, site, NULL, &fs, &fe))
+		return gerr_set(e, "0x%llx is not inside a kernel function",
+				(unsigned long long)site);
+	module = site < lv->k.text_start || site >= lv->k.text_end;
+	if (module && lv_snapshot_module_text(lv, fs, fe, e))
+		return -1;
+	lv_facts_range(lv, fs, fe, &lo, &hi);
+	if ((!lv->batch && lv_learn_splices(lv, e)) || lv_learn_facts(lv, lo, hi, e))
+		return -1;
+	lv_ensure_sorted(lv);
+	if (lv_near_ranges(lv, site - 2 * REACH, site + 2 * REACH))
+		return gerr_setc(e, ENOMEM, "out of memory");
+	/* Cached CFGs hold while the snapshot and the facts are unchanged
+	 * (module text is read again each time); the window, for the whole
+	 * function, holds for its every site. */
+	if (module || lv->window_gen != lv->gen) {
+		window_free(&lv->w);
+		lv->window_fn = 0;
+	}
+	lv->window_gen = lv->gen;
+	if (lv->window_fn != fs) {
+		lv->window_fn = 0;
+		if (kernel_window_over(&lv->k, fs, fe - 1, REACH, &lv->w, e))
+			return -1;
+		lv->window_fn = fs;
+	}
+	kernel_env(&lv->k, &lv->w, env);
+	env->occupied = lv->near;
+	env->noccupied = lv->nnear;
+	return 0;
+}
+
+int live_plan(struct live *lv, uint64_t site, unsigned flags,
+	      struct splice_plan *p, struct gerr *e)
+{
+	struct splice_env env;
+	char where[128];
+	const char *lim;
+
+	if (prepare(lv, site, &env, e))
+		return -1;
+	env.flags = flags;
+	if (splice_plan(&env, site, p) == 0)
+		return 0;
+	symtab_format(lv->k.syms, p->reason_addr, where, sizeof(where));
+	lim = splice_limit_str(p);
+	return gerr_set(e, "cannot splice at 0x%llx: %s (at %s%s%s)",
+			(unsigned long long)site, splice_reason_str(p->reason), where,
+			lim ? ", where it cannot grow: " : "", lim ? lim : "");
+}
+
+uint64_t live_block_site(struct live *lv, uint64_t addr)
+{
+	struct splice_env env;
+	struct gerr e;
+
+	if (prepare(lv, addr, &env, &e))
+		return addr;
+	return splice_site_for_block(&env, addr);
+}
+
+/* The template gilk.ko gives instrument's splices (kmod/tramp.h): what the
+ * instrument needs, unless the session asks for the full one. */
+static enum tramp_template template_for(struct live *lv, const char *instrument)
+{
+	struct gilk_instrument_info *list;
+	enum tramp_template tt = TT_FULL;
+	struct gerr e;
+	size_t n;
+
+	if (lv->full_template || live_instruments(lv, &list, &n, &e))
+		return TT_FULL;
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(list[i].name, instrument))
+			tt = list[i].needs == GILK_NEEDS_NOTHING ? TT_COUNT :
+			     list[i].needs == GILK_NEEDS_TSC ? TT_TSC :
+			     list[i].needs == GILK_NEEDS_SCRATCH ? TT_SCRATCH : TT_FULL;
+	free(list);
+	return tt;
+}
+
+/* The inline tsc template writes gilk.ko's ring as core/splice.h lays it out. */
+_Static_assert(TSC_RING_SLOTS == GILK_TSC_SLOTS &&
+	       TSC_RING_SLOT0 == offsetof(struct gilk_tsc_ring, slot) &&
+	       sizeof(struct gilk_tsc_slot) == 1u << TSC_RING_SLOT_SHIFT &&
+	       offsetof(struct gilk_tsc_slot, begin) == 0 &&
+	       offsetof(struct gilk_tsc_slot, tsc) == 8 &&
+	       offsetof(struct gilk_tsc_slot, cpu) == 16 &&
+	       offsetof(struct gilk_tsc_slot, end) == 24,
+	       "core/splice.h's tsc ring is gilk.ko's");
+
+static int request_as(struct live *lv, const struct splice_plan *p,
+		      const char *instrument, const char *arg, enum tramp_template tmpl,
+		      struct gilk_splice *req, size_t *reloc_off, struct gerr *e)
+{
+	struct gilk_reserve r = {
+		.tramp_size = (uint32_t)splice_tramp_size(p, tmpl),
+		.evict_size = (uint32_t)splice_evict_tramp_size(p),
+		/* a BUG/WARN replay gets the full template, which calls */
+		.flags = tmpl == TT_TSC && p->bug == BUG_NONE ? GILK_RESERVE_TSC_RING : 0,
+	};
+	struct splice_params sp;
+	struct splice_code code;
+	enum splice_reason why;
+
+	if (strlen(instrument) >= GILK_NAME_MAX || (arg && strlen(arg) >= GILK_ARG_MAX))
+		return gerr_set(e, "instrument name or argument too long");
+	if (ioctl(lv->fd, GILK_IOC_RESERVE, &r) < 0)
+		return gerr_setc(e, errno, "reserving trampoline memory: %s", strerror(errno));
+	sp = (struct splice_params){ .tramp = r.tramp, .evict_tramp = r.evict_tramp,
+				     .handler = r.handler, .ctx = r.ctx, .clac = lv->smap,
+				     .tmpl = tmpl, .counter = r.counter, .tsc_ring = r.tsc_ring,
+				     .cpu_number = r.cpu_number };
+	if (splice_emit(p, &sp, &code, &why)) {
+		ioctl(lv->fd, GILK_IOC_RELEASE, &r.id);
+		return gerr_set(e, "trampoline at 0x%llx: %s", (unsigned long long)r.tramp,
+				splice_reason_str(why));
+	}
+	request_from_plan(p, &code, &r, req);
+	if (reloc_off)
+		*reloc_off = code.reloc_off;
+	snprintf(req->instrument, sizeof(req->instrument), "%s", instrument);
+	snprintf(req->arg, sizeof(req->arg), "%s", arg ? arg : "");
+	return 0;
+}
+
+int live_request(struct live *lv, const struct splice_plan *p,
+		 const char *instrument, const char *arg,
+		 struct gilk_splice *req, size_t *reloc_off, struct gerr *e)
+{
+	return request_as(lv, p, instrument, arg, template_for(lv, instrument), req,
+			  reloc_off, e);
+}
+
+int live_splice_batch(struct live *lv, const struct splice_plan *plans,
+		      size_t n, const char *instrument, const char *arg,
+		      uint32_t *ids, struct gerr *e)
+{
+	struct live_use use = { instrument, arg };
+
+	return live_splice_batch_uses(lv, plans, n, &use, 1, ids, e);
+}
+
+int live_splice_batch_uses(struct live *lv, const struct splice_plan *plans,
+			   size_t n, const struct live_use *uses, size_t nuses,
+			   uint32_t *ids, struct gerr *e)
+{
+	struct gilk_splice *reqs;
+	struct gilk_batch b = { .count = (uint32_t)n };
+	size_t built = 0;
+	int err, rc = 0;
+
+	if (!n || n > GILK_BATCH_MAX)
+		return gerr_set(e, "a batch holds 1 to %d splices, not %zu", GILK_BATCH_MAX, n);
+	if (nuses != 1 && nuses != n)
+		return gerr_set(e, "a batch of %zu splices takes 1 or %zu instruments, not %zu",
+				n, n, nuses);
+	/* one request each, sent together: gilk.ko reads them one by one */
+	reqs = calloc(n, sizeof(*reqs));
+	if (!reqs)
+		return gerr_setc(e, ENOMEM, "out of memory");
+	/* the template an instrument takes, asked of gilk.ko once for a run
+	 * of the same instrument, not once a splice */
+	const char *last = NULL;
+	enum tramp_template tmpl = TT_FULL;
+
+	for (; built < n; built++) {
+		const struct live_use *u = &uses[nuses == n ? built : 0];
+
+		if (!last || strcmp(last, u->instrument))
+			tmpl = template_for(lv, u->instrument);
+		last = u->instrument;
+		if (request_as(lv, &plans[built], u->instrument, u->arg, tmpl, &reqs[built],
+			       NULL, e)) {
+			rc = -1;
+			break;
+		}
+	}
+	if (!rc) {
+		b.items = (uintptr_t)reqs;
+		if (ioctl(lv->fd, n == 1 ? GILK_IOC_SPLICE : GILK_IOC_SPLICE_BATCH,
+			  n == 1 ? (void *)reqs : (void *)&b) < 0) {
+			const struct gilk_splice *bad = &reqs[b.failed < n ? b.failed : 0];
+
+			err = errno;
+			gerr_setc(e, err, "gilk.ko refused the splice at 0x%llx: %s (%s)",
+				 (unsigned long long)bad->site,
+				 bad->reason[0] ? bad->reason : strerror(err), strerror(err));
+			errno = err;
+			rc = -1;
+		}
+	}
+	err = errno;
+	for (size_t i = 0; i < built; i++) {
+		if (rc)
+			ioctl(lv->fd, GILK_IOC_RELEASE, &reqs[i].id);
+		else
+			ids[i] = reqs[i].id;
+	}
+	errno = err;
+	free(reqs);
+	return rc;
+}
+
+int live_splice(struct live *lv, const struct splice_plan *p,
+		const char *instrument, const char *arg, uint32_t *id,
+		struct gerr *e)
+{
+	return live_splice_batch(lv, p, 1, instrument, arg, id, e);
+}
+
+int live_unsplice_batch(struct live *lv, const uint32_t *ids, size_t n,
+			struct gerr *e)
+{
+	if (!n)
+		return gerr_set(e, "nothing to unsplice");
+	/* gilk.ko takes up to GILK_BATCH_MAX (all there can be, in practice)
+	 * at a time: one pair of grace periods each */
+	for (size_t done = 0; done < n; done += GILK_BATCH_MAX) {
+		size_t k = n - done < GILK_BATCH_MAX ? n - done : GILK_BATCH_MAX;
+		struct gilk_batch b = { .count = (uint32_t)k, .items = (uintptr_t)(ids + done) };
+
+		if (ioctl(lv->fd, GILK_IOC_UNSPLICE_BATCH, &b) < 0)
+			return gerr_setc(e, errno, "unsplice %u: %s%s",
+					 b.failed < k ? ids[done + b.failed] : 0,
+					 errno == ENOENT ? "no such splice" : strerror(errno),
+					 done ? " (the splices before it are removed)" : "");
+	}
+	return 0;
+}
+
+static int cmp_site_index(const void *a, const void *b, void *ctx)
+{
+	const uint64_t *sites = ctx;
+	uint64_t x = sites[*(const size_t *)a], y = sites[*(const size_t *)b];
+
+	return x < y ? -1 : x > y;
+}
+
+static int push_pending(struct live *lv, uint64_t site, uint64_t lo, uint64_t hi)
+{
+	uint64_t *k = realloc(lv->pending_site, (lv->npending + 1) * sizeof(*k));
+
+	if (!k)
+		return -1;
+	lv->pending_site = k;
+	k[lv->npending] = site;
+	return lv_push_range(&lv->pending, &lv->npending, lo, hi);
+}
+
+int live_batch_begin(struct live *lv, const uint64_t *fns, size_t n, struct gerr *e)
+{
+	if (lv_learn_splices(lv, e))
+		return -1;
+	lv_learn_batch_facts(lv, fns, NULL, n);
+	lv->batch = true;
+	return 0;
+}
+
+void live_batch_end(struct live *lv)
+{
+	lv->batch = false;
+}
+
+size_t live_plan_many(struct live *lv, const uint64_t *sites, size_t n,
+		      unsigned flags, struct splice_plan *plans, bool *ok,
+		      enum splice_reason *why)
+{
+	size_t good = 0, *order = calloc(n ? n : 1, sizeof(*order));
+	struct gerr e;
+
+	for (size_t i = 0; i < n; i++) {
+		ok[i] = false;
+		why[i] = SR_NOT_TEXT;
+	}
+	bool outer = !lv->batch;	/* else live_batch_begin() learnt the splices */
+
+	if (!order || (outer && lv_learn_splices(lv, &e))) {
+		free(order);
+		return 0;
+	}
+	for (size_t i = 0; i < n; i++)
+		order[i] = i;
+	qsort_r(order, n, sizeof(*order), cmp_site_index, (void *)sites);
+	lv_learn_batch_facts(lv, sites, order, n);
+	lv->batch = true;
+	lv->npending = lv->pending_first = 0;
+	for (size_t o = 0; o < n; o++) {
+		size_t i = order[o];
+		const struct splice_plan *p = &plans[i];
+		int rc = 0;
+
+		ok[i] = live_plan(lv, sites[i], flags, &plans[i], &e) == 0;
+		why[i] = plans[i].reason;
+		if (!ok[i])
+			continue;
+		good++;
+		rc |= push_pending(lv, sites[i], p->region.addr, p->region.addr + p->region.len);
+		if (p->mode == SPLICE_BOUNCE)
+			rc |= push_pending(lv, sites[i], p->slot, p->slot + 5);
+		if (p->bounce_kind == BOUNCE_EVICT)
+			rc |= push_pending(lv, sites[i], p->evict.addr,
+					   p->evict.addr + p->evict.len);
+		if (rc) {	/* out of memory: the rest are not planned */
+			ok[i] = false;
+			good--;
+			break;
+		}
+	}
+	lv->batch = !outer;
+	lv->npending = lv->pending_first = 0;
+	free(order);
+	return good;
+}

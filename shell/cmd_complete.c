@@ -19,8 +19,8 @@ static int run(struct session *s, int argc, char **argv, struct gerr *e)
 		start--;
 	snprintf(before, sizeof(before), "%.*s", (int)start, line);
 	total = complete_candidates(s, before, line + start);
-	for (size_t i = 0; i < s->nmatches && !session_interrupted(s); i++)
-		fprintf(s->out, "%s%s\n", before, s->matches[i]);
+	for (size_t i = 0; i < complete_count(s) && !session_interrupted(s); i++)
+		fprintf(s->out, "%s%s\n", before, complete_match(s, i));
 	if (total < 0) {	/* file names, as readline finds them */
 		char *f;
 
@@ -28,9 +28,9 @@ static int run(struct session *s, int argc, char **argv, struct gerr *e)
 			fprintf(s->out, "%s%s\n", before, f);
 			free(f);
 		}
-	} else if ((size_t)total > s->nmatches) {
+	} else if ((size_t)total > complete_count(s)) {
 		fprintf(s->out, "%s%s... (%ld in all: the first %zu shown)\n", before,
-			line + start, total, s->nmatches);
+			line + start, total, complete_count(s));
 	}
 	return 0;
 }

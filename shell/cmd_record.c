@@ -1,11 +1,18 @@
 /* record: save the commands typed from now on as a transcript (see
  * record.h). Only commands that succeed are saved, so that the transcript
  * replays to its end: -x and source stop at the first error. */
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "commands.h"
 #include "record.h"
+
+/* A recording in progress: the session holds one while "record" runs. */
+struct recording {
+	FILE *f;
+	char path[4096];
+};
 
 static bool is_record(const char *line)
 {
@@ -20,25 +27,39 @@ void record_line(struct session *s, const char *line)
 {
 	size_t n = strcspn(line, "\r\n");
 
-	if (!s->record || !line[strspn(line, " \t\r\n")] || is_record(line))
+	if (!s->rec || !line[strspn(line, " \t\r\n")] || is_record(line))
 		return;
-	fprintf(s->record, "%.*s\n", (int)n, line);
-	fflush(s->record);
+	fprintf(s->rec->f, "%.*s\n", (int)n, line);
+	fflush(s->rec->f);
+}
+
+/* Ends the recording; -1 when its file took a write error. */
+static int finish(struct session *s)
+{
+	int bad = ferror(s->rec->f);
+
+	bad |= fclose(s->rec->f);
+	free(s->rec);
+	s->rec = NULL;
+	return bad ? -1 : 0;
+}
+
+void record_close(struct session *s)
+{
+	if (s->rec)
+		finish(s);
 }
 
 static int stop(struct session *s, struct gerr *e)
 {
-	int bad;
+	char path[sizeof(s->rec->path)];
 
-	if (!s->record)
+	if (!s->rec)
 		return gerr_set(e, "not recording");
-	bad = ferror(s->record);
-	if (fclose(s->record) || bad) {
-		s->record = NULL;
-		return gerr_set(e, "%s: write error", s->record_path);
-	}
-	s->record = NULL;
-	fprintf(s->out, "recording to %s stopped\n", s->record_path);
+	snprintf(path, sizeof(path), "%s", s->rec->path);
+	if (finish(s))
+		return gerr_set(e, "%s: write error", path);
+	fprintf(s->out, "recording to %s stopped\n", path);
 	return 0;
 }
 
@@ -46,20 +67,27 @@ static int run(struct session *s, int argc, char **argv, struct gerr *e)
 {
 	time_t now = time(NULL);
 	char when[64];
+	struct recording *r;
 
 	(void)argc;
 	if (!strcmp(argv[1], "stop"))
 		return stop(s, e);
-	if (s->record)
-		return gerr_set(e, "already recording to %s; \"record stop\" first", s->record_path);
-	s->record = fopen(argv[1], "w");
-	if (!s->record)
+	if (s->rec)
+		return gerr_set(e, "already recording to %s; \"record stop\" first", s->rec->path);
+	r = calloc(1, sizeof(*r));
+	if (!r)
+		return gerr_set(e, "out of memory");
+	r->f = fopen(argv[1], "w");
+	if (!r->f) {
+		free(r);
 		return gerr_set(e, "%s: %m", argv[1]);
-	snprintf(s->record_path, sizeof(s->record_path), "%s", argv[1]);
+	}
+	snprintf(r->path, sizeof(r->path), "%s", argv[1]);
+	s->rec = r;
 	strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", localtime(&now));
-	fprintf(s->record, "# gilk transcript, recorded %s (%s mode)\n", when,
+	fprintf(r->f, "# gilk transcript, recorded %s (%s mode)\n", when,
 		s->live ? "live" : "offline");
-	fflush(s->record);
+	fflush(r->f);
 	fprintf(s->out, "recording commands to %s\n", argv[1]);
 	return 0;
 }

@@ -15,36 +15,68 @@
 #include "commands.h"
 #include "location.h"
 
+/* The candidates of the last completion, and the next one readline takes. */
+struct completion {
+	char **matches;
+	size_t n, next;
+};
+
 /* readline's callbacks take no context: the session they complete for. */
 static struct session *completing;
 
 static void reset(struct session *s)
 {
-	for (size_t i = 0; i < s->nmatches; i++)
-		free(s->matches[i]);
-	s->nmatches = s->next = 0;
+	if (!s->tab)
+		s->tab = calloc(1, sizeof(*s->tab));
+	if (!s->tab)
+		return;
+	for (size_t i = 0; i < s->tab->n; i++)
+		free(s->tab->matches[i]);
+	s->tab->n = s->tab->next = 0;
 }
 
 static void add(struct session *s, const char *word)
 {
-	char **m = realloc(s->matches, (s->nmatches + 1) * sizeof(*m));
+	struct completion *t = s->tab;
+	char **m = t ? realloc(t->matches, (t->n + 1) * sizeof(*m)) : NULL;
 
 	if (!m)
 		return;
-	s->matches = m;
-	m[s->nmatches] = strdup(word);
-	if (m[s->nmatches])
-		s->nmatches++;
+	t->matches = m;
+	m[t->n] = strdup(word);
+	if (m[t->n])
+		t->n++;
+}
+
+size_t complete_count(const struct session *s)
+{
+	return s->tab ? s->tab->n : 0;
+}
+
+const char *complete_match(const struct session *s, size_t i)
+{
+	return i < complete_count(s) ? s->tab->matches[i] : NULL;
+}
+
+void complete_free(struct session *s)
+{
+	reset(s);
+	if (s->tab)
+		free(s->tab->matches);
+	free(s->tab);
+	s->tab = NULL;
 }
 
 static char *generate(const char *text, int state)
 {
-	struct session *s = completing;
+	struct completion *t = completing->tab;
 
 	(void)text;
+	if (!t)
+		return NULL;
 	if (!state)
-		s->next = 0;
-	return s->next < s->nmatches ? strdup(s->matches[s->next++]) : NULL;
+		t->next = 0;
+	return t->next < t->n ? strdup(t->matches[t->next++]) : NULL;
 }
 
 static size_t collect_symbols(struct session *s, const char *text)
@@ -157,7 +189,7 @@ static size_t collect(struct session *s, enum complete_kind kind, const char *te
 	default:
 		break;
 	}
-	return s->nmatches;
+	return complete_count(s);
 }
 
 long complete_candidates(struct session *s, const char *before, const char *text)
@@ -188,7 +220,7 @@ long complete_candidates(struct session *s, const char *before, const char *text
 		}
 		if (kind == COMPLETE_WORDS) {
 			collect_command_words(s, c, text);
-			return (long)s->nmatches;
+			return (long)complete_count(s);
 		}
 	}
 	return (long)collect(s, kind, text);
@@ -204,7 +236,7 @@ static char **attempt(const char *text, int start, int end)
 	snprintf(before, sizeof(before), "%.*s", start, rl_line_buffer);
 	rl_attempted_completion_over = 1;
 	total = complete_candidates(s, before, text);
-	if (total < 0 && !s->nmatches) {
+	if (total < 0 && !complete_count(s)) {
 		rl_attempted_completion_over = 0; /* readline's own: file names */
 		return NULL;
 	}
@@ -213,7 +245,7 @@ static char **attempt(const char *text, int start, int end)
 		       total, text, COMPLETE_SYMBOLS_MAX);
 		rl_on_new_line();
 	}
-	return s->nmatches ? rl_completion_matches(text, generate) : NULL;
+	return complete_count(s) ? rl_completion_matches(text, generate) : NULL;
 }
 
 void complete_init(struct session *s)

@@ -7,5 +7,7 @@
 
 /* A line the user typed ran without error: saved when recording. */
 void record_line(struct session *s, const char *line);
+/* Ends a recording the session still has, as it closes. */
+void record_close(struct session *s);
 
 #endif

@@ -6,10 +6,12 @@
 #include <string.h>
 #include <sys/ioctl.h>
 
+#include "complete.h"
 #include "coverage.h"
 #include "event_log.h"
 #include "interrupt.h"
 #include "pager.h"
+#include "record.h"
 
 int session_open_live(struct session *s, struct gerr *e)
 {
@@ -157,8 +159,7 @@ bool session_interrupted(const struct session *s)
 
 void session_close(struct session *s)
 {
-	if (s->record)
-		fclose(s->record);
+	record_close(s);
 	pager_close(s->pager);
 	free(s->made);
 	free(s->lost_seen);
@@ -170,9 +171,7 @@ void session_close(struct session *s)
 	if (s->cov)
 		coverage_free(s->cov);
 	free(s->cov);
-	for (size_t i = 0; i < s->nmatches; i++)
-		free(s->matches[i]);
-	free(s->matches);
+	complete_free(s);
 	cfg_free(&s->cfg);
 	window_free(&s->w);
 	if (s->live)

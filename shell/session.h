@@ -35,16 +35,14 @@ struct session {
 	struct made_splice *made;  /* splices made in this session, for quit */
 	size_t nmade;
 	char repeat[256];          /* what Enter on an empty line runs */
-	FILE *record;              /* "record FILE": commands typed go here */
-	char record_path[4096];
+	struct recording *rec;     /* "record FILE" running (cmd_record.c) */
 	struct pager *pager;       /* the terminal's pager, when paging */
 	struct coverage *cov;      /* "coverage": its blocks and splices */
 	struct event_log *held;    /* events drained and not yet shown
 				    * ("events N"): the next drain's first */
 	struct gilk_splice_info *spliced; /* live splices, as last read */
 	size_t nspliced;
-	char **matches;            /* Tab completion: candidates, and the next */
-	size_t nmatches, next;
+	struct completion *tab;    /* Tab's last candidates (complete.c) */
 };
 
 int session_open_live(struct session *s, struct gerr *e);

@@ -160,6 +160,7 @@ struct gilk_hit {
 };
 
 extern struct mutex gilk_lock;
+/* hitpath.c: what every trampoline but the inline ones calls. */
 void gilk_entry(struct gilk_splice_obj *s, struct pt_regs *regs);
 /* patch.c: the DIE_INT3 notifier that sends a CPU on to its divert. */
 struct notifier_block;
@@ -194,6 +195,20 @@ void gilk_abandon(struct gilk_splice_obj *s);
 void gilk_unsplice_dependents(const struct module *mod,
 			      const struct gilk_instrument *ins);
 void gilk_splice_info(const struct gilk_splice_obj *s, struct gilk_splice_info *out);
+/*
+ * What splice.c (objects, ownership, SPLICE) and unsplice.c (UNSPLICE,
+ * dependents) share: freeing an object, giving up its bytes, the int3
+ * fill of trap regions, and the live patches a step of the protocol
+ * writes (all of them, the sites', or the others': bounce slots and
+ * evicted neighbours).
+ */
+enum gilk_which { GILK_ALL_LIVE, GILK_SITES, GILK_HOSTS };
+void gilk_obj_free(struct gilk_splice_obj *s);
+void gilk_disown(struct gilk_splice_obj *s);
+void gilk_fill_traps(struct gilk_splice_obj **objs, u32 n);
+struct gilk_patch_state **gilk_collect_patches(struct gilk_splice_obj **objs, u32 n,
+					       enum gilk_which sel, unsigned int *np,
+					       struct gilk_traps **traps);
 
 /* modules.c: splices of a module force-unloaded go first. */
 int gilk_modules_init(void);

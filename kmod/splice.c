@@ -6,11 +6,9 @@
  * trampoline memory sized to what the plan holds (trampmem.c). SPLICE
  * checks every request of a batch (any number), writes the trampolines,
  * and runs the patch protocol for all of them with one grace period, all or
- * none. UNSPLICE reverts, waits for synchronize_rcu_tasks(), and only then
- * frees the trampolines and drops the instrument's module reference.
+ * none. UNSPLICE is unsplice.c's; the hit path, hitpath.c's.
  */
 #include <asm/cpufeature.h>
-#include <linux/delay.h>
 #include <linux/kprobes.h>
 #include <linux/ktime.h>
 #include <linux/mm.h>
@@ -33,50 +31,7 @@ DEFINE_MUTEX(gilk_lock);
 DEFINE_XARRAY_ALLOC1(gilk_splices);
 DEFINE_XARRAY(gilk_owned);
 
-static DEFINE_PER_CPU(int, gilk_depth);
-
-/*
- * Called by every trampoline but count's, with the splice and the site's
- * registers (NULL from the scratch template: the instrument needs none).
- */
-notrace void gilk_entry(struct gilk_splice_obj *s, struct pt_regs *regs)
-{
-	struct gilk_hit hit;
-	int cpu;
-
-	preempt_disable_notrace();
-	cpu = smp_processor_id();
-	this_cpu_inc(*s->hits);
-	if (this_cpu_inc_return(gilk_depth) == 1) {
-		hit.ctx.splice = s->id;
-		hit.ctx.cpu = cpu;
-		hit.ctx.site = s->site;
-		hit.ctx.regs = regs;
-		hit.ctx.arg = s->arg;
-		hit.s = s;
-		s->ins->fn(&hit.ctx);
-	} else {
-		atomic64_inc(&s->missed);
-	}
-	this_cpu_dec(gilk_depth);
-	/*
-	 * No reschedule from here: preempt_schedule_notrace() would run
-	 * outside the guard, and a splice on it would be hit again from
-	 * here, without end (preempt=full). A pending reschedule waits for
-	 * the next preemption point, at worst the next interrupt. (This is
-	 * preempt_enable_no_resched_notrace(), which modules do not get.)
-	 */
-	barrier();
-	__preempt_count_dec();
-	/* Outside the guard and with preemption as the site had it: a BUG
-	 * does not come back from here.
-	 */
-	if (unlikely(s->flags & GILK_SPLICE_BUG))
-		gilk_bug_replay(s->site, regs);
-}
-NOKPROBE_SYMBOL(gilk_entry);
-
-static void obj_free(struct gilk_splice_obj *s)
+void gilk_obj_free(struct gilk_splice_obj *s)
 {
 	if (s->tramp)
 		gilk_tramp_free(s->tramp, s->tramp_size);
@@ -107,7 +62,7 @@ int gilk_reserve(struct gilk_reserve *r, const void *owner)
 	if (r->flags & GILK_RESERVE_TSC_RING) {
 		s->tsc_ring = gilk_tsc_ring_alloc();
 		if (!s->tsc_ring) {
-			obj_free(s);
+			gilk_obj_free(s);
 			return -ENOMEM;
 		}
 	}
@@ -121,7 +76,7 @@ int gilk_reserve(struct gilk_reserve *r, const void *owner)
 	ret = !s->hits || !s->tramp || (s->evict_size && !s->evict_tramp) ? -ENOMEM :
 	      xa_alloc(&gilk_splices, &id, s, xa_limit_31b, GFP_KERNEL);
 	if (ret) {
-		obj_free(s);	/* its trampolines go back: under the lock */
+		gilk_obj_free(s);	/* its trampolines go back: under the lock */
 		mutex_unlock(&gilk_lock);
 		return ret == -EBUSY ? -ENOSPC : ret;
 	}
@@ -153,7 +108,7 @@ int gilk_release(u32 id, const void *owner)
 		return !s ? -ENOENT : s->state != GILK_RESERVED ? -EBUSY : -EPERM;
 	}
 	xa_erase(&gilk_splices, id);
-	obj_free(s);
+	gilk_obj_free(s);
 	mutex_unlock(&gilk_lock);
 	return 0;
 }
@@ -171,7 +126,7 @@ void gilk_release_owner(const void *owner)
 	xa_for_each(&gilk_splices, i, s)
 		if (s->owner == owner && s->state == GILK_RESERVED) {
 			xa_erase(&gilk_splices, i);
-			obj_free(s);
+			gilk_obj_free(s);
 		}
 	mutex_unlock(&gilk_lock);
 }
@@ -226,7 +181,7 @@ static bool owned(unsigned long addr, u32 len)
 	return false;
 }
 
-static void disown(struct gilk_splice_obj *s)
+void gilk_disown(struct gilk_splice_obj *s)
 {
 	u32 k;
 
@@ -244,7 +199,7 @@ static int own(struct gilk_splice_obj *s)
 	for (k = 0; k < s->npatch && !ret; k++)
 		ret = xa_err(xa_store(&gilk_owned, s->patch[k].addr, s, GFP_KERNEL));
 	if (ret)
-		disown(s);
+		gilk_disown(s);
 	return ret;
 }
 
@@ -440,7 +395,7 @@ fail:
 
 static void unclaim(struct gilk_splice_obj *s)
 {
-	disown(s);
+	gilk_disown(s);
 	s->state = GILK_RESERVED;
 	s->npatch = 0;
 	gilk_traps_free(s->trap);
@@ -473,17 +428,14 @@ changed:
 	return false;
 }
 
-/* The live patches of objs (sel: all, the sites', or the others'). */
-enum which { ALL_LIVE, SITES, HOSTS };
-
 static bool selected(const struct gilk_splice_obj *s, const struct gilk_patch_state *p,
-		     enum which sel)
+		     enum gilk_which sel)
 {
 	if (p->kind != GILK_PATCH_LIVE)
-		return sel == ALL_LIVE;
-	if (sel == HOSTS && s->host_kept)
+		return sel == GILK_ALL_LIVE;
+	if (sel == GILK_HOSTS && s->host_kept)
 		return false;
-	return sel == ALL_LIVE || (sel == SITES) == (p->addr == s->site);
+	return sel == GILK_ALL_LIVE || (sel == GILK_SITES) == (p->addr == s->site);
 }
 
 /*
@@ -491,8 +443,8 @@ static bool selected(const struct gilk_splice_obj *s, const struct gilk_patch_st
  * none), and their int3 diverts; NULL and nothing allocated when there is no
  * memory for them.
  */
-static struct gilk_patch_state **collect(struct gilk_splice_obj **objs, u32 n,
-					 enum which sel, unsigned int *np,
+struct gilk_patch_state **gilk_collect_patches(struct gilk_splice_obj **objs, u32 n,
+					 enum gilk_which sel, unsigned int *np,
 					 struct gilk_traps **traps)
 {
 	struct gilk_patch_state **p;
@@ -569,7 +521,7 @@ static int claim_all(struct gilk_splice __user *items, u32 n,
  * are still all there is after the grace period, with no kprobe come
  * meanwhile (see patch.c). A trap-mode splice keeps its int3 for good, and
  * after the grace period the rest of its region becomes int3 too
- * (fill_traps()). The text lock held.
+ * (gilk_fill_traps()). The text lock held.
  */
 static bool begun(const struct gilk_splice_obj *s, char *reason, size_t rlen)
 {
@@ -602,7 +554,7 @@ static bool begun(const struct gilk_splice_obj *s, char *reason, size_t rlen)
  * trampoline replays. On an int3 it does not own, kprobes refuses. The
  * text lock held; the caller syncs.
  */
-static void fill_traps(struct gilk_splice_obj **objs, u32 n)
+void gilk_fill_traps(struct gilk_splice_obj **objs, u32 n)
 {
 	static const u8 fill[GILK_PATCH_MAX_LEN] = {
 		[0 ... GILK_PATCH_MAX_LEN - 1] = 0xcc
@@ -684,7 +636,7 @@ int gilk_splice_batch(struct gilk_splice __user *items, u32 n, u32 *failed,
 		}
 	}
 	if (!ret) {
-		patches = collect(objs, n, ALL_LIVE, &npatches, &traps);
+		patches = gilk_collect_patches(objs, n, GILK_ALL_LIVE, &npatches, &traps);
 		if (!patches) {
 			unclaim_all(objs, n);
 			snprintf(req->reason, sizeof(req->reason), "out of memory");
@@ -748,7 +700,7 @@ int gilk_splice_batch(struct gilk_splice __user *items, u32 n, u32 *failed,
 		goto unlock;
 	}
 	gilk_patches_finish(patches, npatches);
-	fill_traps(objs, n);
+	gilk_fill_traps(objs, n);
 	gilk_poke_sync();
 	gilk_text_unlock();
 	gilk_traps_disarm(traps);
@@ -772,417 +724,6 @@ out:
 	kfree(req);
 	kvfree(objs);
 	return ret;
-}
-
-/*
- * Whether the bytes a splice wrote are still its own, with no kprobe on or
- * just before them: another patcher that came since saved gilk's bytes as
- * the original ones, and would put them back after gilk restored its own.
- */
-static bool still_own(const struct gilk_splice_obj *s)
-{
-	u8 now[GILK_PATCH_MAX_LEN];
-	u32 i;
-
-	/*
-	 * A trap-mode region is all int3 (fill_traps()), where kprobes
-	 * refuse to go, and an optimized kprobe before it refuses a jmp
-	 * over an int3: a kprobe just before it is no patcher of its
-	 * bytes, and must not keep its int3 after gilk.ko is gone.
-	 */
-	if (s->flags & GILK_SPLICE_TRAP) {
-		if (copy_from_kernel_nofault(now, (void *)s->site, s->region_len))
-			return false;
-		for (i = 0; i < s->region_len; i++)
-			if (now[i] != 0xcc)
-				return false;
-		return !gilk_kprobe_on(s->site, s->region_len);
-	}
-	for (i = 0; i < s->npatch; i++)
-		if (!gilk_text_holds(s->patch[i].addr, s->patch[i].bytes, s->patch[i].len))
-			return false;
-	return true;
-}
-
-/* A splice gone (or abandoned): what it held goes back. gilk_lock held. */
-static void drop(struct gilk_splice_obj *s)
-{
-	xa_erase(&gilk_splices, s->id);
-	disown(s);
-	gilk_instrument_put(s->ins);
-	module_put(s->text_mod);
-	obj_free(s);
-}
-
-/*
- * Reverts the live patches sel selects, with their diverts armed meanwhile;
- * false when there is no memory for them (nothing was done). The text lock
- * held.
- */
-static bool revert(struct gilk_splice_obj **objs, u32 n, enum which sel)
-{
-	struct gilk_traps *traps;
-	unsigned int np;
-	struct gilk_patch_state **p = collect(objs, n, sel, &np, &traps);
-
-	if (!p)
-		return false;
-	gilk_traps_arm(traps);
-	gilk_patches_revert(p, np);
-	gilk_traps_disarm(traps);
-	gilk_traps_free(traps);
-	kvfree(p);
-	return true;
-}
-
-static bool has_host(struct gilk_splice_obj **objs, u32 n)
-{
-	u32 i, k;
-
-	for (i = 0; i < n; i++)
-		for (k = 0; k < objs[i]->npatch; k++)
-			if (objs[i]->patch[k].kind == GILK_PATCH_LIVE &&
-			    objs[i]->patch[k].addr != objs[i]->site)
-				return true;
-	return false;
-}
-
-/*
- * Unsplicing happens in two steps, each followed by a grace period. First
- * the sites: after them, nothing new enters the splices. Then evicted
- * neighbours that hold bounce slots: a task may sit between a site's
- * jmp rel8 and the slot's jmp (interrupted or preempted there) until the
- * first grace period has passed, and must find the slot still there. Then
- * the dead slots get their bytes back, and the memory and the modules go.
- * Each step is one protocol run for all n (UNSPLICING); where memory for
- * that is short, one splice at a time, whose few diverts are always there.
- *
- * The first step, with the text lock held since the callers' last look at
- * the bytes (still_own()).
- */
-static void revert_sites(struct gilk_splice_obj **objs, u32 n)
-{
-	u32 i;
-
-	if (!n)
-		return;
-	if (!revert(objs, n, SITES))
-		for (i = 0; i < n; i++)
-			revert(objs + i, 1, SITES);
-	/* a trap region's int3 stays until the bytes behind it are back */
-	for (i = 0; i < n; i++)
-		if (objs[i]->flags & GILK_SPLICE_TRAP && objs[i]->region_len > 1)
-			gilk_poke_locked(objs[i]->site + 1, objs[i]->region_orig + 1,
-					 objs[i]->region_len - 1);
-	gilk_poke_sync();
-	for (i = 0; i < n; i++)
-		if (objs[i]->flags & GILK_SPLICE_TRAP)
-			gilk_poke_locked(objs[i]->site, objs[i]->region_orig, 1);
-	gilk_poke_sync();
-}
-
-/*
- * A kprobe may have come on an evicted neighbour's jmp while the first
- * grace period passed (kprobe_mutex is not held across it): that neighbour
- * is left as it is, and its trampoline lives on, as an abandoned splice's
- * does. The text lock held.
- */
-static void keep_taken_hosts(struct gilk_splice_obj **objs, u32 n)
-{
-	u32 i, k;
-
-	for (i = 0; i < n; i++)
-		for (k = 0; k < objs[i]->npatch; k++) {
-			struct gilk_patch_state *p = &objs[i]->patch[k];
-
-			if (p->kind != GILK_PATCH_LIVE || p->addr == objs[i]->site ||
-			    gilk_text_holds(p->addr, p->bytes, p->len))
-				continue;
-			pr_warn("gilk: splice %u: a kprobe came on the neighbour it evicted at %pS; left there\n",
-				objs[i]->id, (void *)p->addr);
-			objs[i]->host_kept = true;
-			objs[i]->evict_tramp = 0;	/* lives on */
-		}
-}
-
-/* The rest, once revert_sites() is done; gilk_lock not held. */
-static void unsplice_rest(struct gilk_splice_obj **objs, u32 n)
-{
-	u32 i, k;
-
-	if (!n)
-		return;
-	for (i = 0; i < n; i++)
-		if (objs[i]->trap)
-			gilk_traps_disarm(objs[i]->trap);
-	/* No task is in a trampoline, or on its way to one, after this. */
-	synchronize_rcu_tasks();
-	if (has_host(objs, n)) {
-		gilk_text_lock();
-		keep_taken_hosts(objs, n);
-		if (!revert(objs, n, HOSTS))
-			for (i = 0; i < n; i++)
-				revert(objs + i, 1, HOSTS);
-		gilk_text_unlock();
-		synchronize_rcu_tasks();
-	}
-	mutex_lock(&gilk_lock);
-	gilk_text_lock();
-	for (i = 0; i < n; i++)
-		for (k = 0; k < objs[i]->npatch && !objs[i]->host_kept; k++)
-			if (objs[i]->patch[k].kind == GILK_PATCH_DEAD)
-				gilk_poke_locked(objs[i]->patch[k].addr, objs[i]->patch[k].orig,
-						 objs[i]->patch[k].len);
-	gilk_poke_sync();
-	gilk_text_unlock();
-	for (i = 0; i < n; i++) {
-		drop(objs[i]);
-		if (!(i & 255))
-			cond_resched();
-	}
-	mutex_unlock(&gilk_lock);
-}
-
-int gilk_unsplice_batch(const u32 *ids, u32 n, u32 *failed)
-{
-	struct gilk_splice_obj **objs;
-	u64 t_start = ktime_get_ns(), t_reverted;
-	u32 i;
-	int ret = 0;
-
-	*failed = 0;
-	if (!n || n > GILK_BATCH_MAX)
-		return -EINVAL;
-	objs = kvcalloc(n, sizeof(*objs), GFP_KERNEL);
-	if (!objs)
-		return -ENOMEM;
-	mutex_lock(&gilk_lock);
-	gilk_text_lock();
-	for (i = 0; i < n; i++) {
-		struct gilk_splice_obj *s = ids[i] ? xa_load(&gilk_splices, ids[i]) : NULL;
-
-		if (!s || s->state != GILK_ACTIVE) {
-			ret = !s || s->state == GILK_RESERVED ? -ENOENT : -EBUSY;
-			break;
-		}
-		/* Refused while another patcher holds the bytes: see still_own() */
-		if (!still_own(s)) {
-			ret = -EBUSY;
-			break;
-		}
-		/* marked now, so an id given twice is caught */
-		s->state = GILK_UNSPLICING;
-		objs[i] = s;
-	}
-	if (ret) {
-		gilk_text_unlock();
-		*failed = i;
-		while (i-- > 0)
-			objs[i]->state = GILK_ACTIVE;
-		mutex_unlock(&gilk_lock);
-		kvfree(objs);
-		return ret;
-	}
-	revert_sites(objs, n);
-	gilk_text_unlock();
-	mutex_unlock(&gilk_lock);
-	t_reverted = ktime_get_ns();
-	unsplice_rest(objs, n);
-	kvfree(objs);
-	pr_debug("gilk: unspliced %u: reverted in %llu ms, freed in %llu ms\n", n,
-		 (t_reverted - t_start) / NSEC_PER_MSEC,
-		 (ktime_get_ns() - t_reverted) / NSEC_PER_MSEC);
-	return 0;
-}
-
-int gilk_unsplice(u32 id)
-{
-	u32 failed;
-
-	return gilk_unsplice_batch(&id, 1, &failed);
-}
-
-/*
- * A splice whose bytes another patcher holds cannot be reverted, and gilk.ko
- * (or its instrument) is going away: its trampoline stays, made to skip the
- * call into gilk, and is never freed. The jmp over the call is written with
- * the kernel's int3-protected text_poke_bp() over the 10-byte movabs that
- * loads the call's first argument, the one instruction before the call:
- * the header's first bytes may be 1-byte pushes, and a task preempted
- * between them would resume inside the jmp. A BUG site's gets an int3 there
- * instead: a BUG must still stop the kernel. Inline count and tsc call
- * nothing and are left as they are, with their counter and ring. The text
- * lock held.
- */
-void gilk_abandon(struct gilk_splice_obj *s)
-{
-	struct gilk_tramp_params tp = {
-		s->tramp_kind, s->tramp, s->site, (unsigned long)s,
-		(unsigned long)gilk_entry, boot_cpu_has(X86_FEATURE_SMAP),
-		(unsigned long)s->hits, (unsigned long)s->tsc_ring, gilk_cpu_number_addr()
-	};
-	static const u8 int3 = 0xcc;
-	u8 jmp[5] = { 0xe9 };
-	size_t ctx_at, after;
-	s32 rel;
-
-	if (!gilk_tramp_call(&tp, &ctx_at, &after)) {
-		/* count and tsc call nothing: they go on, into memory left to
-		 * them (what the ring holds now still becomes events)
-		 */
-		gilk_tsc_ring_drain(s, false);
-		s->hits = NULL;
-		s->tsc_ring = NULL;
-	} else if (s->bug_kind == GILK_BUG) {
-		/* an int3 nothing handles once gilk.ko is gone: an oops */
-		gilk_poke_locked(s->tramp + ctx_at, &int3, 1);
-		gilk_poke_sync();
-	} else {
-		rel = (s32)(after - (ctx_at + sizeof(jmp)));
-		memcpy(jmp + 1, &rel, 4);
-		gilk_ks.text_poke_bp((void *)(s->tramp + ctx_at), jmp, sizeof(jmp), NULL);
-	}
-	pr_warn("gilk: splice %u at %pS left in place without its instrument: another patcher changed its bytes\n",
-		s->id, (void *)s->site);
-	s->tramp = s->evict_tramp = 0;	/* its trampolines live on */
-	s->trap = NULL;			/* and a trap-mode splice's divert, armed */
-}
-
-static bool depends_on(const struct gilk_splice_obj *s, const struct module *mod,
-		       const struct gilk_instrument *ins)
-{
-	if (!mod && !ins)
-		return true;
-	return (mod && (s->text_mod == mod || (s->ins && s->ins->owner == mod))) ||
-	       (ins && s->ins == ins);
-}
-
-/* Splices of theirs still on their way in or out: they settle first. */
-static bool settling(const struct module *mod, const struct gilk_instrument *ins)
-{
-	struct gilk_splice_obj *s;
-	unsigned long i;
-
-	xa_for_each(&gilk_splices, i, s)
-		if ((s->state == GILK_SPLICING || s->state == GILK_UNSPLICING) &&
-		    depends_on(s, mod, ins))
-			return true;
-	return false;
-}
-
-/* Where memory for all of them at once is short: this many at a time. */
-#define DEPENDENTS_SOME 512
-
-static void drop_abandoned(struct gilk_splice_obj **objs, unsigned int k)
-{
-	unsigned int i;
-
-	synchronize_rcu_tasks();	/* no task still in a header */
-	mutex_lock(&gilk_lock);
-	for (i = 0; i < k; i++)
-		drop(objs[i]);
-	mutex_unlock(&gilk_lock);
-}
-
-/*
- * Up to max of the splices that depend on mod or ins, marked UNSPLICING:
- * those to revert from objs[0] up (*n), those to abandon from objs[max - 1]
- * down (*k). At unload (both NULL) reservations are freed on the way.
- */
-static void take_dependents(const struct module *mod, const struct gilk_instrument *ins,
-			    struct gilk_splice_obj **objs, unsigned long max,
-			    unsigned int *n, unsigned int *k)
-{
-	struct gilk_splice_obj *s;
-	unsigned long i;
-
-	*n = *k = 0;
-	/*
-	 * Splices of theirs on their way in or out settle first, and nothing
-	 * new can start between that and marking the rest: one hold of the
-	 * lock (an unsplice not waited for could write into a module freed
-	 * after its notifier returned).
-	 */
-	mutex_lock(&gilk_lock);
-	while (settling(mod, ins)) {
-		mutex_unlock(&gilk_lock);
-		msleep(20);
-		mutex_lock(&gilk_lock);
-	}
-	/* Reservations first: freeing a trampoline pokes it, under text_mutex. */
-	xa_for_each(&gilk_splices, i, s)
-		if (!mod && !ins && s->state == GILK_RESERVED) {
-			xa_erase(&gilk_splices, i);
-			obj_free(s);
-		}
-	gilk_text_lock();
-	xa_for_each(&gilk_splices, i, s) {
-		if (*n + *k == max)
-			break;
-		if (!depends_on(s, mod, ins) || s->state != GILK_ACTIVE)
-			continue;
-		s->state = GILK_UNSPLICING;
-		if (still_own(s)) {
-			objs[(*n)++] = s;
-		} else {
-			gilk_abandon(s);
-			objs[max - 1 - (*k)++] = s;
-		}
-	}
-	revert_sites(objs, *n);
-	gilk_text_unlock();
-	mutex_unlock(&gilk_lock);
-}
-
-/*
- * Removes the active splices that depend on mod or ins (all of them when
- * both are NULL, at unload, which also frees reservations): reverted where
- * their bytes are their own, abandoned where another patcher holds them.
- * One pair of grace periods for the lot (or for each DEPENDENTS_SOME of
- * them when memory for all at once is short).
- */
-static void unsplice_dependents(const struct module *mod,
-				const struct gilk_instrument *ins)
-{
-	struct gilk_splice_obj **objs, *s;
-	unsigned long i, max = 0, total = 0;
-	unsigned int n, k;
-
-	mutex_lock(&gilk_lock);
-	xa_for_each(&gilk_splices, i, s)
-		max++;
-	mutex_unlock(&gilk_lock);
-	objs = kvmalloc_array(max + 1, sizeof(*objs), GFP_KERNEL);
-	if (!objs) {
-		max = DEPENDENTS_SOME;
-		objs = kmalloc_array(max, sizeof(*objs), GFP_KERNEL | __GFP_NOFAIL);
-	}
-	max = max ? max : 1;
-	do {
-		take_dependents(mod, ins, objs, max, &n, &k);
-		unsplice_rest(objs, n);
-		if (k)
-			drop_abandoned(objs + max - k, k);
-		total += n + k;
-	} while (n + k == max);
-	if (total && (mod || ins))
-		pr_info("gilk: %s %s is going: %lu splices removed\n", mod ? "module" : "instrument",
-			mod ? mod->name : ins->name, total);
-	kvfree(objs);
-}
-
-void gilk_unsplice_dependents(const struct module *mod,
-			      const struct gilk_instrument *ins)
-{
-	unsplice_dependents(mod, ins);
-}
-
-void gilk_unsplice_all(void)
-{
-	unsplice_dependents(NULL, NULL);
-	mutex_lock(&gilk_lock);
-	gilk_trampmem_exit();
-	mutex_unlock(&gilk_lock);
 }
 
 void gilk_splice_info(const struct gilk_splice_obj *s, struct gilk_splice_info *out)

@@ -18,6 +18,6 @@ _gilk()
 		return
 		;;
 	esac
-	COMPREPLY=($(compgen -W "--kernel --symbols -c -x -batch --check --completion --version --help" -- "$cur"))
+	COMPREPLY=($(compgen -W "--kernel --symbols -c -x -batch -nx --check --completion --version --help" -- "$cur"))
 }
 complete -F _gilk gilk

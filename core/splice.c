@@ -654,7 +654,25 @@ static int8_t tsc_field(unsigned i)
 	return (int8_t)(TSC_RING_SLOT0 + 8 * i);
 }
 
-/* One hit into the splice's ring: the CPU's number and the TSC, a sequence
+/* Who (see TSC_RING_SLOTS) into rsi; rdi is free. */
+static void emit_who(struct x86w *w, const struct splice_params *sp)
+{
+	xw_mov32_gs_abs(w, R_RSI, (int32_t)sp->cpu_number);
+	xw_mov32_gs_abs(w, R_RDI, (int32_t)sp->preempt_count);
+	xw_and32_imm(w, R_RDI, TSC_WHO_PREEMPT_MASK);
+	xw_shl32_imm(w, R_RDI, TSC_WHO_PREEMPT_SHIFT);
+	xw_or32(w, R_RSI, R_RDI);
+	xw_mov64_gs_abs(w, R_RDI, (int32_t)sp->current_task);
+	xw_load32_disp32(w, R_RDI, R_RDI, (int32_t)sp->task_pid);
+	xw_shl64_imm(w, R_RDI, 32);
+	xw_or64(w, R_RSI, R_RDI);
+	if ((!imm32_sext_fits(sp->cpu_number) || !imm32_sext_fits(sp->preempt_count) ||
+	     !imm32_sext_fits(sp->current_task) || !imm32_sext_fits(sp->task_pid)) &&
+	    w->err == XW_OK)
+		w->err = XW_RANGE;
+}
+
+/* One hit into the splice's ring: who ran it and the TSC, a sequence
  * number reserved by lock xadd (one instruction: nothing on this or another
  * CPU splits it), then the slot, begin first and last end, a check of the
  * fields, so that gilk.ko can tell a slot being written or torn by a writer
@@ -667,9 +685,7 @@ static void emit_tsc(struct x86w *w, const struct splice_params *sp, bool flags_
 		xw_pushfq(w);
 	for (size_t i = 0; i < n; i++)
 		xw_push(w, tsc_regs[i]);
-	xw_mov32_gs_abs(w, R_RSI, (int32_t)sp->cpu_number);   /* esi = CPU */
-	if (!imm32_sext_fits(sp->cpu_number) && w->err == XW_OK)
-		w->err = XW_RANGE;
+	emit_who(w, sp);
 	xw_rdtsc_ordered(w);
 	xw_shl64_imm(w, R_RDX, 32);
 	xw_or64(w, R_RAX, R_RDX);            /* rax = TSC */
@@ -682,7 +698,7 @@ static void emit_tsc(struct x86w *w, const struct splice_params *sp, bool flags_
 	xw_add64(w, R_RDI, R_RDX);
 	xw_store64_disp8(w, R_RDI, tsc_field(0), R_RCX);   /* begin */
 	xw_store64_disp8(w, R_RDI, tsc_field(1), R_RAX);   /* tsc */
-	xw_store64_disp8(w, R_RDI, tsc_field(2), R_RSI);   /* cpu */
+	xw_store64_disp8(w, R_RDI, tsc_field(2), R_RSI);   /* who */
 	xw_xor64(w, R_RCX, R_RAX);
 	xw_xor64(w, R_RCX, R_RSI);
 	xw_store64_disp8(w, R_RDI, tsc_field(3), R_RCX);   /* end */
@@ -700,6 +716,7 @@ static size_t header_max(enum tramp_template t)
 	static const struct splice_params far = {
 		.tramp = 0, .handler = 1ull << 63, .ctx = ~0ull, .clac = true,
 		.counter = 1ull << 40, .tsc_ring = ~0ull, .cpu_number = 0x7ffffff0,
+		.preempt_count = 0x7ffffff0, .current_task = 0x7ffffff0, .task_pid = 0x7ffffff0,
 	};
 	uint8_t buf[TRAMP_HEADER_MAX];
 	struct x86w w;

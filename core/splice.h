@@ -148,13 +148,17 @@ enum tramp_template { TT_FULL, TT_SCRATCH, TT_COUNT, TT_TSC, TT_NTEMPLATES };
 
 /*
  * The ring TT_TSC writes (gilk.ko's struct gilk_tsc_ring, whose layout
- * lib/live.c checks against these): a u64 head at offset 0, then
+ * lib/live_plan.c checks against these): a u64 head at offset 0, then
  * TSC_RING_SLOTS slots of four u64 each from TSC_RING_SLOT0: begin (the
- * sequence number), tsc, cpu, end (begin ^ tsc ^ cpu).
+ * sequence number), tsc, who, end (begin ^ tsc ^ who). Who is the CPU's
+ * number, its preempt count's bits of TSC_WHO_PREEMPT_MASK shifted left by
+ * TSC_WHO_PREEMPT_SHIFT, and the task's pid in the high half.
  */
 #define TSC_RING_SLOTS 4096u
 #define TSC_RING_SLOT0 64
 #define TSC_RING_SLOT_SHIFT 5
+#define TSC_WHO_PREEMPT_MASK 0x00ff0100u
+#define TSC_WHO_PREEMPT_SHIFT 8
 
 struct splice_params {
 	uint64_t tramp;        /* trampoline address (reserved by gilk.ko) */
@@ -166,6 +170,9 @@ struct splice_params {
 	uint64_t counter;      /* TT_COUNT: a %gs-relative (__percpu) address */
 	uint64_t tsc_ring;     /* TT_TSC: the splice's ring */
 	uint64_t cpu_number;   /* TT_TSC: %gs-relative, the kernel's CPU number */
+	uint64_t preempt_count; /* TT_TSC: %gs-relative, the CPU's preempt count */
+	uint64_t current_task; /* TT_TSC: %gs-relative, the task it runs */
+	uint64_t task_pid;     /* TT_TSC: offsetof(struct task_struct, pid) */
 };
 
 struct splice_patch {

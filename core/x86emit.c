@@ -290,12 +290,35 @@ void xw_rdtsc_ordered(struct x86w *w)
 	put1(w, 0x0f); put1(w, 0x31);			/* rdtsc */
 }
 
-void xw_mov32_gs_abs(struct x86w *w, enum x86reg r, int32_t disp)
+static void mov_gs_abs(struct x86w *w, bool wide, enum x86reg r, int32_t disp)
 {
 	if (!low_regs(w, r, R_RAX))
 		return;
 	/* ModRM mod 00 rm 100, SIB of no base and no index: disp32 alone */
-	put1(w, 0x65); put1(w, 0x8b); put1(w, (uint8_t)(0x04 | r << 3)); put1(w, 0x25);
+	put1(w, 0x65);
+	if (wide)
+		put1(w, 0x48);
+	put1(w, 0x8b); put1(w, (uint8_t)(0x04 | r << 3)); put1(w, 0x25);
+	put4(w, (uint32_t)disp);
+}
+
+void xw_mov32_gs_abs(struct x86w *w, enum x86reg r, int32_t disp)
+{
+	mov_gs_abs(w, false, r, disp);
+}
+
+void xw_mov64_gs_abs(struct x86w *w, enum x86reg r, int32_t disp)
+{
+	mov_gs_abs(w, true, r, disp);
+}
+
+void xw_load32_disp32(struct x86w *w, enum x86reg dst, enum x86reg base, int32_t disp)
+{
+	/* [rsp] needs a SIB byte */
+	if (!low_regs(w, dst, base) || !encodable(w, base != R_RSP))
+		return;
+	put1(w, 0x8b);
+	put1(w, (uint8_t)(0x80 | dst << 3 | base));	/* mod 10: [base + disp32] */
 	put4(w, (uint32_t)disp);
 }
 
@@ -328,6 +351,11 @@ void xw_shl32_imm(struct x86w *w, enum x86reg r, uint8_t n)
 void xw_or64(struct x86w *w, enum x86reg dst, enum x86reg src)
 {
 	op_rr(w, true, 0x09, dst, src);
+}
+
+void xw_or32(struct x86w *w, enum x86reg dst, enum x86reg src)
+{
+	op_rr(w, false, 0x09, dst, src);
 }
 
 void xw_add64(struct x86w *w, enum x86reg dst, enum x86reg src)

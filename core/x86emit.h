@@ -61,6 +61,10 @@ void xw_clac(struct x86w *w);
 /* For rax..rdi only (no REX.B/R: a higher register is an XW_RANGE error). */
 void xw_rdtsc_ordered(struct x86w *w);                       /* lfence; rdtsc: edx:eax */
 void xw_mov32_gs_abs(struct x86w *w, enum x86reg r, int32_t disp); /* mov r32, gs:[disp32] */
+void xw_mov64_gs_abs(struct x86w *w, enum x86reg r, int32_t disp); /* mov r64, gs:[disp32] */
+/* mov dst32, [base + disp32] */
+void xw_load32_disp32(struct x86w *w, enum x86reg dst, enum x86reg base, int32_t disp);
+void xw_or32(struct x86w *w, enum x86reg dst, enum x86reg src);  /* or dst32, src32 */
 void xw_xor64(struct x86w *w, enum x86reg dst, enum x86reg src); /* xor dst, src */
 void xw_shl64_imm(struct x86w *w, enum x86reg r, uint8_t n); /* shl r, n */
 void xw_shl32_imm(struct x86w *w, enum x86reg r, uint8_t n); /* shl r32, n */

@@ -310,9 +310,12 @@ static int __init gilk_init(void)
 	ret = gilk_events_init();
 	if (ret)
 		goto fail_cold;
-	ret = gilk_builtin_init();
+	ret = gilk_task_names_init();
 	if (ret)
 		goto fail_events;
+	ret = gilk_builtin_init();
+	if (ret)
+		goto fail_task_names;
 	ret = gilk_patch_init();
 	if (ret)
 		goto fail_builtin;
@@ -335,6 +338,8 @@ fail_patch:
 	gilk_patch_exit();
 fail_builtin:
 	gilk_builtin_exit();
+fail_task_names:
+	gilk_task_names_exit();
 fail_events:
 	gilk_events_exit();
 fail_cold:
@@ -352,6 +357,7 @@ static void __exit gilk_exit(void)
 	gilk_own_path_exit();
 	gilk_patch_exit();
 	gilk_builtin_exit();
+	gilk_task_names_exit();
 	gilk_events_exit();
 	gilk_cold_index_exit();
 	gilk_site_index_exit();

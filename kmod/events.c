@@ -1,15 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Events: the kernel's lockless per-CPU ring_buffer (NMI-safe), stamped
- * with the NMI-safe monotonic clock (ktime_get_ns() can spin forever in an
+ * with the task that ran the site and the NMI-safe monotonic clock (ktime_get_ns() can spin forever in an
  * NMI that lands in a timekeeping update), not in
  * overwrite mode, so a full buffer refuses a write and the splice's lost
  * count goes up: lost events are counted, never silent. read() on /dev/gilk
  * drains whole events (struct gilk_event + payload) from every CPU, after
  * moving the inline tsc template's rings into the buffer (tscring.c).
  */
+#include <linux/hardirq.h>
 #include <linux/mutex.h>
 #include <linux/ring_buffer.h>
+#include <linux/sched.h>
 #include <linux/timekeeping.h>
 #include <linux/uaccess.h>
 
@@ -39,14 +41,36 @@ struct gilk_splice_obj *gilk_hit_splice(const struct gilk_ctx *ctx)
 	return container_of(ctx, struct gilk_hit, ctx)->s;
 }
 
-int gilk_event_write(struct gilk_splice_obj *s, int cpu, const void *p, u16 len)
+/*
+ * The task at the site, and whether an interrupt of it runs there. Inline
+ * reads only: this is the hit path, in any context up to NMI. The name is
+ * copied without task_lock(), as ftrace records it: a rename at that very
+ * moment may show half of each.
+ */
+static void who_now(struct gilk_who *w)
 {
-	/* NMI-safe: splices run in NMIs */
-	return gilk_event_write_at(s, cpu, ktime_get_mono_fast_ns(), p, len);
+	struct task_struct *t = current;
+
+	w->tid = t->pid;
+	w->pid = t->tgid;
+	w->context = in_nmi() ? GILK_CTX_NMI : in_hardirq() ? GILK_CTX_IRQ :
+		     in_serving_softirq() ? GILK_CTX_SOFTIRQ : GILK_CTX_TASK;
+	w->gone = 0;
+	memcpy(w->comm, t->comm, sizeof(w->comm));
+	w->comm[sizeof(w->comm) - 1] = '\0';
 }
 
-int gilk_event_write_at(struct gilk_splice_obj *s, int cpu, u64 ns, const void *p,
-			u16 len)
+int gilk_event_write(struct gilk_splice_obj *s, int cpu, const void *p, u16 len)
+{
+	struct gilk_who who;
+
+	who_now(&who);
+	/* NMI-safe: splices run in NMIs */
+	return gilk_event_write_at(s, cpu, ktime_get_mono_fast_ns(), &who, p, len);
+}
+
+int gilk_event_write_at(struct gilk_splice_obj *s, int cpu, u64 ns,
+			const struct gilk_who *who, const void *p, u16 len)
 {
 	struct ring_buffer_event *e;
 	struct gilk_event *h;
@@ -63,6 +87,12 @@ int gilk_event_write_at(struct gilk_splice_obj *s, int cpu, u64 ns, const void *
 	h->splice = s->id;
 	h->cpu = cpu;
 	h->len = len;
+	h->tid = who->tid;
+	h->pid = who->pid;
+	h->context = who->context;
+	h->task_gone = who->gone;
+	memset(h->pad, 0, sizeof(h->pad));
+	memcpy(h->comm, who->comm, sizeof(h->comm));
 	memcpy(h + 1, p, len);
 	gilk_rb_unlock_commit(rb, e);
 	return 0;

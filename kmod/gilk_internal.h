@@ -352,19 +352,35 @@ void gilk_builtin_exit(void);
 int gilk_events_init(void);
 void gilk_events_exit(void);
 ssize_t gilk_events_read(char __user *buf, size_t len);
+/* What ran a site: struct gilk_event's task fields. */
+struct gilk_who {
+	u32 tid, pid;
+	u8 context;		/* GILK_CTX_* */
+	u8 gone;		/* the task had exited: pid and comm unknown */
+	char comm[GILK_COMM_LEN];
+};
+
+/* An event of the hit running now, on cpu. */
 int gilk_event_write(struct gilk_splice_obj *s, int cpu, const void *p, u16 len);
-/* An event that happened at ns (ktime_get_mono_fast_ns()'s clock). */
-int gilk_event_write_at(struct gilk_splice_obj *s, int cpu, u64 ns, const void *p,
-			u16 len);
+/* An event that happened at ns (ktime_get_mono_fast_ns()'s clock), run by who. */
+int gilk_event_write_at(struct gilk_splice_obj *s, int cpu, u64 ns,
+			const struct gilk_who *who, const void *p, u16 len);
 
 /* The tsc instrument's event payload, from its C function or a ring. */
 struct gilk_tsc_event {
 	u64 tsc;
 };
 
+/* tasknames.c: an exited task's thread group and name, while known */
+int gilk_task_names_init(void);
+void gilk_task_names_exit(void);
+bool gilk_exited_task(u32 tid, u32 *pid, char *comm);
+
 /* tscring.c */
+/* A ring, or ERR_PTR(-EDQUOT) past the rings' memory budget, -ENOMEM. */
 struct gilk_tsc_ring *gilk_tsc_ring_alloc(void);
 void gilk_tsc_ring_free(struct gilk_tsc_ring *r);
+u64 gilk_tsc_rings_bytes(void);
 void gilk_tsc_ring_drain(struct gilk_splice_obj *s, bool final);
 void gilk_tsc_rings_drain(void);
 u64 gilk_tsc_ring_hits(const struct gilk_splice_obj *s);

@@ -163,17 +163,23 @@ static struct gilk_instrument builtins[] = {
 	[BUILTIN_REGS] = { .name = "regs", .help = "event per hit: general registers, rip, rflags", .fn = regs_fn },
 };
 
+static bool fits_disp32(unsigned long v)
+{
+	return v == (unsigned long)(long)(s32)v;
+}
+
 int gilk_builtin_init(void)
 {
 	int i, ret;
 
 	/*
 	 * Inline where the ring's ns can come from tsc_khz and the template
-	 * can read the CPU's number through a disp32 (as on 6.1 and 6.12,
-	 * whose per-CPU offsets start at 0).
+	 * can read the CPU's number, preempt count and task through a disp32
+	 * (as on 6.1 and 6.12, whose per-CPU offsets start at 0).
 	 */
-	if (boot_cpu_has(X86_FEATURE_TSC) && tsc_khz &&
-	    gilk_cpu_number_addr() == (unsigned long)(long)(s32)gilk_cpu_number_addr())
+	if (boot_cpu_has(X86_FEATURE_TSC) && tsc_khz && fits_disp32(gilk_cpu_number_addr()) &&
+	    fits_disp32(gilk_preempt_count_addr()) && fits_disp32(gilk_current_task_addr()) &&
+	    fits_disp32(gilk_task_pid_offset()))
 		builtins[BUILTIN_TSC].needs = GILK_NEEDS_TSC;
 	for (i = 0; i < ARRAY_SIZE(builtins); i++) {
 		builtins[i].owner = THIS_MODULE;	/* only gilk may need nothing */

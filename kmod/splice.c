@@ -60,11 +60,13 @@ int gilk_reserve(struct gilk_reserve *r, const void *owner)
 		return -ENOMEM;
 	s->hits = alloc_percpu(u64);
 	if (r->flags & GILK_RESERVE_TSC_RING) {
-		s->tsc_ring = gilk_tsc_ring_alloc();
-		if (!s->tsc_ring) {
+		struct gilk_tsc_ring *ring = gilk_tsc_ring_alloc();
+
+		if (IS_ERR(ring)) {
 			gilk_obj_free(s);
-			return -ENOMEM;
+			return PTR_ERR(ring);
 		}
+		s->tsc_ring = ring;
 	}
 	s->owner = owner;
 	s->tramp_size = r->tramp_size;
@@ -92,6 +94,9 @@ int gilk_reserve(struct gilk_reserve *r, const void *owner)
 	r->counter = (unsigned long)s->hits;
 	r->tsc_ring = (unsigned long)s->tsc_ring;
 	r->cpu_number = gilk_cpu_number_addr();
+	r->preempt_count = gilk_preempt_count_addr();
+	r->current_task = gilk_current_task_addr();
+	r->task_pid = gilk_task_pid_offset();
 	return 0;
 }
 
@@ -145,6 +150,7 @@ void gilk_stats(struct gilk_stats *st)
 			st->splices++;
 	}
 	gilk_tramp_stats(&st->tramp_bytes, &st->tramp_mapped);
+	st->tsc_ring_bytes = gilk_tsc_rings_bytes();
 	mutex_unlock(&gilk_lock);
 }
 

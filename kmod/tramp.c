@@ -262,6 +262,50 @@ static void xor64(struct emit *e, u8 dst, u8 src)
 	b1(e, 0xc0 | src << 3 | dst);
 }
 
+/* mov r32, %gs:disp32 (low registers; ModRM and SIB of a bare disp32) */
+static void mov32_gs(struct emit *e, u8 r, unsigned long disp)
+{
+	b1(e, 0x65);
+	b1(e, 0x8b);
+	b1(e, 0x04 | r << 3);
+	b1(e, 0x25);
+	b4(e, (u32)disp);
+}
+
+/*
+ * Who in rsi (uapi gilk.h, GILK_WHO_*): the CPU, the preempt count's
+ * interrupt bits above it, the task's pid in the high half. rdi is free.
+ */
+static void who(struct emit *e, const struct gilk_tramp_params *p)
+{
+	mov32_gs(e, RSI, p->cpu_number);
+	mov32_gs(e, RDI, p->preempt_count);
+	b1(e, 0x81);			/* and edi, GILK_WHO_PREEMPT_MASK */
+	b1(e, 0xe7);
+	b4(e, GILK_WHO_PREEMPT_MASK);
+	b1(e, 0xc1);			/* shl edi, GILK_WHO_PREEMPT_SHIFT */
+	b1(e, 0xe7);
+	b1(e, GILK_WHO_PREEMPT_SHIFT);
+	b1(e, 0x09);			/* or esi, edi */
+	b1(e, 0xfe);
+	b1(e, 0x65);			/* mov rdi, %gs:current_task */
+	b1(e, 0x48);
+	b1(e, 0x8b);
+	b1(e, 0x3c);
+	b1(e, 0x25);
+	b4(e, (u32)p->current_task);
+	b1(e, 0x8b);			/* mov edi, [rdi + task_pid] */
+	b1(e, 0xbf);
+	b4(e, (u32)p->task_pid);
+	b1(e, 0x48);			/* shl rdi, 32 */
+	b1(e, 0xc1);
+	b1(e, 0xe7);
+	b1(e, 0x20);
+	b1(e, 0x48);			/* or rsi, rdi */
+	b1(e, 0x09);
+	b1(e, 0xfe);
+}
+
 /*
  * One hit into the ring (uapi gilk.h): the reservation is the one
  * instruction that must not be split; a slot torn by an interrupt, another
@@ -276,11 +320,7 @@ static void tsc(struct emit *e, const struct gilk_tramp_params *p)
 		b1(e, 0x9c);
 	for (i = 0; i < ARRAY_SIZE(tsc_saved); i++)
 		push_pop(e, 0x50, tsc_saved[i]);
-	b1(e, 0x65);			/* mov esi, %gs:cpu_number */
-	b1(e, 0x8b);
-	b1(e, 0x34);
-	b1(e, 0x25);
-	b4(e, (u32)p->cpu_number);
+	who(e, p);
 	b1(e, 0x0f);			/* lfence; rdtsc: edx:eax */
 	b1(e, 0xae);
 	b1(e, 0xe8);
@@ -314,7 +354,7 @@ static void tsc(struct emit *e, const struct gilk_tramp_params *p)
 	b1(e, 0xd7);
 	store_rdi(e, RCX, FIELD(begin));
 	store_rdi(e, RAX, FIELD(tsc));
-	store_rdi(e, RSI, FIELD(cpu));
+	store_rdi(e, RSI, FIELD(who));
 	xor64(e, RCX, RAX);
 	xor64(e, RCX, RSI);
 	store_rdi(e, RCX, FIELD(end));

@@ -22,10 +22,12 @@
  *           (count_flags keeps them; the checker decides which it accepts,
  *           see flags.h).
  *  tsc:     no call: rax, rcx, rdx, rsi and rdi pushed (and the flags, as
- *           count), `mov esi, %gs:cpu_number`, lfence; rdtsc, a sequence
- *           number reserved by `lock xadd` on the splice's struct
- *           gilk_tsc_ring (uapi), its slot written (begin, tsc, cpu, and
- *           end = begin ^ tsc ^ cpu), all popped back.
+ *           count), who in rsi (`mov esi, %gs:cpu_number`, the preempt
+ *           count's interrupt bits from %gs:preempt_count, the pid of the
+ *           task at %gs:current_task, as uapi gilk.h packs them), lfence;
+ *           rdtsc, a sequence number reserved by `lock xadd` on the
+ *           splice's struct gilk_tsc_ring (uapi), its slot written (begin,
+ *           tsc, who, and end = begin ^ tsc ^ who), all popped back.
  */
 #ifndef _GILK_TRAMP_H
 #define _GILK_TRAMP_H
@@ -53,6 +55,9 @@ struct gilk_tramp_params {
 	unsigned long counter;	/* count: the splice's __percpu hit counter */
 	unsigned long ring;	/* tsc: the splice's struct gilk_tsc_ring */
 	unsigned long cpu_number;	/* tsc: %gs-relative, within a disp32 */
+	unsigned long preempt_count;	/* tsc: %gs-relative, within a disp32 */
+	unsigned long current_task;	/* tsc: %gs-relative, within a disp32 */
+	unsigned long task_pid;		/* tsc: offsetof(struct task_struct, pid) */
 };
 
 /* Count and tsc: no call, and the flags saved only where they are live. */

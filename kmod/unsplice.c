@@ -265,7 +265,8 @@ void gilk_abandon(struct gilk_splice_obj *s)
 	struct gilk_tramp_params tp = {
 		s->tramp_kind, s->tramp, s->site, (unsigned long)s,
 		(unsigned long)gilk_entry, boot_cpu_has(X86_FEATURE_SMAP),
-		(unsigned long)s->hits, (unsigned long)s->tsc_ring, gilk_cpu_number_addr()
+		(unsigned long)s->hits, (unsigned long)s->tsc_ring, gilk_cpu_number_addr(),
+		gilk_preempt_count_addr(), gilk_current_task_addr(), gilk_task_pid_offset()
 	};
 	static const u8 int3 = 0xcc;
 	u8 jmp[5] = { 0xe9 };

@@ -1061,7 +1061,7 @@ static int check_header(struct vctx *v, enum gilk_tramp_kind *kind)
 	struct gilk_tramp_params tp = {
 		gilk_tramp_kind(env->needs, req->flags), env->tramp, req->site,
 		env->ctx, env->handler, env->clac, env->counter, env->ring,
-		env->cpu_number
+		env->cpu_number, env->preempt_count, env->current_task, env->task_pid
 	};
 	u8 exp[GILK_TRAMP_HEADER_MAX];
 	size_t hlen, i, best = 0;

@@ -76,6 +76,9 @@ struct gilk_verify_env {
 	unsigned long counter;	/* the splice's __percpu hit counter */
 	unsigned long ring;	/* its struct gilk_tsc_ring, or 0 */
 	unsigned long cpu_number;	/* %gs-relative: the CPU's number */
+	unsigned long preempt_count;	/* %gs-relative: its preempt count */
+	unsigned long current_task;	/* %gs-relative: the task it runs */
+	unsigned long task_pid;		/* offsetof(struct task_struct, pid) */
 	/* The kernel's insn_decode(). */
 	int (*decode)(struct insn *insn, const void *kaddr, int buf_len,
 		      enum insn_mode m);

@@ -25,6 +25,7 @@ static const struct gilk_errno table[] = {
 	ROW(EXDEV, "a patch outside the text of the function's module (or of the kernel)"),
 	ROW(ENOMEM, "no memory for a buffer, a trampoline or a counter"),
 	ROW(ENOSPC, "no splice id left; an instrument's event found the buffer full (counted as lost)"),
+	ROW(EDQUOT, "the inline tsc template's rings take 1/32 of RAM already: more tsc splices call the tsc instrument instead"),
 	ROW(E2BIG, "at load, gilk's own path runs through more functions than its table holds; in the checker, a jump table past its limit"),
 	ROW(EIO, "kernel memory that could not be read; at load, a stub that did not take its target"),
 	ROW(ERANGE, "at load, a kernel function out of reach of gilk.ko's stub"),

@@ -107,7 +107,9 @@ _Static_assert(TSC_RING_SLOTS == GILK_TSC_SLOTS &&
 	       sizeof(struct gilk_tsc_slot) == 1u << TSC_RING_SLOT_SHIFT &&
 	       offsetof(struct gilk_tsc_slot, begin) == 0 &&
 	       offsetof(struct gilk_tsc_slot, tsc) == 8 &&
-	       offsetof(struct gilk_tsc_slot, cpu) == 16 &&
+	       offsetof(struct gilk_tsc_slot, who) == 16 &&
+	       TSC_WHO_PREEMPT_MASK == GILK_WHO_PREEMPT_MASK &&
+	       TSC_WHO_PREEMPT_SHIFT == GILK_WHO_PREEMPT_SHIFT &&
 	       offsetof(struct gilk_tsc_slot, end) == 24,
 	       "core/splice.h's tsc ring is gilk.ko's");
 
@@ -127,12 +129,18 @@ static int request_as(struct live *lv, const struct splice_plan *p,
 
 	if (strlen(instrument) >= GILK_NAME_MAX || (arg && strlen(arg) >= GILK_ARG_MAX))
 		return gerr_set(e, "instrument name or argument too long");
-	if (ioctl(lv->fd, GILK_IOC_RESERVE, &r) < 0)
+	if (ioctl(lv->fd, GILK_IOC_RESERVE, &r) < 0) {
+		/* the rings' budget is spent: the tsc instrument's C function
+		 * records the same events through the full template */
+		if (errno == EDQUOT && tmpl == TT_TSC)
+			return request_as(lv, p, instrument, arg, TT_FULL, req, reloc_off, e);
 		return gerr_setc(e, errno, "reserving trampoline memory: %s", strerror(errno));
+	}
 	sp = (struct splice_params){ .tramp = r.tramp, .evict_tramp = r.evict_tramp,
 				     .handler = r.handler, .ctx = r.ctx, .clac = lv->smap,
 				     .tmpl = tmpl, .counter = r.counter, .tsc_ring = r.tsc_ring,
-				     .cpu_number = r.cpu_number };
+				     .cpu_number = r.cpu_number, .preempt_count = r.preempt_count,
+				     .current_task = r.current_task, .task_pid = r.task_pid };
 	if (splice_emit(p, &sp, &code, &why)) {
 		ioctl(lv->fd, GILK_IOC_RELEASE, &r.id);
 		return gerr_set(e, "trampoline at 0x%llx: %s", (unsigned long long)r.tramp,

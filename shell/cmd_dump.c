@@ -7,7 +7,7 @@
 
 #include "commands.h"
 #include "coverage.h"
-#include "event_log.h"
+#include "event_fields.h"
 #include "formats.h"
 
 #define DUMP_MEMORY_MAX (64u << 20)
@@ -108,29 +108,47 @@ static int file_and_format(int argc, char **argv, int fallback, const char **pat
 static int dump_events(struct session *s, int argc, char **argv, struct gerr *e)
 {
 	struct event_log log;
+	struct event_view v;
+	struct filter flt;
 	enum format fmt;
 	const char *path;
 	FILE *f;
 	int rc;
 
-	if (file_and_format(argc, argv, s->set.format, &path, &fmt, e))
+	if (event_filter_args(&argc, argv, &flt, e))
 		return -1;
-	if (event_log_drain(s, &log, e)) {
+	if (file_and_format(argc, argv, s->set.format, &path, &fmt, e) ||
+	    event_log_drain(s, &log, e)) {
+		filter_free(&flt);
 		event_log_free(&log);
 		return -1;
 	}
+	rc = event_view_make(s, &log, &flt, &v, e);
+	filter_free(&flt);
+	if (rc) {
+		event_log_free(&log);
+		return -1;
+	}
+	/* the events the filter does not match stay for the next reader */
+	event_log_keep(s, &log, v.keep);
 	f = fopen(path, "w");
 	if (!f) {
 		/* What was drained is not lost: it goes to the screen. */
-		format_events(s->out, FMT_TEXT, s, &log, SIZE_MAX);
-		event_log_free(&log);
-		return gerr_set(e, "%s: %m (the drained events are shown above)", path);
+		format_events(s->out, FMT_TEXT, s, &v.log, SIZE_MAX);
+		rc = gerr_set(e, "%s: %m (the drained events are shown above)", path);
+	} else {
+		format_events(f, fmt, s, &v.log, SIZE_MAX);
+		rc = finish(f, path, e);
 	}
-	format_events(f, fmt, s, &log, SIZE_MAX);
-	rc = finish(f, path, e);
 	if (!rc)
-		fprintf(s->out, "wrote %zu events to %s (%s)\n", log.n, path, format_name(fmt));
+		fprintf(s->out, "wrote %zu events to %s (%s)\n", v.log.n, path, format_name(fmt));
+	if (v.unmatched)
+		fprintf(s->out, "(%zu events the filter does not match kept)\n", v.unmatched);
+	if (v.self)
+		fprintf(s->out, "(%zu events of gilk's own left out: set filter-self off)\n",
+			v.self);
 	event_log_report_lost(s, &log);
+	event_view_free(&v);
 	event_log_free(&log);
 	return rc;
 }
@@ -203,7 +221,7 @@ static int dump_coverage(struct session *s, int argc, char **argv, struct gerr *
 /* The subcommands: argv[0] is the subcommand's name. */
 static const struct subcommand subs[] = {
 	{ "memory", dump_memory, 3, 3, 0, "FILE START END|+LEN" },
-	{ "events", dump_events, 1, 3, 0, "[--format F] FILE" },
+	{ "events", dump_events, 1, 3, CMD_IF, "[--format F] FILE [if EXPR]" },
 	{ "splices", dump_splices, 1, 3, 0, "[--format F] FILE" },
 	{ "coverage", dump_coverage, 1, 3, 0, "[--format F] FILE" },
 	{ NULL, NULL, 0, 0, 0, NULL },
@@ -211,13 +229,16 @@ static const struct subcommand subs[] = {
 
 const struct command cmd_dump = {
 	.name = "dump",
+	.flags = CMD_IF,
 	.subs = subs,
 	.help = "dump memory: kernel memory from START up to END (or LEN bytes, at\n"
 		"most 64 MiB), raw, as gdb's dump memory; live or offline.\n"
 		"dump events: drains the events instruments recorded into FILE, with\n"
 		"the site and instrument of each, as text (what \"events\" shows), CSV\n"
 		"(a column per field), JSON, or a Chrome trace (chrome://tracing,\n"
-		"Perfetto: a track per CPU). Lost events are reported, per splice.\n"
+		"Perfetto: a track per CPU), each with its task (comm, pid, tid and\n"
+		"context); with \"if EXPR\", those EXPR matches (as events takes it),\n"
+		"the others kept. Lost events are reported, per splice.\n"
 		"dump splices: every splice with its counters, as text, CSV or JSON.\n"
 		"dump coverage: what \"coverage report\" says, as text, or a row per\n"
 		"block (CSV) or functions with their blocks (JSON).\n"

@@ -55,8 +55,10 @@ static int run(struct session *s, int argc, char **argv, struct gerr *e)
 			return gerr_set(e, "no command \"%s\"; \"help\" lists them", argv[1]);
 		char buf[512];
 
-		fprintf(s->out, "usage: %s\n%s\n%s", command_usage_str(c, buf, sizeof(buf)), c->help,
-			(c->flags & CMD_LIVE) ? "Needs live mode.\n" : "");
+		fprintf(s->out, "usage: %s\n%s\n", command_usage_str(c, buf, sizeof(buf)), c->help);
+		if (c->more_help)
+			c->more_help(s->out);
+		fprintf(s->out, "%s", (c->flags & CMD_LIVE) ? "Needs live mode.\n" : "");
 		live_subcommands(s->out, c);
 		return 0;
 	}

@@ -1,4 +1,4 @@
-/* hist: a payload field's values, as a power-of-two histogram. */
+/* hist: a field's values, as a power-of-two histogram, or one per group. */
 #include <inttypes.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -6,63 +6,183 @@
 #include <string.h>
 
 #include "commands.h"
-#include "event_log.h"
+#include "event_fields.h"
 #include "histogram.h"
-#include "payload.h"
+
+/* What "by" groups on: a histogram for each of its values. */
+static const char *const keys[] = { "comm", "pid", "tid", "cpu", "splice", "context", NULL };
+
+struct group {
+	char key[GILK_COMM_LEN + 8];
+	struct histogram h;
+};
+
+struct groups {
+	struct group *g;
+	size_t n, cap;
+};
+
+static struct histogram *group_of(struct groups *gs, const char *key)
+{
+	struct group *more;
+
+	for (size_t i = 0; i < gs->n; i++)
+		if (!strcmp(gs->g[i].key, key))
+			return &gs->g[i].h;
+	if (gs->n == gs->cap) {
+		size_t cap = gs->cap ? 2 * gs->cap : 16;
+
+		more = realloc(gs->g, cap * sizeof(*more));
+		if (!more)
+			return NULL;
+		gs->g = more;
+		gs->cap = cap;
+	}
+	memset(&gs->g[gs->n], 0, sizeof(gs->g[0]));
+	snprintf(gs->g[gs->n].key, sizeof(gs->g[0].key), "%s", key);
+	return &gs->g[gs->n++].h;
+}
+
+/* The most events first, as bpftrace prints a map by value. */
+static int by_count(const void *a, const void *b)
+{
+	const struct group *x = a, *y = b;
+
+	if (x->h.count != y->h.count)
+		return x->h.count > y->h.count ? -1 : 1;
+	return strcmp(x->key, y->key);
+}
+
+static void summary(FILE *out, const char *field, const char *group,
+		    const struct histogram *h, size_t drained)
+{
+	bool hex = event_field_hex(field);
+
+	if (group)
+		fprintf(out, "@[%s]: ", group);
+	fprintf(out, hex ? "%s over %" PRIu64 " of %zu drained events: min 0x%" PRIx64
+		", max 0x%" PRIx64 "\n" : "%s over %" PRIu64 " of %zu drained events: min %"
+		PRIu64 ", max %" PRIu64 "\n", field, h->count, drained, h->min, h->max);
+	histogram_print(out, h);
+}
+
+static int parse_args(int argc, char **argv, uint32_t *only, const char **by, struct gerr *e)
+{
+	char fields[1024];
+	int i = 2;
+
+	if (event_field_kind(NULL, argv[1]) != FILTER_NUMBER) {
+		if (event_field_kind(NULL, argv[1]) == FILTER_STRING)
+			return gerr_set(e, "%s is a string, not a number: \"hist FIELD by %s\" "
+					"groups by it", argv[1], argv[1]);
+		event_fields_list(fields, sizeof(fields));
+		return gerr_set(e, "no field '%s' (%s)", argv[1], fields);
+	}
+	if (i < argc && strcmp(argv[i], "by")) {
+		char *end;
+
+		*only = (uint32_t)strtoul(argv[i], &end, 10);
+		if (*end || !*only)
+			return gerr_set(e, "'%s' is not a splice id", argv[i]);
+		i++;
+	}
+	if (i < argc) {
+		if (strcmp(argv[i], "by") || i + 2 != argc)
+			return gerr_set(e, "usage: hist FIELD [SPLICE] [by KEY] [if EXPR]");
+		for (size_t k = 0; keys[k]; k++)
+			if (!strcmp(keys[k], argv[i + 1]))
+				*by = keys[k];
+		if (!*by)
+			return gerr_set(e, "hist by comm, pid, tid, cpu, splice or context, not '%s'",
+					argv[i + 1]);
+	}
+	return 0;
+}
+
+/* A group's name: the key's value in the event. */
+static void key_of(const struct event_log *log, const struct event_rec *r, const char *by,
+		   char *buf, size_t len)
+{
+	struct event_field_src src = { log, r };
+	const char *str;
+	uint64_t num;
+
+	if (!event_field_value(&src, by, &num, &str))
+		snprintf(buf, len, "?");
+	else if (str)
+		snprintf(buf, len, "%s", str);
+	else
+		snprintf(buf, len, "%" PRIu64, num);
+}
 
 static int run(struct session *s, int argc, char **argv, struct gerr *e)
 {
-	struct histogram h;
+	struct histogram all;
+	struct groups gs = { 0 };
 	struct event_log log;
+	struct event_view v;
+	struct filter f;
+	const char *by = NULL;
 	uint32_t only = 0;
-	bool hex = false;
 	int rc;
 
 	/* Checked before anything is drained: a typo loses no event. */
-	if (!payload_field_known(argv[1])) {
-		char fields[1024];
-
-		payload_fields_list(fields, sizeof(fields));
-		return gerr_set(e, "no field '%s' in any known payload (%s)", argv[1], fields);
+	if (event_filter_args(&argc, argv, &f, e))
+		return -1;
+	if (parse_args(argc, argv, &only, &by, e)) {
+		filter_free(&f);
+		return -1;
 	}
-	if (argc == 3) {
-		char *end;
-
-		only = (uint32_t)strtoul(argv[2], &end, 10);
-		if (*end || !only)
-			return gerr_set(e, "'%s' is not a splice id", argv[2]);
-	}
-	memset(&h, 0, sizeof(h));
+	memset(&all, 0, sizeof(all));
 	rc = event_log_drain(s, &log, e);
-	if (rc && !log.n) {
+	if ((rc && !log.n) || event_view_make(s, &log, &f, &v, e)) {
+		filter_free(&f);
 		event_log_free(&log);
-		return rc;
+		return -1;
 	}
-	for (size_t i = 0; i < log.n; i++) {
-		struct payload_field f[PAYLOAD_FIELDS_MAX];
-		const struct event_rec *r = &log.ev[i];
-		size_t n;
+	for (size_t i = 0; i < v.log.n; i++) {
+		const struct event_rec *r = &v.log.ev[i];
+		struct event_field_src src = { &log, r };
+		struct histogram *h = &all;
+		const char *str;
+		uint64_t value;
 
-		if (only && r->splice != only)
+		if ((only && r->splice != only) || !event_field_value(&src, argv[1], &value, &str))
 			continue;
-		n = payload_decode(r->instrument, log.bytes + r->off, r->len, f);
-		for (size_t k = 0; k < n; k++)
-			if (!strcmp(f[k].name, argv[1])) {
-				histogram_add(&h, f[k].value);
-				hex = f[k].hex;
+		if (by) {
+			char key[sizeof(gs.g[0].key)];
+
+			key_of(&log, r, by, key, sizeof(key));
+			h = group_of(&gs, key);
+			if (!h) {
+				rc = gerr_set(e, "out of memory");
+				break;
 			}
+		}
+		histogram_add(h, value);
+		if (by)
+			histogram_add(&all, value);
 	}
-	if (!h.count) {
+	if (!all.count) {
 		fprintf(s->out, "no events with %s among the %zu drained\n", argv[1], log.n);
+	} else if (!by) {
+		summary(s->out, argv[1], NULL, &all, log.n);
 	} else {
-		/* an address or a register shows in hex, as events shows it */
-		fprintf(s->out, hex ? "%s over %" PRIu64 " of %zu drained events: min 0x%" PRIx64
-			", max 0x%" PRIx64 "\n" : "%s over %" PRIu64 " of %zu drained events: min %"
-			PRIu64 ", max %" PRIu64 "\n", argv[1], h.count, log.n, h.min, h.max);
-		histogram_print(s->out, &h);
+		qsort(gs.g, gs.n, sizeof(gs.g[0]), by_count);
+		for (size_t i = 0; i < gs.n; i++) {
+			if (i)
+				fputc('\n', s->out);
+			summary(s->out, argv[1], gs.g[i].key, &gs.g[i].h, log.n);
+		}
 	}
+	if (v.self)
+		fprintf(s->out, "(%zu events of gilk's own left out: set filter-self off)\n",
+			v.self);
 	event_log_report_lost(s, &log);
+	free(gs.g);
+	event_view_free(&v);
 	event_log_free(&log);
+	filter_free(&f);
 	return rc;
 }
 
@@ -70,15 +190,19 @@ const struct command cmd_hist = {
 	.name = "hist",
 	.run = run,
 	.min_args = 1,
-	.max_args = 2,
-	.flags = CMD_LIVE,
-	.usage = "hist FIELD [SPLICE]",
+	.max_args = 4,
+	.flags = CMD_LIVE | CMD_IF,
+	.usage = "hist FIELD [SPLICE] [by KEY] [if EXPR]",
 	.help = "Drains the events (as \"events\" does) and draws FIELD's values in\n"
-		"power-of-two buckets, as bpftrace's hist(): FIELD is a payload field\n"
-		"(tsc; rax..r15, rip, rflags of regs; arg0..arg5 of argfilter; pid of\n"
-		"hello; ns, the duration of a call, of latency; len of skb; ...: a\n"
-		"name no payload has is refused with the list). With SPLICE, only\n"
-		"that splice's events count.",
+		"power-of-two buckets, as bpftrace's hist(): FIELD is an event's (cpu,\n"
+		"pid, tid, time_ns, splice) or its payload's (tsc; rax..r15, rip,\n"
+		"rflags of regs; arg0..arg5 of argfilter; ns, the duration of a call, of\n"
+		"latency; len of skb; ...: a name no event has is refused with the\n"
+		"list). With SPLICE, only that splice's events count; with \"by KEY\"\n"
+		"(comm, pid, tid, cpu, splice or context), one histogram for each of its\n"
+		"values, the most events first, as bpftrace's @[comm] = hist(...); with\n"
+		"\"if EXPR\" (as events takes it), only the events EXPR matches. The\n"
+		"events drawn are consumed.",
 	.complete = COMPLETE_NONE,
 	.complete2 = COMPLETE_SPLICE,
 };

@@ -38,22 +38,10 @@ const struct command cmd_set = {
 	.run = run,
 	.min_args = 2,
 	.max_args = 3,
-	.usage = "set listsize|instrument|trap|format|pagination|height|trace-commands VALUE...",
-	.help = "set listsize N: instructions disas shows from a LOCATION that is not\n"
-		"a function's start (16).\n"
-		"set instrument NAME [ARG]: what splice uses when no INSTRUMENT is named\n"
-		"(count).\n"
-		"set trap on|off: splice serves a site no jump fits by an int3, as\n"
-		"--trap (off).\n"
-		"set format auto|text|csv|json|chrome: dump's format without --format\n"
-		"(auto: by FILE's extension).\n"
-		"set pagination on|off: at a terminal, output longer than the screen\n"
-		"stops every screenful (RET for more, q to stop, c for the rest) (on).\n"
-		"set height N|auto: lines per screen, 0 for no limit (auto: the\n"
-		"terminal's).\n"
-		"set trace-commands on|off: commands from source, -x, -c or a pipe are\n"
-		"echoed before they run, \"+\" first, as gdb's (off).",
-	.complete = COMPLETE_WORDS,
-	.words = settings_names,
+	.usage = "set SETTING VALUE...",
+	.help = "Changes a setting until the shell ends; \"show\" shows them. The\n"
+		"settings, what each takes and does, and its default:",
+	.more_help = settings_help,
+	.complete = COMPLETE_SETTING,
 	.complete2 = COMPLETE_INSTRUMENT,
 };

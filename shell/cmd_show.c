@@ -55,18 +55,17 @@ static int run(struct session *s, int argc, char **argv, struct gerr *e)
 	return 0;
 }
 
-static const char *const what[] = { "version", "listsize", "instrument", "trap", "format",
-				    "pagination", "height", "trace-commands", NULL };
+static const char *const what[] = { "version", NULL };
 
 const struct command cmd_show = {
 	.name = "show",
 	.run = run,
 	.min_args = 0,
 	.max_args = 1,
-	.usage = "show [version|listsize|instrument|trap|format|pagination|height|trace-commands]",
+	.usage = "show [version|SETTING]",
 	.help = "Shows one setting, or all of them with what each does (\"set\" changes\n"
-		"them); \"show version\" the ioctl ABI of gilk and of gilk.ko, and the\n"
-		"kernel's own version banner.",
-	.complete = COMPLETE_WORDS,
+		"them; \"help set\" lists them); \"show version\" the ioctl ABI of gilk\n"
+		"and of gilk.ko, and the kernel's own version banner.",
+	.complete = COMPLETE_SETTING,
 	.words = what,
 };

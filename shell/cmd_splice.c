@@ -92,11 +92,16 @@ static int splice_blocks(struct session *s, char *const *args, int nargs,
 		blockset_report(s, &bs, "spliced");
 		fprintf(s->out, "spliced %zu of %zu blocks of %zu functions with %s in one batch: splices %u..%u\n",
 			bs.ngood, bs.nsites, bs.nfns, ins, ids[0], ids[bs.ngood - 1]);
-		if (live_stats(&s->lv, &st, e) == 0 && st.splices)
-			fprintf(s->out, "gilk.ko: %u splices, %" PRIu64 " bytes of trampolines (%" PRIu64 " each) in %" PRIu64 " KiB of module memory\n",
+		if (live_stats(&s->lv, &st, e) == 0 && st.splices) {
+			fprintf(s->out, "gilk.ko: %u splices, %" PRIu64 " bytes of trampolines (%" PRIu64 " each) in %" PRIu64 " KiB of module memory",
 				st.splices, (uint64_t)st.tramp_bytes,
 				(uint64_t)(st.tramp_bytes / st.splices),
 				(uint64_t)(st.tramp_mapped / 1024));
+			if (st.tsc_ring_bytes)
+				fprintf(s->out, ", %" PRIu64 " KiB of tsc rings",
+					(uint64_t)(st.tsc_ring_bytes / 1024));
+			fputc('\n', s->out);
+		}
 	}
 	rc = 0;
 out:

@@ -134,9 +134,9 @@ static int check_row(struct session *s, const struct command *c, int nargs, char
 	return 0;
 }
 
-/* The command word of line, when it names a CMD_RAW command; *rest is what
+/* The command line's first word names, when it has flag; *rest is what
  * follows it, blanks and the line's end trimmed. */
-static const struct command *raw_command(char *line, char **rest)
+static const struct command *command_with(char *line, unsigned flag, char **rest)
 {
 	char word[64];
 	size_t n;
@@ -148,11 +148,38 @@ static const struct command *raw_command(char *line, char **rest)
 		return NULL;
 	snprintf(word, sizeof(word), "%.*s", (int)n, line);
 	c = command_find(word);
-	if (!c || !(c->flags & CMD_RAW))
+	if (!c || !(c->flags & flag))
 		return NULL;
 	*rest = line + n + strspn(line + n, " \t");
 	(*rest)[strcspn(*rest, "\r\n")] = '\0';
 	return c;
+}
+
+/*
+ * A CMD_IF command's "if EXPR": the line ends before the word "if" (outside
+ * quotes), and the expression, as typed, is returned; NULL when there is
+ * none.
+ */
+static char *if_split(char *line)
+{
+	char *rest, quote = 0;
+	bool word_start = true;
+
+	if (!command_with(line, CMD_IF, &rest))
+		return NULL;
+	for (char *p = rest; *p; p++) {
+		if (quote) {
+			quote = *p == quote ? 0 : quote;
+		} else if (*p == '"' || *p == '\'') {
+			quote = *p;
+		} else if (word_start && !strncmp(p, "if", 2) &&
+			   (!p[2] || p[2] == ' ' || p[2] == '\t')) {
+			*p = '\0';
+			return p + 2 + strspn(p + 2, " \t");
+		}
+		word_start = *p == ' ' || *p == '\t';
+	}
+	return NULL;
 }
 
 /* The command words[0] names; "x/4i" names x. */
@@ -177,7 +204,7 @@ static const struct command *find_word(const char *word, struct gerr *e)
 
 /* Runs c with its output where the line sends it. */
 static int run_with_output(struct session *s, const struct command *c, int n,
-			   char **words, const char *pipe_to, struct gerr *e)
+			   char **words, const char *pipe_to, char *cond, struct gerr *e)
 {
 	FILE *saved = s->out, *to = NULL;
 	const char *path = NULL, *mode = NULL;
@@ -198,6 +225,12 @@ static int run_with_output(struct session *s, const struct command *c, int n,
 	/* Refused before FILE is opened: a usage error truncates nothing. */
 	if (check_row(s, c, n - 1, words, &sub, e))
 		return -1;
+	if (cond && sub && !(sub->flags & CMD_IF))
+		return gerr_set(e, "%s %s takes no \"if EXPR\"", c->name, sub->name);
+	if (cond) {	/* words has room for these two */
+		words[n++] = "if";
+		words[n++] = cond;
+	}
 	if (path && !(to = fopen(path, mode)))
 		return gerr_set(e, "%s: %m", path);
 	if (pipe_to && pipe_open(&po, pipe_to, s->out, e))
@@ -225,7 +258,7 @@ static int run_raw(struct session *s, const struct command *c, char *rest, struc
 
 static int run_line(struct session *s, char *line, struct gerr *e)
 {
-	char *words[PARSE_MAX_WORDS], *rest, *pipe_to;
+	char *words[PARSE_MAX_WORDS], *rest, *pipe_to, *cond;
 	const char *err = NULL;
 	const struct command *c;
 	int n;
@@ -235,11 +268,12 @@ static int run_line(struct session *s, char *line, struct gerr *e)
 		line[1 + strcspn(line + 1, "\r\n")] = '\0';
 		return run_raw(s, &cmd_shell, line + 1, e);
 	}
-	c = raw_command(line, &rest);
+	c = command_with(line, CMD_RAW, &rest);
 	if (c)
 		return run_raw(s, c, rest, e);
 	pipe_to = pipe_split(line);
-	n = parse_words(line, words, PARSE_MAX_WORDS, &err);
+	cond = if_split(line);
+	n = parse_words(line, words, PARSE_MAX_WORDS - 2, &err);
 	if (n < 0)
 		return gerr_set(e, "%s", err);
 	if (n == 0)
@@ -249,7 +283,7 @@ static int run_line(struct session *s, char *line, struct gerr *e)
 	c = find_word(words[0], e);
 	if (!c)
 		return -1;
-	return run_with_output(s, c, n, words, pipe_to, e);
+	return run_with_output(s, c, n, words, pipe_to, cond, e);
 }
 
 void command_trace(struct session *s, const char *line)

@@ -16,12 +16,16 @@
 enum complete_kind { COMPLETE_NONE, COMPLETE_SYMBOL, COMPLETE_SPLICE,
 		     COMPLETE_COMMAND, COMPLETE_WORDS, COMPLETE_PATH,
 		     COMPLETE_INSTRUMENT,
+		     COMPLETE_SETTING,		/* a setting's name, or one of words */
 		     COMPLETE_LOCATION };	/* a symbol, or FUNC: and a suffix */
 
 enum command_flag {
 	CMD_LIVE = 1,	/* needs /dev/gilk: refused offline by the dispatcher */
 	CMD_RAW = 2,	/* takes the rest of the line as is: argv[1] */
 	CMD_FORMAT = 4,	/* takes "/FMT" after its name, as gdb's x/4i */
+	CMD_IF = 8,	/* takes "if EXPR" last, kept whole (quotes, blanks,
+			 * operators): argv ends with "if" and EXPR, which
+			 * the arity does not count */
 };
 
 #define ARGS_ANY (-1)
@@ -37,7 +41,7 @@ struct subcommand {
 	const char *name;
 	int (*run)(struct session *s, int argc, char **argv, struct gerr *e);
 	int min_args, max_args;		/* words after its name; ARGS_ANY */
-	unsigned flags;			/* CMD_LIVE */
+	unsigned flags;			/* CMD_LIVE, CMD_IF */
 	const char *args;		/* its usage after its name: "[ID]" */
 };
 
@@ -53,6 +57,7 @@ struct command {
 	const char *usage;
 	const char *help;
 	const char *offline_hint;	/* CMD_LIVE: what to do offline instead */
+	void (*more_help)(FILE *out);	/* help made from another table */
 	const struct subcommand *subs;	/* its subcommands, up to a NULL name;
 					 * usage and run come from them */
 };

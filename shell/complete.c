@@ -121,11 +121,15 @@ static void collect_words(struct session *s, const char *const *words, const cha
 			add(s, words[i]);
 }
 
-/* c's words: its subcommands' names, or its row's list. */
+/* c's words: its subcommands' names, or its row's list (and the settings). */
 static void collect_command_words(struct session *s, const struct command *c, const char *text)
 {
 	size_t len = strlen(text);
 
+	if (c->complete == COMPLETE_SETTING)
+		for (const struct setting *t = settings_table; t->name; t++)
+			if (!strncmp(t->name, text, len))
+				add(s, t->name);
 	if (!c->subs) {
 		collect_words(s, c->words, text);
 		return;
@@ -218,7 +222,7 @@ long complete_candidates(struct session *s, const char *before, const char *text
 				collect_command_words(s, c, text);
 			return -1;
 		}
-		if (kind == COMPLETE_WORDS) {
+		if (kind == COMPLETE_WORDS || kind == COMPLETE_SETTING) {
 			collect_command_words(s, c, text);
 			return (long)complete_count(s);
 		}

@@ -19,6 +19,7 @@ static const struct {
 	{ "-c", "run a command, then exit", "command" },
 	{ "-x", "run the commands in a file, then exit", "file" },
 	{ "-batch", "run -c and -x, then exit; never ask", NULL },
+	{ "-nx", "do not run ~/.gilkinit first", NULL },
 	{ "--check", "replay a checked transcript", "file" },
 	{ "--completion", "print the bash or zsh completion script", "bash zsh" },
 	{ "--version", "print gilk's version", NULL },

@@ -53,8 +53,13 @@ static const struct gilk_splice_info *find_splice(const struct gilk_splice_info 
 
 static int add(struct session *s, struct event_log *log, const struct gilk_event *h)
 {
-	struct event_rec r = { .ns = h->ns, .splice = h->splice, .cpu = h->cpu, .len = h->len };
+	struct event_rec r = { .ns = h->ns, .splice = h->splice, .cpu = h->cpu, .len = h->len,
+			       .tid = h->tid, .pid = h->pid, .context = h->context,
+			       .task_gone = h->task_gone };
 	const struct gilk_splice_info *in = find_splice(log->splices, log->nsplices, h->splice);
+
+	memcpy(r.comm, h->comm, sizeof(r.comm));
+	r.comm[sizeof(r.comm) - 1] = '\0';
 
 	/*
 	 * Events outlive their splice in the buffer: one removed since the
@@ -67,17 +72,21 @@ static int add(struct session *s, struct event_log *log, const struct gilk_event
 	return append(log, &r, (const uint8_t *)(h + 1)) ? 0 : -1;
 }
 
-size_t event_log_keep(struct session *s, const struct event_log *log, size_t from)
+size_t event_log_keep(struct session *s, const struct event_log *log, const bool *keep)
 {
 	struct event_log *held;
 	size_t kept = 0;
 
 	event_log_drop_held(s);
-	if (from >= log->n || !(held = calloc(1, sizeof(*held))))
+	if (!log->n || !(held = calloc(1, sizeof(*held))))
 		return 0;
-	for (size_t i = from; i < log->n; i++, kept++)
+	for (size_t i = 0; i < log->n; i++) {
+		if (!keep[i])
+			continue;
 		if (!append(held, &log->ev[i], log->bytes + log->ev[i].off))
 			break;
+		kept++;
+	}
 	s->held = held;
 	return kept;
 }

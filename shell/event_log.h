@@ -6,6 +6,7 @@
 #ifndef GILK_EVENT_LOG_H
 #define GILK_EVENT_LOG_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -16,6 +17,10 @@ struct event_rec {
 	uint32_t splice;
 	uint16_t cpu;
 	uint16_t len;
+	uint32_t tid, pid;	/* of the task that ran the site */
+	uint8_t context;	/* GILK_CTX_*: it, or an interrupt of it */
+	bool task_gone;		/* exited before a tsc hit was drained */
+	char comm[GILK_COMM_LEN];
 	size_t off;		/* payload: log->bytes + off */
 	char instrument[GILK_NAME_MAX];	/* "(removed splice)" when unknown */
 	uint64_t site;		/* 0 when the splice is unknown */
@@ -34,9 +39,9 @@ struct event_log {
  * (event_log_keep) first. On error the log holds what was read before it;
  * event_log_free() it either way. */
 int event_log_drain(struct session *s, struct event_log *log, struct gerr *e);
-/* Keeps log's events from the from-th on for the session's next drain (they
+/* Keeps log's events flagged in keep for the session's next drain (they
  * were drained from gilk.ko, not shown); the number kept. */
-size_t event_log_keep(struct session *s, const struct event_log *log, size_t from);
+size_t event_log_keep(struct session *s, const struct event_log *log, const bool *keep);
 /* Drops the events kept (the session ends). */
 void event_log_drop_held(struct session *s);
 /* Says, on s->out, how many events each splice lost since last said. */

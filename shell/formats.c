@@ -4,6 +4,7 @@
 #include <inttypes.h>
 #include <string.h>
 
+#include "event_fields.h"
 #include "payload.h"
 #include "symbolize.h"
 
@@ -101,8 +102,11 @@ static void text_event(FILE *out, struct session *s, const struct event_log *log
 	const uint8_t *p = log->bytes + r->off;
 	size_t n = payload_decode(r->instrument, p, r->len, f);
 
-	fprintf(out, "%" PRIu64 ".%09" PRIu64 " cpu%u splice %u %s: ", r->ns / 1000000000,
-		r->ns % 1000000000, r->cpu, r->splice, r->instrument);
+	char task[64];
+
+	event_task(r, task, sizeof(task));
+	fprintf(out, "%" PRIu64 ".%09" PRIu64 " cpu%u %s splice %u %s: ", r->ns / 1000000000,
+		r->ns % 1000000000, r->cpu, task, r->splice, r->instrument);
 	for (size_t i = 0; i < n; i++) {
 		char where[320];
 		const char *sym;
@@ -153,9 +157,9 @@ static void csv_events(FILE *out, struct session *s, const struct event_log *log
 	bool raw;
 	size_t ncol = csv_columns(log, limit, cols, 64, &raw);
 
-	fprintf(out, "time_ns,cpu,splice,site,address,instrument");
+	fprintf(out, "time_ns,cpu,pid,tid,comm,context,splice,site,address,instrument");
 	for (size_t c = 0; c < ncol; c++)
-		fprintf(out, ",%s", cols[c]);
+		fprintf(out, ",%s%s", event_field_in_header(cols[c]) ? "data." : "", cols[c]);
 	fprintf(out, raw ? ",bytes\n" : "\n");
 	for (size_t i = 0; i < log->n && i < limit; i++) {
 		struct payload_field f[PAYLOAD_FIELDS_MAX];
@@ -165,7 +169,12 @@ static void csv_events(FILE *out, struct session *s, const struct event_log *log
 		char site[160];
 
 		site_name(s, r->site, site, sizeof(site));
-		fprintf(out, "%" PRIu64 ",%u,%u,", r->ns, r->cpu, r->splice);
+		fprintf(out, "%" PRIu64 ",%u,", r->ns, r->cpu);
+		if (!r->task_gone)
+			fprintf(out, "%" PRIu32, r->pid);
+		fprintf(out, ",%" PRIu32 ",", r->tid);
+		csv_cell(out, r->task_gone ? "" : r->comm);
+		fprintf(out, ",%s,%u,", event_context_name(r->context), r->splice);
 		csv_cell(out, site);
 		fprintf(out, ",0x%" PRIx64 ",", r->site);
 		csv_cell(out, r->instrument);
@@ -202,6 +211,20 @@ static void json_fields(FILE *out, const struct event_log *log, const struct eve
 	}
 }
 
+/* "pid": P, "tid": T, "comm": C, "context": X; an exited task's pid and
+ * comm are null. */
+static void json_task(FILE *out, const struct event_rec *r)
+{
+	if (r->task_gone)
+		fprintf(out, "\"pid\": null, \"tid\": %" PRIu32 ", \"comm\": null", r->tid);
+	else
+		fprintf(out, "\"pid\": %" PRIu32 ", \"tid\": %" PRIu32 ", \"comm\": ", r->pid,
+			r->tid);
+	if (!r->task_gone)
+		json_str(out, r->comm);
+	fprintf(out, ", \"context\": \"%s\"", event_context_name(r->context));
+}
+
 static void json_events(FILE *out, struct session *s, const struct event_log *log,
 			size_t limit)
 {
@@ -213,8 +236,10 @@ static void json_events(FILE *out, struct session *s, const struct event_log *lo
 		char site[160];
 
 		site_name(s, r->site, site, sizeof(site));
-		fprintf(out, "%s\n  {\"time_ns\": %" PRIu64 ", \"cpu\": %u, \"splice\": %u, \"site\": ",
-			i ? "," : "", r->ns, r->cpu, r->splice);
+		fprintf(out, "%s\n  {\"time_ns\": %" PRIu64 ", \"cpu\": %u, ", i ? "," : "", r->ns,
+			r->cpu);
+		json_task(out, r);
+		fprintf(out, ", \"splice\": %u, \"site\": ", r->splice);
 		json_str(out, site);
 		fprintf(out, ", \"address\": \"0x%" PRIx64 "\", \"instrument\": ", r->site);
 		json_str(out, r->instrument);
@@ -251,6 +276,8 @@ static void chrome_events(FILE *out, struct session *s, const struct event_log *
 		fprintf(out, ", \"ph\": \"i\", \"s\": \"t\", \"ts\": %" PRIu64 ".%03" PRIu64
 			", \"pid\": 1, \"tid\": %u, \"args\": {\"splice\": %u, ",
 			r->ns / 1000, r->ns % 1000, r->cpu, r->splice);
+		json_task(out, r);
+		fprintf(out, ", ");
 		json_fields(out, log, r);
 		fprintf(out, "}}");
 		sep = ",";

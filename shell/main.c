@@ -26,7 +26,7 @@
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: gilk [--kernel IMAGE --symbols FILE] [-batch] [-c COMMAND]... [-x FILE]\n"
+		"usage: gilk [--kernel IMAGE --symbols FILE] [-batch] [-nx] [-c COMMAND]... [-x FILE]\n"
 		"       gilk [--kernel IMAGE --symbols FILE] --check FILE\n"
 		"       gilk --completion bash|zsh\n"
 		"  live (default): the running kernel through /dev/gilk (gilk.ko, root)\n"
@@ -35,12 +35,14 @@ static void usage(FILE *f)
 		"  -c COMMAND      run COMMAND (may be repeated), then exit\n"
 		"  -x FILE         run the commands in FILE, then exit\n"
 		"  -batch          run -c and -x, then exit; never ask (as gdb's)\n"
+		"  -nx             do not run ~/.gilkinit first\n"
 		"  --check FILE    replay the transcript FILE, checking its #=> lines\n"
 		"  --completion SHELL  print gilk's bash or zsh completion script\n"
 		"  --version       print gilk's version\n"
 		"  --help          this\n"
 		"Without -c or -x, commands come from the terminal, or from standard\n"
-		"input when it is not one. \"help\" lists the commands.\n");
+		"input when it is not one. ~/.gilkinit, when there is one, runs first\n"
+		"(not for --check). \"help\" lists the commands.\n");
 }
 
 /* Runs a line; reports an error on stderr. Returns 0 or -1. */
@@ -139,12 +141,27 @@ static int from_stream(struct session *s, FILE *f)
 	return interrupt_pending() ? 1 : 0;
 }
 
+/* ~/.gilkinit's commands, as gdb runs ~/.gdbinit: an error is said, and
+ * the session goes on. */
+static void init_file(struct session *s)
+{
+	const char *home = getenv("HOME");
+	char path[4096];
+	struct gerr e;
+
+	if (!home || snprintf(path, sizeof(path), "%s/.gilkinit", home) >= (int)sizeof(path) ||
+	    access(path, F_OK))
+		return;
+	if (script_run(s, path, &e))
+		fprintf(stderr, "gilk: %s\n", e.msg);
+}
+
 int main(int argc, char **argv)
 {
 	const char *image = NULL, *symbols = NULL, *script = NULL, *check = NULL;
 	char **cmds = calloc((size_t)argc, sizeof(*cmds));
 	int ncmds = 0, rc = 0;
-	bool batch = false;
+	bool batch = false, noinit = false;
 	struct session s;
 	struct gerr e;
 
@@ -167,6 +184,8 @@ int main(int argc, char **argv)
 			check = argv[++i];
 		} else if (!strcmp(argv[i], "-batch") || !strcmp(argv[i], "--batch")) {
 			batch = true;
+		} else if (!strcmp(argv[i], "-nx") || !strcmp(argv[i], "--nx")) {
+			noinit = true;
 		} else if (!strcmp(argv[i], "--completion") && i + 1 < argc) {
 			return complete_script(stdout, argv[++i]) ? 2 : 0;
 		} else {
@@ -198,6 +217,8 @@ int main(int argc, char **argv)
 		free(cmds);
 		return rc;
 	}
+	if (!noinit)
+		init_file(&s);
 	for (int i = 0; i < ncmds && !rc && !s.quit; i++) {
 		command_trace(&s, cmds[i]);
 		rc = run_line(&s, cmds[i]) ? 1 : 0;

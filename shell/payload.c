@@ -51,6 +51,15 @@ bool payload_field_known(const char *name)
 	return false;
 }
 
+bool payload_field_hex(const char *name)
+{
+	for (size_t l = 0; l < sizeof(layouts) / sizeof(layouts[0]); l++)
+		for (size_t i = 0; i < layouts[l].n; i++)
+			if (!strcmp(layouts[l].names[i], name))
+				return layouts[l].hex >> i & 1;
+	return false;
+}
+
 size_t payload_decode(const char *ins, const uint8_t *p, size_t len,
 		      struct payload_field *out)
 {

@@ -28,5 +28,7 @@ size_t payload_decode(const char *ins, const uint8_t *p, size_t len,
 void payload_fields_list(char *buf, size_t len);
 /* Whether some known payload has a field called name. */
 bool payload_field_known(const char *name);
+/* Whether the first payload with a field called name shows it in hex. */
+bool payload_field_hex(const char *name);
 
 #endif

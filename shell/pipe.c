@@ -21,6 +21,8 @@ char *pipe_split(char *line)
 			quote = *p;
 		} else if (*p == '#' && word_start) {
 			return NULL;
+		} else if (*p == '|' && p[1] == '|') {
+			p++;	/* a filter's ||, not a pipe */
 		} else if (*p == '|') {
 			*p = '\0';
 			return p + 1;

@@ -6,9 +6,6 @@
 
 #include "formats.h"
 
-const char *const settings_names[] = { "listsize", "instrument", "trap", "format",
-				       "pagination", "height", "trace-commands", NULL };
-
 void settings_init(struct settings *st)
 {
 	memset(st, 0, sizeof(*st));
@@ -29,6 +26,11 @@ static int set_listsize(struct settings *st, int n, char **v, struct gerr *e)
 	return 0;
 }
 
+static void show_listsize(const struct settings *st, char *buf, size_t len)
+{
+	snprintf(buf, len, "%u", st->listsize);
+}
+
 static int set_instrument(struct settings *st, int n, char **v, struct gerr *e)
 {
 	if (n < 1 || n > 2)
@@ -39,6 +41,11 @@ static int set_instrument(struct settings *st, int n, char **v, struct gerr *e)
 	snprintf(st->instrument, sizeof(st->instrument), "%s", v[0]);
 	snprintf(st->arg, sizeof(st->arg), "%s", n == 2 ? v[1] : "");
 	return 0;
+}
+
+static void show_instrument(const struct settings *st, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s%s%s", st->instrument, st->arg[0] ? " " : "", st->arg);
 }
 
 static int on_off(bool *b, const char *name, int n, char **v, struct gerr *e)
@@ -52,20 +59,21 @@ static int on_off(bool *b, const char *name, int n, char **v, struct gerr *e)
 	return 0;
 }
 
-static int set_trap(struct settings *st, int n, char **v, struct gerr *e)
-{
-	return on_off(&st->trap, "trap", n, v, e);
-}
+/* An on|off setting's set and show, from the field it is. */
+#define ON_OFF(field, name)                                                          \
+	static int set_##field(struct settings *st, int n, char **v, struct gerr *e)  \
+	{                                                                             \
+		return on_off(&st->field, name, n, v, e);                             \
+	}                                                                             \
+	static void show_##field(const struct settings *st, char *buf, size_t len)   \
+	{                                                                             \
+		snprintf(buf, len, "%s", st->field ? "on" : "off");                   \
+	}
 
-static int set_pagination(struct settings *st, int n, char **v, struct gerr *e)
-{
-	return on_off(&st->pagination, "pagination", n, v, e);
-}
-
-static int set_trace_commands(struct settings *st, int n, char **v, struct gerr *e)
-{
-	return on_off(&st->trace_commands, "trace-commands", n, v, e);
-}
+ON_OFF(trap, "trap")
+ON_OFF(pagination, "pagination")
+ON_OFF(trace_commands, "trace-commands")
+ON_OFF(filter_self, "filter-self")
 
 static int set_height(struct settings *st, int n, char **v, struct gerr *e)
 {
@@ -83,6 +91,14 @@ static int set_height(struct settings *st, int n, char **v, struct gerr *e)
 	return 0;
 }
 
+static void show_height(const struct settings *st, char *buf, size_t len)
+{
+	if (st->height_set)
+		snprintf(buf, len, "%u", st->height);
+	else
+		snprintf(buf, len, "auto");
+}
+
 static int set_format(struct settings *st, int n, char **v, struct gerr *e)
 {
 	enum format f;
@@ -97,28 +113,40 @@ static int set_format(struct settings *st, int n, char **v, struct gerr *e)
 	return 0;
 }
 
-static const struct {
-	const char *name;
-	int (*set)(struct settings *st, int n, char **v, struct gerr *e);
-	const char *help;
-} vars[] = {
-	{ "listsize", set_listsize, "instructions disas shows from a LOCATION that is not a function's start" },
-	{ "instrument", set_instrument, "what splice puts at a LOCATION when no INSTRUMENT is named" },
-	{ "trap", set_trap, "whether splice serves a site no jump fits by an int3, without --trap" },
-	{ "format", set_format, "dump's format without --format; auto: by FILE's extension" },
-	{ "pagination", set_pagination, "whether output longer than the terminal stops every screenful" },
-	{ "height", set_height, "lines per screen for the pager; 0: no limit; auto: the terminal's" },
-	{ "trace-commands", set_trace_commands, "whether commands from source, -x, -c or a pipe are echoed, \"+\" first" },
+static void show_format(const struct settings *st, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s", st->format < 0 ? "auto" : format_name((enum format)st->format));
+}
+
+const struct setting settings_table[] = {
+	{ "listsize", "N", set_listsize, show_listsize,
+	  "instructions disas shows from a LOCATION that is not a function's start (16)" },
+	{ "instrument", "NAME [ARG]", set_instrument, show_instrument,
+	  "what splice puts at a LOCATION when no INSTRUMENT is named (count)" },
+	{ "trap", "on|off", set_trap, show_trap,
+	  "whether splice serves a site no jump fits by an int3, as --trap (off)" },
+	{ "format", "auto|text|csv|json|chrome", set_format, show_format,
+	  "dump's format without --format; auto: by FILE's extension (auto)" },
+	{ "pagination", "on|off", set_pagination, show_pagination,
+	  "whether output longer than the terminal stops every screenful: RET for more, "
+	  "q to stop, c for the rest (on)" },
+	{ "height", "N|auto", set_height, show_height,
+	  "lines per screen for the pager; 0: no limit; auto: the terminal's (auto)" },
+	{ "trace-commands", "on|off", set_trace_commands, show_trace_commands,
+	  "whether commands from source, -x, -c or a pipe are echoed before they run, "
+	  "\"+\" first, as gdb's (off)" },
+	{ "filter-self", "on|off", set_filter_self, show_filter_self,
+	  "whether events, hist and dump events leave out the events of gilk's own "
+	  "process, such as its reads of the terminal (off; on in the lab)" },
+	{ NULL, NULL, NULL, NULL, NULL },
 };
 
-#define NVARS (sizeof(vars) / sizeof(vars[0]))
-
-static int find(const char *name)
+static const struct setting *find(const char *name)
 {
-	for (size_t i = 0; i < NVARS; i++)
-		if (!strcmp(vars[i].name, name))
-			return (int)i;
-	return -1;
+	for (const struct setting *t = settings_table; t->name; t++)
+		if (!strcmp(t->name, name))
+			return t;
+	return NULL;
 }
 
 void settings_list(char *buf, size_t len)
@@ -126,8 +154,15 @@ void settings_list(char *buf, size_t len)
 	size_t used = 0;
 
 	buf[0] = '\0';
-	for (size_t i = 0; i < NVARS && used < len; i++)
-		used += (size_t)snprintf(buf + used, len - used, "%s%s", i ? ", " : "", vars[i].name);
+	for (const struct setting *t = settings_table; t->name && used < len; t++)
+		used += (size_t)snprintf(buf + used, len - used, "%s%s",
+					 t == settings_table ? "" : ", ", t->name);
+}
+
+void settings_help(FILE *out)
+{
+	for (const struct setting *t = settings_table; t->name; t++)
+		fprintf(out, "  set %s %s: %s.\n", t->name, t->values, t->help);
 }
 
 static int unknown(const char *name, struct gerr *e)
@@ -141,58 +176,32 @@ static int unknown(const char *name, struct gerr *e)
 int settings_set(struct settings *st, const char *name, int nvalue,
 		 char **value, struct gerr *e)
 {
-	int i = find(name);
+	const struct setting *t = find(name);
 
-	return i < 0 ? unknown(name, e) : vars[i].set(st, nvalue, value, e);
+	return t ? t->set(st, nvalue, value, e) : unknown(name, e);
 }
 
-static void show_one(const struct settings *st, FILE *out, int i)
+static void show_one(const struct settings *st, FILE *out, const struct setting *t)
 {
 	char v[GILK_NAME_MAX + GILK_ARG_MAX + 2];
 
-	switch (i) {
-	case 0:
-		snprintf(v, sizeof(v), "%u", st->listsize);
-		break;
-	case 1:
-		snprintf(v, sizeof(v), "%s%s%s", st->instrument, st->arg[0] ? " " : "", st->arg);
-		break;
-	case 2:
-		snprintf(v, sizeof(v), "%s", st->trap ? "on" : "off");
-		break;
-	case 3:
-		snprintf(v, sizeof(v), "%s", st->format < 0 ? "auto" :
-			 format_name((enum format)st->format));
-		break;
-	case 4:
-		snprintf(v, sizeof(v), "%s", st->pagination ? "on" : "off");
-		break;
-	case 6:
-		snprintf(v, sizeof(v), "%s", st->trace_commands ? "on" : "off");
-		break;
-	default:
-		if (st->height_set)
-			snprintf(v, sizeof(v), "%u", st->height);
-		else
-			snprintf(v, sizeof(v), "auto");
-		break;
-	}
-	fprintf(out, "%-14s %-12s %s\n", vars[i].name, v, vars[i].help);
+	t->show(st, v, sizeof(v));
+	fprintf(out, "%-14s %-12s %s\n", t->name, v, t->help);
 }
 
 int settings_show(const struct settings *st, FILE *out, const char *name,
 		  struct gerr *e)
 {
-	int i;
+	const struct setting *t;
 
 	if (!name) {
-		for (size_t k = 0; k < NVARS; k++)
-			show_one(st, out, (int)k);
+		for (t = settings_table; t->name; t++)
+			show_one(st, out, t);
 		return 0;
 	}
-	i = find(name);
-	if (i < 0)
+	t = find(name);
+	if (!t)
 		return unknown(name, e);
-	show_one(st, out, i);
+	show_one(st, out, t);
 	return 0;
 }

@@ -1,6 +1,9 @@
 /*
  * settings: what "set" changes and "show" shows, as in gdb. They live in the
- * session and last until the shell ends.
+ * session and last until the shell ends. Each is one row of settings_table:
+ * its name, the values it takes, how it is set and shown, and what it does;
+ * set's usage and help, show's list and Tab completion are made from the
+ * rows.
  */
 #ifndef GILK_SETTINGS_H
 #define GILK_SETTINGS_H
@@ -21,7 +24,19 @@ struct settings {
 	unsigned height;		/* lines per screen; 0: no limit */
 	bool height_set;		/* else the terminal's height */
 	bool trace_commands;		/* commands not typed are echoed, "+" first */
+	bool filter_self;		/* events of gilk's own process not shown */
 };
+
+struct setting {
+	const char *name;
+	const char *values;		/* what set takes after the name */
+	int (*set)(struct settings *st, int n, char **v, struct gerr *e);
+	void (*show)(const struct settings *st, char *buf, size_t len);
+	const char *help;		/* what it does, and its default */
+};
+
+/* The rows, up to one with a NULL name. */
+extern const struct setting settings_table[];
 
 void settings_init(struct settings *st);
 /* set NAME VALUE...: 0, or -1 with *e saying what NAME takes. */
@@ -30,10 +45,9 @@ int settings_set(struct settings *st, const char *name, int nvalue,
 /* NAME's value, or every setting's when name is NULL. */
 int settings_show(const struct settings *st, FILE *out, const char *name,
 		  struct gerr *e);
-
-/* The names, for completion: settings_names ends with NULL. */
-extern const char *const settings_names[];
 /* "listsize, instrument, ...": every name, for messages. */
 void settings_list(char *buf, size_t len);
+/* Each setting's "set NAME VALUES: what it does", for set's help. */
+void settings_help(FILE *out);
 
 #endif

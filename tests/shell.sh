@@ -419,14 +419,34 @@ check "-batch with nothing to run reads no commands and exits 0" "$([ $? = 0 ] &
 "${G[@]}" -c 'show' -c 'set listsize 3' -c 'set instrument tsc' -c 'set trap on' -c 'set format csv' -c 'show' \
 	-c 'disas __x64_sys_getppid+5' >"$t/o" 2>"$t/e"
 check "show lists the settings with their defaults; set changes them" \
-	"$([ $? = 0 ] && [ "$(sed -n 1,7p "$t/o" | awk '{print $1 "=" $2}' | tr '\n' ' ')" = "listsize=16 instrument=count trap=off format=auto pagination=on height=auto trace-commands=off " ] &&
-	   [ "$(sed -n 8,11p "$t/o" | awk '{print $1 "=" $2}' | tr '\n' ' ')" = "listsize=3 instrument=tsc trap=on format=csv " ]; echo $?)"
+	"$([ $? = 0 ] && [ "$(sed -n 1,8p "$t/o" | awk '{print $1 "=" $2}' | tr '\n' ' ')" = "listsize=16 instrument=count trap=off format=auto pagination=on height=auto trace-commands=off filter-self=off " ] &&
+	   [ "$(sed -n 9,12p "$t/o" | awk '{print $1 "=" $2}' | tr '\n' ' ')" = "listsize=3 instrument=tsc trap=on format=csv " ]; echo $?)"
 check "set listsize is how many instructions disas shows past a function's start" \
-	"$([ "$(sed -n '15,$p' "$t/o" | wc -l)" = 3 ]; echo $?)"
+	"$([ "$(sed -n '17,$p' "$t/o" | wc -l)" = 3 ]; echo $?)"
 "${G[@]}" -c 'set pagination off' -c 'set height 7' -c 'show pagination' -c 'show height' -c 'set height auto' -c 'show height' >"$t/o" 2>"$t/e"
 check "set pagination and set height change what show says" \
 	"$([ $? = 0 ] && [ "$(awk '{print $1 "=" $2}' "$t/o" | tr '\n' ' ')" = "pagination=off height=7 height=auto " ]; echo $?)"
 fails "set height with a bad value says what it takes" 'set height -3' 'set height N|auto'
+"${G[@]}" -c 'help set' >"$t/o"
+n=0
+for s in $("${G[@]}" -c show | awk '{print $1}'); do
+	grep -q "^  set $s [^:]*: " "$t/o" && n=$((n + 1))
+done
+check "help set lists every setting show shows, with what it takes ($n)" \
+	"$([ "$n" = "$("${G[@]}" -c show | wc -l)" ] && [ "$n" -ge 8 ] &&
+	   grep -q '^  set filter-self on|off: .*gilk.s own process' "$t/o"; echo $?)"
+"${G[@]}" -c 'set filter-self on' -c 'show filter-self' >"$t/o"
+check "set filter-self on, and show says so" "$(grep -q '^filter-self *on ' "$t/o"; echo $?)"
+fails "dump memory takes no if EXPR" 'dump memory /tmp/x jiffies +8 if pid == 1' 'dump memory takes no "if EXPR"'
+# ~/.gilkinit runs first, as gdb's ~/.gdbinit; -nx skips it; an error in it
+# is said and the session goes on
+mkdir -p "$t/home"
+printf 'set listsize 7\nset nosuch 1\n' >"$t/home/.gilkinit"
+HOME=$t/home "${G[@]}" -c 'show listsize' >"$t/o" 2>"$t/e"
+HOME=$t/home "${G[@]}" -nx -c 'show listsize' >"$t/o2" 2>"$t/e2"
+check "~/.gilkinit runs before -c (an error in it said, the rest run); -nx skips it" \
+	"$(grep -q '^listsize *7 ' "$t/o" && grep -q "gilkinit:2: .*no setting 'nosuch'" "$t/e" &&
+	   grep -q '^listsize *16 ' "$t/o2" && [ ! -s "$t/e2" ]; echo $?)"
 fails "set with a bad value says what the setting takes" 'set trap maybe' 'set trap on|off'
 "${G[@]}" -c 'set colour blue' 2>"$t/e"
 check "set of an unknown setting lists the settings" \

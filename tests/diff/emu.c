@@ -311,8 +311,12 @@ int emu_open(struct emu *m)
 		return -1;
 	if (tsc_ring_clear(m, TSC_RING_SLOTS))
 		return -1;
-	uint32_t cpu = CPU_NUMBER;
-	if (uc_mem_write(m->uc, GS_BASE + CPU_NUMBER_OFF, &cpu, sizeof(cpu)))
+	uint32_t cpu = CPU_NUMBER, pc = PREEMPT_COUNT, pid = TASK_PID;
+	uint64_t task = FAKE_TASK;
+	if (uc_mem_write(m->uc, GS_BASE + CPU_NUMBER_OFF, &cpu, sizeof(cpu)) ||
+	    uc_mem_write(m->uc, GS_BASE + PREEMPT_COUNT_OFF, &pc, sizeof(pc)) ||
+	    uc_mem_write(m->uc, GS_BASE + CURRENT_TASK_OFF, &task, sizeof(task)) ||
+	    uc_mem_write(m->uc, FAKE_TASK + TASK_PID_OFF, &pid, sizeof(pid)))
 		return -1;
 	uc_mem_write(m->uc, STUB_ADDR, &stub, 1);
 	uc_hook_add(m->uc, &h, UC_HOOK_CODE, (void *)on_code, m, 1, 0);
@@ -342,9 +346,16 @@ int emu_map_code(struct emu *m, uint64_t lo, uint64_t hi,
 	uint64_t plo = lo & ~0xfffull, phi = (hi + 0xfff) & ~0xfffull;
 	uint8_t page[4096];
 
+	/*
+	 * The old code's translations go while it is still mapped: Unicorn
+	 * 2.0.1 finds a range's translations through its pages, and an
+	 * unmapped page's are left behind, pointing at memory that is gone,
+	 * for a later removal to trip on (page_collection_lock() crashed so,
+	 * now and then, as the heap lay).
+	 */
 	if (m->code_hi) {
-		uc_mem_unmap(m->uc, m->code_lo, m->code_hi - m->code_lo);
 		uc_ctl_remove_cache(m->uc, m->code_lo, m->code_hi);
+		uc_mem_unmap(m->uc, m->code_lo, m->code_hi - m->code_lo);
 	}
 	m->code_lo = plo;
 	m->code_hi = phi;
@@ -517,10 +528,10 @@ bool emu_tsc_ok(const struct emu_result *r, unsigned site_hits, char *why, size_
 	for (uint64_t i = 0; i < r->tsc_head && i < TSC_SLOTS_KEPT; i++) {
 		const uint64_t *s = r->tsc_slots[i];
 
-		if (s[0] != i || s[2] != CPU_NUMBER || s[3] != (i ^ s[1] ^ CPU_NUMBER) || !s[1] ||
+		if (s[0] != i || s[2] != TSC_WHO || s[3] != (i ^ s[1] ^ TSC_WHO) || !s[1] ||
 		    (i && s[1] < r->tsc_slots[i - 1][1])) {
 			snprintf(why, len, "ring slot %" PRIu64 ": begin 0x%" PRIx64 ", tsc 0x%" PRIx64
-				 ", cpu 0x%" PRIx64 ", end 0x%" PRIx64, i, s[0], s[1], s[2], s[3]);
+				 ", who 0x%" PRIx64 ", end 0x%" PRIx64, i, s[0], s[1], s[2], s[3]);
 			return false;
 		}
 	}

@@ -36,11 +36,23 @@
 #define COUNTER_NEAR 0x200000ull
 #define COUNTER_FAR  (TRAMP_AREA + 0x3000 - GS_BASE)
 /* The tsc template's ring (core/splice.h's layout), in the module area,
- * and the per-CPU number of the CPU it runs on (3), %gs-relative. */
+ * and, %gs-relative, the per-CPU number of the CPU it runs on (3), its
+ * preempt count (in a hard interrupt over a softirq) and current task (one
+ * whose pid is 1234, at TASK_PID_OFF in a task of the per-CPU page). */
 #define TSC_RING_ADDR (TRAMP_AREA + 0x100000)
 #define TSC_RING_SIZE (((TSC_RING_SLOT0 + ((uint64_t)TSC_RING_SLOTS << TSC_RING_SLOT_SHIFT)) + 4095) & ~4095ull)
 #define CPU_NUMBER_OFF (COUNTER_NEAR + 0x800)
 #define CPU_NUMBER 3u
+#define PREEMPT_COUNT_OFF (COUNTER_NEAR + 0x808)
+#define PREEMPT_COUNT 0x80010101u	/* need-resched clear, 1 hardirq, serving a softirq */
+#define CURRENT_TASK_OFF (COUNTER_NEAR + 0x810)
+#define FAKE_TASK (GS_BASE + COUNTER_NEAR + 0x900)
+#define TASK_PID_OFF 0x40
+#define TASK_PID 1234u
+/* What the template must write as who: CPU, interrupt bits, pid. */
+#define TSC_WHO ((uint64_t)TASK_PID << 32 | \
+		 (uint64_t)((PREEMPT_COUNT & TSC_WHO_PREEMPT_MASK) << TSC_WHO_PREEMPT_SHIFT) | \
+		 CPU_NUMBER)
 #define TSC_SLOTS_KEPT 8
 
 struct emu_state {

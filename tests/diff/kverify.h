@@ -25,6 +25,9 @@ struct kv_env {
 	uint64_t counter;
 	uint64_t ring;                  /* the tsc template's, or 0 */
 	uint64_t cpu_number;            /* %gs-relative */
+	uint64_t preempt_count;         /* %gs-relative */
+	uint64_t current_task;          /* %gs-relative */
+	uint64_t task_pid;              /* offsetof(struct task_struct, pid) */
 	int (*read)(void *priv, uint64_t addr, void *buf, size_t len);
 	uint64_t (*func_start)(void *priv, uint64_t addr);
 	uint64_t (*func_end)(void *priv, uint64_t func);

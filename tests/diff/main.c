@@ -108,7 +108,8 @@ static void run_plan(struct emu *a, struct emu *b, const struct splice_plan *pla
 		.tramp = TRAMP_ADDR, .evict_tramp = EVICT_ADDR,
 		.handler = STUB_ADDR, .ctx = INSTR_CTX, .clac = false,
 		.tmpl = o->tmpl, .counter = o->counter, .tsc_ring = TSC_RING_ADDR,
-		.cpu_number = CPU_NUMBER_OFF,
+		.cpu_number = CPU_NUMBER_OFF, .preempt_count = PREEMPT_COUNT_OFF,
+		.current_task = CURRENT_TASK_OFF, .task_pid = TASK_PID_OFF,
 	};
 	struct splice_plan mutant;
 	const struct splice_plan *p = plan;

@@ -456,7 +456,8 @@ void vc_check_plan(const struct splice_plan *p, const struct splice_params *sp,
 		.bug_kind = text_bug, .jump_label = text_jump_label,
 		.fixup = text_fixup, .priv = (void *)text,
 		.needs = needs_of(sp->tmpl), .counter = sp->counter, .ring = sp->tsc_ring,
-		.cpu_number = sp->cpu_number,
+		.cpu_number = sp->cpu_number, .preempt_count = sp->preempt_count,
+		.current_task = sp->current_task, .task_pid = sp->task_pid,
 	};
 	static struct gilk_splice req, m;
 	char why[GILK_REASON_MAX];

@@ -41,10 +41,10 @@ pid=$!
 wait $pid
 st=$?
 build/gilk -c 'dump events /tmp/lat.csv' >/dev/null
-# the columns by name: time_ns,cpu,splice,site,address,instrument,...
+# the columns by name: time_ns,cpu,pid,tid,...,instrument, then the payload's
 col() { head -1 /tmp/lat.csv | tr , '\n' | grep -nx "$1" | cut -d: -f1; }
-cns=$(col ns) cpid=$(col pid) ccpu=$(col cpu) cover=$(col overflows)
-rows=$(awk -F, -v p="$cpid" -v id="$pid" '$6 == "latency" && $p == id' /tmp/lat.csv)
+cns=$(col ns) cpid=$(col data.pid) ccpu=$(col cpu) cover=$(col overflows) cins=$(col instrument)
+rows=$(awk -F, -v p="$cpid" -v id="$pid" -v i="$cins" '$i == "latency" && $p == id' /tmp/lat.csv)
 n=$(echo "$rows" | grep -c .)
 all=$(grep -c ',latency,' /tmp/lat.csv)
 bad=$(echo "$rows" | awk -F, -v ns="$cns" -v o="$cover" '$ns < 20000000 || $ns > 520000000 || $o != 0' | grep -c .)

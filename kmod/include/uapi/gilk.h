@@ -17,7 +17,7 @@
 #include <linux/ioctl.h>
 #include <linux/types.h>
 
-#define GILK_ABI_VERSION 8
+#define GILK_ABI_VERSION 9
 
 #define GILK_PATCH_MAX_LEN 32
 #define GILK_TRAMP_MAX 512
@@ -45,7 +45,11 @@ struct gilk_read {
 	__u64 buf;		/* user pointer */
 };
 
-#define GILK_RESERVE_TSC_RING 1	/* and a struct gilk_tsc_ring (needs TSC) */
+/*
+ * And a struct gilk_tsc_ring (needs TSC): refused with EDQUOT once the
+ * rings take 1/32 of RAM.
+ */
+#define GILK_RESERVE_TSC_RING 1
 
 struct gilk_reserve {
 	__u32 tramp_size;	/* in: bytes for the trampoline */
@@ -64,18 +68,24 @@ struct gilk_reserve {
 	__u64 cpu_number;	/* out: the %gs-relative address of the
 				 * kernel's number of the CPU it runs on
 				 */
+	__u64 preempt_count;	/* out: %gs-relative, the CPU's preempt count */
+	__u64 current_task;	/* out: %gs-relative, the task it runs */
+	__u32 task_pid;		/* out: offsetof(struct task_struct, pid) */
+	__u32 pad;
 };
 
 /*
  * Where the inline tsc template (GILK_NEEDS_TSC) writes: a ring per splice,
  * laid out here because the trampoline user space proposes addresses it.
- * A hit reads the CPU it runs on (the kernel's own number, as
- * raw_smp_processor_id() does: TSC_AUX, which rdtscp reads, holds a KVM
- * guest's value on a host until the next return to user space) and the TSC
+ * A hit reads who it is (struct gilk_tsc_slot's who: the CPU it runs on, the
+ * kernel's own number as raw_smp_processor_id() reads it, since TSC_AUX,
+ * which rdtscp reads, holds a KVM guest's value on a host until the next
+ * return to user space; the preempt count's interrupt bits; the running
+ * task's pid) and the TSC
  * (lfence; rdtsc), reserves a sequence number with `lock xadd` on head (one
  * instruction, so interrupts, NMIs, other CPUs and a migration cannot split
  * it), then writes its slot, slot[seq % GILK_TSC_SLOTS]: begin = seq, tsc,
- * cpu, and last end = seq ^ tsc ^ cpu. gilk.ko takes a slot whose begin is
+ * who, and last end = seq ^ tsc ^ who. gilk.ko takes a slot whose begin is
  * the sequence it expects and whose end checks: a slot being written, or
  * written over by a writer of an earlier lap that stalled, does not; one a
  * later lap wrote counts as lost. The ring never blocks a hit: gilk.ko
@@ -84,11 +94,23 @@ struct gilk_reserve {
  */
 #define GILK_TSC_SLOTS 4096	/* a power of 2 */
 
+/*
+ * A slot's who: bits 0-15 the CPU, 16-31 the preempt count's bits of
+ * GILK_WHO_PREEMPT_MASK shifted left by GILK_WHO_PREEMPT_SHIFT (serving a
+ * softirq, the hard interrupt and NMI nesting), 32-63 the task's pid (its
+ * thread id). The template computes it with those two constants.
+ */
+#define GILK_WHO_PREEMPT_MASK 0x00ff0100u
+#define GILK_WHO_PREEMPT_SHIFT 8
+#define GILK_WHO_CPU(w) ((__u32)((w) & 0xffff))
+#define GILK_WHO_TID(w) ((__u32)((w) >> 32))
+#define GILK_WHO_PREEMPT(w) ((__u32)(((w) & 0xffff0000u) >> GILK_WHO_PREEMPT_SHIFT))
+
 struct gilk_tsc_slot {
 	__u64 begin;		/* ~0 until first written */
 	__u64 tsc;
-	__u64 cpu;
-	__u64 end;		/* begin ^ tsc ^ cpu */
+	__u64 who;		/* CPU, context and task: GILK_WHO_* */
+	__u64 end;		/* begin ^ tsc ^ who */
 };
 
 struct gilk_tsc_ring {
@@ -254,7 +276,19 @@ struct gilk_stats {
 	__u32 reserved;		/* out: reservations not yet spliced */
 	__u64 tramp_bytes;	/* out: trampoline memory handed out */
 	__u64 tramp_mapped;	/* out: module memory holding it */
+	__u64 tsc_ring_bytes;	/* out: the inline tsc template's rings */
 };
+
+/*
+ * What ran the site when an event was recorded: a task, or an interrupt
+ * of the task named (as ftrace's irq-info says it).
+ */
+#define GILK_CTX_TASK 0
+#define GILK_CTX_SOFTIRQ 1
+#define GILK_CTX_IRQ 2
+#define GILK_CTX_NMI 3
+
+#define GILK_COMM_LEN 16
 
 /* An event as read() returns it: header, then len bytes of payload. */
 struct gilk_event {
@@ -262,6 +296,14 @@ struct gilk_event {
 	__u32 splice;
 	__u16 cpu;
 	__u16 len;
+	__u32 tid;		/* the task's pid (0: the CPU's idle task) */
+	__u32 pid;		/* its thread group's (what getpid() says) */
+	__u8 context;		/* GILK_CTX_* */
+	__u8 task_gone;		/* tsc: the task had exited when the hit was
+				 * drained: pid and comm unknown (0, "")
+				 */
+	__u8 pad[6];
+	char comm[GILK_COMM_LEN];	/* the task's name */
 };
 
 #define GILK_IOC_MAGIC 0xb7

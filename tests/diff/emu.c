@@ -346,13 +346,7 @@ int emu_map_code(struct emu *m, uint64_t lo, uint64_t hi,
 	uint64_t plo = lo & ~0xfffull, phi = (hi + 0xfff) & ~0xfffull;
 	uint8_t page[4096];
 
-	/*
-	 * The old code's translations go while it is still mapped: Unicorn
-	 * 2.0.1 finds a range's translations through its pages, and an
-	 * unmapped page's are left behind, pointing at memory that is gone,
-	 * for a later removal to trip on (page_collection_lock() crashed so,
-	 * now and then, as the heap lay).
-	 */
+	/* the old code's translations go while it is still mapped */
 	if (m->code_hi) {
 		uc_ctl_remove_cache(m->uc, m->code_lo, m->code_hi);
 		uc_mem_unmap(m->uc, m->code_lo, m->code_hi - m->code_lo);
@@ -372,10 +366,26 @@ int emu_map_code(struct emu *m, uint64_t lo, uint64_t hi,
 	return 0;
 }
 
+/*
+ * Code written over code Unicorn may have translated: its translations go.
+ * Unicorn 2.0.1 crashed now and then in that removal, in
+ * page_collection_lock() under tb_invalidate_phys_range(), late in a long
+ * run on one emulator (the generated sequences; CI's crash, and here about
+ * one run in three), walking a page's list of translations into one that
+ * is no more: the translation buffer fills, and what Unicorn does then
+ * leaves such lists behind (Unicorn issue 1946 meets the same, and an
+ * explicit flush avoids it there too). The buffer is flushed outright
+ * every WRITES_PER_FLUSH writes, long before it fills.
+ */
+#define WRITES_PER_FLUSH 2048
+
 void emu_write(struct emu *m, uint64_t addr, const void *p, size_t n)
 {
 	uc_mem_write(m->uc, addr, p, n);
-	uc_ctl_remove_cache(m->uc, addr, addr + n);
+	if (++m->writes % WRITES_PER_FLUSH == 0)
+		uc_ctl_flush_tlb(m->uc);	/* UC_CTL_TB_FLUSH: translations, not the TLB */
+	else
+		uc_ctl_remove_cache(m->uc, addr, addr + n);
 }
 
 void emu_allow(struct emu *m, uint64_t lo, uint64_t hi)

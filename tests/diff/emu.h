@@ -99,6 +99,7 @@ struct emu {
 	size_t ndata;
 	uint64_t seed;
 	uint64_t steps, max_steps;
+	uint64_t writes;              /* code writes, for emu_write()'s flushes */
 	uint64_t tramp_entry;         /* trampoline start: stack snapshot */
 	uint64_t reloc_entry;         /* tramp + reloc_off: snapshot restored */
 	uint64_t rsp0;

@@ -373,8 +373,8 @@ int emu_map_code(struct emu *m, uint64_t lo, uint64_t hi,
  * run on one emulator (the generated sequences; CI's crash, and here about
  * one run in three), walking a page's list of translations into one that
  * is no more: the translation buffer fills, and what Unicorn does then
- * leaves such lists behind (Unicorn issue 1946 meets the same, and an
- * explicit flush avoids it there too). The buffer is flushed outright
+ * leaves such lists behind (an explicit flush is the workaround Unicorn's
+ * users report for the same crash). The buffer is flushed outright
  * every WRITES_PER_FLUSH writes, long before it fills.
  */
 #define WRITES_PER_FLUSH 2048

@@ -372,7 +372,7 @@ int emu_map_code(struct emu *m, uint64_t lo, uint64_t hi,
  * page_collection_lock() under tb_invalidate_phys_range(), late in a long
  * run on one emulator (the generated sequences; CI's crash, and here about
  * one run in three), walking a page's list of translations into one that
- * is no more: the translation buffer fills, and what Unicorn does then
+ * is no more: most likely the translation buffer fills, and what Unicorn does then
  * leaves such lists behind (an explicit flush is the workaround Unicorn's
  * users report for the same crash). The buffer is flushed outright
  * every WRITES_PER_FLUSH writes, long before it fills.

@@ -29,6 +29,7 @@
 
 DEFINE_MUTEX(gilk_lock);
 DEFINE_XARRAY_ALLOC1(gilk_splices);
+static u32 gilk_next_id;	/* under gilk_lock */
 DEFINE_XARRAY(gilk_owned);
 
 void gilk_obj_free(struct gilk_splice_obj *s)
@@ -75,8 +76,17 @@ int gilk_reserve(struct gilk_reserve *r, const void *owner)
 	s->tramp = gilk_tramp_alloc(s->tramp_size);
 	if (s->evict_size)
 		s->evict_tramp = gilk_tramp_alloc(s->evict_size);
+	/*
+	 * Ids count up, as gdb's breakpoint numbers do, and are not given
+	 * again while gilk.ko is loaded (until 2^31 wrap): events a removed
+	 * splice left in the buffer must not be read as a later splice's,
+	 * with its instrument's layout. 1: the ids wrapped, not an error.
+	 */
 	ret = !s->hits || !s->tramp || (s->evict_size && !s->evict_tramp) ? -ENOMEM :
-	      xa_alloc(&gilk_splices, &id, s, xa_limit_31b, GFP_KERNEL);
+	      xa_alloc_cyclic(&gilk_splices, &id, s, xa_limit_31b, &gilk_next_id,
+			      GFP_KERNEL);
+	if (ret == 1)
+		ret = 0;
 	if (ret) {
 		gilk_obj_free(s);	/* its trampolines go back: under the lock */
 		mutex_unlock(&gilk_lock);

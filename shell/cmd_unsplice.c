@@ -62,7 +62,8 @@ const struct command cmd_unsplice = {
 	.usage = "unsplice ID... | all",
 	.help = "Removes the splices named (all of them with \"all\") in one grace\n"
 		"period, restoring the original bytes. The instrument modules they used\n"
-		"may be unloaded afterwards.",
+		"may be unloaded afterwards. Ids count up and are not given again while\n"
+		"gilk.ko is loaded: events a removed splice left stay its own.",
 	.complete = COMPLETE_SPLICE,
 	.complete2 = COMPLETE_SPLICE,
 };

@@ -110,4 +110,17 @@ check "set filter-self on: the events of gilk's own reads are left out, and it s
 	"$([ -n "$self" ] && ! echo "$on" | grep -q "\[$self\]" &&
 	   echo "$on" | grep -q "^([0-9]* events of gilk's own left out: set filter-self off)$" &&
 	   echo "$off" | grep -q "gilk\[$self2\] splice [0-9]* hello: "; echo $?)"
+
+# A removed splice's id is not given to the next splice: the events it left
+# in the buffer are not read as the new splice's, through its instrument
+old=$(build/gilk -c 'splice __x64_sys_getpgrp hello' | sed -n 's/^splice \([0-9]*\) at .*/\1/p')
+build/bin/test-live workload getpgrp 3
+build/gilk -c 'unsplice all' >/dev/null
+new=$(build/gilk -c 'splice __x64_sys_getpgrp' | sed -n 's/^splice \([0-9]*\) at .*/\1/p')
+ev=$(build/gilk -c 'events')
+build/gilk -c 'unsplice all' >/dev/null
+check "a new splice gets a new id ($old, then $new): the 3 events the removed one left are not the new one's" \
+	"$([ -n "$old" ] && [ -n "$new" ] && [ "$old" != "$new" ] &&
+	   [ "$(echo "$ev" | grep -c "test-live\[[0-9]*\] splice $old ")" = 3 ] &&
+	   ! echo "$ev" | grep -q " splice $new "; echo $?)"
 rmmod hello

@@ -23,7 +23,7 @@ SUITES  := unit cfg-objdump differential shell packaging checkpatch lab uniproc 
 CORE_SRC := $(wildcard core/*.c)
 CORE_OBJ := $(CORE_SRC:%.c=$(B)/%.o)
 
-.PHONY: all user kmods check check-matrix check-fresh kernel-debug soak torture bench bench-offline bench-live lab setup \
+.PHONY: all user kmods check check-matrix check-fresh kernel-debug soak torture bench bench-offline bench-live lab grade setup \
 	clean install uninstall deb check-install completions $(addprefix check-,$(SUITES))
 all: user kmods
 kmods: $(KMODS)
@@ -265,6 +265,13 @@ lab: setup
 	@$(MAKE) --no-print-directory all
 	@scripts/lab --kernel $(KERNEL)
 
+# A lab's transcript graded in the lab: make grade LAB=N FILE=TRANSCRIPT
+# (docs/labs/README.md).
+grade: setup
+	@[ -n "$(LAB)" ] && [ -n "$(FILE)" ] || { echo "usage: make grade LAB=N FILE=TRANSCRIPT" >&2; exit 2; }
+	@$(MAKE) --no-print-directory all
+	@scripts/grade '$(LAB)' '$(FILE)'
+
 # Everything under build/ but the shared cache of the reference kernel.
 clean:
 	[ ! -d $(B) ] || find $(B) -mindepth 1 -maxdepth 1 ! -name cache -exec rm -rf {} +
@@ -285,7 +292,7 @@ $(B)/bin/gilk-soak: $(B)/tests/soak.o $(B)/tests/load.o $(B)/libgilklive.a $(B)/
 
 $(B)/bin/gilk-torture: $(B)/tests/torture.o $(B)/tests/load.o $(B)/libgilklive.a $(B)/libgilkcore.a
 	@mkdir -p $(dir $@)
-	$(CC) -o $@ $^ $(CORE_LIBS)
+	$(CC) -o $@ $^ $(CORE_LIBS) -lpthread
 
 GUEST_SRC := $(wildcard tests/guest/*.c)
 $(B)/bin/test-live: $(GUEST_SRC:%.c=$(B)/%.o) $(B)/libgilklive.a $(B)/libgilkcore.a

@@ -28,11 +28,18 @@
  *   torture: chunk K done: S spliced, H hits
  *   torture: entries done: ... / torture: blocks done: ...
  * and marks each chunk in the kernel log ("gilk-torture: chunk K begin"
- * and "... end"), so that a report names its chunk.
+ * and "... end"), so that a report names its chunk. The phases of a chunk
+ * say how long each took ("torture: spliced in S s"), and while a chunk runs
+ * a line every minute says so ("torture: chunk K: still at it after S s"):
+ * a debug kernel takes minutes over a big chunk, and the harness stops a
+ * guest that prints nothing for ten. A guest that really hangs stops these
+ * lines too, and a chunk still at it after half an hour stops them: no
+ * chunk takes that long.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -447,10 +454,49 @@ static const char *instrument_of(unsigned long chunk)
 	return chunk % 10 == 3 ? "tsc" : chunk % 10 == 7 ? "regs" : "count";
 }
 
+/* The chunk under way, for the heartbeat; -1 between chunks. */
+struct heartbeat {
+	pthread_mutex_t lock;
+	long chunk;
+	struct timespec since;
+};
+
+static void *heartbeat(void *arg)
+{
+	struct heartbeat *h = arg;
+
+	for (;;) {
+		struct timespec now;
+
+		sleep(60);
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		pthread_mutex_lock(&h->lock);
+		/* past half an hour a chunk is stuck: let the harness see it */
+		if (h->chunk >= 0 && now.tv_sec - h->since.tv_sec < 1800)
+			printf("torture: chunk %ld: still at it after %ld s\n", h->chunk,
+			       (long)(now.tv_sec - h->since.tv_sec));
+		pthread_mutex_unlock(&h->lock);
+	}
+	return NULL;
+}
+
+static void heartbeat_set(struct heartbeat *h, long chunk)
+{
+	pthread_mutex_lock(&h->lock);
+	h->chunk = chunk;
+	clock_gettime(CLOCK_MONOTONIC, &h->since);
+	pthread_mutex_unlock(&h->lock);
+}
+
 static int blocks(struct run *r, size_t first, size_t last, size_t chunk, unsigned secs)
 {
+	static struct heartbeat h = { PTHREAD_MUTEX_INITIALIZER, -1, { 0, 0 } };
+	pthread_t beat;
 	int rc = 0;
 
+	if (pthread_create(&beat, NULL, heartbeat, &h) == 0)
+		pthread_detach(beat);
+	r->timed = true;
 	for (size_t i = first; i < last; i += chunk) {
 		size_t j = i + chunk < last ? i + chunk : last, n;
 		unsigned long k = r->chunks++, hits = 0, before = r->blocks;
@@ -458,13 +504,18 @@ static int blocks(struct run *r, size_t first, size_t last, size_t chunk, unsign
 
 		printf("torture: chunk %lu functions %zu %zu blocks ? begin\n", k, i, j);
 		kmsg("gilk-torture: chunk %lu begin\n", k);
+		heartbeat_set(&h, (long)k);
+		clock_gettime(CLOCK_MONOTONIC, &r->mark);
 		if (plan_functions(r, i, j, true, &plans, &n)) {
+			heartbeat_set(&h, -1);
 			rc = -1;
 			continue;
 		}
+		phase(r, "planned");
 		rc |= torture_batch(r, plans, n, instrument_of(k), secs, &hits, NULL);
 		free(plans);
 		r->hits += hits;
+		heartbeat_set(&h, -1);
 		kmsg("gilk-torture: chunk %lu end\n", k);
 		printf("torture: chunk %lu done: %zu of %lu blocks planned, %lu hits (%s)\n", k, n,
 		       r->blocks - before, hits, instrument_of(k));

@@ -79,11 +79,12 @@ check "lab --script: gilk's status is the lab's (1 at the first error), its outp
 	   ! grep -q 'no splices' "$t/out"; echo $?)"
 
 # Boot 6: the lab itself lands in the gilk shell, live, Tab completing
-# symbols; quit leaves a root shell; poweroff ends it.
+# symbols, in /root, which is a directory of the host's; quit leaves a root
+# shell; poweroff ends it.
 tmux kill-session -t gilk-lab-test 2>/dev/null
 mkdir -p "$t/labtmp"
 tmux new-session -d -s gilk-lab-test -x 160 -y 50 \
-	"TMPDIR=$t/labtmp GILK_LAB_UDP_PORT=$port scripts/lab; echo lab-ended; sleep 60"
+	"TMPDIR=$t/labtmp GILK_LAB_HOME=$t/home GILK_LAB_UDP_PORT=$port scripts/lab; echo lab-ended; sleep 60"
 lab_screen() { # lab_screen TEXT SECONDS
 	for _ in $(seq $(($2 * 10))); do
 		tmux capture-pane -t gilk-lab-test -p | grep -qF -- "$1" && return 0
@@ -102,12 +103,18 @@ tabbed=$?
 tmux send-keys -t gilk-lab-test C-c
 lab_screen 'Quit' 60
 quitted=$?
-tmux send-keys -t gilk-lab-test C-u 'quit' Enter
-lab_screen '/gilk #' 60 && tmux send-keys -t gilk-lab-test 'poweroff' Enter && lab_screen 'lab-ended' 60
+tmux send-keys -t gilk-lab-test C-u 'record kept.gilk' Enter
+lab_screen 'recording' 60 && tmux send-keys -t gilk-lab-test 'info symbol jiffies' Enter && lab_screen 'jiffies in section' 60
+recorded=$?
+kept=$(grep -v '^#' "$t/home/kept.gilk" 2>/dev/null)
+tmux send-keys -t gilk-lab-test 'quit' Enter
+lab_screen '/root #' 60 && tmux send-keys -t gilk-lab-test 'poweroff' Enter && lab_screen 'lab-ended' 60
 ended=$?
 tmux kill-session -t gilk-lab-test 2>/dev/null
 check "make lab: the gilk shell, live, with boot-to-prompt time ($banner); Tab completes a symbol; Ctrl-C says Quit and quit still leaves a root shell, poweroff ends it" \
 	"$([ $ready = 0 ] && [ -n "$banner" ] && [ $tabbed = 0 ] && [ $quitted = 0 ] && [ $ended = 0 ]; echo $?)"
+check "make lab: /root is the host's GILK_LAB_HOME, shared as the lab runs: a transcript recorded there is on the host at once (${kept:-nothing}), and the lab's ~/.gilkinit" \
+	"$([ $recorded = 0 ] && [ "$kept" = 'info symbol jiffies' ] && grep -qx 'set filter-self on' "$t/home/.gilkinit"; echo $?)"
 check "make lab leaves nothing in TMPDIR when it ends ($(ls "$t/labtmp" | wc -l) entries)" \
 	"$([ -z "$(ls -A "$t/labtmp")" ]; echo $?)"
 

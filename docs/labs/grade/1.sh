@@ -1,0 +1,12 @@
+# Lab 1, system calls: what the running kernel says for each question.
+t=$(pointer_at sys_call_table+312)
+verdict 1 "the function system call 39 (getpid) enters" "$(sym_eq 1 "$t"; echo $?)" "$t"
+
+n=$(events_by __x64_sys_getdents64 ls 'ls /')
+verdict 2 "how many times ls / calls getdents64" "$(num_eq 2 "${n}"; echo $?)" "$n"
+
+rax=$(field_of __x64_sys_openat:exit regs cat 'cat /nonexistent' rax)
+verdict 3 "what openat returns to cat for a file that does not exist" "$(num_eq 3 "${rax}"; echo $?)" "$rax"
+
+why=$(gk 'blocks do_syscall_64' | sed -n 's/^ *0 .* refused: \([a-z0-9-]*\).*/\1/p')
+verdict 4 "why do_syscall_64's first block cannot be spliced" "$(word_in 4 "$why"; echo $?)" "$why"

@@ -1,0 +1,97 @@
+# Helpers of the lab graders, sourced in the lab's guest by scripts/grade:
+# they ask the running kernel, through gilk, what the answers are, and
+# compare the student's (from $ANSWERS, the transcript's "# answer N:" lines).
+# Each grader calls verdict once per question.
+
+# gilk's commands, one per argument, in one session
+gk() {
+	for c; do printf '%s\n' "$c"; done | build/gilk -nx 2>&1
+}
+
+# Nothing of the last measurement left: no splice, no event
+clean() {
+	build/gilk -nx -batch -c 'unsplice all' >/dev/null 2>&1
+	build/gilk -nx -batch -c 'events' >/dev/null 2>&1
+}
+
+# answer N: the last "# answer N: TEXT" of the transcript, trimmed
+answer() {
+	sed -n "s/^#[[:space:]]*answer[[:space:]]*$1[[:space:]]*:[[:space:]]*//p" "$ANSWERS" |
+		tail -n 1 | sed 's/[[:space:]]*$//'
+}
+
+is_num() { echo "$1" | grep -Eqx -- '-?(0[xX][0-9a-fA-F]{1,16}|[0-9]{1,19})'; }
+is_name() { echo "$1" | grep -Eqx '[A-Za-z_][A-Za-z0-9_.]{0,127}'; }
+
+# verdict N TEXT STATUS [KERNEL]: the question's line; when wrong, the
+# answer given, and the kernel's (KERNEL) only for a teacher who asks for it
+# with GILK_GRADE_SHOW=1
+verdict() {
+	if [ "$3" = 0 ]; then
+		echo "PASS question $1: $2"
+	elif [ "${GILK_GRADE_SHOW:-0}" = 1 ]; then
+		echo "FAIL question $1: $2 (your answer: '$(answer "$1")'; the kernel's: '${4:-}')"
+	else
+		echo "FAIL question $1: $2 (your answer: '$(answer "$1")')"
+	fi
+}
+
+# num_eq N VALUE: the answer is a number equal to VALUE (hex or decimal;
+# 64-bit two's complement, so 0xfffffffffffffffe is -2)
+num_eq() {
+	a=$(answer "$1")
+	is_num "$a" && is_num "$2" && [ "$((a))" = "$(($2))" ]
+}
+
+# num_in N LOW HIGH: the answer is a number from LOW to HIGH
+num_in() {
+	a=$(answer "$1")
+	is_num "$a" && [ "$((a))" -ge "$2" ] && [ "$((a))" -le "$3" ]
+}
+
+# word_in N WORD...: the answer is one of the words (case aside)
+word_in() {
+	a=$(answer "$1" | tr 'A-Z' 'a-z')
+	n=$1
+	shift
+	[ -n "$a" ] || return 1
+	for w; do
+		[ "$a" = "$(echo "$w" | tr 'A-Z' 'a-z')" ] && return 0
+	done
+	return 1
+}
+
+# addr_of NAME: a symbol's address, as gilk's print gives it
+addr_of() {
+	is_name "$1" || return 1
+	gk "print $1" | sed -n 's/^\(0x[0-9a-f]*\) <.*>$/\1/p'
+}
+
+# pointer_at LOCATION: the address the 8 bytes at LOCATION hold (x/a)
+pointer_at() {
+	gk "x/a $1" | sed -n 's/^0x[0-9a-f]* <[^>]*>:[[:space:]]*\(0x[0-9a-f]*\).*/\1/p'
+}
+
+# sym_eq N ADDRESS: the answer names a symbol at ADDRESS (any of its aliases)
+sym_eq() {
+	a=$(addr_of "$(answer "$1")")
+	[ -n "$a" ] && [ "$((a))" = "$(($2))" ]
+}
+
+# events_by LOCATION COMM COMMAND: how many times tasks named COMM ran
+# LOCATION while COMMAND ran (regs events, filtered by comm)
+events_by() {
+	clean
+	gk "splice $1 regs" "shell $3; true > /dev/null" "unsplice all" \
+	   "hist cpu if comm == \"$2\"" |
+		sed -n 's/^cpu over \([0-9]*\) of [0-9]* drained events.*/\1/p' | grep . || echo 0
+}
+
+# field_of LOCATION INSTRUMENT COMM COMMAND FIELD: FIELD of the first event
+# tasks named COMM made at LOCATION while COMMAND ran (events' NAME=VALUE)
+field_of() {
+	clean
+	gk "splice $1 $2" "shell $4; true > /dev/null" "unsplice all" \
+	   "events if comm == \"$3\"" |
+		sed -n "s/.* $5=\([^ ]*\).*/\1/p" | head -n 1
+}

@@ -322,6 +322,13 @@ const struct ksym *symtab_by_addr(const struct symtab *st, uint64_t addr)
 	return &st->syms[i];
 }
 
+static bool text_below(const void *ctx, size_t i)
+{
+	const struct addr_key *k = ctx;
+
+	return k->st->text_starts[i] < k->addr;
+}
+
 static size_t text_upper(const struct symtab *st, uint64_t addr)
 {
 	struct addr_key k = { st, addr };
@@ -366,13 +373,17 @@ int symtab_function(const struct symtab *st, uint64_t addr,
 size_t symtab_functions(const struct symtab *st, uint64_t lo, uint64_t hi,
 			const struct ksym **out, size_t max)
 {
+	struct addr_key k = { st, lo };
 	size_t n = 0;
 
-	for (size_t t = 0; t + 1 < st->ntext; t++) {
+	/* from the first start at or above lo: callers ask for a window
+	 * around each function, and a scan from 0 made the whole-kernel
+	 * scan quadratic */
+	for (size_t t = u64_partition(st->ntext, text_below, &k); t + 1 < st->ntext; t++) {
 		uint64_t a = st->text_starts[t];
 
-		if (a < lo || a >= hi)
-			continue;
+		if (a >= hi)
+			break;
 		if (out && n < max)
 			out[n] = symtab_by_addr(st, a);
 		n++;

@@ -2,6 +2,14 @@
  * Capstone-backed decoder (see decode.h). Capstone is opened once per decoder
  * with detail on; decode_one() reuses one cs_insn so a whole-kernel scan does
  * not allocate per instruction.
+ *
+ * A planner decodes each function twice, close together: once as a neighbour
+ * of the functions before it (their CFGs take its branches into them), once
+ * for its own CFG. Capstone was half of a whole-kernel scan's time, so the
+ * decoder keeps the last instructions it decoded, by address: an entry is
+ * used only when the bytes at that address are the entry's own bytes, which
+ * is all a decode depends on (a ud2 is not kept: what it decodes as depends
+ * on the bytes after it, Xen's and KVM's emulation prefix).
  */
 #include "decode.h"
 
@@ -10,9 +18,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define DECODE_CACHE 16384	/* instructions: some 64 KiB of code */
+
 struct decoder {
 	csh cs;
 	cs_insn *ci;
+	struct insn *cache;	/* DECODE_CACHE, by address; len 0: empty */
 };
 
 int decoder_open(struct decoder **out, struct gerr *e)
@@ -27,7 +38,11 @@ int decoder_open(struct decoder **out, struct gerr *e)
 	}
 	cs_option(d->cs, CS_OPT_DETAIL, CS_OPT_ON);
 	d->ci = cs_malloc(d->cs);
-	if (!d->ci) {
+	d->cache = calloc(DECODE_CACHE, sizeof(*d->cache));
+	if (!d->ci || !d->cache) {
+		free(d->cache);
+		if (d->ci)
+			cs_free(d->ci, 1);
 		cs_close(&d->cs);
 		free(d);
 		return gerr_set(e, "out of memory");
@@ -42,6 +57,7 @@ void decoder_close(struct decoder *d)
 		return;
 	cs_free(d->ci, 1);
 	cs_close(&d->cs);
+	free(d->cache);
 	free(d);
 }
 
@@ -165,8 +181,8 @@ static int emulate_prefix_at(const uint8_t *code, size_t avail)
 	return -1;
 }
 
-int decode_one(struct decoder *d, const uint8_t *code, size_t avail,
-	       uint64_t addr, struct insn *out)
+static int decode_uncached(struct decoder *d, const uint8_t *code, size_t avail,
+			   uint64_t addr, struct insn *out)
 {
 	const size_t k = EMULATE_PREFIX_LEN;
 	uint8_t rest[INSN_MAX];
@@ -185,6 +201,25 @@ int decode_one(struct decoder *d, const uint8_t *code, size_t avail,
 	if (out->imm_off)
 		out->imm_off = (uint8_t)(out->imm_off + k);
 	out->emulate = 1;
+	return 0;
+}
+
+int decode_one(struct decoder *d, const uint8_t *code, size_t avail,
+	       uint64_t addr, struct insn *out)
+{
+	struct insn *c = &d->cache[addr % DECODE_CACHE];
+
+	if (c->len && c->addr == addr && c->len <= avail && !memcmp(c->bytes, code, c->len)) {
+		*out = *c;
+		return 0;
+	}
+	if (decode_uncached(d, code, avail, addr, out))
+		return -1;
+	/* ud2, and ud1 whose length Capstone 4 gets wrong (decode_plain()
+	 * looks at the byte after it) */
+	if (out->len < 2 || out->bytes[0] != 0x0f ||
+	    (out->bytes[1] != 0x0b && out->bytes[1] != 0xb9))
+		*c = *out;
 	return 0;
 }
 

@@ -321,7 +321,6 @@ void test_badreq(struct live *lv, int count)
 		struct gilk_splice_info *all = NULL;
 		struct gilk_version v;
 		size_t active = 1;
-		struct gilk_reserve r = { .tramp_size = 64 };
 		int leaked;
 
 		/* the racer's last splice or reservation, left as it was killed */
@@ -329,10 +328,8 @@ void test_badreq(struct live *lv, int count)
 		for (size_t i = 0; i < active; i++)
 			live_unsplice(lv, all[i].id, &e);
 		free(all);
-		for (uint32_t id = 1; id < 1024; id++)
-			ioctl(lv->fd, GILK_IOC_RELEASE, &id);
-		leaked = ioctl(lv->fd, GILK_IOC_RESERVE, &r) || r.id != 1;
-		ioctl(lv->fd, GILK_IOC_RELEASE, &r.id);
+		release_all(lv);
+		leaked = gilk_holds(lv) != 0;
 		live_list(lv, &all, &active, &e);
 		free(all);
 		pages1 = gilk_pages();

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 static int passed, failed;
@@ -48,6 +49,26 @@ uint64_t rng_next(uint64_t *s)
 	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
 	x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
 	return x ^ (x >> 31);
+}
+
+void release_all(struct live *lv)
+{
+	struct gilk_reserve r = { .tramp_size = 64 };
+
+	/* the newest id bounds every id given so far */
+	if (ioctl(lv->fd, GILK_IOC_RESERVE, &r))
+		return;
+	for (uint32_t id = 1; id <= r.id; id++)
+		ioctl(lv->fd, GILK_IOC_RELEASE, &id);
+}
+
+long gilk_holds(struct live *lv)
+{
+	struct gilk_stats st;
+
+	if (ioctl(lv->fd, GILK_IOC_STATS, &st))
+		return -1;
+	return (long)st.splices + (long)st.reserved;
 }
 
 uint64_t hits(struct live *lv, uint32_t id)

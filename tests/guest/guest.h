@@ -16,6 +16,12 @@ int check_summary(void);
 
 uint64_t sym(struct live *lv, const char *name);
 uint64_t rng_next(uint64_t *s);
+/* Releases every reservation of lv's file, whatever its id (ids count up
+ * and are not given again while gilk.ko is loaded). */
+void release_all(struct live *lv);
+/* How many splices and reservations gilk.ko holds, of every file; -1 when
+ * it does not say. */
+long gilk_holds(struct live *lv);
 /* A splice's hits, UINT64_MAX when it is gone. */
 uint64_t hits(struct live *lv, uint32_t id);
 /* Plans and splices at site; 0, or -1 with a note printed. */

@@ -244,7 +244,6 @@ static void test_blocks(struct live *lv)
 		struct gilk_splice_info *act;
 		size_t nact = 1;
 		struct gerr e;
-		struct gilk_reserve r = { .tramp_size = 64 };
 
 		live_plan(lv, live_block_site(lv, sym(lv, "__x64_sys_getppid")), 0, &twice[0], &e);
 		twice[1] = twice[0];
@@ -252,9 +251,8 @@ static void test_blocks(struct live *lv)
 		      "a batch with overlapping members is refused whole: %s", e.msg);
 		live_list(lv, &act, &nact, &e);
 		free(act);
-		ioctl(lv->fd, GILK_IOC_RESERVE, &r);
-		check(nact == 0 && r.id == 1, "nothing of the refused batch stays spliced or reserved");
-		ioctl(lv->fd, GILK_IOC_RELEASE, &r.id);
+		check(nact == 0 && gilk_holds(lv) == 0,
+		      "nothing of the refused batch stays spliced or reserved");
 	}
 }
 
@@ -762,17 +760,8 @@ static void test_fuzz(struct live *lv, int calls)
 		size_t active = 1;
 		int leaked = 0;
 
-		for (uint32_t id = 1; id < 1024; id++)
-			ioctl(lv->fd, GILK_IOC_RELEASE, &id);
-		for (uint32_t id = 1; id < 1024; id++) {
-			struct gilk_reserve r = { .tramp_size = 64 };
-
-			/* every id free again: a new reservation gets id 1 */
-			if (id == 1 && (ioctl(lv->fd, GILK_IOC_RESERVE, &r) || r.id != 1))
-				leaked = 1;
-			if (id == 1)
-				ioctl(lv->fd, GILK_IOC_RELEASE, &r.id);
-		}
+		release_all(lv);
+		leaked = gilk_holds(lv) != 0;
 		live_list(lv, &all, &active, &e);
 		free(all);
 		check(ioctl(lv->fd, GILK_IOC_VERSION, &v) == 0 && v.abi == GILK_ABI_VERSION &&
@@ -785,7 +774,6 @@ static void test_fuzz(struct live *lv, int calls)
 /* A process that reserves and dies leaves nothing behind. */
 static void test_orphans(struct live *lv)
 {
-	struct gilk_reserve r = { .tramp_size = 64 };
 	pid_t k = fork();
 	int st;
 
@@ -803,10 +791,9 @@ static void test_orphans(struct live *lv)
 	int got;
 
 	waitpid(k, &st, 0);
-	got = ioctl(lv->fd, GILK_IOC_RESERVE, &r);
-	check(WIFEXITED(st) && WEXITSTATUS(st) == 0 && got == 0 && r.id == 1,
-	      "50 reservations of a process that died are gone (next reservation is id %u)", r.id);
-	ioctl(lv->fd, GILK_IOC_RELEASE, &r.id);
+	got = gilk_holds(lv);
+	check(WIFEXITED(st) && WEXITSTATUS(st) == 0 && got == 0,
+	      "50 reservations of a process that died are gone (gilk.ko holds %d)", got);
 }
 
 /* Module text: argfilter's function runs inside gilk_entry for each hit of

@@ -262,8 +262,14 @@ static int neighbour_targets(struct kernel *k, const struct ksym *self, uint64_t
 		uint64_t cs, ce;
 		const uint8_t *code;
 
-		if (nb[i]->addr == self->addr ||
-		    symtab_function(k->syms, nb[i]->addr, NULL, &cs, &ce) || cs != nb[i]->addr)
+		if (nb[i]->addr == self->addr)
+			continue;
+		/* a neighbour met before: its bounds and targets are kept (each
+		 * function is some 60 others' neighbour) */
+		m = k->memo ? &k->memo[(nb[i]->addr >> 4) % NB_MEMO] : NULL;
+		if (m && m->cs == nb[i]->addr && m->ce)
+			goto targets;
+		if (symtab_function(k->syms, nb[i]->addr, NULL, &cs, &ce) || cs != nb[i]->addr)
 			continue;
 		if (ce - cs > NEIGHBOUR_SPAN)
 			ce = cs + NEIGHBOUR_SPAN;
@@ -279,6 +285,7 @@ static int neighbour_targets(struct kernel *k, const struct ksym *self, uint64_t
 		m = memo_targets(k, cs, ce, code);
 		if (!m)
 			return -1;
+targets:
 		for (size_t j = 0; j < m->n; j++)
 			if (m->t[j] >= fstart && m->t[j] < fend && scratch_push(k, m->t[j]))
 				return -1;

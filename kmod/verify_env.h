@@ -41,14 +41,18 @@
 #define GILK_WALK_FUNCS 4
 #define GILK_WALK_MARKS 128
 #define GILK_WALK_STEP 32
-#define GILK_WALK_TARGETS 1024
+#define GILK_WALK_TARGETS 16384
 
 /*
  * And the targets of the function's direct branches into itself (offsets
  * from its start, ascending), once the checker has decoded it whole: a
  * jump label's jmp, the one branch whose presence changes, is an edge
  * the checker asks the kernel about anyway (hidden_edge). A function with
- * more targets than fit is decoded whole for each request.
+ * more targets than fit is decoded whole for each request: a batch over its
+ * blocks costs the square of its length (the debug kernel's
+ * intel_atomic_check, 2556 blocks, took minutes with room for 1024). 16384
+ * holds the biggest functions of the kernels we test; the memo, 4 of them
+ * (about 260 KiB), is one allocation per batch.
  */
 struct gilk_walk_fn {
 	unsigned long func;	/* its start; 0: unused */

@@ -216,6 +216,12 @@ struct nb_memo {
 	size_t n, cap;
 };
 
+/* The slot of the function starting at cs (NULL before the first). */
+static struct nb_memo *memo_slot(const struct kernel *k, uint64_t cs)
+{
+	return k->memo ? &k->memo[(cs >> 4) % NB_MEMO] : NULL;
+}
+
 static const struct nb_memo *memo_targets(struct kernel *k, uint64_t cs, uint64_t ce,
 					  const uint8_t *code)
 {
@@ -224,7 +230,7 @@ static const struct nb_memo *memo_targets(struct kernel *k, uint64_t cs, uint64_
 
 	if (!k->memo && !(k->memo = calloc(NB_MEMO, sizeof(*k->memo))))
 		return NULL;
-	m = &k->memo[(cs >> 4) % NB_MEMO];
+	m = memo_slot(k, cs);
 	if (m->cs == cs && m->ce == ce)
 		return m;
 	m->cs = m->ce = 0;
@@ -266,26 +272,28 @@ static int neighbour_targets(struct kernel *k, const struct ksym *self, uint64_t
 			continue;
 		/* a neighbour met before: its bounds and targets are kept (each
 		 * function is some 60 others' neighbour) */
-		m = k->memo ? &k->memo[(nb[i]->addr >> 4) % NB_MEMO] : NULL;
-		if (m && m->cs == nb[i]->addr && m->ce)
-			goto targets;
-		if (symtab_function(k->syms, nb[i]->addr, NULL, &cs, &ce) || cs != nb[i]->addr)
-			continue;
-		if (ce - cs > NEIGHBOUR_SPAN)
-			ce = cs + NEIGHBOUR_SPAN;
-		code = kimage_ptr(k->img, cs, (size_t)(ce - cs));
-		if (!code)
-			continue;
-		if (cs < k->text_start || ce > k->text_end) {
-			if (cfg_collect_targets(k->dec, code, cs, ce, fstart, fend,
-						&k->scratch, &k->nscratch, &k->capscratch))
+		m = memo_slot(k, nb[i]->addr);
+		if (!m || m->cs != nb[i]->addr || !m->ce) {
+			m = NULL;
+			if (symtab_function(k->syms, nb[i]->addr, NULL, &cs, &ce) ||
+			    cs != nb[i]->addr)
+				continue;
+			if (ce - cs > NEIGHBOUR_SPAN)
+				ce = cs + NEIGHBOUR_SPAN;
+			code = kimage_ptr(k->img, cs, (size_t)(ce - cs));
+			if (!code)
+				continue;
+			if (cs < k->text_start || ce > k->text_end) {
+				if (cfg_collect_targets(k->dec, code, cs, ce, fstart, fend,
+							&k->scratch, &k->nscratch,
+							&k->capscratch))
+					return -1;
+				continue;
+			}
+			m = memo_targets(k, cs, ce, code);
+			if (!m)
 				return -1;
-			continue;
 		}
-		m = memo_targets(k, cs, ce, code);
-		if (!m)
-			return -1;
-targets:
 		for (size_t j = 0; j < m->n; j++)
 			if (m->t[j] >= fstart && m->t[j] < fend && scratch_push(k, m->t[j]))
 				return -1;

@@ -23,13 +23,13 @@ SUITES  := unit cfg-objdump differential shell packaging checkpatch lab uniproc 
 CORE_SRC := $(wildcard core/*.c)
 CORE_OBJ := $(CORE_SRC:%.c=$(B)/%.o)
 
-.PHONY: all user kmods check check-matrix check-fresh kernel-debug soak torture bench bench-offline bench-live lab grade setup \
+.PHONY: all user kmods cross-arm64 check check-matrix check-fresh kernel-debug soak torture bench bench-offline bench-live lab grade setup \
 	clean install uninstall deb check-install completions $(addprefix check-,$(SUITES))
 all: user kmods
 kmods: $(KMODS)
 user: $(B)/gilk $(B)/libgilkcore.a $(B)/libgilklive.a $(B)/bench-offline \
      $(B)/bench-live $(B)/bench-complete \
-     $(B)/bin/test-unit $(B)/bin/test-diff $(B)/bin/test-cfg-objdump \
+     $(B)/bin/test-unit $(B)/bin/test-diff $(B)/bin/test-cfg-objdump $(B)/bin/test-arm64-objdump \
      $(B)/bin/test-kcore $(B)/bin/test-live $(B)/bin/test-json $(B)/bin/test-pty \
      $(B)/bin/gilk-soak $(B)/bin/gilk-torture $(B)/bin/netlat-sender $(B)/examples/netlat-receiver
 
@@ -58,7 +58,14 @@ SHELL_SRC := $(wildcard shell/*.c)
 $(B)/shell/main.o: CFLAGS += -DGILK_VERSION='"$(VERSION)"'
 $(B)/shell/main.o: VERSION
 $(B)/gilk: $(SHELL_SRC:%.c=$(B)/%.o) $(B)/libgilklive.a $(B)/libgilkcore.a
-	$(CC) $(LDFLAGS) -o $@ $^ $(CORE_LIBS) -lreadline
+	$(CC) $(LDFLAGS) -o $@ $^ $(CORE_LIBS) -lreadline $(LDLIBS)
+
+# The shell for another architecture's lab (scripts/lab --kernel arm64), with
+# Debian's cross compiler and its multiarch libraries (scripts/setup --profile
+# arm64), linked static: the guest has no shared libraries.
+cross-arm64:
+	@$(MAKE) --no-print-directory B=$(B)/arm64 CC=aarch64-linux-gnu-gcc LDFLAGS=-static \
+		LDLIBS=-ltinfo $(B)/arm64/gilk
 
 # Kbuild writes next to its sources: build a copy under $(KO)/kmod.
 KMOD_SRC := $(wildcard kmod/*.c kmod/*.h kmod/*.S kmod/*.list kmod/Kbuild kmod/include/*.h kmod/include/uapi/*.h)
@@ -279,6 +286,10 @@ clean:
 -include $(shell find $(B) -path $(B)/cache -prune -o -name '*.d' -type f -print 2>/dev/null)
 
 $(B)/bin/test-cfg-objdump: $(B)/tests/cfg_objdump.o $(B)/libgilkcore.a
+	@mkdir -p $(dir $@)
+	$(CC) -o $@ $^ $(CORE_LIBS)
+
+$(B)/bin/test-arm64-objdump: $(B)/tests/arm64_objdump.o $(B)/libgilkcore.a
 	@mkdir -p $(dir $@)
 	$(CC) -o $@ $^ $(CORE_LIBS)
 

@@ -12,6 +12,7 @@
  * on the bytes after it, Xen's and KVM's emulation prefix).
  */
 #include "decode.h"
+#include "decode_arm64.h"
 
 #include <capstone/capstone.h>
 #include <stdio.h>
@@ -21,6 +22,7 @@
 #define DECODE_CACHE 16384	/* instructions: some 64 KiB of code */
 
 struct decoder {
+	enum arch arch;
 	csh cs;
 	cs_insn *ci;
 	struct insn *cache;	/* DECODE_CACHE, by address; len 0: empty */
@@ -28,13 +30,24 @@ struct decoder {
 
 int decoder_open(struct decoder **out, struct gerr *e)
 {
+	return decoder_open_arch(out, ARCH_X86_64, e);
+}
+
+int decoder_open_arch(struct decoder **out, enum arch arch, struct gerr *e)
+{
 	struct decoder *d = calloc(1, sizeof(*d));
+	cs_err err;
 
 	if (!d)
 		return gerr_set(e, "out of memory");
-	if (cs_open(CS_ARCH_X86, CS_MODE_64, &d->cs) != CS_ERR_OK) {
+	d->arch = arch;
+	if (arch == ARCH_ARM64)
+		err = cs_open(CS_ARCH_ARM64, CS_MODE_LITTLE_ENDIAN, &d->cs);
+	else
+		err = cs_open(CS_ARCH_X86, CS_MODE_64, &d->cs);
+	if (err != CS_ERR_OK) {
 		free(d);
-		return gerr_set(e, "Capstone: cannot open an x86-64 decoder");
+		return gerr_set(e, "Capstone: cannot open an %s decoder", arch_name(arch));
 	}
 	cs_option(d->cs, CS_OPT_DETAIL, CS_OPT_ON);
 	d->ci = cs_malloc(d->cs);
@@ -49,6 +62,11 @@ int decoder_open(struct decoder **out, struct gerr *e)
 	}
 	*out = d;
 	return 0;
+}
+
+enum arch decoder_arch(const struct decoder *d)
+{
+	return d->arch;
 }
 
 void decoder_close(struct decoder *d)
@@ -213,6 +231,12 @@ int decode_one(struct decoder *d, const uint8_t *code, size_t avail,
 		*out = *c;
 		return 0;
 	}
+	if (d->arch == ARCH_ARM64) {
+		if (arm64_decode(d->cs, d->ci, code, avail, addr, out))
+			return -1;
+		*c = *out;
+		return 0;
+	}
 	if (decode_uncached(d, code, avail, addr, out))
 		return -1;
 	/* ud2, and ud1 whose length Capstone 4 gets wrong (decode_plain()
@@ -230,8 +254,15 @@ int decode_text(struct decoder *d, const struct insn *in, char *buf, size_t len)
 	size_t n = in->len - k;
 	uint64_t a = in->addr + k;
 	cs_insn *ci = d->ci;
+	const char *hint = arm64_hint_name(in);
 	int w = 0;
 
+	if (hint) {
+		snprintf(buf, len, "%s", hint);
+		return 0;
+	}
+	if (arm64_format_extra(in, buf, len) == 0)
+		return 0;
 	if (!cs_disasm_iter(d->cs, &p, &n, &a, ci))
 		return -1;
 	if (k)
@@ -257,6 +288,8 @@ bool insn_has_target(const struct insn *in)
 
 bool insn_is_idle(const struct insn *in)
 {
+	if (in->arch == ARCH_ARM64)
+		return arm64_is_idle(in);
 	switch (in->id) {
 	case X86_INS_HLT: case X86_INS_MWAIT: case X86_INS_MONITOR:
 		return true;
@@ -269,6 +302,8 @@ bool insn_is_idle(const struct insn *in)
 
 bool insn_is_trap_or_sys(const struct insn *in)
 {
+	if (in->arch == ARCH_ARM64)
+		return arm64_is_trap_or_sys(in);
 	switch (in->id) {
 	case X86_INS_INT: case X86_INS_INTO: case X86_INS_INT1:
 	case X86_INS_SYSCALL: case X86_INS_SYSENTER: case X86_INS_SYSRET:

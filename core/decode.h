@@ -1,8 +1,10 @@
 /*
- * decode: one x86-64 instruction at a time, through Capstone, into the small
- * record the rest of core/ works with. Only what matters for splicing is kept:
+ * decode: one instruction at a time, through Capstone, into the small record
+ * the rest of core/ works with. Only what matters for splicing is kept:
  * where the instruction is, how long, what kind of control transfer it is, the
  * direct target, and where a RIP-relative displacement sits in its bytes.
+ * x86-64 unless the decoder is opened for arm64 (decode_arm64.h says how its
+ * instructions map onto the same kinds).
  */
 #ifndef GILK_DECODE_H
 #define GILK_DECODE_H
@@ -11,6 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "arch.h"
 #include "gerr.h"
 
 #define INSN_MAX 15
@@ -47,6 +50,10 @@ struct insn {
 	 * "kvm"), which bytes and offsets include: the hypervisor finds the
 	 * ud2 by address and emulates what follows, so it never moves. */
 	uint8_t emulate : 1;
+	/* arm64: ADR, ADRP or a literal load, whose operand is an address
+	 * relative to the instruction's own */
+	uint8_t pcrel : 1;
+	uint8_t arch;      /* enum arch */
 	/* A memory operand [disp32 + index*8] with no base and no fs/gs:
 	 * disp, sign-extended, where a table of 8-byte words may lie (a
 	 * computed goto loads its target so); 0 otherwise. */
@@ -56,7 +63,10 @@ struct insn {
 
 struct decoder;
 
+/* An x86-64 decoder; decoder_open_arch() for another instruction set. */
 int decoder_open(struct decoder **out, struct gerr *e);
+int decoder_open_arch(struct decoder **out, enum arch arch, struct gerr *e);
+enum arch decoder_arch(const struct decoder *d);
 void decoder_close(struct decoder *d);
 
 /* Decodes one instruction at code[0..avail) sitting at address addr.
@@ -64,8 +74,8 @@ void decoder_close(struct decoder *d);
 int decode_one(struct decoder *d, const uint8_t *code, size_t avail,
 	       uint64_t addr, struct insn *out);
 
-/* Formats "mnemonic operands" of the instruction into buf (Capstone's AT&T-free
- * Intel syntax). Returns 0, or -1 when the bytes do not decode. */
+/* Formats "mnemonic operands" of the instruction into buf (Capstone's: Intel
+ * syntax on x86-64). Returns 0, or -1 when the bytes do not decode. */
 int decode_text(struct decoder *d, const struct insn *in, char *buf, size_t len);
 
 /* Whether control can continue to the next instruction. */

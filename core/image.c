@@ -28,6 +28,7 @@ struct kseg {
 
 struct kimage {
 	enum kimage_kind kind;
+	enum arch arch;
 	uint8_t *buf;     /* the ELF bytes (ELF, bzImage); a snapshot's bytes */
 	size_t len;
 	int fd;           /* kcore */
@@ -100,6 +101,12 @@ static int index_elf_sections(struct kimage *k, struct gerr *e)
 		rc = gerr_set(e, "not an ELF file");
 	else if (elf_getshdrstrndx(elf, &shstrndx) != 0)
 		rc = gerr_set(e, "ELF without section names: %s", elf_errmsg(-1));
+	if (!rc) {
+		GElf_Ehdr eh;
+
+		if (gelf_getehdr(elf, &eh) && eh.e_machine == EM_AARCH64)
+			k->arch = ARCH_ARM64;
+	}
 	while (!rc && (scn = elf_nextscn(elf, scn))) {
 		GElf_Shdr sh;
 		const char *name;
@@ -124,19 +131,33 @@ static int index_elf_sections(struct kimage *k, struct gerr *e)
 	return rc;
 }
 
-int kimage_open_elf_buffer(uint8_t *buf, size_t len, struct kimage **out,
-			   struct gerr *e)
+/* An image of bytes held in memory (it takes buf); NULL when out of memory,
+ * buf freed. */
+static struct kimage *buffer_image(uint8_t *buf, size_t len, enum kimage_kind kind,
+				   struct gerr *e)
 {
 	struct kimage *k = calloc(1, sizeof(*k));
 
 	if (!k) {
 		free(buf);
-		return gerr_set(e, "out of memory");
+		gerr_set(e, "out of memory");
+		return NULL;
 	}
-	k->kind = KIMAGE_ELF;
+	k->kind = kind;
+	k->arch = kind == KIMAGE_ARM64 ? ARCH_ARM64 : ARCH_X86_64;
 	k->buf = buf;
 	k->len = len;
 	k->fd = -1;
+	return k;
+}
+
+int kimage_open_elf_buffer(uint8_t *buf, size_t len, struct kimage **out,
+			   struct gerr *e)
+{
+	struct kimage *k = buffer_image(buf, len, KIMAGE_ELF, e);
+
+	if (!k)
+		return -1;
 	if (index_elf_sections(k, e)) {
 		kimage_close(k);
 		return -1;
@@ -154,6 +175,14 @@ static uint32_t le32(const uint8_t *p)
 static bool is_bzimage(const uint8_t *b, size_t len)
 {
 	return len > 0x250 && memcmp(b + 0x202, "HdrS", 4) == 0;
+}
+
+/* arm64's Image (Documentation/arm64/booting.rst): a 64-byte header whose
+ * magic is "ARM\x64" at 0x38, then the kernel as it lies in memory from
+ * _text on. */
+static bool is_arm64_image(const uint8_t *b, size_t len)
+{
+	return len > 64 && memcmp(b + 0x38, "ARM\x64", 4) == 0;
 }
 
 static int unxz(const uint8_t *in, size_t inlen, uint8_t **out, size_t *outlen,
@@ -336,6 +365,12 @@ static int open_kcore(const char *path, struct kimage **out, struct gerr *e)
 		kimage_close(k);
 		return gerr_set(e, "%s: not an ELF core file", path);
 	}
+	{
+		GElf_Ehdr eh;
+
+		if (gelf_getehdr(elf, &eh) && eh.e_machine == EM_AARCH64)
+			k->arch = ARCH_ARM64;
+	}
 	for (size_t i = 0; i < n; i++) {
 		GElf_Phdr ph;
 
@@ -377,6 +412,11 @@ int kimage_open(const char *path, struct kimage **out, struct gerr *e)
 		(*out)->kind = KIMAGE_BZIMAGE;
 		return 0;
 	}
+	if (is_arm64_image(buf, len)) {
+		/* no addresses until kimage_place() */
+		*out = buffer_image(buf, len, KIMAGE_ARM64, e);
+		return *out ? 0 : -1;
+	}
 	if (len >= 18 && !memcmp(buf, ELFMAG, SELFMAG) && buf[16] == ET_CORE) {
 		free(buf);
 		return open_kcore(path, out, e);
@@ -386,7 +426,7 @@ int kimage_open(const char *path, struct kimage **out, struct gerr *e)
 
 		if (e) {
 			snprintf(m, sizeof(m), "%s", e->msg);
-			gerr_set(e, "%s: %s (expected a vmlinux, a bzImage or /proc/kcore)", path, m);
+			gerr_set(e, "%s: %s (expected a vmlinux, a bzImage, an arm64 Image or /proc/kcore)", path, m);
 		}
 		return -1;
 	}
@@ -407,6 +447,20 @@ void kimage_close(struct kimage *k)
 enum kimage_kind kimage_kind(const struct kimage *k)
 {
 	return k->kind;
+}
+
+enum arch kimage_arch(const struct kimage *k)
+{
+	return k->arch;
+}
+
+int kimage_place(struct kimage *k, uint64_t base, struct gerr *e)
+{
+	if (k->kind != KIMAGE_ARM64 || k->nsegs)
+		return gerr_set(e, "only an arm64 Image is placed, and once");
+	if (add_seg(k, base, k->len, 0, "Image"))
+		return gerr_set(e, "out of memory");
+	return 0;
 }
 
 static const struct kseg *find_seg(const struct kimage *k, uint64_t addr,
@@ -470,7 +524,7 @@ int kimage_section(const struct kimage *k, const char *name, uint64_t *addr,
 
 int kimage_elf_bytes(const struct kimage *k, const uint8_t **buf, size_t *len)
 {
-	if (k->kind == KIMAGE_KCORE)
+	if (k->kind == KIMAGE_KCORE || k->kind == KIMAGE_ARM64)
 		return -1;
 	*buf = k->buf;
 	*len = k->len;

@@ -1,9 +1,12 @@
 /*
- * image: kernel bytes by address. Three sources, one interface:
+ * image: kernel bytes by address. Four sources, one interface:
  *  - a vmlinux ELF file (section headers through libelf),
  *  - a bzImage, whose payload is found through the boot-protocol header and
  *    decompressed (xz, gzip or zstd) into the vmlinux ELF it carries,
+ *  - an arm64 Image: raw bytes from _text on, placed at an address the
+ *    symbols give (kimage_place()), with no sections,
  *  - /proc/kcore of the running kernel (read-only, live bytes).
+ * Each says which instruction set it holds (an ELF's machine).
  */
 #ifndef GILK_IMAGE_H
 #define GILK_IMAGE_H
@@ -11,14 +14,16 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "arch.h"
 #include "gerr.h"
 
 struct kimage;
 
-enum kimage_kind { KIMAGE_ELF, KIMAGE_BZIMAGE, KIMAGE_KCORE };
+enum kimage_kind { KIMAGE_ELF, KIMAGE_BZIMAGE, KIMAGE_KCORE, KIMAGE_ARM64 };
 
-/* Opens path as a bzImage when it carries the boot-protocol signature, as
- * /proc/kcore when it is an ELF core file, as a vmlinux ELF otherwise. */
+/* Opens path as a bzImage when it carries the boot-protocol signature, as an
+ * arm64 Image when it carries that one, as /proc/kcore when it is an ELF core
+ * file, as a vmlinux ELF otherwise. */
 int kimage_open(const char *path, struct kimage **out, struct gerr *e);
 /* Opens an ELF held in memory; the image takes ownership of buf (malloc'd). */
 int kimage_open_elf_buffer(uint8_t *buf, size_t len, struct kimage **out,
@@ -26,6 +31,10 @@ int kimage_open_elf_buffer(uint8_t *buf, size_t len, struct kimage **out,
 void kimage_close(struct kimage *k);
 
 enum kimage_kind kimage_kind(const struct kimage *k);
+enum arch kimage_arch(const struct kimage *k);
+/* Puts an arm64 Image's first byte (_text) at base: its bytes have
+ * addresses from then on. */
+int kimage_place(struct kimage *k, uint64_t base, struct gerr *e);
 
 /* Copies len bytes at kernel address addr. -1 when any byte is not backed. */
 int kimage_read(struct kimage *k, uint64_t addr, void *buf, size_t len,

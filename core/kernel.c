@@ -6,6 +6,69 @@
 #include <sys/types.h>
 
 static void find_rodata(struct kernel *k);
+static int symbol_addr(const struct symtab *st, const char *name, uint64_t *a,
+		       struct gerr *e);
+
+/* arm64's linker script puts _stext at the first 64 KiB boundary after the
+ * Image's header (.head.text, a few KiB): _text, the Image's first byte, is
+ * 64 KiB below it. kallsyms without KALLSYMS_ALL (Debian's) lists no _text. */
+#define ARM64_SEGMENT_ALIGN 0x10000ull
+
+/* An arm64 function starts with a hint (bti, paciasp, or the nops ftrace
+ * patches) far more often than not; with the Image placed wrong, words at
+ * symbols are anything. Half of the first 64 functions is the bar. */
+static bool arm64_placed_right(struct kernel *k)
+{
+	const struct ksym *f[64];
+	size_t n = symtab_functions(k->syms, k->text_start, k->text_end, f, 64), hints = 0;
+
+	if (n > 64)
+		n = 64;
+	for (size_t i = 0; i < n; i++) {
+		const uint8_t *b = kimage_ptr(k->img, f[i]->addr, 4);
+		uint32_t w;
+
+		if (!b)
+			return false;
+		memcpy(&w, b, 4);
+		hints += (w & 0xfffff01fu) == 0xd503201fu;
+	}
+	return n > 0 && hints * 2 >= n;
+}
+
+/* An arm64 kernel's sites are not planned (kernel.h): it has no text facts. */
+static int no_facts(struct kernel *k, struct gerr *e)
+{
+	k->facts = textfacts_new();
+	if (!k->facts)
+		return gerr_set(e, "out of memory");
+	textfacts_finish(k->facts);
+	return 0;
+}
+
+/* An arm64 kernel (an Image, or a vmlinux ELF), read: its text bounds. */
+static int open_arm64(struct kernel *k, const char *image, struct gerr *e)
+{
+	uint64_t size;
+
+	if (no_facts(k, e))
+		return -1;
+	if (kimage_kind(k->img) != KIMAGE_ARM64) {
+		if (kimage_section(k->img, ".text", &k->text_start, &size))
+			return gerr_set(e, "%s has no .text section", image);
+		k->text_end = k->text_start + size;
+		return 0;
+	}
+	if (symbol_addr(k->syms, "_stext", &k->text_start, e) ||
+	    symbol_addr(k->syms, "_etext", &k->text_end, e) ||
+	    kimage_place(k->img, k->text_start - ARM64_SEGMENT_ALIGN, e))
+		return -1;
+	if (!kimage_ptr(k->img, k->text_start, k->text_end - k->text_start) ||
+	    !arm64_placed_right(k))
+		return gerr_set(e, "%s does not hold the code the symbols name at _stext (0x%llx): do they belong to this Image, booted with nokaslr?",
+				image, (unsigned long long)k->text_start);
+	return 0;
+}
 
 int kernel_open(struct kernel *k, const char *image, const char *symbols,
 		struct gerr *e)
@@ -21,8 +84,15 @@ int kernel_open(struct kernel *k, const char *image, const char *symbols,
 		k->img = NULL;
 		return kernel_open_live(k, image, symbols, e);
 	}
-	if (symtab_load(symbols, &k->syms, e) || decoder_open(&k->dec, e))
+	k->arch = kimage_arch(k->img);
+	if (symtab_load(symbols, &k->syms, e) || decoder_open_arch(&k->dec, k->arch, e))
 		goto fail;
+	if (k->arch == ARCH_ARM64) {
+		if (open_arm64(k, image, e))
+			goto fail;
+		find_rodata(k);
+		return 0;
+	}
 	if (kimage_section(k->img, ".text", &k->text_start, &size)) {
 		gerr_set(e, "%s has no .text section", image);
 		goto fail;
@@ -127,13 +197,25 @@ int kernel_open_live(struct kernel *k, const char *kcore, const char *symbols,
 	struct kimage *src = NULL;
 
 	memset(k, 0, sizeof(*k));
-	if (symtab_load(symbols, &k->syms, e) || decoder_open(&k->dec, e) ||
+	if (kimage_open(kcore, &src, e))
+		goto fail;
+	k->arch = kimage_arch(src);
+	if (symtab_load(symbols, &k->syms, e) || decoder_open_arch(&k->dec, k->arch, e) ||
 	    symbol_addr(k->syms, "_stext", &k->text_start, e) ||
 	    symbol_addr(k->syms, "_etext", &k->text_end, e) ||
-	    kimage_open(kcore, &src, e) || kimage_new_snapshot(&k->img, e) ||
+	    kimage_new_snapshot(&k->img, e) ||
 	    kimage_copy_range(k->img, src, ".text", k->text_start,
 			      k->text_end - k->text_start, e))
 		goto fail;
+	if (k->arch == ARCH_ARM64) {
+		/* read, not planned: no tables, no text facts (kernel.h) */
+		k->kcore = src;
+		src = NULL;
+		find_rodata(k);
+		if (no_facts(k, e))
+			goto fail;
+		return 0;
+	}
 	for (size_t i = 0; i < sizeof(tables) / sizeof(tables[0]); i++) {
 		uint64_t a, b;
 
@@ -593,4 +675,5 @@ void kernel_env(const struct kernel *k, const struct cfg_window *w,
 	env->ncfg = w->nview;
 	env->facts = k->facts;
 	env->tramp_hint = MODULE_AREA_HINT;
+	env->arch = k->arch;
 }

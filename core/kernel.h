@@ -18,6 +18,7 @@
 #include "textfacts.h"
 
 struct kernel {
+	enum arch arch;                 /* the image's instruction set */
 	struct kimage *img;
 	struct symtab *syms;
 	struct textfacts *facts;
@@ -35,8 +36,9 @@ struct kernel {
 	struct nb_memo *memo;
 };
 
-/* image: vmlinux, bzImage or /proc/kcore (then as kernel_open_live());
- * symbols: kallsyms or System.map. */
+/* image: vmlinux, bzImage, an arm64 Image or /proc/kcore (then as
+ * kernel_open_live()); symbols: kallsyms or System.map. An arm64 kernel is
+ * read, with no text facts: its sites are not planned yet (SR_ARCH). */
 int kernel_open(struct kernel *k, const char *image, const char *symbols,
 		struct gerr *e);
 /* A running kernel: symbols from kallsyms, and a snapshot (taken now, through

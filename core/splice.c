@@ -410,6 +410,9 @@ int splice_plan(const struct splice_env *env, uint64_t site,
 		return refuse(p, SR_MISALIGNED_TARGET, g->misaligned);
 	if (g->jump_table)
 		return refuse(p, SR_JUMP_TABLE, site);
+	/* what is known of an arm64 site ends here (SR_ARCH) */
+	if (env->arch != ARCH_X86_64)
+		return refuse(p, SR_ARCH, site);
 
 	scan_prefix(env, g, (size_t)idx, JMP32_LEN, true, &p->region, &stop, &stop_addr);
 	if (p->region.len == 0)
@@ -863,7 +866,7 @@ static const char *const reason_names[SR_NREASONS][2] = {
 	[SR_NOT_TEXT] = { "not-text", "the address is not inside a known kernel function" },
 	[SR_NOT_BOUNDARY] = { "mid-instruction", "the address is inside an instruction, not at its start" },
 	[SR_PADDING] = { "padding", "the address is dead padding between functions or after a return, not code" },
-	[SR_UNDECODABLE] = { "undecodable", "some of the function's bytes do not decode as x86-64 instructions, so its branches are not all known" },
+	[SR_UNDECODABLE] = { "undecodable", "some of the function's bytes do not decode as instructions of its architecture, so its branches are not all known" },
 	[SR_MISALIGNED_TARGET] = { "misaligned-target", "the function branches into the middle of an instruction, so its instruction boundaries are not certain" },
 	[SR_JUMP_TABLE] = { "jump-table", "the function jumps through a table whose targets cannot be seen, so any byte may be a branch target" },
 	[SR_INT3] = { "int3", "the region holds an int3, which belongs to a debugger or to the kernel's own patching" },
@@ -884,6 +887,7 @@ static const char *const reason_names[SR_NREASONS][2] = {
 	[SR_NO_BOUNCE_SLOT] = { "no-bounce-slot", "the block is shorter than a 5-byte jmp and no 5 free bytes lie within a 2-byte jmp's reach" },
 	[SR_EMULATE_PREFIX] = { "emulate-prefix", "the region holds an instruction behind a hypervisor's emulation prefix (ud2; .ascii \"xen\"), which the hypervisor finds by its address" },
 	[SR_OWN_PATH] = { "gilk-path", "gilk's own path runs this function (its int3 divert, through the kernel's die notifier chain, or its hit path): a splice here would be met again while gilk handles it" },
+	[SR_ARCH] = { "arch", "gilk reads this kernel's instruction set (arm64: its code, blocks and edges) but does not plan splices in it yet" },
 	[SR_IDLE] = { "idle", "idle code (.cpuidle.text, hlt, mwait): RCU-tasks does not wait for a CPU idling there, so its trampoline could be freed under it" },
 };
 

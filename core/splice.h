@@ -63,6 +63,7 @@ enum splice_reason {
 	SR_ENDBR,             /* an endbr64: IBT's landing pad, kept in place */
 	SR_EMULATE_PREFIX,    /* behind Xen's or KVM's emulation prefix */
 	SR_OWN_PATH,          /* gilk's own int3 divert or hit path runs it */
+	SR_ARCH,              /* an instruction set gilk reads, not splices */
 	SR_NREASONS
 };
 
@@ -118,6 +119,7 @@ struct splice_env {
 	uint64_t tramp_hint;            /* where trampolines will live, for reach
 					 * checks while planning; 0 to skip */
 	unsigned flags;
+	enum arch arch;                 /* arm64: refused whole (SR_ARCH) */
 };
 
 /* Plans a splice at site. Returns 0 (p->reason == SPLICE_OK) or -1. */

@@ -14,7 +14,7 @@
 static const struct {
 	const char *name, *help, *arg;	/* arg: NULL, "file" or a word list */
 } options[] = {
-	{ "--kernel", "offline: a vmlinux, a bzImage or /proc/kcore", "file" },
+	{ "--kernel", "offline: a vmlinux, a bzImage, an arm64 Image or /proc/kcore", "file" },
 	{ "--symbols", "offline: the image's kallsyms or System.map", "file" },
 	{ "-c", "run a command, then exit", "command" },
 	{ "-x", "run the commands in a file, then exit", "file" },

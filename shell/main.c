@@ -30,7 +30,7 @@ static void usage(FILE *f)
 		"       gilk [--kernel IMAGE --symbols FILE] --check FILE\n"
 		"       gilk --completion bash|zsh\n"
 		"  live (default): the running kernel through /dev/gilk (gilk.ko, root)\n"
-		"  --kernel IMAGE  offline: a vmlinux, a bzImage or /proc/kcore\n"
+		"  --kernel IMAGE  offline: a vmlinux, a bzImage, an arm64 Image or /proc/kcore\n"
 		"  --symbols FILE  offline: its kallsyms or System.map\n"
 		"  -c COMMAND      run COMMAND (may be repeated), then exit\n"
 		"  -x FILE         run the commands in FILE, then exit\n"

@@ -109,7 +109,7 @@ static void bad_images(void **s)
 	assert_int_equal(write(fd, junk, sizeof(junk)), (ssize_t)sizeof(junk));
 	close(fd);
 	assert_int_equal(kimage_open(path, &k, &e), -1);
-	assert_non_null(strstr(e.msg, "expected a vmlinux, a bzImage or /proc/kcore"));
+	assert_non_null(strstr(e.msg, "expected a vmlinux, a bzImage, an arm64 Image or /proc/kcore"));
 	/* a bzImage whose payload is not a known compression */
 	make_bzimage(path, bz, sizeof(bz));
 	assert_int_equal(kimage_open(bz, &k, &e), -1);

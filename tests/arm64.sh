@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# arm64, read: Debian's arm64 kernel (scripts/setup --profile arm64) decoded
+# against binutils' objdump word for word, the shell offline on its Image,
+# and gilk cross-built for it reading the running kernel's /proc/kcore in the
+# arm64 lab. Kernel addresses are never written down: checks compare the
+# shell's answers with each other, with kallsyms and with objdump.
+set -u
+cd "$(dirname "$0")/.."
+a64=build/cache/arm64
+G=(build/gilk -nx --kernel "$a64/vmlinuz" --symbols "$a64/kallsyms")
+pass=0 fail=0
+check() { # check NAME STATUS
+	if [ "$2" = 0 ]; then echo "PASS $1"; pass=$((pass + 1)); else echo "FAIL $1"; fail=$((fail + 1)); fi
+}
+fails() { # fails NAME COMMAND TEXT: "gilk -c COMMAND" exits 1, saying TEXT
+	"${G[@]}" -batch -c "$2" >/dev/null 2>"$t/e"
+	check "$1" "$([ $? = 1 ] && grep -q -- "$3" "$t/e"; echo $?)"
+}
+t=$(mktemp -d)
+trap 'rm -rf "$t"' EXIT
+
+# 1. Every word of the text, against objdump
+build/bin/test-arm64-objdump "$a64/vmlinuz" "$a64/kallsyms" >"$t/od"
+grep -v ' passed, ' "$t/od"
+pass=$((pass + $(grep -c '^PASS' "$t/od"))) fail=$((fail + $(grep -c '^FAIL' "$t/od")))
+
+# 2. The shell, offline on the Image
+addr=$(awk '$3 == "vfs_read" {print $1}' "$a64/kallsyms" | head -1)
+"${G[@]}" -batch -c 'disas vfs_read' >"$t/d"
+"${G[@]}" -batch -c 'blocks vfs_read' >"$t/b"
+ninsn=$(sed -n 's/^vfs_read: \([0-9]*\) bytes, \([0-9]*\) instructions,.*/\2/p' "$t/b")
+nbytes=$(sed -n 's/^vfs_read: \([0-9]*\) bytes,.*/\1/p' "$t/b")
+check "disas shows every instruction of a function, 4 bytes each ($ninsn)" \
+	"$([ -n "$ninsn" ] && [ "$(wc -l <"$t/d")" = "$ninsn" ] && [ "$nbytes" = $((ninsn * 4)) ]; echo $?)"
+check "disas starts at kallsyms' address, marked as a block start" \
+	"$(head -1 "$t/d" | grep -q "^> 0x$addr <vfs_read+0>: "; echo $?)"
+check "the two ftrace nops, then paciasp, as binutils names it" \
+	"$(sed -n 1,3p "$t/d" | awk '{print $NF}' | tr '\n' ' ' | grep -qx 'nop nop paciasp '; echo $?)"
+# objdump's branches in vfs_read, symbolized by gilk
+check "a branch's target is named as gilk names it (bl to a function)" \
+	"$(grep -q 'bl #0x[0-9a-f]* <[a-z_][a-z0-9_.]*>$' "$t/d"; echo $?)"
+nblocks=$(sed -n 's/.*instructions, \([0-9]*\) blocks$/\1/p' "$t/b")
+check "blocks: one line per block, each refused as arch ($nblocks)" \
+	"$([ -n "$nblocks" ] && [ "$(grep -c 'refused: arch' "$t/b")" -ge "$nblocks" ] &&
+	   grep -q "^0 of $nblocks blocks spliceable" "$t/b"; echo $?)"
+# every block starts where disas marks one
+check "disas marks exactly the block starts blocks lists" \
+	"$([ "$(grep -c '^>' "$t/d")" = "$nblocks" ]; echo $?)"
+"${G[@]}" -batch -c 'blocks --dot vfs_read' >"$t/dot"
+check "blocks --dot: a graph with a node per block" \
+	"$(head -1 "$t/dot" | grep -q '^digraph' && [ "$(grep -c '^  b[0-9]* \[' "$t/dot")" = "$nblocks" ]; echo $?)"
+"${G[@]}" -batch -c 'x/3i vfs_read+8' >"$t/x"
+check "x/3i from a symbol plus an offset" \
+	"$([ "$(wc -l <"$t/x")" = 3 ] && head -1 "$t/x" | grep -q '<vfs_read+8>:.*paciasp'; echo $?)"
+"${G[@]}" -batch -c 'info symbol vfs_read+8' >"$t/s"
+check "info symbol: a name and an offset" "$(grep -q '^vfs_read + 8' "$t/s"; echo $?)"
+fails "plan: refused with the arch reason" 'plan vfs_read' 'does not plan splices in it yet'
+fails "disas in the middle of an instruction is an error" 'disas vfs_read+2' 'inside the instruction at +0x0 (4 bytes)'
+# ARMv8.1's atomics decode (Capstone 4 does not know them): a lock's slow
+# path, full of them, has all its blocks, none undecodable
+"${G[@]}" -batch -c 'disas queued_spin_lock_slowpath' >"$t/q"
+"${G[@]}" -batch -c 'blocks queued_spin_lock_slowpath' >"$t/qb"
+check "queued_spin_lock_slowpath: its LSE atomics decode, no block undecodable" \
+	"$(grep -qE '<queued_spin_lock_slowpath\+[0-9]+>: .* (cas|(ld|st)(add|clr|eor|set|[su](max|min))|swp)[albh]* ' "$t/q" &&
+	   ! grep -q '(bad)' "$t/q" && grep -q 'refused: arch' "$t/qb" && ! grep -q undecodable "$t/qb"; echo $?)"
+
+# 3. The arm64 lab: gilk, cross-built, on the running kernel's /proc/kcore
+make --no-print-directory -s cross-arm64 >"$t/cross" 2>&1 ||
+	{ cat "$t/cross"; echo "FAIL make cross-arm64"; fail=$((fail + 1)); }
+scripts/lab --kernel arm64 --run 'uname -m; gilk -nx --kernel /proc/kcore --symbols /proc/kallsyms -batch -c "x/2i vfs_read" -c "blocks vfs_read"' \
+	>"$t/live" 2>&1
+check "the arm64 lab runs gilk, cross-built, on aarch64" "$(head -1 "$t/live" | grep -qx aarch64; echo $?)"
+# ftrace has made the first nop "mov x9, x30" at boot: the live bytes
+check "live: the running kernel's text, patched by ftrace at boot (mov x9, x30)" \
+	"$(grep -q '<vfs_read>:.*mov x9, x30' "$t/live"; echo $?)"
+check "live: the same blocks as offline ($nblocks)" \
+	"$(grep -q "^vfs_read: $nbytes bytes, $ninsn instructions, $nblocks blocks" "$t/live"; echo $?)"
+echo "$pass passed, $fail failed"
+[ "$fail" = 0 ]

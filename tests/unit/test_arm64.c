@@ -1,0 +1,247 @@
+/* Unit tests: arm64 kernels read (core/decode_arm64.c, an Image placed by
+ * its symbols, its blocks). Words are little-endian, as the Image holds them;
+ * the expected text is binutils' (aarch64-linux-gnu-objdump) for the same
+ * word. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "cfg.h"
+#include "kernel.h"
+#include "unit.h"
+
+#define A 0xffff800008123400ull
+
+static int decode_word(struct decoder *d, uint32_t w, uint64_t addr, struct insn *in)
+{
+	uint8_t b[4];
+
+	memcpy(b, &w, 4);
+	return decode_one(d, b, 4, addr, in);
+}
+
+static void branch_kinds_and_targets(void **s)
+{
+	static const struct {
+		uint32_t w;
+		enum insn_kind kind;
+		int64_t target;		/* from A; 0: none */
+	} t[] = {
+		{ 0x14000002, IK_JMP, 8 },		/* b .+8 */
+		{ 0x17fffffd, IK_JMP, -12 },		/* b .-12 */
+		{ 0x54000101, IK_JCC, 0x20 },		/* b.ne .+0x20 */
+		{ 0x34000080, IK_JCC, 0x10 },		/* cbz w0, .+0x10 */
+		{ 0xb5ffffe1, IK_JCC, -4 },		/* cbnz x1, .-4 */
+		{ 0x36f800a0, IK_JCC, 0x14 },		/* tbz w0, #31, .+0x14: not the bit */
+		{ 0x94000010, IK_CALL, 0x40 },		/* bl .+0x40 */
+		{ 0xd63f0020, IK_CALL_IND, 0 },		/* blr x1 */
+		{ 0xd61f0040, IK_JMP_IND, 0 },		/* br x2 */
+		{ 0xd65f03c0, IK_RET, 0 },		/* ret */
+		{ 0xd69f03e0, IK_TRAP_EXIT, 0 },	/* eret */
+		{ 0xd4210000, IK_UD2, 0 },		/* brk #0x800: BUG() */
+		{ 0x00000000, IK_UD2, 0 },		/* udf #0 */
+		{ 0xd2800020, IK_PLAIN, 0 },		/* mov x0, #1 */
+	};
+	struct decoder *d;
+	struct gerr e;
+	struct insn in;
+
+	(void)s;
+	assert_int_equal(decoder_open_arch(&d, ARCH_ARM64, &e), 0);
+	assert_int_equal(decoder_arch(d), ARCH_ARM64);
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		assert_int_equal(decode_word(d, t[i].w, A, &in), 0);
+		assert_int_equal(in.len, 4);
+		assert_int_equal(in.arch, ARCH_ARM64);
+		assert_int_equal(in.kind, t[i].kind);
+		assert_int_equal(insn_has_target(&in), t[i].target != 0);
+		if (t[i].target)
+			assert_true(in.target == A + (uint64_t)t[i].target);
+		assert_false(in.pcrel);
+	}
+	/* an instruction lies on a 4-byte boundary */
+	assert_int_equal(decode_word(d, 0xd65f03c0, A + 2, &in), -1);
+	decoder_close(d);
+}
+
+static void pc_relative_idle_traps(void **s)
+{
+	struct decoder *d;
+	struct gerr e;
+	struct insn in;
+
+	(void)s;
+	assert_int_equal(decoder_open_arch(&d, ARCH_ARM64, &e), 0);
+	assert_int_equal(decode_word(d, 0x90000000, A, &in), 0);	/* adrp x0, . */
+	assert_true(in.pcrel);
+	assert_int_equal(decode_word(d, 0x10000040, A, &in), 0);	/* adr x0, .+8 */
+	assert_true(in.pcrel);
+	assert_int_equal(decode_word(d, 0x58000040, A, &in), 0);	/* ldr x0, .+8 */
+	assert_true(in.pcrel);
+	assert_int_equal(decode_word(d, 0xf9400020, A, &in), 0);	/* ldr x0, [x1] */
+	assert_false(in.pcrel);
+	assert_int_equal(decode_word(d, 0xd503201f, A, &in), 0);	/* nop */
+	assert_true(in.nop);
+	assert_int_equal(decode_word(d, 0xd503207f, A, &in), 0);	/* wfi */
+	assert_true(insn_is_idle(&in));
+	assert_int_equal(decode_word(d, 0xd4000001, A, &in), 0);	/* svc #0 */
+	assert_true(insn_is_trap_or_sys(&in));
+	assert_true(insn_falls_through(&in));
+	assert_int_equal(decode_word(d, 0xd4210000, A, &in), 0);	/* brk */
+	assert_true(insn_is_trap_or_sys(&in));
+	assert_false(insn_falls_through(&in));
+	/* SVE, which neither Capstone 4 nor gilk decodes: undecodable */
+	assert_int_equal(decode_word(d, 0x85bb5800, A, &in), -1);
+	decoder_close(d);
+}
+
+static void text_as_binutils_prints_it(void **s)
+{
+	static const struct {
+		uint32_t w;
+		const char *text;
+	} t[] = {
+		{ 0xd503233f, "paciasp" },
+		{ 0xd50323bf, "autiasp" },
+		{ 0xd503245f, "bti c" },
+		{ 0xd503249f, "bti j" },
+		/* ARMv8.1's atomics, past Capstone 4 */
+		{ 0x88e57c62, "casa w5, w2, [x3]" },
+		{ 0x88e4fc02, "casal w4, w2, [x0]" },
+		{ 0x88a47c62, "cas w4, w2, [x3]" },
+		{ 0xb8610001, "ldaddl w1, w1, [x0]" },
+		{ 0xb821001f, "stadd w1, [x0]" },
+		{ 0xf820303f, "stset x0, [x1]" },
+		{ 0xf821101f, "stclr x1, [x0]" },
+		{ 0xb8e00020, "ldaddal w0, w0, [x1]" },
+		{ 0xf8e08020, "swpal x0, x0, [x1]" },
+		{ 0x38e08020, "swpalb w0, w0, [x1]" },
+		{ 0x48207c82, "casp x0, x1, x2, x3, [x4]" },
+		{ 0x00000000, "udf #0" },
+	};
+	struct decoder *d;
+	struct gerr e;
+	struct insn in;
+	char buf[96];
+
+	(void)s;
+	assert_int_equal(decoder_open_arch(&d, ARCH_ARM64, &e), 0);
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		assert_int_equal(decode_word(d, t[i].w, A, &in), 0);
+		assert_int_equal(decode_text(d, &in, buf, sizeof(buf)), 0);
+		assert_string_equal(buf, t[i].text);
+	}
+	decoder_close(d);
+}
+
+/* bti c; cbz x0, 3f; 2: mov x0, #1; ret; 3: casal w4, w2, [x0]; b 2b */
+static const uint32_t fn[] = {
+	0xd503245f, 0xb4000060, 0xd2800020, 0xd65f03c0, 0x88e4fc02, 0x17fffffd,
+};
+
+static void blocks_of_a_function(void **s)
+{
+	struct decoder *d;
+	struct cfg g;
+	struct gerr e;
+
+	(void)s;
+	memset(&g, 0, sizeof(g));
+	assert_int_equal(decoder_open_arch(&d, ARCH_ARM64, &e), 0);
+	assert_int_equal(cfg_build(&g, d, (const uint8_t *)fn, A, A + sizeof(fn), NULL, 0, &e), 0);
+	assert_int_equal(g.bad_addr, 0);
+	assert_int_equal(g.nblocks, 3);
+	assert_true(g.blocks[0].start == A && g.blocks[0].end == A + 8);
+	assert_true(g.blocks[1].start == A + 8 && g.blocks[1].end == A + 16);
+	assert_true(g.blocks[2].start == A + 16 && g.blocks[2].end == A + 24);
+	assert_int_equal(g.blocks[0].nsucc, 2);
+	assert_int_equal(g.blocks[1].nsucc, 0);
+	assert_int_equal(g.blocks[2].nsucc, 1);
+	assert_true(cfg_is_target(&g, A + 8) && cfg_is_target(&g, A + 16));
+	cfg_free(&g);
+	decoder_close(d);
+}
+
+/* An Image: the 64-byte header ("ARM\x64" at 0x38), _stext 64 KiB on, then
+ * three copies of fn; kallsyms names them (shift bytes off, for symbols
+ * that are not the Image's). */
+static void write_image(char *img, char *syms, uint64_t stext, unsigned shift)
+{
+	static uint8_t buf[0x10000 + 3 * sizeof(fn)];
+	FILE *f;
+	int fd;
+
+	memset(buf, 0, sizeof(buf));
+	memcpy(buf + 0x38, "ARM\x64", 4);
+	for (int i = 0; i < 3; i++)
+		memcpy(buf + 0x10000 + i * sizeof(fn), fn, sizeof(fn));
+	fd = mkstemp(img);
+	assert_int_equal(write(fd, buf, sizeof(buf)), (ssize_t)sizeof(buf));
+	close(fd);
+	fd = mkstemp(syms);
+	f = fdopen(fd, "w");
+	fprintf(f, "%016llx T _stext\n", (unsigned long long)stext);
+	for (int i = 0; i < 3; i++)
+		fprintf(f, "%016llx t f%d\n", (unsigned long long)(stext + shift + i * sizeof(fn)), i);
+	/* as in Debian's kallsyms: _etext is data */
+	fprintf(f, "%016llx D _etext\n", (unsigned long long)(stext + 3 * sizeof(fn)));
+	fclose(f);
+}
+
+static void image_placed_by_its_symbols(void **s)
+{
+	char img[] = "/tmp/gilk-unit-XXXXXX", syms[] = "/tmp/gilk-unit-XXXXXX";
+	const uint64_t stext = 0xffff800008010000ull;
+	struct kernel k;
+	struct cfg g;
+	struct gerr e;
+
+	(void)s;
+	memset(&g, 0, sizeof(g));
+	write_image(img, syms, stext, 0);
+	assert_int_equal(kernel_open(&k, img, syms, &e), 0);
+	assert_int_equal(k.arch, ARCH_ARM64);
+	assert_int_equal(kimage_kind(k.img), KIMAGE_ARM64);
+	assert_true(k.text_start == stext && k.text_end == stext + 3 * sizeof(fn));
+	/* the Image's first byte is _text, 64 KiB below _stext */
+	assert_memory_equal(kimage_ptr(k.img, stext - 0x10000 + 0x38, 4), "ARM\x64", 4);
+	if (kernel_cfg(&k, stext + sizeof(fn), &g, &e))
+		fail_msg("%s", e.msg);
+	assert_int_equal(g.nblocks, 3);
+	cfg_free(&g);
+	kernel_close(&k);
+	unlink(img);
+	unlink(syms);
+}
+
+static void image_refused_under_wrong_symbols(void **s)
+{
+	char img[] = "/tmp/gilk-unit-XXXXXX", syms[] = "/tmp/gilk-unit-XXXXXX";
+	const uint64_t stext = 0xffff800008010000ull;
+	struct kernel k;
+	struct gerr e;
+
+	(void)s;
+	/* functions 8 bytes off: they start mid-code */
+	write_image(img, syms, stext, 8);
+	assert_int_equal(kernel_open(&k, img, syms, &e), -1);
+	assert_non_null(strstr(e.msg, "does not hold the code the symbols name"));
+	unlink(img);
+	unlink(syms);
+}
+
+const struct CMUnitTest arm64_tests[] = {
+	cmocka_unit_test(branch_kinds_and_targets),
+	cmocka_unit_test(pc_relative_idle_traps),
+	cmocka_unit_test(text_as_binutils_prints_it),
+	cmocka_unit_test(blocks_of_a_function),
+	cmocka_unit_test(image_placed_by_its_symbols),
+	cmocka_unit_test(image_refused_under_wrong_symbols),
+};
+const size_t arm64_ntests = sizeof(arm64_tests) / sizeof(arm64_tests[0]);

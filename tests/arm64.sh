@@ -75,5 +75,43 @@ check "live: the running kernel's text, patched by ftrace at boot (mov x9, x30)"
 	"$(grep -q '<vfs_read>:.*mov x9, x30' "$t/live"; echo $?)"
 check "live: the same blocks as offline ($nblocks)" \
 	"$(grep -q "^vfs_read: $nbytes bytes, $ninsn instructions, $nblocks blocks" "$t/live"; echo $?)"
+
+# 4. make lab KERNEL=arm64, as a person uses it: the gilk shell on
+# /proc/kcore, /root shared with the host, quit to a root shell, poweroff
+tmux kill-session -t gilk-arm64-test 2>/dev/null
+mkdir -p "$t/labtmp"
+tmux new-session -d -s gilk-arm64-test -x 160 -y 50 \
+	"TMPDIR=$t/labtmp GILK_LAB_HOME=$t/home make --no-print-directory lab KERNEL=arm64; echo lab-ended; sleep 60"
+screen() { # screen TEXT SECONDS
+	for _ in $(seq $(($2 * 10))); do
+		tmux capture-pane -t gilk-arm64-test -p | grep -qF -- "$1" && return 0
+		sleep 0.1
+	done
+	return 1
+}
+screen '(gilk)' 300
+ready=$?
+banner=$(tmux capture-pane -t gilk-arm64-test -p | grep -m1 'ready [0-9.]* s after boot')
+tmux capture-pane -t gilk-arm64-test -p | grep -q 'This is the gilk shell on /proc/kcore'
+kcore=$?
+tmux send-keys -t gilk-arm64-test 'record kept.gilk' Enter
+screen 'recording' 60 && tmux send-keys -t gilk-arm64-test 'blocks getname' Enter && screen 'blocks spliceable' 60
+blocked=$?
+kept=$(grep -v '^#' "$t/home/kept.gilk" 2>/dev/null)
+tmux send-keys -t gilk-arm64-test 'quit' Enter
+screen '/root #' 60 && tmux send-keys -t gilk-arm64-test 'poweroff' Enter && screen 'lab-ended' 60
+ended=$?
+tmux kill-session -t gilk-arm64-test 2>/dev/null
+check "make lab KERNEL=arm64: the gilk shell on /proc/kcore ($banner); quit leaves a root shell, poweroff ends it" \
+	"$([ $ready = 0 ] && [ $kcore = 0 ] && [ -n "$banner" ] && [ $blocked = 0 ] && [ $ended = 0 ]; echo $?)"
+check "make lab KERNEL=arm64: /root is the host's, a transcript recorded there is on the host (${kept:-nothing})" \
+	"$([ "$kept" = 'blocks getname' ]; echo $?)"
+check "make lab KERNEL=arm64 leaves nothing in TMPDIR ($(ls "$t/labtmp" | wc -l) entries)" \
+	"$([ -z "$(ls -A "$t/labtmp")" ]; echo $?)"
+
+# Bad input: an arm64 guest with the network, which it has not
+scripts/lab --kernel arm64 --net --run true >"$t/out" 2>"$t/err"
+check "lab: --net on arm64 is refused, saying why" \
+	"$([ $? = 2 ] && grep -q 'no network yet' "$t/err"; echo $?)"
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]

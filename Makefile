@@ -19,7 +19,7 @@ KMODS   := $(KO)/gilk.ko $(INSTR_KO) $(KO)/tests/gilk_target.ko
 SETUP   := scripts/setup $(if $(filter ref,$(KERNEL)),,--profile $(KERNEL))
 # The one place the version is written: the shell's --version, DKMS.
 VERSION := $(shell cat VERSION)
-SUITES  := unit cfg-objdump differential shell packaging checkpatch lab uniproc docs guest guest-preempt-full
+SUITES  := unit cfg-objdump differential differential-arm64 shell packaging checkpatch lab uniproc docs guest guest-preempt-full
 CORE_SRC := $(wildcard core/*.c)
 CORE_OBJ := $(CORE_SRC:%.c=$(B)/%.o)
 
@@ -29,7 +29,8 @@ all: user kmods
 kmods: $(KMODS)
 user: $(B)/gilk $(B)/libgilkcore.a $(B)/libgilklive.a $(B)/bench-offline \
      $(B)/bench-live $(B)/bench-complete \
-     $(B)/bin/test-unit $(B)/bin/test-diff $(B)/bin/test-cfg-objdump $(B)/bin/test-arm64-objdump \
+     $(B)/bin/test-unit $(B)/bin/test-diff $(B)/bin/test-diff-arm64 $(B)/bin/test-cfg-objdump \
+     $(B)/bin/test-arm64-objdump \
      $(B)/bin/test-kcore $(B)/bin/test-live $(B)/bin/test-json $(B)/bin/test-pty \
      $(B)/bin/gilk-soak $(B)/bin/gilk-torture $(B)/bin/netlat-sender $(B)/examples/netlat-receiver
 
@@ -289,6 +290,10 @@ clean:
 $(B)/bin/test-cfg-objdump: $(B)/tests/cfg_objdump.o $(B)/libgilkcore.a
 	@mkdir -p $(dir $@)
 	$(CC) -o $@ $^ $(CORE_LIBS)
+
+$(B)/bin/test-diff-arm64: $(B)/tests/diff_arm64.o $(B)/libgilkcore.a
+	@mkdir -p $(dir $@)
+	$(CC) -o $@ $^ $(CORE_LIBS) -lunicorn
 
 $(B)/bin/test-arm64-objdump: $(B)/tests/arm64_objdump.o $(B)/libgilkcore.a
 	@mkdir -p $(dir $@)

@@ -14,6 +14,7 @@
 
 #include "cfg.h"
 #include "kernel.h"
+#include "reloc_arm64.h"
 #include "unit.h"
 
 #define A 0xffff800008123400ull
@@ -236,7 +237,49 @@ static void image_refused_under_wrong_symbols(void **s)
 	unlink(syms);
 }
 
+/* What the relocator refuses, and the reach of its branches; what it
+ * writes is proven under emulation (tests/diff_arm64.c). */
+static void relocation_refusals_and_reach(void **s)
+{
+	static const uint32_t refused[] = {
+		0x5c000040,	/* ldr d0, literal: no general register */
+		0x9c000040,	/* ldr q0, literal */
+		0xc85f7c20,	/* ldxr x0, [x1] */
+		0xc8027c20,	/* stxr w2, x0, [x1] */
+		0xd4210000,	/* brk #0x800 */
+		0x00000000,	/* udf #0 */
+		0xd4000001,	/* svc #0 */
+		0xd69f03e0,	/* eret */
+		0xd73f0820,	/* blraa x1, x0 */
+		0x5800005f,	/* ldr xzr, literal */
+	};
+	uint32_t out[RELOC_ARM64_MAX];
+	size_t n;
+
+	(void)s;
+	for (size_t i = 0; i < sizeof(refused) / sizeof(refused[0]); i++)
+		assert_int_equal(reloc_arm64(refused[i], A, A + 0x1000, out, &n), RELOC_UNSUPPORTED);
+	/* ldar (acquire, not exclusive) is copied */
+	assert_int_equal(reloc_arm64(0xc8dffc20, A, A + 0x1000, out, &n), RELOC_OK);
+	assert_true(n == 1 && out[0] == 0xc8dffc20);
+	/* a b whose target a trampoline 200 MiB away cannot reach */
+	assert_int_equal(reloc_arm64(0x14000002, A, A + (200ull << 20), out, &n), RELOC_BRANCH_RANGE);
+	assert_int_equal(reloc_arm64(0x54000101, A, A + (200ull << 20), out, &n), RELOC_BRANCH_RANGE);
+	/* 127 MiB reaches */
+	assert_int_equal(reloc_arm64(0x14000002, A, A + (127ull << 20), out, &n), RELOC_OK);
+	assert_true(a64_b_reaches(A, A - (128ull << 20)) && !a64_b_reaches(A, A + (128ull << 20)));
+	/* a misaligned address is no instruction's */
+	assert_int_equal(reloc_arm64(0xd503201f, A + 2, A + 0x1000, out, &n), RELOC_UNSUPPORTED);
+	/* bl: x30 from a literal (8-byte aligned), then b: the callee returns
+	 * to the original code */
+	assert_int_equal(reloc_arm64(0x94000010, A, A + 0x1000, out, &n), RELOC_OK);
+	assert_true((out[0] & 0xff00001f) == 0x5800001e && (out[1] & 0xfc000000) == 0x14000000);
+	assert_true(((A + 0x1000 + (n - 2) * 4) & 7) == 0);
+	assert_true(((uint64_t)out[n - 1] << 32 | out[n - 2]) == A + 4);
+}
+
 const struct CMUnitTest arm64_tests[] = {
+	cmocka_unit_test(relocation_refusals_and_reach),
 	cmocka_unit_test(branch_kinds_and_targets),
 	cmocka_unit_test(pc_relative_idle_traps),
 	cmocka_unit_test(text_as_binutils_prints_it),

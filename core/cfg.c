@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "decode_arm64.h"
 #include "u64set.h"
 
 #define GROW(arr, n, cap, init)                                               \
@@ -119,6 +120,8 @@ static int decode_all(struct cfg *g, struct decoder *d, const uint8_t *code)
 		g->ninsn++;
 		a += in->len;
 	}
+	if (decoder_arch(d) == ARCH_ARM64)
+		arm64_mark_table_jumps(g->insns, g->ninsn);
 	return 0;
 }
 
@@ -129,10 +132,11 @@ static int collect_targets(struct cfg *g, const uint64_t *ext, size_t next)
 	for (size_t i = 0; i < g->ninsn; i++) {
 		const struct insn *in = &g->insns[i];
 
-		/* jmp [table + reg*8]: a switch whose targets no decoder sees.
-		 * A jmp through a register is a tail call in the kernel (built
-		 * with -fno-jump-tables), so it does not count. */
-		if (in->kind == IK_JMP_IND && in->mem_index)
+		/* jmp [table + reg*8] (br after a table dispatch on arm64):
+		 * a switch whose targets no decoder sees. A jmp through a
+		 * register is a tail call in the x86 kernel (built with
+		 * -fno-jump-tables), so it does not count. */
+		if (in->table_jump)
 			g->jump_table = true;
 		if (!insn_has_target(in) || in->target < g->start || in->target >= g->end)
 			continue;

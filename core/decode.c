@@ -171,6 +171,7 @@ static int decode_plain(struct decoder *d, const uint8_t *code, size_t avail,
 		}
 	}
 	out->kind = (uint8_t)classify(ci, imm);
+	out->table_jump = out->kind == IK_JMP_IND && out->mem_index;
 	if (insn_has_target(out)) {
 		out->imm_off = x->encoding.imm_offset;
 		out->imm_size = x->encoding.imm_size;

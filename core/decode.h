@@ -53,6 +53,11 @@ struct insn {
 	/* arm64: ADR, ADRP or a literal load, whose operand is an address
 	 * relative to the instruction's own */
 	uint8_t pcrel : 1;
+	/* An indirect jump through a table of the function's own, a switch
+	 * whose targets no decoder sees: x86's jmp [table + index*8]; on
+	 * arm64 the br after the compiler's table dispatch, which cfg_build()
+	 * marks, since it takes the instructions before it to see. */
+	uint8_t table_jump : 1;
 	uint8_t arch;      /* enum arch */
 	/* A memory operand [disp32 + index*8] with no base and no fs/gs:
 	 * disp, sign-extended, where a table of 8-byte words may lie (a

@@ -189,6 +189,28 @@ const char *arm64_hint_name(const struct insn *in)
 	return imm < sizeof(names) / sizeof(names[0]) ? names[imm] : NULL;
 }
 
+void arm64_mark_table_jumps(struct insn *insns, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		uint32_t br, w;
+		unsigned rn;
+
+		memcpy(&br, insns[i].bytes, 4);
+		if (insns[i].arch != ARCH_ARM64 || (br & 0xfffffc1fu) != 0xd61f0000u)
+			continue;
+		rn = (br >> 5) & 31;
+		for (size_t j = i; j > 0 && j + 4 > i; j--) {
+			memcpy(&w, insns[j - 1].bytes, 4);
+			/* add (extended register), shift 2, into Xrn */
+			if ((w & 0x7fe00000u) == 0x0b200000u && ((w >> 10) & 7) == 2 &&
+			    (w & 31) == rn) {
+				insns[i].table_jump = 1;
+				break;
+			}
+		}
+	}
+}
+
 bool arm64_is_idle(const struct insn *in)
 {
 	return in->id == ARM64_INS_WFI || in->id == ARM64_INS_WFE;

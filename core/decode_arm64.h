@@ -30,6 +30,13 @@ int arm64_format_extra(const struct insn *in, char *buf, size_t len);
  * or NULL. */
 const char *arm64_hint_name(const struct insn *in);
 
+/* Marks table_jump on each br of insns[0..n) that ends the compiler's
+ * switch dispatch: "add Xd, Xbase, Wk, sxtb|sxth|uxtw... #2" into the
+ * register br jumps through, a few instructions before it (after adr of
+ * the table's base and the load of the entry). A br through a register set
+ * otherwise is a tail call. */
+void arm64_mark_table_jumps(struct insn *insns, size_t n);
+
 /* wfi, wfe: a CPU idling, where RCU-tasks does not wait. */
 bool arm64_is_idle(const struct insn *in);
 /* svc, hvc, smc, eret, brk, hlt, dcps: they trap or switch exception level. */

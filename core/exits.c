@@ -84,7 +84,7 @@ struct block_exit exit_of_block(const struct cfg *g, size_t b,
 	case IK_JMP_IND:
 		/* jmp [table + index] is a switch; through a register, a
 		 * tail call (cfg.c says why) */
-		x.kind = last->mem_index ? EXIT_NONE : EXIT_TAIL_INDIRECT;
+		x.kind = last->table_jump ? EXIT_NONE : EXIT_TAIL_INDIRECT;
 		break;
 	case IK_UD2:
 	case IK_TRAP_EXIT:

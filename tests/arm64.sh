@@ -64,6 +64,13 @@ check "queued_spin_lock_slowpath: its LSE atomics decode, no block undecodable" 
 	"$(grep -qE '<queued_spin_lock_slowpath\+[0-9]+>: .* (cas|(ld|st)(add|clr|eor|set|[su](max|min))|swp)[albh]* ' "$t/q" &&
 	   ! grep -q '(bad)' "$t/q" && grep -q 'refused: arch' "$t/qb" && ! grep -q undecodable "$t/qb"; echo $?)"
 
+# A switch the compiler made a table of (adr, ldrb, add ... sxtb #2, br):
+# its targets are unseen, its br is no tail call
+"${G[@]}" -batch -c 'blocks read_pmevcntrn' >"$t/sw"
+check "a switch's table dispatch is seen: the function jumps through a table, no indirect tail call" \
+	"$(head -1 "$t/sw" | grep -q 'jumps through a table$' && grep -q 'refused: jump-table' "$t/sw" &&
+	   ! grep -q 'indirect tail call' "$t/sw"; echo $?)"
+
 # 3. The arm64 lab: gilk, cross-built, on the running kernel's /proc/kcore
 make --no-print-directory -s cross-arm64 >"$t/cross" 2>&1 ||
 	{ cat "$t/cross"; echo "FAIL make cross-arm64"; fail=$((fail + 1)); }

@@ -146,6 +146,38 @@ static const uint32_t fn[] = {
 	0xd503245f, 0xb4000060, 0xd2800020, 0xd65f03c0, 0x88e4fc02, 0x17fffffd,
 };
 
+/* A switch as GCC writes it for arm64: the table's byte, a base, br. The br
+ * is a jump through a table (its targets unseen), not a tail call. */
+static void switch_table_is_seen(void **s)
+{
+	static const uint32_t sw[] = {
+		0xb0000001,	/* adrp x1, table */
+		0x91000021,	/* add x1, x1, #0 */
+		0x38604821,	/* ldrb w1, [x1, w0, uxtw] */
+		0x10000060,	/* adr x0, .+12 */
+		0x8b218801,	/* add x1, x0, w1, sxtb #2 */
+		0xd61f0020,	/* br x1 */
+		0xd65f03c0,	/* ret */
+	};
+	static const uint32_t tail[] = {
+		0xf9400021,	/* ldr x1, [x1] */
+		0xd61f0020,	/* br x1: a tail call */
+	};
+	struct decoder *d;
+	struct cfg g;
+	struct gerr e;
+
+	(void)s;
+	memset(&g, 0, sizeof(g));
+	assert_int_equal(decoder_open_arch(&d, ARCH_ARM64, &e), 0);
+	assert_int_equal(cfg_build(&g, d, (const uint8_t *)sw, A, A + sizeof(sw), NULL, 0, &e), 0);
+	assert_true(g.jump_table && g.insns[5].table_jump);
+	assert_int_equal(cfg_build(&g, d, (const uint8_t *)tail, A, A + sizeof(tail), NULL, 0, &e), 0);
+	assert_false(g.jump_table);
+	cfg_free(&g);
+	decoder_close(d);
+}
+
 static void blocks_of_a_function(void **s)
 {
 	struct decoder *d;
@@ -284,6 +316,7 @@ const struct CMUnitTest arm64_tests[] = {
 	cmocka_unit_test(pc_relative_idle_traps),
 	cmocka_unit_test(text_as_binutils_prints_it),
 	cmocka_unit_test(blocks_of_a_function),
+	cmocka_unit_test(switch_table_is_seen),
 	cmocka_unit_test(image_placed_by_its_symbols),
 	cmocka_unit_test(image_refused_under_wrong_symbols),
 };

@@ -44,10 +44,18 @@ static bool is_pc_relative(const cs_insn *ci)
 	case ARM64_INS_ADR: case ARM64_INS_ADRP:
 		return true;
 	case ARM64_INS_LDR: case ARM64_INS_LDRSW: case ARM64_INS_PRFM:
-		return a->op_count >= 2 && a->operands[a->op_count - 1].type == ARM64_OP_IMM;
+		/* the literal form has two operands; a post-indexed load's
+		 * third is its increment */
+		return a->op_count == 2 && a->operands[1].type == ARM64_OP_IMM;
 	default:
 		return false;
 	}
+}
+
+/* Xn or Wn by its number; 31 is the zero register here */
+static void reg_name(char *b, size_t n, char r, unsigned i)
+{
+	snprintf(b, n, i == 31 ? "%czr" : "%c%u", r, i);
 }
 
 /*
@@ -67,8 +75,8 @@ static int lse_format(uint32_t w, char *buf, size_t len)
 	const char *acq, *rel;
 
 	snprintf(base, sizeof(base), rn == 31 ? "sp" : "x%u", rn);
-	snprintf(reg_s, sizeof(reg_s), rs == 31 ? "%czr" : "%c%u", r, rs);
-	snprintf(reg_t, sizeof(reg_t), rt == 31 ? "%czr" : "%c%u", r, rt);
+	reg_name(reg_s, sizeof(reg_s), r, rs);
+	reg_name(reg_t, sizeof(reg_t), r, rt);
 	if ((w & 0x3f200c00u) == 0x38200000u) {	/* ld<op>, st<op>, swp */
 		unsigned o3 = (w >> 15) & 1, opc = (w >> 12) & 7;
 
@@ -94,10 +102,16 @@ static int lse_format(uint32_t w, char *buf, size_t len)
 		return 0;
 	}
 	if ((w & 0xbfa07c00u) == 0x08207c00u && !(rs & 1) && !(rt & 1)) {	/* casp */
+		char s1[8], t1[8];
+
 		r = (w >> 30) & 1 ? 'x' : 'w';
+		reg_name(reg_s, sizeof(reg_s), r, rs);
+		reg_name(s1, sizeof(s1), r, rs + 1);
+		reg_name(reg_t, sizeof(reg_t), r, rt);
+		reg_name(t1, sizeof(t1), r, rt + 1);
 		if (buf)
-			snprintf(buf, len, "casp%s%s %c%u, %c%u, %c%u, %c%u, [%s]", acq, rel,
-				 r, rs, r, rs + 1, r, rt, r, rt + 1, base);
+			snprintf(buf, len, "casp%s%s %s, %s, %s, %s, [%s]", acq, rel,
+				 reg_s, s1, reg_t, t1, base);
 		return 0;
 	}
 	if ((w & 0xffff0000u) == 0) {

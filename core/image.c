@@ -413,6 +413,11 @@ int kimage_open(const char *path, struct kimage **out, struct gerr *e)
 		return 0;
 	}
 	if (is_arm64_image(buf, len)) {
+		/* flags bit 0: the kernel's endianness (booting.rst) */
+		if (buf[0x30] & 1) {
+			free(buf);
+			return gerr_set(e, "%s: a big-endian arm64 Image; gilk reads little-endian ones", path);
+		}
 		/* no addresses until kimage_place() */
 		*out = buffer_image(buf, len, KIMAGE_ARM64, e);
 		return *out ? 0 : -1;

@@ -16,24 +16,28 @@ static int symbol_addr(const struct symtab *st, const char *name, uint64_t *a,
 
 /* An arm64 function starts with a hint (bti, paciasp, or the nops ftrace
  * patches) far more often than not; with the Image placed wrong, words at
- * symbols are anything. Half of the first 64 functions is the bar. */
+ * symbols are anything. Half of 64 functions taken evenly across the text
+ * (its start is assembly, which starts otherwise) is the bar. */
 static bool arm64_placed_right(struct kernel *k)
 {
-	const struct ksym *f[64];
-	size_t n = symtab_functions(k->syms, k->text_start, k->text_end, f, 64), hints = 0;
+	size_t n = symtab_functions(k->syms, k->text_start, k->text_end, NULL, 0), hints = 0, m;
+	const struct ksym **f = malloc((n ? n : 1) * sizeof(*f));
 
-	if (n > 64)
-		n = 64;
-	for (size_t i = 0; i < n; i++) {
-		const uint8_t *b = kimage_ptr(k->img, f[i]->addr, 4);
+	if (!f)
+		return false;
+	symtab_functions(k->syms, k->text_start, k->text_end, f, n);
+	m = n < 64 ? n : 64;
+	for (size_t i = 0; i < m; i++) {
+		const uint8_t *b = kimage_ptr(k->img, f[i * n / m]->addr, 4);
 		uint32_t w;
 
 		if (!b)
-			return false;
+			break;
 		memcpy(&w, b, 4);
 		hints += (w & 0xfffff01fu) == 0xd503201fu;
 	}
-	return n > 0 && hints * 2 >= n;
+	free(f);
+	return m > 0 && hints * 2 >= m;
 }
 
 /* An arm64 kernel's sites are not planned (kernel.h): it has no text facts. */

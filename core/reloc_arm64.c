@@ -59,7 +59,15 @@ static bool is_trap(uint32_t w)
 {
 	return (w & 0xff000000u) == 0xd4000000u ||	/* svc hvc smc brk hlt dcps */
 	       (w & 0xffff0000u) == 0 ||		/* udf */
-	       (w & 0xfffffbffu) == 0xd69f03e0u;	/* eret, eretaa/ab */
+	       w == 0xd69f03e0u || w == 0xd6bf03e0u ||	/* eret, drps */
+	       (w & 0xfffffbffu) == 0xd69f0bffu;	/* eretaa, eretab */
+}
+
+/* ldxr, stxr, ldaxr, stlxr and their pairs (the kernel's
+ * aarch64_insn_is_exclusive(); casp too, which is harmless to refuse) */
+static bool is_exclusive(uint32_t w)
+{
+	return (w & 0x3f800000u) == 0x08000000u;
 }
 
 enum reloc_status reloc_arm64(uint32_t w, uint64_t from, uint64_t to, uint32_t *out,
@@ -71,7 +79,8 @@ enum reloc_status reloc_arm64(uint32_t w, uint64_t from, uint64_t to, uint32_t *
 	*n = 0;
 	if ((from | to) & 3)
 		return RELOC_UNSUPPORTED;
-	if (is_trap(w) || (w & 0x3fa00000u) == 0x08000000u)	/* exclusives */
+	/* bc.cond (Armv8.8) is not inverted here */
+	if (is_trap(w) || is_exclusive(w) || (w & 0xff000010u) == 0x54000010u)
 		return RELOC_UNSUPPORTED;
 	if ((w & 0xfc000000u) == 0x14000000u) {			/* b */
 		target = from + (uint64_t)(sext(w, 26) * 4);
@@ -134,7 +143,7 @@ enum reloc_status reloc_arm64(uint32_t w, uint64_t from, uint64_t to, uint32_t *
 	}
 	if ((w & 0x1f000000u) == 0x10000000u) {			/* adr, adrp */
 		int64_t imm = sext(((w >> 5) & 0x7ffff) << 2 | ((w >> 29) & 3), 21);
-		uint64_t value = w & 0x80000000u ? (from & ~0xfffull) + (uint64_t)(imm << 12) :
+		uint64_t value = w & 0x80000000u ? (from & ~0xfffull) + ((uint64_t)imm << 12) :
 				 from + (uint64_t)imm;
 		uint32_t code[1] = { 0 };
 

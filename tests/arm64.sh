@@ -119,6 +119,9 @@ check "make lab KERNEL=arm64 leaves nothing in TMPDIR ($(ls "$t/labtmp" | wc -l)
 # Bad input: an arm64 guest with the network, which it has not
 scripts/lab --kernel arm64 --net --run true >"$t/out" 2>"$t/err"
 check "lab: --net on arm64 is refused, saying why" \
-	"$([ $? = 2 ] && grep -q 'no network yet' "$t/err"; echo $?)"
+	"$([ $? = 2 ] && grep -q 'no network and no bpftrace yet (--net)' "$t/err"; echo $?)"
+scripts/lab --kernel arm64 --with-bpftrace --run true >"$t/out" 2>"$t/err"
+check "lab: --with-bpftrace on arm64 (the host's x86 bpftrace) is refused" \
+	"$([ $? = 2 ] && grep -q '(--with-bpftrace)' "$t/err"; echo $?)"
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]

@@ -87,6 +87,8 @@ static void pc_relative_idle_traps(void **s)
 	assert_true(in.pcrel);
 	assert_int_equal(decode_word(d, 0xf9400020, A, &in), 0);	/* ldr x0, [x1] */
 	assert_false(in.pcrel);
+	assert_int_equal(decode_word(d, 0xf8408420, A, &in), 0);	/* ldr x0, [x1], #8 */
+	assert_false(in.pcrel);
 	assert_int_equal(decode_word(d, 0xd503201f, A, &in), 0);	/* nop */
 	assert_true(in.nop);
 	assert_int_equal(decode_word(d, 0xd503207f, A, &in), 0);	/* wfi */
@@ -124,6 +126,7 @@ static void text_as_binutils_prints_it(void **s)
 		{ 0xf8e08020, "swpal x0, x0, [x1]" },
 		{ 0x38e08020, "swpalb w0, w0, [x1]" },
 		{ 0x48207c82, "casp x0, x1, x2, x3, [x4]" },
+		{ 0x483e7fdc, "casp x30, xzr, x28, x29, [x30]" },
 		{ 0x00000000, "udf #0" },
 	};
 	struct decoder *d;
@@ -269,6 +272,24 @@ static void image_refused_under_wrong_symbols(void **s)
 	unlink(syms);
 }
 
+static void big_endian_image_refused(void **s)
+{
+	char img[] = "/tmp/gilk-unit-XXXXXX";
+	uint8_t h[128] = { 0 };
+	struct kimage *k;
+	struct gerr e;
+	int fd = mkstemp(img);
+
+	(void)s;
+	memcpy(h + 0x38, "ARM\x64", 4);
+	h[0x30] = 1;
+	assert_int_equal(write(fd, h, sizeof(h)), (ssize_t)sizeof(h));
+	close(fd);
+	assert_int_equal(kimage_open(img, &k, &e), -1);
+	assert_non_null(strstr(e.msg, "big-endian"));
+	unlink(img);
+}
+
 /* What the relocator refuses, and the reach of its branches; what it
  * writes is proven under emulation (tests/diff_arm64.c). */
 static void relocation_refusals_and_reach(void **s)
@@ -284,6 +305,12 @@ static void relocation_refusals_and_reach(void **s)
 		0xd69f03e0,	/* eret */
 		0xd73f0820,	/* blraa x1, x0 */
 		0x5800005f,	/* ldr xzr, literal */
+		0xc87f0440,	/* ldxp x0, x1, [x2]: a pair exclusive */
+		0xc8200440,	/* stxp w0, x0, x1, [x2] */
+		0xd69f0bff,	/* eretaa */
+		0xd69f0fff,	/* eretab */
+		0xd6bf03e0,	/* drps */
+		0x54000050,	/* bc.eq (Armv8.8): no inverse written */
 	};
 	uint32_t out[RELOC_ARM64_MAX];
 	size_t n;
@@ -319,5 +346,6 @@ const struct CMUnitTest arm64_tests[] = {
 	cmocka_unit_test(switch_table_is_seen),
 	cmocka_unit_test(image_placed_by_its_symbols),
 	cmocka_unit_test(image_refused_under_wrong_symbols),
+	cmocka_unit_test(big_endian_image_refused),
 };
 const size_t arm64_ntests = sizeof(arm64_tests) / sizeof(arm64_tests[0]);

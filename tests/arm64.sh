@@ -77,6 +77,8 @@ make --no-print-directory -s cross-arm64 >"$t/cross" 2>&1 ||
 scripts/lab --kernel arm64 --run 'uname -m; gilk -nx --kernel /proc/kcore --symbols /proc/kallsyms -batch -c "x/2i vfs_read" -c "blocks vfs_read"' \
 	>"$t/live" 2>&1
 check "the arm64 lab runs gilk, cross-built, on aarch64" "$(head -1 "$t/live" | grep -qx aarch64; echo $?)"
+# a run that went wrong shows what the guest printed (its console with it)
+grep -q '<vfs_read>:.*mov x9, x30' "$t/live" || { echo "the arm64 lab run printed:"; tail -n 60 "$t/live"; } >&2
 # ftrace has made the first nop "mov x9, x30" at boot: the live bytes
 check "live: the running kernel's text, patched by ftrace at boot (mov x9, x30)" \
 	"$(grep -q '<vfs_read>:.*mov x9, x30' "$t/live"; echo $?)"

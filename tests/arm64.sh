@@ -91,13 +91,8 @@ tmux kill-session -t gilk-arm64-test 2>/dev/null
 mkdir -p "$t/labtmp"
 tmux new-session -d -s gilk-arm64-test -x 160 -y 50 \
 	"TMPDIR=$t/labtmp GILK_LAB_HOME=$t/home make --no-print-directory lab KERNEL=arm64; echo lab-ended; sleep 60"
-screen() { # screen TEXT SECONDS
-	for _ in $(seq $(($2 * 10))); do
-		tmux capture-pane -t gilk-arm64-test -p | grep -qF -- "$1" && return 0
-		sleep 0.1
-	done
-	return 1
-}
+. tests/screen.sh
+screen() { screen_shows gilk-arm64-test "$1" "$2"; }
 screen '(gilk)' 300
 ready=$?
 banner=$(tmux capture-pane -t gilk-arm64-test -p | grep -m1 'ready [0-9.]* s after boot')

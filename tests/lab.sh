@@ -85,13 +85,8 @@ tmux kill-session -t gilk-lab-test 2>/dev/null
 mkdir -p "$t/labtmp"
 tmux new-session -d -s gilk-lab-test -x 160 -y 50 \
 	"TMPDIR=$t/labtmp GILK_LAB_HOME=$t/home GILK_LAB_UDP_PORT=$port scripts/lab; echo lab-ended; sleep 60"
-lab_screen() { # lab_screen TEXT SECONDS
-	for _ in $(seq $(($2 * 10))); do
-		tmux capture-pane -t gilk-lab-test -p | grep -qF -- "$1" && return 0
-		sleep 0.1
-	done
-	return 1
-}
+. tests/screen.sh
+lab_screen() { screen_shows gilk-lab-test "$1" "$2"; }
 lab_screen '(gilk)' 300
 ready=$?
 banner=$(tmux capture-pane -t gilk-lab-test -p | grep -m1 'ready [0-9.]* s after boot')

@@ -54,9 +54,11 @@ static void block_node(FILE *out, struct session *s, const struct cfg *g, size_t
 		struct gerr e;
 		int ok = session_plan(s, site, 0, &p, &e) == 0;
 
+		char past[96];
+
 		plan_verdict(&p, ok, text, sizeof(text));
-		if (site != bl->start)
-			fprintf(out, "(past ftrace) ");
+		site_note(g, s->k->dec, bl->start, site, past, sizeof(past));
+		fprintf(out, "%s", past);
 		dot_text(out, text);
 		fprintf(out, "\\l\"%s", ok ? "" : ", style=dashed, color=gray50");
 	}

@@ -95,7 +95,7 @@ static int run(struct session *s, int argc, char **argv, struct gerr *e)
 		const struct block *bl = &g.blocks[b];
 		struct block_exit x = exit_of_block(gp, b, s->k->syms);
 		struct splice_plan p;
-		char succ[64] = "", verdict[160], note[320];
+		char succ[64] = "", verdict[160], note[320], past[96];
 		size_t used = 0;
 		uint64_t site;
 		uint32_t id;
@@ -122,11 +122,12 @@ static int run(struct session *s, int argc, char **argv, struct gerr *e)
 			nbounce += ok && p.mode == SPLICE_BOUNCE;
 		}
 		exit_note(s, bl, &x, note, sizeof(note));
+		site_note(gp, s->k->dec, bl->start, site, past, sizeof(past));
 		nok += ok;
 		nshown++;
 		fprintf(s->out, "%4zu  +0x%-5" PRIx64 " %4u bytes %3u insns  -> %-8s %s%s%s\n", b,
 			bl->start - g.start, (unsigned)(bl->end - bl->start), bl->count,
-			succ[0] ? succ : "exit", site != bl->start ? "(past ftrace) " : "", verdict,
+			succ[0] ? succ : "exit", past, verdict,
 			note);
 	}
 	fprintf(s->out, "%zu of %zu blocks spliceable or spliced (%zu more through a bounce)\n",

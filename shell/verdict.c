@@ -3,6 +3,7 @@
 
 #include <inttypes.h>
 #include <stdio.h>
+#include <string.h>
 
 void plan_verdict(const struct splice_plan *p, int ok, char *buf, size_t len)
 {
@@ -21,7 +22,39 @@ void plan_verdict(const struct splice_plan *p, int ok, char *buf, size_t len)
 		snprintf(buf, len, "bounce %s, slot 0x%" PRIx64 ", region %u bytes%s",
 			 kinds[p->bounce_kind], p->slot, p->region.len, bugs[p->bug]);
 	else
-		snprintf(buf, len, "%s, region %u bytes%s%s", splice_mode_name(p->mode),
+		snprintf(buf, len, "%s, region %u bytes%s%s",
+			 p->region.ninsn && p->region.insns[0].arch == ARCH_ARM64 ? "b" :
+			 splice_mode_name(p->mode),
 			 p->region.len, bugs[p->bug],
 			 p->image_only ? " (image bytes differ at run time)" : "");
+}
+
+void site_note(const struct cfg *g, struct decoder *d, uint64_t start, uint64_t site,
+	       char *buf, size_t len)
+{
+	bool ftrace = false;
+	size_t used = 0;
+
+	buf[0] = 0;
+	if (site == start)
+		return;
+	used = (size_t)snprintf(buf, len, "(past ");
+	for (ssize_t i = cfg_insn_at(g, start); i >= 0 && (size_t)i < g->ninsn &&
+	     g->insns[i].addr < site && used < len; i++) {
+		char text[64];
+
+		/* ftrace's site: x86's call __fentry__ (a nop5 once booted),
+		 * arm64's nops; a landing pad is neither */
+		if (g->insns[i].nop || g->insns[i].kind == IK_CALL) {
+			if (!ftrace)
+				used += (size_t)snprintf(buf + used, len - used, "%sftrace",
+							 used > 6 ? ", " : "");
+			ftrace = true;
+		} else if (!decode_text(d, &g->insns[i], text, sizeof(text))) {
+			used += (size_t)snprintf(buf + used, len - used, "%s%s",
+						 used > 6 ? ", " : "", text);
+		}
+	}
+	if (used < len)
+		snprintf(buf + used, len - used, ") ");
 }

@@ -8,4 +8,11 @@
 
 void plan_verdict(const struct splice_plan *p, int ok, char *buf, size_t len);
 
+/* What a block's splice site was moved past, "(past ftrace) " or "(past
+ * bti c) " and the like, or "" when the site is the block's start: a nop
+ * or call there is ftrace's, anything else a landing pad, named as
+ * disassembled. */
+void site_note(const struct cfg *g, struct decoder *d, uint64_t start, uint64_t site,
+	       char *buf, size_t len);
+
 #endif

@@ -24,7 +24,7 @@ suite() { # suite ARGS...: a test-live subcommand, its counts added to ours
 # Without gilk.ko, the running kernel can still be looked at, read-only.
 out=$(build/gilk --kernel /proc/kcore --symbols /proc/kallsyms -c 'blocks __x64_sys_getppid' -c 'splice __x64_sys_getppid' 2>&1)
 check "gilk --kernel /proc/kcore reads the running kernel without gilk.ko, and will not splice" \
-	"$(echo "$out" | grep -q '^   0 .*(past ftrace) jmp' && echo "$out" | grep -q 'splice needs live mode'; echo $?)"
+	"$(echo "$out" | grep -qE '^   0 .*\(past (endbr64, )?ftrace\) jmp' && echo "$out" | grep -q 'splice needs live mode'; echo $?)"
 out=$(build/gilk -c help 2>&1)
 check "gilk without gilk.ko says so, and how to work offline" \
 	"$(echo "$out" | grep -q 'is gilk.ko loaded' && echo "$out" | grep -q -- '--kernel IMAGE --symbols FILE'; echo $?)"

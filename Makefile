@@ -10,6 +10,10 @@ CORE_LIBS := -lcapstone -lelf -llzma -lzstd -lz
 # are built in build/ as they always were; another profile's in build/k/NAME/.
 KERNEL  ?= ref
 KCACHE  := $(B)/cache/$(KERNEL)
+# The symbols the planner reads a kernel with: its System.map where the
+# profile keeps one (arm64's kallsyms lacks the data symbols that bound the
+# kernel's tables), else the kallsyms of its boot.
+KSYMS    = $(if $(wildcard $(KCACHE)/System.map),$(KCACHE)/System.map,$(KCACHE)/kallsyms)
 KDIR    ?= $(CURDIR)/$(KCACHE)/headers
 KO      := $(if $(filter ref,$(KERNEL)),$(B),$(B)/k/$(KERNEL))
 # One module per instrument, each from its own instruments/NAME.c.
@@ -250,7 +254,7 @@ kernel-debug:
 bench:
 	@scripts/setup --bench
 	@$(MAKE) --no-print-directory all
-	@$(B)/bench-offline $(KCACHE)/vmlinuz $(KCACHE)/kallsyms >$(B)/bench/offline.txt
+	@$(B)/bench-offline $(KCACHE)/vmlinuz $(KSYMS) >$(B)/bench/offline.txt
 	@grep '^bench: ' $(B)/bench/offline.txt
 	@$(B)/bench-complete $(KCACHE)/vmlinuz $(KCACHE)/kallsyms
 	@$(MAKE) --no-print-directory bench-live
@@ -258,7 +262,7 @@ bench:
 # The offline scan alone, with its coverage by mode and refusals by reason.
 bench-offline: setup
 	@$(MAKE) --no-print-directory $(B)/bench-offline
-	@$(B)/bench-offline $(KCACHE)/vmlinuz $(KCACHE)/kallsyms
+	@$(B)/bench-offline $(KCACHE)/vmlinuz $(KSYMS)
 
 # The live figures alone, in the lab: gilk.ko loaded, debugfs and tracefs
 # mounted for the kprobe events, bpftrace inside (its LLVM wants the memory).

@@ -2,10 +2,9 @@
  * make bench-offline: plans a splice at every block start of every function in
  * the reference kernel's .text, and times that scan against `objdump -d` over
  * the same .text in the same run (on an arm64 Image, binutils' objdump for
- * aarch64; its sites are refused as arch, so the scan is of the decode and
- * the blocks). Prints coverage by mode and refusals by
- * reason; then the summary the README quotes, and make bench's line for the
- * scan (report.h).
+ * aarch64; read with its System.map, whose data symbols bound the kernel's
+ * tables). Prints coverage by mode and refusals by reason; then the summary
+ * the README quotes, and make bench's line for the scan (report.h).
  */
 #include <inttypes.h>
 #include <math.h>
@@ -127,7 +126,7 @@ int main(int argc, char **argv)
 	ok = by_mode[SPLICE_JMP] + by_mode[SPLICE_BOUNCE];
 	printf("reference kernel: %s (%zu instructions in %zu functions)\n", image, ninsn, nfunc);
 	printf("blocks:              %zu\n", nblocks);
-	printf("  jmp rel32:         %zu (%.2f%%)\n", by_mode[SPLICE_JMP], 100.0 * (double)by_mode[SPLICE_JMP] / (double)nblocks);
+	printf("  %-19s%zu (%.2f%%)\n", k.arch == ARCH_ARM64 ? "b:" : "jmp rel32:", by_mode[SPLICE_JMP], 100.0 * (double)by_mode[SPLICE_JMP] / (double)nblocks);
 	printf("  bounce, padding:   %zu (%.2f%%)\n", bounce[BOUNCE_PADDING], 100.0 * (double)bounce[BOUNCE_PADDING] / (double)nblocks);
 	printf("  bounce, evicted:   %zu (%.2f%%)\n", bounce[BOUNCE_EVICT], 100.0 * (double)bounce[BOUNCE_EVICT] / (double)nblocks);
 	printf("  of which BUG/WARN sites gilk.ko replays: %zu BUG, %zu WARN (%.2f%%)\n", bugs[BUG_BUG], bugs[BUG_WARN],
@@ -136,18 +135,21 @@ int main(int argc, char **argv)
 	for (int r = 1; r < SR_NREASONS; r++)
 		if (refused[r])
 			printf("  %-18s %zu\n", splice_reason_name((enum splice_reason)r), refused[r]);
-	printf("short blocks refused, by what cut the region short:\n");
+	if (refused[SR_TOO_SHORT] || refused[SR_NO_BOUNCE_SLOT])
+		printf("short blocks refused, by what cut the region short:\n");
 	for (int r = 1; r < SR_NREASONS; r++)
 		if (limits[r])
 			printf("  %-18s %zu\n", r == SR_TOO_SHORT ? "branch target/end" : splice_reason_name((enum splice_reason)r), limits[r]);
 	{
 		/* What the engine itself leaves: refusals other than code the
 		 * kernel forbids patching (BUG/WARN, jump labels, static calls,
-		 * ftrace, extable, blacklist/noinstr). */
+		 * ftrace, extable, blacklist/noinstr) and, on arm64, the inside
+		 * of an exclusive sequence, which no instrumentation that
+		 * stores (nor a kprobe's trap) may interrupt. */
 		size_t policy = refused[SR_UD2] + refused[SR_JUMP_LABEL] +
 				refused[SR_STATIC_CALL] + refused[SR_FTRACE] +
 				refused[SR_EXTABLE] + refused[SR_BLACKLIST] +
-				refused[SR_INT3];
+				refused[SR_INT3] + refused[SR_EXCLUSIVE];
 
 		printf("engine: %.3f%% of the %zu blocks outside code the kernel reserves\n",
 		       100.0 * (double)ok / (double)(nblocks - policy), nblocks - policy);

@@ -154,6 +154,9 @@ int arm64_decode(csh cs, cs_insn *ci, const uint8_t *code, size_t avail,
 		out->arch = ARCH_ARM64;
 		memcpy(out->bytes, code, 4);
 		out->kind = (w & 0xffff0000u) == 0 ? IK_UD2 : IK_PLAIN;
+		/* The zero word (udf #0) is what the linker pads text with
+		 * between functions: where nothing falls into it, filler. */
+		out->nop = w == 0;
 		return 0;
 	}
 	x = &ci->detail->arm64;
@@ -223,6 +226,13 @@ void arm64_mark_table_jumps(struct insn *insns, size_t n)
 			}
 		}
 	}
+}
+
+bool arm64_is_exclusive(uint32_t w, bool load)
+{
+	bool casp = (w & 0x00200000u) && !(w & 0x80000000u);
+
+	return (w & 0x3f800000u) == 0x08000000u && !casp && !!(w & 0x00400000u) == load;
 }
 
 bool arm64_is_idle(const struct insn *in)

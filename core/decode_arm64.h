@@ -37,6 +37,12 @@ const char *arm64_hint_name(const struct insn *in);
  * otherwise is a tail call. */
 void arm64_mark_table_jumps(struct insn *insns, size_t n);
 
+/* The word w is an exclusive load (ldxr, ldaxr, ldxp, ldaxp and their byte
+ * and halfword forms; load true) or store (stxr, stlxr, stxp, stlxp): the
+ * kernel's aarch64_insn_is_exclusive() class without casp, which is an
+ * atomic of its own. */
+bool arm64_is_exclusive(uint32_t w, bool load);
+
 /* wfi, wfe: a CPU idling, where RCU-tasks does not wait. */
 bool arm64_is_idle(const struct insn *in);
 /* svc, hvc, smc, eret, brk, hlt, dcps: they trap or switch exception level. */

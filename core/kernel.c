@@ -40,9 +40,10 @@ static bool arm64_placed_right(struct kernel *k)
 	return m > 0 && hints * 2 >= m;
 }
 
-/* An arm64 kernel's sites are not planned (kernel.h): it has no text facts. */
+/* An arm64 kernel whose tables are not known (kernel.h): no text facts. */
 static int no_facts(struct kernel *k, struct gerr *e)
 {
+	k->no_tables = true;
 	k->facts = textfacts_new();
 	if (!k->facts)
 		return gerr_set(e, "out of memory");
@@ -50,27 +51,70 @@ static int no_facts(struct kernel *k, struct gerr *e)
 	return 0;
 }
 
-/* An arm64 kernel (an Image, or a vmlinux ELF), read: its text bounds. */
+/* An arm64 kernel is linked to run at any address (RELOCATABLE): in the
+ * Image its absolute pointers (the ftrace and kprobe blacklist tables among
+ * them) are zero, and the boot code writes each from .rela.dyn, whose
+ * R_AARCH64_RELATIVE entries (where, type, value) hold them. Done here as
+ * the boot code does it with nokaslr's offset of 0. (RELR's relocations keep
+ * their value in place: with that offset they change nothing.) */
+static int arm64_relocate(struct kernel *k, struct gerr *e)
+{
+	const struct ksym *a, *b;
+	const uint8_t *p;
+	size_t len;
+
+	if (symtab_by_name(k->syms, "__rela_start", &a, 1) != 1 ||
+	    symtab_by_name(k->syms, "__rela_end", &b, 1) != 1 || b->addr <= a->addr)
+		return 0;
+	len = (size_t)(b->addr - a->addr);
+	p = kimage_ptr(k->img, a->addr, len);
+	if (!p)
+		return gerr_set(e, "the Image holds no bytes for __rela_start..__rela_end");
+	for (size_t o = 0; o + 24 <= len; o += 24) {
+		uint64_t where, info, value;
+
+		memcpy(&where, p + o, 8);
+		memcpy(&info, p + o + 8, 8);
+		memcpy(&value, p + o + 16, 8);
+		if ((uint32_t)info == 1027 /* R_AARCH64_RELATIVE */ &&
+		    kimage_overlay(k->img, where, &value, 8))
+			return gerr_set(e, "a relocation at 0x%llx lies outside the Image",
+					(unsigned long long)where);
+	}
+	return 0;
+}
+
+/* An arm64 kernel (an Image, or a vmlinux ELF): its text bounds, and its
+ * tables where the symbols bound them. Debian's arm64 kallsyms does not
+ * (no KALLSYMS_ALL): then the kernel is read, and its sites are refused. */
 static int open_arm64(struct kernel *k, const char *image, struct gerr *e)
 {
+	const struct ksym *s;
 	uint64_t size;
 
-	if (no_facts(k, e))
-		return -1;
 	if (kimage_kind(k->img) != KIMAGE_ARM64) {
 		if (kimage_section(k->img, ".text", &k->text_start, &size))
 			return gerr_set(e, "%s has no .text section", image);
 		k->text_end = k->text_start + size;
-		return 0;
+	} else {
+		if (symbol_addr(k->syms, "_stext", &k->text_start, e) ||
+		    symbol_addr(k->syms, "_etext", &k->text_end, e) ||
+		    kimage_place(k->img, k->text_start - ARM64_SEGMENT_ALIGN, e))
+			return -1;
+		if (!kimage_ptr(k->img, k->text_start, k->text_end - k->text_start) ||
+		    !arm64_placed_right(k))
+			return gerr_set(e, "%s does not hold the code the symbols name at _stext (0x%llx): do they belong to this Image, booted with nokaslr?",
+					image, (unsigned long long)k->text_start);
+		if (arm64_relocate(k, e))
+			return -1;
 	}
-	if (symbol_addr(k->syms, "_stext", &k->text_start, e) ||
-	    symbol_addr(k->syms, "_etext", &k->text_end, e) ||
-	    kimage_place(k->img, k->text_start - ARM64_SEGMENT_ALIGN, e))
+	if (symtab_by_name(k->syms, "__start___jump_table", &s, 1) != 1)
+		return no_facts(k, e);
+	k->facts = textfacts_new();
+	if (!k->facts)
+		return gerr_set(e, "out of memory");
+	if (textfacts_load(k->facts, k->img, k->syms, k->dec, e))
 		return -1;
-	if (!kimage_ptr(k->img, k->text_start, k->text_end - k->text_start) ||
-	    !arm64_placed_right(k))
-		return gerr_set(e, "%s does not hold the code the symbols name at _stext (0x%llx): do they belong to this Image, booted with nokaslr?",
-				image, (unsigned long long)k->text_start);
 	return 0;
 }
 
@@ -212,7 +256,8 @@ int kernel_open_live(struct kernel *k, const char *kcore, const char *symbols,
 			      k->text_end - k->text_start, e))
 		goto fail;
 	if (k->arch == ARCH_ARM64) {
-		/* read, not planned: no tables, no text facts (kernel.h) */
+		/* read, not planned: kallsyms bounds no tables (kernel.h),
+		 * and no gilk.ko answers for them */
 		k->kcore = src;
 		src = NULL;
 		find_rodata(k);
@@ -678,6 +723,10 @@ void kernel_env(const struct kernel *k, const struct cfg_window *w,
 	env->cfgs = w->view;
 	env->ncfg = w->nview;
 	env->facts = k->facts;
-	env->tramp_hint = MODULE_AREA_HINT;
 	env->arch = k->arch;
+	env->no_tables = k->no_tables;
+	/* arm64's trampolines will lie within a b's reach of the whole text
+	 * (docs/kernels.md): just past it stands for them. */
+	env->tramp_hint = k->arch == ARCH_ARM64 ? (k->text_end + 0xfffu) & ~0xfffull
+					       : MODULE_AREA_HINT;
 }

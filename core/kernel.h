@@ -7,6 +7,7 @@
 #ifndef GILK_KERNEL_H
 #define GILK_KERNEL_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "cfg.h"
@@ -22,6 +23,10 @@ struct kernel {
 	struct kimage *img;
 	struct symtab *syms;
 	struct textfacts *facts;
+	/* The kernel's tables were not read, so its sites are not planned:
+	 * an arm64 kernel whose symbols do not bound them (kallsyms without
+	 * KALLSYMS_ALL, as Debian builds it) */
+	bool no_tables;
 	struct decoder *dec;
 	uint64_t text_start, text_end;  /* the image's .text */
 	uint64_t *scratch;              /* targets from .cold parts */
@@ -37,8 +42,10 @@ struct kernel {
 };
 
 /* image: vmlinux, bzImage, an arm64 Image or /proc/kcore (then as
- * kernel_open_live()); symbols: kallsyms or System.map. An arm64 kernel is
- * read, with no text facts: its sites are not planned yet (SR_ARCH). */
+ * kernel_open_live()); symbols: kallsyms or System.map. An arm64 kernel's
+ * tables are bounded by data symbols, which its System.map has and Debian's
+ * kallsyms does not: without them it is read, and its sites are refused
+ * (SR_NO_TABLES). */
 int kernel_open(struct kernel *k, const char *image, const char *symbols,
 		struct gerr *e);
 /* A running kernel: symbols from kallsyms, and a snapshot (taken now, through

@@ -1,6 +1,8 @@
 /* AArch64 relocation (see reloc_arm64.h). */
 #include "reloc_arm64.h"
 
+#include "decode_arm64.h"
+
 #include <stdbool.h>
 
 #define A64_NOP 0xd503201fu
@@ -63,13 +65,6 @@ static bool is_trap(uint32_t w)
 	       (w & 0xfffffbffu) == 0xd69f0bffu;	/* eretaa, eretab */
 }
 
-/* ldxr, stxr, ldaxr, stlxr and their pairs (the kernel's
- * aarch64_insn_is_exclusive(); casp too, which is harmless to refuse) */
-static bool is_exclusive(uint32_t w)
-{
-	return (w & 0x3f800000u) == 0x08000000u;
-}
-
 enum reloc_status reloc_arm64(uint32_t w, uint64_t from, uint64_t to, uint32_t *out,
 			      size_t *n)
 {
@@ -80,7 +75,9 @@ enum reloc_status reloc_arm64(uint32_t w, uint64_t from, uint64_t to, uint32_t *
 	if ((from | to) & 3)
 		return RELOC_UNSUPPORTED;
 	/* bc.cond (Armv8.8) is not inverted here */
-	if (is_trap(w) || is_exclusive(w) || (w & 0xff000010u) == 0x54000010u)
+	/* an exclusive load is copied: nothing but the b back runs between
+	 * it and its store; the store is refused (reloc_arm64.h) */
+	if (is_trap(w) || arm64_is_exclusive(w, false) || (w & 0xff000010u) == 0x54000010u)
 		return RELOC_UNSUPPORTED;
 	if ((w & 0xfc000000u) == 0x14000000u) {			/* b */
 		target = from + (uint64_t)(sext(w, 26) * 4);

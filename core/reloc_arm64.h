@@ -19,14 +19,16 @@
  *    then the load through Xt (the destination is written anyway)
  *  - prfm literal             -> nop (a prefetch changes nothing architectural)
  *  - everything without an address dependence -> copied
+ *  - ldxr and the other exclusive loads -> copied (nothing but the b back
+ *    runs between the load and its store)
  * Refused: the pointer-authenticating calls (blraa, ...), the SIMD&FP
- * literal loads (no general register to spare), the exclusive loads and
- * stores (a trampoline's instrument between them would clear the monitor:
- * the loop around them would never end), and the traps
+ * literal loads (no general register to spare), the exclusive stores (a
+ * trampoline's instrument between a load and its store would clear the
+ * monitor: the loop around them would never end), and the traps
  * and exception returns (brk, udf, hlt, svc, hvc, smc, eret, drps, dcps),
  * which handlers find by address, and Armv8.8's bc.cond. A site between an
  * exclusive load and its store is as bad for the same reason: the planner,
- * not the relocator, must refuse those (as kprobes does).
+ * not the relocator, refuses those (splice_arm64.h), as kprobes did.
  * A literal is 8-byte aligned, jumped over: the output is self-contained and
  * falls through at its end.
  */

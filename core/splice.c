@@ -5,6 +5,7 @@
 
 #include "flags.h"
 #include "reloc.h"
+#include "splice_arm64.h"
 #include "x86emit.h"
 
 #define JMP32_LEN 5
@@ -379,6 +380,33 @@ static int refuse(struct splice_plan *p, enum splice_reason r, uint64_t at)
 	return -1;
 }
 
+/* arm64: the site's one instruction is the region, which a b replaces; no
+ * bounce, no trap mode (splice_arm64.h says what the instruction must be).
+ * A BUG() or WARN() brk stays: gilk.ko does not replay it there yet. */
+static int plan_arm64(const struct splice_env *env, const struct cfg *g, size_t idx,
+		      struct splice_plan *p)
+{
+	const struct insn *in = &g->insns[idx];
+	enum splice_reason why;
+
+	if (is_reserved(env, in->addr, in->len, &why))
+		return refuse(p, why, in->addr);
+	if (textfacts_bug(env->facts, in->addr) != BUG_NONE)
+		return refuse(p, SR_UD2, in->addr);
+	why = arm64_site_refusal(g, idx, env->tramp_hint);
+	if (why != SPLICE_OK)
+		return refuse(p, why, in->addr);
+	if (is_occupied(env, in->addr, in->len))
+		return refuse(p, SR_OCCUPIED, in->addr);
+	memcpy(p->region.orig, in->bytes, in->len);
+	p->region.insns[0] = *in;
+	p->region.ninsn = 1;
+	p->region.len = p->region.live = in->len;
+	p->mode = SPLICE_JMP;
+	p->image_only = touches_alternative(env, &p->region);
+	return 0;
+}
+
 int splice_plan(const struct splice_env *env, uint64_t site,
 		struct splice_plan *p)
 {
@@ -406,13 +434,16 @@ int splice_plan(const struct splice_env *env, uint64_t site,
 	}
 	if (cfg_block_at(g, site) < 0)
 		return refuse(p, SR_PADDING, site);
+	if (env->no_tables)
+		return refuse(p, SR_NO_TABLES, site);
+	/* An arm64 region is one instruction: a branch from anywhere, seen
+	 * or not (a switch's table), lands on it whole, never inside it. */
+	if (env->arch == ARCH_ARM64)
+		return plan_arm64(env, g, (size_t)idx, p);
 	if (g->misaligned)
 		return refuse(p, SR_MISALIGNED_TARGET, g->misaligned);
 	if (g->jump_table)
 		return refuse(p, SR_JUMP_TABLE, site);
-	/* what is known of an arm64 site ends here (SR_ARCH) */
-	if (env->arch != ARCH_X86_64)
-		return refuse(p, SR_ARCH, site);
 
 	scan_prefix(env, g, (size_t)idx, JMP32_LEN, true, &p->region, &stop, &stop_addr);
 	if (p->region.len == 0)
@@ -469,7 +500,8 @@ uint64_t splice_site_for_block(const struct splice_env *env, uint64_t addr)
 		return addr;
 	/* (Computed-goto labels may stand together, each with its endbr64.) */
 	for (idx = cfg_insn_at(g, addr); idx >= 0 && cfg_insn_at(g, addr + 4) >= 0 &&
-	     (is_endbr64(&g->insns[idx]) || (addr == g->start && is_sealed_endbr(&g->insns[idx])));
+	     (env->arch == ARCH_ARM64 ? arm64_is_landing_pad(g, &g->insns[idx]) :
+	      is_endbr64(&g->insns[idx]) || (addr == g->start && is_sealed_endbr(&g->insns[idx])));
 	     idx = cfg_insn_at(g, addr))
 		addr += 4;
 	if (!env->facts)
@@ -870,10 +902,10 @@ static const char *const reason_names[SR_NREASONS][2] = {
 	[SR_MISALIGNED_TARGET] = { "misaligned-target", "the function branches into the middle of an instruction, so its instruction boundaries are not certain" },
 	[SR_JUMP_TABLE] = { "jump-table", "the function jumps through a table whose targets cannot be seen, so any byte may be a branch target" },
 	[SR_INT3] = { "int3", "the region holds an int3, which belongs to a debugger or to the kernel's own patching" },
-	[SR_UD2] = { "bug-site", "the region holds a ud2 that gilk cannot replay: one past the region's start, or one that is not a BUG()/WARN() site in __bug_table" },
-	[SR_UNRELOCATABLE] = { "unrelocatable", "the region holds an instruction that cannot run at another address (xbegin, far transfer, call through [rsp])" },
+	[SR_UD2] = { "bug-site", "the region holds a BUG()/WARN() trap that gilk cannot replay: a ud2 past the region's start, or one that is not a BUG()/WARN() site in __bug_table; on arm64 any brk of __bug_table" },
+	[SR_UNRELOCATABLE] = { "unrelocatable", "the region holds an instruction that cannot run at another address (xbegin, far transfer, call through [rsp]; on arm64 an exclusive store, a trap, a pointer-authenticated call, a SIMD&FP literal load)" },
 	[SR_RIP_RANGE] = { "rip-range", "a RIP-relative operand would be out of ±2 GiB reach from the trampoline" },
-	[SR_BRANCH_RANGE] = { "branch-range", "a branch target would be out of rel32 reach from the trampoline" },
+	[SR_BRANCH_RANGE] = { "branch-range", "a branch target would be out of reach from the trampoline (x86's rel32, arm64's b: ±128 MiB)" },
 	[SR_JUMP_LABEL] = { "jump-label", "the region holds a jump label (static key) site, which the kernel rewrites at run time" },
 	[SR_STATIC_CALL] = { "static-call", "the region holds a static call site or trampoline, which the kernel rewrites at run time" },
 	[SR_FTRACE] = { "ftrace", "the region holds an ftrace call site (splice after it)" },
@@ -887,8 +919,10 @@ static const char *const reason_names[SR_NREASONS][2] = {
 	[SR_NO_BOUNCE_SLOT] = { "no-bounce-slot", "the block is shorter than a 5-byte jmp and no 5 free bytes lie within a 2-byte jmp's reach" },
 	[SR_EMULATE_PREFIX] = { "emulate-prefix", "the region holds an instruction behind a hypervisor's emulation prefix (ud2; .ascii \"xen\"), which the hypervisor finds by its address" },
 	[SR_OWN_PATH] = { "gilk-path", "gilk's own path runs this function (its int3 divert, through the kernel's die notifier chain, or its hit path): a splice here would be met again while gilk handles it" },
-	[SR_ARCH] = { "arch", "gilk reads this kernel's instruction set (arm64: its code, blocks and edges) but does not plan splices in it yet" },
-	[SR_IDLE] = { "idle", "idle code (.cpuidle.text, hlt, mwait): RCU-tasks does not wait for a CPU idling there, so its trampoline could be freed under it" },
+	[SR_NO_TABLES] = { "no-tables", "the kernel's tables (jump labels, ftrace sites, exception fixups, the kprobe blacklist) are not known, so no site is known to be safe: an arm64 kernel's kallsyms does not bound them, its System.map does" },
+	[SR_EXCLUSIVE] = { "exclusive", "the site lies between a load-exclusive and its store-exclusive: the trampoline's stores would clear the exclusive monitor, and the loop around them would never end" },
+	[SR_LANDING_PAD] = { "landing-pad", "the site is a landing pad of indirect branches (arm64's bti, or the paciasp a function starts with): a branch written there would fault under BTI (splice after it)" },
+	[SR_IDLE] = { "idle", "idle code (.cpuidle.text, hlt, mwait, arm64's wfi and wfe): RCU-tasks does not wait for a CPU idling there, so its trampoline could be freed under it" },
 };
 
 const char *splice_reason_name(enum splice_reason r)

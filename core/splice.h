@@ -63,7 +63,9 @@ enum splice_reason {
 	SR_ENDBR,             /* an endbr64: IBT's landing pad, kept in place */
 	SR_EMULATE_PREFIX,    /* behind Xen's or KVM's emulation prefix */
 	SR_OWN_PATH,          /* gilk's own int3 divert or hit path runs it */
-	SR_ARCH,              /* an instruction set gilk reads, not splices */
+	SR_NO_TABLES,         /* the kernel's tables are not known (arm64) */
+	SR_EXCLUSIVE,         /* between an exclusive load and its store */
+	SR_LANDING_PAD,       /* arm64's bti, or paciasp at a function's entry */
 	SR_NREASONS
 };
 
@@ -119,7 +121,9 @@ struct splice_env {
 	uint64_t tramp_hint;            /* where trampolines will live, for reach
 					 * checks while planning; 0 to skip */
 	unsigned flags;
-	enum arch arch;                 /* arm64: refused whole (SR_ARCH) */
+	enum arch arch;                 /* arm64: one instruction a site */
+	bool no_tables;                 /* the kernel's tables are not known:
+					 * nothing is planned (SR_NO_TABLES) */
 };
 
 /* Plans a splice at site. Returns 0 (p->reason == SPLICE_OK) or -1. */
@@ -128,7 +132,9 @@ int splice_plan(const struct splice_env *env, uint64_t site,
 
 /* Where to splice to instrument the block starting at addr: past an endbr64
  * (IBT's landing pad for indirect calls, which must stay where it is) and
- * past an ftrace call site, whose nop5 belongs to ftrace; otherwise addr. */
+ * past an ftrace call site, whose nop5 belongs to ftrace; on arm64 past a
+ * bti, past the paciasp a function starts with (both land indirect calls
+ * under BTI) and past ftrace's two nops; otherwise addr. */
 uint64_t splice_site_for_block(const struct splice_env *env, uint64_t addr);
 
 /*

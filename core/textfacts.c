@@ -81,14 +81,14 @@ int textfacts_add_target(struct textfacts *tf, uint64_t addr)
 	return push_u64(&tf->targets, &tf->ntargets, &tf->captargets, addr);
 }
 
-int textfacts_add_bug(struct textfacts *tf, uint64_t addr, bool warn)
+int textfacts_add_bug(struct textfacts *tf, uint64_t addr, unsigned len, bool warn)
 {
 	if (push_u64(&tf->bugs, &tf->nbugs, &tf->capbugs, addr))
 		return -1;
-	/* The trap handler resumes after a WARN's ud2: its next instruction
+	/* The trap handler resumes after a WARN's trap: its next instruction
 	 * is reached, so the bytes there are never dead padding. */
 	return warn ? push_u64(&tf->warns, &tf->nwarns, &tf->capwarns, addr) ||
-		      textfacts_add_target(tf, addr + 2) : 0;
+		      textfacts_add_target(tf, addr + len) : 0;
 }
 
 static bool in_set(const uint64_t *a, size_t n, uint64_t v)
@@ -342,9 +342,14 @@ static int load_static_calls(struct textfacts *tf, struct kimage *img,
 	return add_rel32_sites(tf, &t, 8, 5, RES_STATIC_CALL, e);
 }
 
+/* x86's ftrace site is the call's nop5 at a function's entry; arm64's are
+ * the two nops -fpatchable-function-entry=2 puts there (ftrace makes the
+ * first "mov x9, x30" at boot and the second a bl when tracing), and the
+ * table holds the first one's address. */
 static int load_mcount(struct textfacts *tf, struct kimage *img,
-		       const struct symtab *st, struct gerr *e)
+		       const struct symtab *st, enum arch arch, struct gerr *e)
 {
+	unsigned len = arch == ARCH_ARM64 ? 8 : 5;
 	struct table t;
 
 	if (find_table(img, st, "__start_mcount_loc", "__stop_mcount_loc", &t, e))
@@ -352,7 +357,7 @@ static int load_mcount(struct textfacts *tf, struct kimage *img,
 	for (size_t o = 0; o + 8 <= t.len; o += 8) {
 		uint64_t site = rd64(t.p + o);
 
-		if (site && textfacts_add_range(tf, site, site + 5, RES_FTRACE))
+		if (site && textfacts_add_range(tf, site, site + len, RES_FTRACE))
 			return gerr_set(e, "out of memory");
 	}
 	return 0;
@@ -441,16 +446,29 @@ static int load_ibt_seal(struct textfacts *tf, struct kimage *img,
 	return add_rel32_sites(tf, &t, 4, 4, RES_ALTERNATIVE, e);
 }
 
-/* Every BUG() and WARN() site: a ud2 the trap handler finds by address. */
-static int load_bug_table(struct textfacts *tf, struct kimage *img,
-			  const struct symtab *st, struct gerr *e)
+/* Whether the bytes at b are the trap BUG() and WARN() compile to: x86's
+ * ud2, arm64's brk #0x800 (BUG_BRK_IMM). */
+static bool is_bug_trap(enum arch arch, const uint8_t *b)
 {
+	static const uint8_t ud2[] = { 0x0f, 0x0b };
+	static const uint8_t brk_bug[] = { 0x00, 0x00, 0x21, 0xd4 };
+
+	return arch == ARCH_ARM64 ? !memcmp(b, brk_bug, sizeof(brk_bug))
+				  : !memcmp(b, ud2, sizeof(ud2));
+}
+
+/* Every BUG() and WARN() site: a trap the trap handler finds by address. */
+static int load_bug_table(struct textfacts *tf, struct kimage *img,
+			  const struct symtab *st, enum arch arch, struct gerr *e)
+{
+	unsigned trap_len = arch == ARCH_ARM64 ? 4 : 2;
 	struct table t;
 	size_t esz = 0;
 
 	/* struct bug_entry { s32 bug_addr_disp; [s32 file_disp; u16 line;]
-	 *                    u16 flags; }: 12 bytes with BUGVERBOSE, else 8.
-	 * Take the size whose entries all point at ud2. */
+	 *                    u16 flags; }: 12 bytes with BUGVERBOSE, else 8
+	 * (the same on arm64). Take the size whose entries all point at the
+	 * trap. */
 	if (find_table(img, st, "__start___bug_table", "__stop___bug_table", &t, e))
 		return -1;
 	for (size_t sz = 12; sz >= 8 && !esz; sz -= 4) {
@@ -462,24 +480,25 @@ static int load_bug_table(struct textfacts *tf, struct kimage *img,
 		 * boot, in a live snapshot) say nothing either way. */
 		for (size_t o = 0; o + sz <= t.len && n < 64; o += sz) {
 			uint64_t a = t.addr + o + (uint64_t)(int64_t)rd32(t.p + o);
-			const uint8_t *b = kimage_ptr(img, a, 2);
+			const uint8_t *b = kimage_ptr(img, a, trap_len);
 
 			if (!b)
 				continue;
 			n++;
-			ok += b[0] == 0x0f && b[1] == 0x0b;
+			ok += is_bug_trap(arch, b);
 		}
 		if (n && ok == n)
 			esz = sz;
 	}
 	if (!esz)
-		return t.len ? gerr_set(e, "__bug_table entries do not point at ud2: unknown layout") : 0;
+		return t.len ? gerr_set(e, "__bug_table entries do not point at %s: unknown layout",
+					arch == ARCH_ARM64 ? "brk #0x800" : "ud2") : 0;
 	for (size_t o = 0; o + esz <= t.len; o += esz) {
 		uint64_t a = t.addr + o + (uint64_t)(int64_t)rd32(t.p + o);
 		uint16_t flags;
 
 		memcpy(&flags, t.p + o + esz - 2 - (esz == 8 ? 2 : 0), 2);
-		if (textfacts_add_bug(tf, a, flags & 1)) /* BUGFLAG_WARNING */
+		if (textfacts_add_bug(tf, a, trap_len, flags & 1)) /* BUGFLAG_WARNING */
 			return gerr_set(e, "out of memory");
 	}
 	return 0;
@@ -526,7 +545,7 @@ static int load_thunks(struct textfacts *tf, const struct symtab *st, struct ger
 /* What arch_populate_kprobe_blacklist() and the generic kprobes code refuse
  * as a whole: text sections, bounded by symbols that outlive boot. */
 static int load_blacklist_sections(struct textfacts *tf, const struct symtab *st,
-				   struct gerr *e)
+				   enum arch arch, struct gerr *e)
 {
 	static const char *const sections[][2] = {
 		{ "__noinstr_text_start", "__noinstr_text_end" },
@@ -538,8 +557,23 @@ static int load_blacklist_sections(struct textfacts *tf, const struct symtab *st
 
 	const struct ksym *a, *b;
 
+	/* arm64's arch_populate_kprobe_blacklist() adds the code that runs
+	 * with the MMU off or at EL2, and hibernation's exit runs from a copy
+	 * (marked by the same linker script; x86 has none of them). */
+	static const char *const arm64_sections[][2] = {
+		{ "__idmap_text_start", "__idmap_text_end" },
+		{ "__hyp_text_start", "__hyp_text_end" },
+		{ "__hyp_idmap_text_start", "__hyp_idmap_text_end" },
+		{ "__hibernate_exit_text_start", "__hibernate_exit_text_end" },
+	};
+
 	for (size_t i = 0; i < sizeof(sections) / sizeof(sections[0]); i++)
 		if (add_section_range(tf, st, sections[i][0], sections[i][1], RES_BLACKLIST, e))
+			return -1;
+	for (size_t i = 0; arch == ARCH_ARM64 && i < sizeof(arm64_sections) / sizeof(arm64_sections[0]); i++)
+		if (symtab_by_name(st, arm64_sections[i][0], &a, 1) == 1 &&
+		    add_section_range(tf, st, arm64_sections[i][0], arm64_sections[i][1],
+				      RES_BLACKLIST, e))
 			return -1;
 	/* Idle code: the idle tasks are not waited for by RCU-tasks, so a
 	 * trampoline could be freed under a CPU idling in it. Kernels
@@ -548,15 +582,15 @@ static int load_blacklist_sections(struct textfacts *tf, const struct symtab *st
 	    symtab_by_name(st, "__cpuidle_text_end", &b, 1) == 1 && b->addr > a->addr &&
 	    textfacts_add_range(tf, a->addr, b->addr, RES_IDLE))
 		return gerr_set(e, "out of memory");
-	return load_thunks(tf, st, e);
+	return arch == ARCH_X86_64 ? load_thunks(tf, st, e) : 0;
 }
 
 static int load_blacklist(struct textfacts *tf, struct kimage *img,
-			  const struct symtab *st, struct gerr *e)
+			  const struct symtab *st, enum arch arch, struct gerr *e)
 {
 	struct table t;
 
-	if (load_blacklist_sections(tf, st, e))
+	if (load_blacklist_sections(tf, st, arch, e))
 		return -1;
 	/* NOKPROBE_SYMBOL(fn) records fn's address in _kprobe_blacklist. */
 	if (find_table(img, st, "__start_kprobe_blacklist", "__stop_kprobe_blacklist", &t, e))
@@ -575,23 +609,30 @@ static int load_blacklist(struct textfacts *tf, struct kimage *img,
 int textfacts_load_live(struct textfacts *tf, struct kimage *img,
 			const struct symtab *st, struct decoder *dec, struct gerr *e)
 {
+	enum arch arch = decoder_arch(dec);
+
 	if (load_jump_table(tf, img, st, dec, e) ||
-	    load_static_calls(tf, img, st, e) ||
-	    load_extable(tf, img, st, dec, e) || load_bug_table(tf, img, st, e) ||
-	    load_blacklist_sections(tf, st, e))
+	    (arch == ARCH_X86_64 && load_static_calls(tf, img, st, e)) ||
+	    load_extable(tf, img, st, dec, e) || load_bug_table(tf, img, st, arch, e) ||
+	    load_blacklist_sections(tf, st, arch, e))
 		return -1;
 	textfacts_finish(tf);
 	return 0;
 }
 
+/* arm64 has no static calls (no HAVE_STATIC_CALL) and no IBT seal; its
+ * alternatives, exception table and jump labels have x86's layouts. */
 int textfacts_load(struct textfacts *tf, struct kimage *img,
 		   const struct symtab *st, struct decoder *dec, struct gerr *e)
 {
+	enum arch arch = decoder_arch(dec);
+
 	if (load_jump_table(tf, img, st, dec, e) ||
-	    load_static_calls(tf, img, st, e) || load_mcount(tf, img, st, e) ||
+	    (arch == ARCH_X86_64 && load_static_calls(tf, img, st, e)) ||
+	    load_mcount(tf, img, st, arch, e) ||
 	    load_extable(tf, img, st, dec, e) ||
 	    load_alternatives(tf, img, st, e) || load_ibt_seal(tf, img, st, e) ||
-	    load_blacklist(tf, img, st, e) || load_bug_table(tf, img, st, e))
+	    load_blacklist(tf, img, st, arch, e) || load_bug_table(tf, img, st, arch, e))
 		return -1;
 	textfacts_finish(tf);
 	return 0;

@@ -63,9 +63,9 @@ int textfacts_load_live(struct textfacts *tf, struct kimage *img,
 int textfacts_add_range(struct textfacts *tf, uint64_t start, uint64_t end,
 			enum res_kind kind);
 int textfacts_add_target(struct textfacts *tf, uint64_t addr);
-/* A BUG() (warn false) or WARN() ud2 at addr; a WARN also makes addr + 2 a
- * target. */
-int textfacts_add_bug(struct textfacts *tf, uint64_t addr, bool warn);
+/* A BUG() (warn false) or WARN() trap of len bytes at addr (x86's ud2,
+ * arm64's brk); a WARN also makes addr + len a target. */
+int textfacts_add_bug(struct textfacts *tf, uint64_t addr, unsigned len, bool warn);
 /* Sorts what was added in, merged with what was finished before (a few
  * added to the kernel's whole tables cost the few); queries see only what
  * was finished. */

@@ -57,7 +57,8 @@ static int add_fact(struct textfacts *tf, const struct gilk_fact *f)
 		return textfacts_add_target(tf, f->start);
 	case GILK_FACT_BUG:
 	case GILK_FACT_WARN:
-		return textfacts_add_bug(tf, f->start, f->kind == GILK_FACT_WARN);
+		/* gilk.ko runs on x86-64: the trap is a 2-byte ud2 */
+		return textfacts_add_bug(tf, f->start, 2, f->kind == GILK_FACT_WARN);
 	default:
 		if (f->kind < sizeof(kinds) / sizeof(kinds[0]))
 			return textfacts_add_range(tf, f->start, f->end, kinds[f->kind]);

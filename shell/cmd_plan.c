@@ -9,6 +9,7 @@
 #include "blockset.h"
 #include "commands.h"
 #include "location.h"
+#include "reloc_arm64.h"
 #include "verdict.h"
 
 /* replayed: the first instruction is a BUG/WARN ud2 gilk.ko replays. */
@@ -25,6 +26,29 @@ static void show_region(struct session *s, const char *what,
 	for (unsigned i = 0; i < r->len; i++)
 		fprintf(s->out, " %02x", r->orig[i]);
 	fprintf(s->out, "\n");
+}
+
+/* arm64: the site's instruction as its trampoline would run it, where the
+ * planner puts trampolines (past the kernel's text, within a b's reach of
+ * all of it). The rest of an arm64 trampoline comes with gilk.ko there. */
+static int show_arm64_relocated(struct session *s, const struct splice_plan *p,
+				struct gerr *e)
+{
+	uint32_t w, out[RELOC_ARM64_MAX];
+	struct splice_env env;
+	size_t n;
+
+	kernel_env(s->k, &s->w, &env);
+	memcpy(&w, p->region.orig, 4);
+	if (reloc_arm64(w, p->region.addr, env.tramp_hint, out, &n) != RELOC_OK)
+		return gerr_set(e, "the instruction at 0x%" PRIx64 " planned but did not relocate",
+				p->region.addr);
+	fprintf(s->out, "relocated: %zu word%s for a trampoline at 0x%" PRIx64 ":", n,
+		n == 1 ? "" : "s", env.tramp_hint);
+	for (size_t i = 0; i < n; i++)
+		fprintf(s->out, " %08" PRIx32, out[i]);
+	fprintf(s->out, "\n(gilk.ko does not splice arm64 kernels yet: the plan ends here)\n");
+	return 0;
 }
 
 /* What splice --blocks would do with the same words. */
@@ -101,6 +125,8 @@ static int run(struct session *s, int argc, char **argv, struct gerr *e)
 	show_region(s, "region", &p.region, p.bug != BUG_NONE);
 	if (p.mode == SPLICE_BOUNCE && p.bounce_kind == BOUNCE_EVICT)
 		show_region(s, "evicted", &p.evict, false);
+	if (p.region.insns[0].arch == ARCH_ARM64)
+		return show_arm64_relocated(s, &p, e);
 	fprintf(s->out, "trampoline: up to %zu bytes (%zu with count)%s\n",
 		splice_tramp_size(&p, TT_FULL), splice_tramp_size(&p, TT_COUNT),
 		p.bounce_kind == BOUNCE_EVICT ? " (and one for the evicted code)" : "");

@@ -1,19 +1,26 @@
 #!/usr/bin/env bash
-# arm64, read: Debian's arm64 kernel (scripts/setup --profile arm64) decoded
-# against binutils' objdump word for word, the shell offline on its Image,
-# and gilk cross-built for it reading the running kernel's /proc/kcore in the
-# arm64 lab. Kernel addresses are never written down: checks compare the
-# shell's answers with each other, with kallsyms and with objdump.
+# arm64, read and planned: Debian's arm64 kernel (scripts/setup --profile
+# arm64) decoded against binutils' objdump word for word, the shell offline
+# on its Image (read with kallsyms, planned with the System.map of its -dbg
+# package), the planner over every block, and gilk cross-built for it
+# reading the running kernel's /proc/kcore in the arm64 lab. Kernel
+# addresses are never written down: checks compare the shell's answers with
+# each other, with kallsyms and with objdump.
 set -u
 cd "$(dirname "$0")/.."
 a64=build/cache/arm64
 G=(build/gilk -nx --kernel "$a64/vmlinuz" --symbols "$a64/kallsyms")
+M=(build/gilk -nx --kernel "$a64/vmlinuz" --symbols "$a64/System.map")
 pass=0 fail=0
 check() { # check NAME STATUS
 	if [ "$2" = 0 ]; then echo "PASS $1"; pass=$((pass + 1)); else echo "FAIL $1"; fail=$((fail + 1)); fi
 }
 fails() { # fails NAME COMMAND TEXT: "gilk -c COMMAND" exits 1, saying TEXT
 	"${G[@]}" -batch -c "$2" >/dev/null 2>"$t/e"
+	check "$1" "$([ $? = 1 ] && grep -q -- "$3" "$t/e"; echo $?)"
+}
+mfails() { # the same, the kernel read with its System.map
+	"${M[@]}" -batch -c "$2" >/dev/null 2>"$t/e"
 	check "$1" "$([ $? = 1 ] && grep -q -- "$3" "$t/e"; echo $?)"
 }
 t=$(mktemp -d)
@@ -40,8 +47,8 @@ check "the two ftrace nops, then paciasp, as binutils names it" \
 check "a branch's target is named as gilk names it (bl to a function)" \
 	"$(grep -q 'bl #0x[0-9a-f]* <[a-z_][a-z0-9_.]*>$' "$t/d"; echo $?)"
 nblocks=$(sed -n 's/.*instructions, \([0-9]*\) blocks$/\1/p' "$t/b")
-check "blocks: one line per block, each refused as arch ($nblocks)" \
-	"$([ -n "$nblocks" ] && [ "$(grep -c 'refused: arch' "$t/b")" -ge "$nblocks" ] &&
+check "blocks with kallsyms: one line per block, each refused as no-tables ($nblocks)" \
+	"$([ -n "$nblocks" ] && [ "$(grep -c 'refused: no-tables' "$t/b")" -ge "$nblocks" ] &&
 	   grep -q "^0 of $nblocks blocks spliceable" "$t/b"; echo $?)"
 # every block starts where disas marks one
 check "disas marks exactly the block starts blocks lists" \
@@ -54,7 +61,7 @@ check "x/3i from a symbol plus an offset" \
 	"$([ "$(wc -l <"$t/x")" = 3 ] && head -1 "$t/x" | grep -q '<vfs_read+8>:.*paciasp'; echo $?)"
 "${G[@]}" -batch -c 'info symbol vfs_read+8' >"$t/s"
 check "info symbol: a name and an offset" "$(grep -q '^vfs_read + 8' "$t/s"; echo $?)"
-fails "plan: refused with the arch reason" 'plan vfs_read' 'does not plan splices in it yet'
+fails "plan with kallsyms: refused, the kernel's tables unknown" 'plan vfs_read+8' 'its System.map does'
 fails "disas in the middle of an instruction is an error" 'disas vfs_read+2' 'inside the instruction at +0x0 (4 bytes)'
 # ARMv8.1's atomics decode (Capstone 4 does not know them): a lock's slow
 # path, full of them, has all its blocks, none undecodable
@@ -62,14 +69,50 @@ fails "disas in the middle of an instruction is an error" 'disas vfs_read+2' 'in
 "${G[@]}" -batch -c 'blocks queued_spin_lock_slowpath' >"$t/qb"
 check "queued_spin_lock_slowpath: its LSE atomics decode, no block undecodable" \
 	"$(grep -qE '<queued_spin_lock_slowpath\+[0-9]+>: .* (cas|(ld|st)(add|clr|eor|set|[su](max|min))|swp)[albh]* ' "$t/q" &&
-	   ! grep -q '(bad)' "$t/q" && grep -q 'refused: arch' "$t/qb" && ! grep -q undecodable "$t/qb"; echo $?)"
+	   ! grep -q '(bad)' "$t/q" && grep -q 'refused: no-tables' "$t/qb" && ! grep -q undecodable "$t/qb"; echo $?)"
 
 # A switch the compiler made a table of (adr, ldrb, add ... sxtb #2, br):
 # its targets are unseen, its br is no tail call
 "${G[@]}" -batch -c 'blocks read_pmevcntrn' >"$t/sw"
 check "a switch's table dispatch is seen: the function jumps through a table, no indirect tail call" \
-	"$(head -1 "$t/sw" | grep -q 'jumps through a table$' && grep -q 'refused: jump-table' "$t/sw" &&
-	   ! grep -q 'indirect tail call' "$t/sw"; echo $?)"
+	"$(head -1 "$t/sw" | grep -q 'jumps through a table$' && ! grep -q 'indirect tail call' "$t/sw"; echo $?)"
+
+# 2b. Planned, with the System.map's data symbols: the kernel's tables are
+# read from the Image (relocated as the boot code does), every site is one
+# instruction a b replaces, and the refusals have their reasons.
+"${M[@]}" -batch -c 'blocks vfs_read' >"$t/mb"
+nbug=$(grep -c 'refused: bug-site' "$t/mb")
+check "blocks vfs_read: every block planned as a b over one instruction but its BUG()s ($nbug)" \
+	"$(grep -q "^$((nblocks - nbug)) of $nblocks blocks spliceable" "$t/mb" &&
+	   [ "$(grep -c 'b, region 4 bytes' "$t/mb")" -ge $((nblocks - nbug)) ]; echo $?)"
+check "the entry block is spliced past ftrace's two nops" \
+	"$(grep -q '^   0  +0x0 .*(past ftrace) b, region 4 bytes' "$t/mb"; echo $?)"
+"${M[@]}" -batch -c 'plan vfs_read:entry' >"$t/mp"
+check "plan vfs_read:entry: the paciasp at +8, relocated as one word" \
+	"$(sed -n 1p "$t/mp" | grep -qx 'b, region 4 bytes' && sed -n 2p "$t/mp" | grep -q 'vfs_read+0x8 .*: 3f 23 03 d5$' &&
+	   sed -n 3p "$t/mp" | grep -q '^relocated: 1 word for a trampoline at 0x[0-9a-f]*: d503233f$'; echo $?)"
+mfails "plan at ftrace's nops: refused as ftrace" 'plan vfs_read' 'ftrace call site'
+"${M[@]}" -batch -c 'blocks read_pmevcntrn' >"$t/msw"
+nsw=$(sed -n 's/.*instructions, \([0-9]*\) blocks, jumps through a table$/\1/p' "$t/msw")
+check "a switch's function is planned all the same: one instruction is landed on whole ($nsw blocks)" \
+	"$([ -n "$nsw" ] && grep -q "^$((nsw - $(grep -c 'refused: bug-site' "$t/msw"))) of $nsw blocks spliceable" "$t/msw"; echo $?)"
+"${M[@]}" -batch -c 'disas read_pmevcntrn' >"$t/mswd"
+check "a WARN()'s brk falls through, by the bug table: a block starts after it" \
+	"$(grep -q 'brk #0x800$' "$t/mswd" && awk '/brk #0x800$/ {getline; print}' "$t/mswd" | grep -q '^> '; echo $?)"
+"${M[@]}" -batch -c 'blocks fpsimd_save_state' >"$t/mbti"
+check "an assembly function's bti c is a landing pad: spliced past" \
+	"$(grep -q '^   0  +0x0 .*(past bti c) b, region 4 bytes' "$t/mbti"; echo $?)"
+mfails "plan at a bti: refused as a landing pad" 'plan fpsimd_save_state' 'landing pad'
+"${M[@]}" -batch -c 'blocks register_debug_hook' >"$t/mx"
+"${M[@]}" -batch -c 'disas register_debug_hook' >"$t/mxd"
+head=$(sed -n 's/^> 0x[0-9a-f]* <register_debug_hook+\([0-9]*\)>: .* ld[a]*xr .*/\1/p' "$t/mxd" | head -1)
+check "an LL/SC loop: its ldaxr is planned, the store-exclusive's block refused as exclusive" \
+	"$([ -n "$head" ] && grep -q "^ *[0-9]*  +0x$(printf %x "$head") .* b, region 4 bytes" "$t/mx" &&
+	   grep -q 'refused: exclusive' "$t/mx"; echo $?)"
+make --no-print-directory -s bench-offline KERNEL=arm64 >"$t/bo" 2>&1
+engine=$(sed -n 's/^engine: \([0-9.]*\)% .*/\1/p' "$t/bo")
+check "bench-offline on arm64: at least 99.9% of the blocks outside reserved code planned ($engine%)" \
+	"$([ -n "$engine" ] && awk -v e="$engine" 'BEGIN { exit !(e >= 99.9) }'; echo $?)"
 
 # 3. The arm64 lab: gilk, cross-built, on the running kernel's /proc/kcore
 make --no-print-directory -s cross-arm64 >"$t/cross" 2>&1 ||

@@ -15,6 +15,8 @@
 #include "cfg.h"
 #include "kernel.h"
 #include "reloc_arm64.h"
+#include "splice.h"
+#include "textfacts.h"
 #include "unit.h"
 
 #define A 0xffff800008123400ull
@@ -175,6 +177,25 @@ static void switch_table_is_seen(void **s)
 	assert_int_equal(decoder_open_arch(&d, ARCH_ARM64, &e), 0);
 	assert_int_equal(cfg_build(&g, d, (const uint8_t *)sw, A, A + sizeof(sw), NULL, 0, &e), 0);
 	assert_true(g.jump_table && g.insns[5].table_jump);
+	{
+		/* and still planned: a site is one instruction, which a branch
+		 * from an unseen table can only land on whole */
+		const struct cfg *view[1] = { &g };
+		struct textfacts *tf = textfacts_new();
+		struct splice_env env;
+		struct splice_plan p;
+
+		textfacts_finish(tf);
+		memset(&env, 0, sizeof(env));
+		env.cfgs = view;
+		env.ncfg = 1;
+		env.facts = tf;
+		env.arch = ARCH_ARM64;
+		env.tramp_hint = A + (1u << 20);
+		assert_int_equal(splice_plan(&env, A + 8, &p), 0);
+		assert_int_equal(splice_plan(&env, A + 24, &p), 0);
+		textfacts_free(tf);
+	}
 	assert_int_equal(cfg_build(&g, d, (const uint8_t *)tail, A, A + sizeof(tail), NULL, 0, &e), 0);
 	assert_false(g.jump_table);
 	cfg_free(&g);
@@ -297,7 +318,6 @@ static void relocation_refusals_and_reach(void **s)
 	static const uint32_t refused[] = {
 		0x5c000040,	/* ldr d0, literal: no general register */
 		0x9c000040,	/* ldr q0, literal */
-		0xc85f7c20,	/* ldxr x0, [x1] */
 		0xc8027c20,	/* stxr w2, x0, [x1] */
 		0xd4210000,	/* brk #0x800 */
 		0x00000000,	/* udf #0 */
@@ -305,8 +325,7 @@ static void relocation_refusals_and_reach(void **s)
 		0xd69f03e0,	/* eret */
 		0xd73f0820,	/* blraa x1, x0 */
 		0x5800005f,	/* ldr xzr, literal */
-		0xc87f0440,	/* ldxp x0, x1, [x2]: a pair exclusive */
-		0xc8200440,	/* stxp w0, x0, x1, [x2] */
+		0xc8200440,	/* stxp w0, x0, x1, [x2]: a pair exclusive */
 		0xd69f0bff,	/* eretaa */
 		0xd69f0fff,	/* eretab */
 		0xd6bf03e0,	/* drps */
@@ -318,9 +337,14 @@ static void relocation_refusals_and_reach(void **s)
 	(void)s;
 	for (size_t i = 0; i < sizeof(refused) / sizeof(refused[0]); i++)
 		assert_int_equal(reloc_arm64(refused[i], A, A + 0x1000, out, &n), RELOC_UNSUPPORTED);
-	/* ldar (acquire, not exclusive) is copied */
+	/* ldar (acquire, not exclusive) is copied; so are the exclusive
+	 * loads, after which only the b back runs */
 	assert_int_equal(reloc_arm64(0xc8dffc20, A, A + 0x1000, out, &n), RELOC_OK);
 	assert_true(n == 1 && out[0] == 0xc8dffc20);
+	assert_int_equal(reloc_arm64(0xc85f7c20, A, A + 0x1000, out, &n), RELOC_OK);	/* ldxr */
+	assert_true(n == 1 && out[0] == 0xc85f7c20);
+	assert_int_equal(reloc_arm64(0xc87f0440, A, A + 0x1000, out, &n), RELOC_OK);	/* ldxp */
+	assert_int_equal(reloc_arm64(0x48207c82, A, A + 0x1000, out, &n), RELOC_OK);	/* casp */
 	/* a b whose target a trampoline 200 MiB away cannot reach */
 	assert_int_equal(reloc_arm64(0x14000002, A, A + (200ull << 20), out, &n), RELOC_BRANCH_RANGE);
 	assert_int_equal(reloc_arm64(0x54000101, A, A + (200ull << 20), out, &n), RELOC_BRANCH_RANGE);
@@ -337,7 +361,105 @@ static void relocation_refusals_and_reach(void **s)
 	assert_true(((uint64_t)out[n - 1] << 32 | out[n - 2]) == A + 4);
 }
 
+/* The planner on arm64: a site is one instruction; ftrace's nops, landing
+ * pads, the inside of an LL/SC loop, BUG() traps and the kernel's reserved
+ * bytes are refused, each with its own reason. */
+static const uint32_t llsc_fn[] = {
+	0xd503201f,	/* +0  nop          ftrace's two */
+	0xd503201f,	/* +4  nop */
+	0xd503233f,	/* +8  paciasp */
+	0xc85f7c20,	/* +12 ldxr x0, [x1]  the loop's head */
+	0x91000400,	/* +16 add x0, x0, #1 */
+	0xc8027c20,	/* +20 stxr w2, x0, [x1] */
+	0x35ffffa2,	/* +24 cbnz w2, +12 */
+	0xd503201f,	/* +28 nop          a jump label's */
+	0xd4210000,	/* +32 brk #0x800   a BUG() */
+	0xd65f03c0,	/* +36 ret */
+};
+
+static const uint32_t pad_fn[] = {
+	0xd503245f,	/* bti c */
+	0xd503233f,	/* paciasp: not the function's start here */
+	0xd65f03c0,	/* ret */
+};
+
+static enum splice_reason plan_at(const struct splice_env *env, uint64_t a, struct splice_plan *p)
+{
+	return splice_plan(env, a, p) ? p->reason : SPLICE_OK;
+}
+
+static void planner_sites_and_refusals(void **s)
+{
+	struct textfacts *tf = textfacts_new();
+	const struct cfg *view[1];
+	struct splice_env env;
+	struct splice_plan p;
+	struct decoder *d;
+	struct cfg g;
+	struct gerr e;
+	uint32_t w;
+
+	(void)s;
+	memset(&g, 0, sizeof(g));
+	assert_int_equal(decoder_open_arch(&d, ARCH_ARM64, &e), 0);
+	assert_int_equal(textfacts_add_range(tf, A, A + 8, RES_FTRACE), 0);
+	assert_int_equal(textfacts_add_range(tf, A + 28, A + 32, RES_JUMP_LABEL), 0);
+	assert_int_equal(textfacts_add_bug(tf, A + 32, 4, false), 0);
+	textfacts_finish(tf);
+	assert_int_equal(cfg_build(&g, d, (const uint8_t *)llsc_fn, A, A + sizeof(llsc_fn),
+				   NULL, 0, &e), 0);
+	view[0] = &g;
+	memset(&env, 0, sizeof(env));
+	env.cfgs = view;
+	env.ncfg = 1;
+	env.facts = tf;
+	env.arch = ARCH_ARM64;
+	env.tramp_hint = A + (1u << 20);
+
+	/* without the kernel's tables nothing is planned */
+	env.no_tables = true;
+	assert_int_equal(plan_at(&env, A + 16, &p), SR_NO_TABLES);
+	env.no_tables = false;
+	/* the entry block is spliced past ftrace's nops, at the paciasp */
+	assert_true(splice_site_for_block(&env, A) == A + 8);
+	assert_int_equal(plan_at(&env, A, &p), SR_FTRACE);
+	assert_int_equal(plan_at(&env, A + 8, &p), SPLICE_OK);
+	assert_true(p.mode == SPLICE_JMP && p.region.len == 4 && p.region.ninsn == 1);
+	memcpy(&w, p.region.orig, 4);
+	assert_true(w == 0xd503233f);
+	/* the loop's head, the exclusive load, is a site; what follows it up
+	 * to the store is not; after the store it is again */
+	assert_int_equal(plan_at(&env, A + 12, &p), SPLICE_OK);
+	assert_int_equal(plan_at(&env, A + 16, &p), SR_EXCLUSIVE);
+	assert_int_equal(plan_at(&env, A + 20, &p), SR_EXCLUSIVE);
+	assert_int_equal(plan_at(&env, A + 24, &p), SPLICE_OK);
+	assert_int_equal(plan_at(&env, A + 28, &p), SR_JUMP_LABEL);
+	assert_int_equal(plan_at(&env, A + 32, &p), SR_UD2);
+	assert_int_equal(plan_at(&env, A + 36, &p), SPLICE_OK);
+	assert_int_equal(plan_at(&env, A + 2, &p), SR_NOT_BOUNDARY);
+	cfg_free(&g);
+
+	/* a bti, and the paciasp a function starts with, are landing pads:
+	 * spliced past, refused at */
+	memset(&g, 0, sizeof(g));
+	assert_int_equal(cfg_build(&g, d, (const uint8_t *)pad_fn, A + 0x1000,
+				   A + 0x1000 + sizeof(pad_fn), NULL, 0, &e), 0);
+	assert_int_equal(plan_at(&env, A + 0x1000, &p), SR_LANDING_PAD);
+	assert_true(splice_site_for_block(&env, A + 0x1000) == A + 0x1004);
+	assert_int_equal(plan_at(&env, A + 0x1004, &p), SPLICE_OK);
+	cfg_free(&g);
+	memset(&g, 0, sizeof(g));
+	assert_int_equal(cfg_build(&g, d, (const uint8_t *)(pad_fn + 1), A + 0x1000,
+				   A + 0x1008, NULL, 0, &e), 0);
+	assert_int_equal(plan_at(&env, A + 0x1000, &p), SR_LANDING_PAD);
+	assert_true(splice_site_for_block(&env, A + 0x1000) == A + 0x1004);
+	cfg_free(&g);
+	textfacts_free(tf);
+	decoder_close(d);
+}
+
 const struct CMUnitTest arm64_tests[] = {
+	cmocka_unit_test(planner_sites_and_refusals),
 	cmocka_unit_test(relocation_refusals_and_reach),
 	cmocka_unit_test(branch_kinds_and_targets),
 	cmocka_unit_test(pc_relative_idle_traps),

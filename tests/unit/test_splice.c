@@ -243,7 +243,7 @@ static void bug_and_warn_sites_replayed(void **st)
 	/* A WARN: 2 bytes before the place it resumes, so a bounce; the
 	 * trampoline holds no ud2, only the jump to where a WARN resumes. */
 	fx = fn(warn, sizeof(warn), ext, 1);
-	textfacts_add_bug(fx->tf, F + 7, true);
+	textfacts_add_bug(fx->tf, F + 7, 2, true);
 	textfacts_finish(fx->tf);
 	assert_int_equal(splice_plan(&fx->env, F + 7, &p), 0);
 	assert_int_equal(p.bug, BUG_WARN);
@@ -257,7 +257,7 @@ static void bug_and_warn_sites_replayed(void **st)
 	/* A BUG: nothing follows it, so the padding after it completes a
 	 * 5-byte jmp. */
 	fx = fn(bug, sizeof(bug), NULL, 0);
-	textfacts_add_bug(fx->tf, F + 5, false);
+	textfacts_add_bug(fx->tf, F + 5, 2, false);
 	textfacts_finish(fx->tf);
 	assert_int_equal(splice_plan(&fx->env, F + 5, &p), 0);
 	assert_int_equal(p.bug, BUG_BUG);
@@ -285,7 +285,7 @@ static void bug_site_only_at_region_start(void **st)
 	struct splice_plan p;
 
 	(void)st;
-	textfacts_add_bug(fx->tf, F + 7, false);
+	textfacts_add_bug(fx->tf, F + 7, 2, false);
 	textfacts_finish(fx->tf);
 	/* The ud2 stays where the trap handler looks for it: the region
 	 * stops before it and bounces. */

@@ -86,7 +86,7 @@ static void finish_again_finds_added(void **st)
 		textfacts_add_range(ref, at, at + len, RES_JUMP_LABEL);
 	}
 	textfacts_add_target(tf, 500000);
-	textfacts_add_bug(tf, 700000, false);
+	textfacts_add_bug(tf, 700000, 2, false);
 	textfacts_finish(tf);
 	/* nothing was added at 2000000.. yet */
 	assert_null(textfacts_reserved(tf, 2000000, 2000001, RES_NKINDS));
@@ -95,7 +95,7 @@ static void finish_again_finds_added(void **st)
 	textfacts_add_range(tf, 2500000, 2500005, RES_FTRACE);
 	textfacts_add_target(tf, 400000);
 	textfacts_add_target(tf, 500000);	/* twice: kept once */
-	textfacts_add_bug(tf, 600000, true);	/* a WARN: a target after it */
+	textfacts_add_bug(tf, 600000, 2, true);	/* a WARN: a target after it */
 	/* not yet finished: queries see what was */
 	assert_int_equal(textfacts_bug(tf, 600000), BUG_NONE);
 	textfacts_finish(tf);

@@ -109,6 +109,11 @@ head=$(sed -n 's/^> 0x[0-9a-f]* <register_debug_hook+\([0-9]*\)>: .* ld[a]*xr .*
 check "an LL/SC loop: its ldaxr is planned, the store-exclusive's block refused as exclusive" \
 	"$([ -n "$head" ] && grep -q "^ *[0-9]*  +0x$(printf %x "$head") .* b, region 4 bytes" "$t/mx" &&
 	   grep -q 'refused: exclusive' "$t/mx"; echo $?)"
+# every planned site of the kernel, original against relocated, under
+# Unicorn (and planted bugs caught)
+build/bin/test-diff-arm64 --kernel "$a64/vmlinuz" "$a64/System.map" >"$t/dk" 2>&1
+grep -v ' passed, ' "$t/dk"
+pass=$((pass + $(grep -c '^PASS' "$t/dk"))) fail=$((fail + $(grep -c '^FAIL' "$t/dk")))
 make --no-print-directory -s bench-offline KERNEL=arm64 >"$t/bo" 2>&1
 engine=$(sed -n 's/^engine: \([0-9.]*\)% .*/\1/p' "$t/bo")
 check "bench-offline on arm64: at least 99.9% of the blocks outside reserved code planned ($engine%)" \

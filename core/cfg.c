@@ -125,19 +125,35 @@ static int decode_all(struct cfg *g, struct decoder *d, const uint8_t *code)
 	return 0;
 }
 
+static const struct cfg_table *table_of(const struct cfg *g, uint64_t jump)
+{
+	for (size_t i = 0; i < g->ntables; i++)
+		if (g->tables[i].jump == jump)
+			return &g->tables[i];
+	return NULL;
+}
+
 static int collect_targets(struct cfg *g, const uint64_t *ext, size_t next)
 {
 	size_t n;
 
 	for (size_t i = 0; i < g->ninsn; i++) {
 		const struct insn *in = &g->insns[i];
+		const struct cfg_table *t;
 
 		/* jmp [table + reg*8] (br after a table dispatch on arm64):
-		 * a switch whose targets no decoder sees. A jmp through a
-		 * register is a tail call in the x86 kernel (built with
-		 * -fno-jump-tables), so it does not count. */
-		if (in->table_jump)
+		 * a switch whose targets no decoder sees, unless its table
+		 * was read. A jmp through a register is a tail call in the
+		 * x86 kernel (built with -fno-jump-tables), so it does not
+		 * count. */
+		if (in->table_jump && !(t = table_of(g, in->addr)))
 			g->jump_table = true;
+		else if (in->table_jump)
+			for (size_t k = 0; k < t->n; k++) {
+				if (GROW(g->targets, g->ntargets, g->captargets, 256))
+					return -1;
+				g->targets[g->ntargets++] = t->targets[k];
+			}
 		if (!insn_has_target(in) || in->target < g->start || in->target >= g->end)
 			continue;
 		if (GROW(g->targets, g->ntargets, g->captargets, 256))
@@ -225,7 +241,18 @@ static int link_blocks(struct cfg *g, const uint64_t *ext, size_t next)
 		    g->blocks[b + 1].start == blk->end &&
 		    add_edge(g, (uint32_t)b, (uint32_t)b + 1, EDGE_FALL))
 			return -1;
-		g->blocks[b].nsucc = (uint8_t)(g->nedges - g->blocks[b].edge_first);
+		if (last->table_jump) {
+			const struct cfg_table *t = table_of(g, last->addr);
+
+			for (size_t k = 0; t && k < t->n; k++) {
+				ssize_t to = cfg_block_at(g, t->targets[k]);
+
+				if (to >= 0 && g->blocks[to].start == t->targets[k] &&
+				    add_edge(g, (uint32_t)b, (uint32_t)to, EDGE_JUMP))
+					return -1;
+			}
+		}
+		g->blocks[b].nsucc = (uint16_t)(g->nedges - g->blocks[b].edge_first);
 	}
 	for (size_t i = 0; i < next; i++) {
 		ssize_t t = cfg_block_at(g, ext[i]);
@@ -266,10 +293,12 @@ static int link_blocks(struct cfg *g, const uint64_t *ext, size_t next)
 	return 0;
 }
 
-int cfg_build(struct cfg *g, struct decoder *d, const uint8_t *code,
-	      uint64_t start, uint64_t end, const uint64_t *ext, size_t next,
-	      struct gerr *e)
+int cfg_build_tables(struct cfg *g, struct decoder *d, const uint8_t *code,
+		     uint64_t start, uint64_t end, const uint64_t *ext, size_t next,
+		     const struct cfg_table *tables, size_t ntables, struct gerr *e)
 {
+	int rc = 0;
+
 	if (end <= start)
 		return gerr_set(e, "empty function range");
 	g->start = start;
@@ -277,10 +306,21 @@ int cfg_build(struct cfg *g, struct decoder *d, const uint8_t *code,
 	g->ninsn = g->nblocks = g->nedges = g->ntargets = g->npadding = 0;
 	g->bad_addr = g->misaligned = 0;
 	g->jump_table = false;
+	g->tables = tables;
+	g->ntables = ntables;
 	if (decode_all(g, d, code) || collect_targets(g, ext, next) ||
 	    split_blocks(g) || link_blocks(g, ext, next))
-		return gerr_set(e, "out of memory");
-	return 0;
+		rc = gerr_set(e, "out of memory");
+	g->tables = NULL;
+	g->ntables = 0;
+	return rc;
+}
+
+int cfg_build(struct cfg *g, struct decoder *d, const uint8_t *code,
+	      uint64_t start, uint64_t end, const uint64_t *ext, size_t next,
+	      struct gerr *e)
+{
+	return cfg_build_tables(g, d, code, start, end, ext, next, NULL, 0, e);
 }
 
 int cfg_collect_targets(struct decoder *d, const uint8_t *code, uint64_t start,

@@ -23,7 +23,7 @@ struct block {
 	uint64_t start, end;
 	uint32_t first, count;  /* instruction indices */
 	uint32_t edge_first;    /* its outgoing edges: edges[edge_first ..] */
-	uint8_t nsucc;          /* how many (0, 1 or 2) */
+	uint16_t nsucc;         /* how many (0, 1 or 2; a read switch's more) */
 	uint8_t reachable;      /* from the entry or an external target */
 	uint8_t targeted;       /* some branch lands on its first byte */
 };
@@ -38,6 +38,16 @@ struct edge {
 struct range {
 	uint64_t start, end;
 };
+
+/* A switch's table, read (kernel.c): the jump through it and the distinct
+ * targets it sends to, sorted. */
+struct cfg_table {
+	uint64_t jump;
+	const uint64_t *targets;
+	size_t n;
+};
+
+#define CFG_TABLE_MAX 1024      /* targets of one table, at most */
 
 struct cfg {
 	uint64_t start, end;
@@ -54,6 +64,9 @@ struct cfg {
 	uint64_t bad_addr;      /* first byte that does not decode, 0 if none */
 	uint64_t misaligned;    /* a target inside an instruction, 0 if none */
 	bool jump_table;        /* has jmp [table+index]: targets we cannot see */
+	/* While cfg_build_tables() builds: the tables it was given */
+	const struct cfg_table *tables;
+	size_t ntables;
 };
 
 /* Builds g for code[0 .. end-start) at [start, end). ext lists targets known
@@ -62,6 +75,12 @@ struct cfg {
 int cfg_build(struct cfg *g, struct decoder *d, const uint8_t *code,
 	      uint64_t start, uint64_t end, const uint64_t *ext, size_t next,
 	      struct gerr *e);
+/* The same, with the tables of the function's table jumps that were read:
+ * each makes its targets leaders and its jump's block their predecessor; a
+ * table jump without one leaves jump_table set. */
+int cfg_build_tables(struct cfg *g, struct decoder *d, const uint8_t *code,
+		     uint64_t start, uint64_t end, const uint64_t *ext, size_t next,
+		     const struct cfg_table *tables, size_t ntables, struct gerr *e);
 void cfg_free(struct cfg *g);
 
 /* Index of the instruction starting exactly at addr, or -1. */

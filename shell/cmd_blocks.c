@@ -106,9 +106,18 @@ static int run(struct session *s, int argc, char **argv, struct gerr *e)
 		site = session_block_site(s, bl->start);
 		id = session_splice_at(s, site);
 		ok = id ? 1 : session_plan(s, site, 0, &p, &pe) == 0;
-		for (unsigned k = 0; k < bl->nsucc; k++)
-			used += (size_t)snprintf(succ + used, sizeof(succ) - used, "%s%u",
-						 k ? "," : "", g.edges[bl->edge_first + k].to);
+		/* a switch's block may have hundreds: as many as fit, then
+		 * how many in all */
+		for (unsigned k = 0; k < bl->nsucc; k++) {
+			int w = snprintf(succ + used, sizeof(succ) - used, "%s%u", k ? "," : "",
+					 g.edges[bl->edge_first + k].to);
+
+			if (w < 0 || used + (size_t)w >= sizeof(succ) - 16) {
+				snprintf(succ + used, sizeof(succ) - used, ",... (%u)", bl->nsucc);
+				break;
+			}
+			used += (size_t)w;
+		}
 		if (!bl->nsucc && session_warn_resume(s, gp, bl) >= 0)
 			snprintf(succ, sizeof(succ), "%zd", session_warn_resume(s, gp, bl));
 		else if (!bl->nsucc && !exit_is_return_point(x.kind))

@@ -71,9 +71,10 @@ check "queued_spin_lock_slowpath: its LSE atomics decode, no block undecodable" 
 	"$(grep -qE '<queued_spin_lock_slowpath\+[0-9]+>: .* (cas|(ld|st)(add|clr|eor|set|[su](max|min))|swp)[albh]* ' "$t/q" &&
 	   ! grep -q '(bad)' "$t/q" && grep -q 'refused: no-tables' "$t/qb" && ! grep -q undecodable "$t/qb"; echo $?)"
 
-# A switch the compiler made a table of (adr, ldrb, add ... sxtb #2, br):
-# its targets are unseen, its br is no tail call
-"${G[@]}" -batch -c 'blocks read_pmevcntrn' >"$t/sw"
+# A switch the compiler made a table of (adr, ldrb, add ... sxtb #2, br)
+# whose table's address was loaded long before: its targets are unseen, its
+# br is no tail call
+"${G[@]}" -batch -c 'blocks apply_relocate_add' >"$t/sw"
 check "a switch's table dispatch is seen: the function jumps through a table, no indirect tail call" \
 	"$(head -1 "$t/sw" | grep -q 'jumps through a table$' && ! grep -q 'indirect tail call' "$t/sw"; echo $?)"
 
@@ -93,9 +94,14 @@ check "plan vfs_read:entry: the paciasp at +8, relocated as one word" \
 	   sed -n 3p "$t/mp" | grep -q '^relocated: 1 word for a trampoline at 0x[0-9a-f]*: d503233f$'; echo $?)"
 mfails "plan at ftrace's nops: refused as ftrace" 'plan vfs_read' 'ftrace call site'
 "${M[@]}" -batch -c 'blocks read_pmevcntrn' >"$t/msw"
-nsw=$(sed -n 's/.*instructions, \([0-9]*\) blocks, jumps through a table$/\1/p' "$t/msw")
-check "a switch's function is planned all the same: one instruction is landed on whole ($nsw blocks)" \
+nsw=$(sed -n 's/^read_pmevcntrn: .* instructions, \([0-9]*\) blocks$/\1/p' "$t/msw")
+check "a switch's table read from the Image: its br leads to all 31 counters, nothing unseen" \
+	"$([ -n "$nsw" ] && grep -q ' -> [0-9,]*,\.\.\. (31) ' "$t/msw"; echo $?)"
+check "the switch's function planned ($nsw blocks)" \
 	"$([ -n "$nsw" ] && grep -q "^$((nsw - $(grep -c 'refused: bug-site' "$t/msw"))) of $nsw blocks spliceable" "$t/msw"; echo $?)"
+"${M[@]}" -batch -c 'blocks apply_relocate_add' >"$t/msw2"
+check "a switch whose table's address was loaded elsewhere stays unseen, and is planned all the same" \
+	"$(head -1 "$t/msw2" | grep -q 'jumps through a table$' && ! grep -q 'refused: jump-table' "$t/msw2"; echo $?)"
 "${M[@]}" -batch -c 'disas read_pmevcntrn' >"$t/mswd"
 check "a WARN()'s brk falls through, by the bug table: a block starts after it" \
 	"$(grep -q 'brk #0x800$' "$t/mswd" && awk '/brk #0x800$/ {getline; print}' "$t/mswd" | grep -q '^> '; echo $?)"

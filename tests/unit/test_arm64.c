@@ -196,6 +196,26 @@ static void switch_table_is_seen(void **s)
 		assert_int_equal(splice_plan(&env, A + 24, &p), 0);
 		textfacts_free(tf);
 	}
+	{
+		/* its table read (kernel.c): the br's block leads to each
+		 * target, the targets are leaders, nothing is unseen */
+		static const uint64_t targets[] = { A + 24 };
+		const struct cfg_table t = { A + 20, targets, 1 };
+		ssize_t b;
+
+		assert_int_equal(cfg_build_tables(&g, d, (const uint8_t *)sw, A, A + sizeof(sw),
+						  NULL, 0, &t, 1, &e), 0);
+		assert_false(g.jump_table);
+		b = cfg_block_at(&g, A + 20);
+		assert_true(b >= 0 && g.blocks[b].nsucc == 1);
+		assert_true(g.blocks[g.edges[g.blocks[b].edge_first].to].start == A + 24);
+		assert_true(g.blocks[cfg_block_at(&g, A + 24)].reachable);
+		/* a table for another jump reads nothing for this one */
+		assert_int_equal(cfg_build_tables(&g, d, (const uint8_t *)sw, A, A + sizeof(sw),
+						  NULL, 0, &(struct cfg_table){ A + 16, targets, 1 },
+						  1, &e), 0);
+		assert_true(g.jump_table);
+	}
 	assert_int_equal(cfg_build(&g, d, (const uint8_t *)tail, A, A + sizeof(tail), NULL, 0, &e), 0);
 	assert_false(g.jump_table);
 	cfg_free(&g);

@@ -199,12 +199,16 @@ static void find_rodata(struct kernel *k)
 /*
  * __mcount_loc, the list of ftrace sites, is init data, gone after boot. A
  * traceable function starts with its 5-byte site: a nop5, or a call to
- * __fentry__ while traced. Marking every such entry is conservative (a
- * plain nop5 there is only spliced past); gilk.ko's facts add the rest.
+ * __fentry__ while traced; under IBT (6.12) after its endbr64, or the nop4
+ * a sealed endbr64 becomes at boot. Marking every such entry is
+ * conservative (a plain nop5 there is only spliced past); gilk.ko's facts
+ * add the rest.
  */
 static int mark_ftrace_entries(struct kernel *k, struct gerr *e)
 {
 	static const uint8_t nop5[] = { 0x0f, 0x1f, 0x44, 0x00, 0x00 };
+	static const uint8_t endbr64[] = { 0xf3, 0x0f, 0x1e, 0xfa };
+	static const uint8_t sealed[] = { 0x66, 0x0f, 0x1f, 0x00 };
 	const struct ksym *fentry;
 	uint64_t fentry_addr = 0;
 	size_t n = symtab_functions(k->syms, k->text_start, k->text_end, NULL, 0);
@@ -216,16 +220,22 @@ static int mark_ftrace_entries(struct kernel *k, struct gerr *e)
 		fentry_addr = fentry->addr;
 	symtab_functions(k->syms, k->text_start, k->text_end, f, n);
 	for (size_t i = 0; i < n; i++) {
-		const uint8_t *b = kimage_ptr(k->img, f[i]->addr, 5);
+		uint64_t a = f[i]->addr;
+		const uint8_t *b = kimage_ptr(k->img, a, 9);
 		int32_t rel;
 
-		if (!b)
+		if (!b && !(b = kimage_ptr(k->img, a, 5)))
 			continue;
+		if (kimage_ptr(k->img, a, 9) &&
+		    (!memcmp(b, endbr64, 4) || !memcmp(b, sealed, 4))) {
+			a += 4;
+			b += 4;
+		}
 		memcpy(&rel, b + 1, 4);
 		if ((!memcmp(b, nop5, 5) ||
 		     (b[0] == 0xe8 && fentry_addr &&
-		      f[i]->addr + 5 + (uint64_t)(int64_t)rel == fentry_addr)) &&
-		    textfacts_add_range(k->facts, f[i]->addr, f[i]->addr + 5, RES_FTRACE)) {
+		      a + 5 + (uint64_t)(int64_t)rel == fentry_addr)) &&
+		    textfacts_add_range(k->facts, a, a + 5, RES_FTRACE)) {
 			free(f);
 			return gerr_set(e, "out of memory");
 		}

@@ -43,6 +43,16 @@ void site_note(const struct cfg *g, struct decoder *d, uint64_t start, uint64_t 
 	     g->insns[i].addr < site && used < len; i++) {
 		char text[64];
 
+		static const uint8_t sealed[] = { 0x66, 0x0f, 0x1f, 0x00 };
+
+		/* the nop4 IBT's boot makes of the endbr64 of a function
+		 * never called indirectly (6.12) */
+		if (g->insns[i].len == 4 && !memcmp(g->insns[i].bytes, sealed, 4) &&
+		    g->insns[i].addr == g->start) {
+			used += (size_t)snprintf(buf + used, len - used, "%ssealed endbr64",
+						 used > 6 ? ", " : "");
+			continue;
+		}
 		/* ftrace's site: x86's call __fentry__ (a nop5 once booted),
 		 * arm64's nops; a landing pad is neither */
 		if (g->insns[i].nop || g->insns[i].kind == IK_CALL) {

@@ -5,6 +5,7 @@
 
 #include "flags.h"
 #include "reloc.h"
+#include "reloc_arm64.h"
 #include "splice_arm64.h"
 #include "x86emit.h"
 
@@ -104,6 +105,16 @@ static bool is_sealed_endbr(const struct insn *in)
 	return in->len == sizeof(poison) && !memcmp(in->bytes, poison, sizeof(poison));
 }
 
+static enum splice_reason reason_of_reloc(enum reloc_status s)
+{
+	switch (s) {
+	case RELOC_OK: return SPLICE_OK;
+	case RELOC_RIP_RANGE: return SR_RIP_RANGE;
+	case RELOC_BRANCH_RANGE: return SR_BRANCH_RANGE;
+	default: return SR_UNRELOCATABLE;
+	}
+}
+
 /* Why in cannot be displaced at all (SPLICE_OK when it can). */
 static enum splice_reason insn_refusal(const struct splice_env *env,
 				       const struct insn *in)
@@ -140,12 +151,7 @@ static enum splice_reason insn_refusal(const struct splice_env *env,
 		/* Relocate once near where trampolines will be: the same
 		 * check splice_emit makes, so plans rarely fail there. */
 		xw_init(&w, buf, sizeof(buf), env->tramp_hint);
-		switch (reloc_insn(&w, in)) {
-		case RELOC_OK: break;
-		case RELOC_RIP_RANGE: return SR_RIP_RANGE;
-		case RELOC_BRANCH_RANGE: return SR_BRANCH_RANGE;
-		default: return SR_UNRELOCATABLE;
-		}
+		return reason_of_reloc(reloc_insn(&w, in));
 	}
 	return SPLICE_OK;
 }
@@ -393,7 +399,14 @@ static int plan_arm64(const struct splice_env *env, const struct cfg *g, size_t 
 		return refuse(p, why, in->addr);
 	if (textfacts_bug(env->facts, in->addr) != BUG_NONE)
 		return refuse(p, SR_UD2, in->addr);
-	why = arm64_site_refusal(g, idx, env->tramp_hint);
+	why = arm64_site_refusal(g, idx);
+	if (why == SPLICE_OK) {
+		uint32_t w, out[RELOC_ARM64_MAX];
+		size_t n;
+
+		memcpy(&w, in->bytes, 4);
+		why = reason_of_reloc(reloc_arm64(w, in->addr, env->tramp_hint, out, &n));
+	}
 	if (why != SPLICE_OK)
 		return refuse(p, why, in->addr);
 	if (is_occupied(env, in->addr, in->len))
@@ -537,16 +550,6 @@ uint64_t splice_original_addr(const struct splice_plan *p,
 		o = map_back(&p->evict, code->evict_insn_off,
 			     code->evict_tramp_len, sp->evict_tramp, a);
 	return o;
-}
-
-static enum splice_reason reason_of_reloc(enum reloc_status s)
-{
-	switch (s) {
-	case RELOC_OK: return SPLICE_OK;
-	case RELOC_RIP_RANGE: return SR_RIP_RANGE;
-	case RELOC_BRANCH_RANGE: return SR_BRANCH_RANGE;
-	default: return SR_UNRELOCATABLE;
-	}
 }
 
 /* The relocated instructions of r, then the jump back when the last one

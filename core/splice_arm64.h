@@ -17,15 +17,14 @@
 #include "cfg.h"
 #include "splice.h"
 
-/* Why the instruction g->insns[idx] cannot be a site whose trampoline lies
- * at tramp (SPLICE_OK when it can):
+/* Why the instruction g->insns[idx] cannot be a site, before relocation
+ * (which the planner tries next: reloc_arm64()), SPLICE_OK when it can:
  *  - SR_LANDING_PAD: arm64_is_landing_pad();
  *  - SR_EXCLUSIVE: between a load-exclusive and its store-exclusive
  *    (inclusive): the trampoline's stores would clear the exclusive monitor,
  *    the store would fail every time and the loop around it never end;
- *  - SR_IDLE: wfi, wfe;
- *  - SR_UNRELOCATABLE, SR_BRANCH_RANGE: what reloc_arm64() refuses. */
-enum splice_reason arm64_site_refusal(const struct cfg *g, size_t idx, uint64_t tramp);
+ *  - SR_IDLE: wfi, wfe. */
+enum splice_reason arm64_site_refusal(const struct cfg *g, size_t idx);
 
 /* A landing pad of indirect branches, which a b must not replace: a bti of
  * any kind, or a paciasp/pacibsp that starts g's function (under BTI it

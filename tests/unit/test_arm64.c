@@ -151,6 +151,18 @@ static const uint32_t fn[] = {
 	0xd503245f, 0xb4000060, 0xd2800020, 0xd65f03c0, 0x88e4fc02, 0x17fffffd,
 };
 
+/* An arm64 planning environment over one CFG (view[0]) and facts tf, with
+ * trampolines 1 MiB past A. */
+static void arm64_env(struct splice_env *env, const struct cfg **view, const struct textfacts *tf)
+{
+	memset(env, 0, sizeof(*env));
+	env->cfgs = view;
+	env->ncfg = 1;
+	env->facts = tf;
+	env->arch = ARCH_ARM64;
+	env->tramp_hint = A + (1u << 20);
+}
+
 /* A switch as GCC writes it for arm64: the table's byte, a base, br. The br
  * is a jump through a table (its targets unseen), not a tail call. */
 static void switch_table_is_seen(void **s)
@@ -186,12 +198,7 @@ static void switch_table_is_seen(void **s)
 		struct splice_plan p;
 
 		textfacts_finish(tf);
-		memset(&env, 0, sizeof(env));
-		env.cfgs = view;
-		env.ncfg = 1;
-		env.facts = tf;
-		env.arch = ARCH_ARM64;
-		env.tramp_hint = A + (1u << 20);
+		arm64_env(&env, view, tf);
 		assert_int_equal(splice_plan(&env, A + 8, &p), 0);
 		assert_int_equal(splice_plan(&env, A + 24, &p), 0);
 		textfacts_free(tf);
@@ -429,12 +436,7 @@ static void planner_sites_and_refusals(void **s)
 	assert_int_equal(cfg_build(&g, d, (const uint8_t *)llsc_fn, A, A + sizeof(llsc_fn),
 				   NULL, 0, &e), 0);
 	view[0] = &g;
-	memset(&env, 0, sizeof(env));
-	env.cfgs = view;
-	env.ncfg = 1;
-	env.facts = tf;
-	env.arch = ARCH_ARM64;
-	env.tramp_hint = A + (1u << 20);
+	arm64_env(&env, view, tf);
 
 	/* without the kernel's tables nothing is planned */
 	env.no_tables = true;

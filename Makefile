@@ -135,6 +135,7 @@ $(B)/bench-live: $(B)/bench/live.o $(B)/bench/tracers.o $(B)/bench/report.o \
 UNIT_SRC := $(wildcard tests/unit/*.c)
 # The shell's pure parts are unit-tested too, and make bench's line format.
 $(B)/bin/test-unit: $(UNIT_SRC:%.c=$(B)/%.o) $(B)/shell/histogram.o $(B)/shell/filter.o \
+		$(B)/shell/site_filter.o \
 		$(B)/bench/report.o \
 		$(B)/libgilklive.a $(B)/libgilkcore.a
 	@mkdir -p $(dir $@)
@@ -316,7 +317,8 @@ $(B)/bin/gilk-torture: $(B)/tests/torture.o $(B)/tests/load.o $(B)/libgilklive.a
 	$(CC) -o $@ $^ $(CORE_LIBS) -lpthread
 
 GUEST_SRC := $(wildcard tests/guest/*.c)
-$(B)/bin/test-live: $(GUEST_SRC:%.c=$(B)/%.o) $(B)/libgilklive.a $(B)/libgilkcore.a
+$(B)/bin/test-live: $(GUEST_SRC:%.c=$(B)/%.o) $(B)/shell/site_filter.o $(B)/shell/filter.o \
+		$(B)/libgilklive.a $(B)/libgilkcore.a
 	@mkdir -p $(dir $@)
 	$(CC) -o $@ $^ $(CORE_LIBS)
 

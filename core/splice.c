@@ -683,6 +683,41 @@ static void emit_count(struct x86w *w, const struct splice_params *sp,
 		xw_popfq(w);
 }
 
+/* TT_COUNT_TASK: the task compared in place, then one counter or the other
+ * incremented by one instruction, as count does. */
+static void emit_count_task(struct x86w *w, const struct splice_params *sp, bool flags_dead)
+{
+	uint32_t words = sp->task_len / 4, v;
+	size_t next[3], miss, done;
+
+	if (!flags_dead)
+		xw_pushfq(w);
+	xw_push(w, R_RAX);
+	xw_mov64_gs_abs(w, R_RAX, (int32_t)sp->current_task);
+	for (uint32_t i = 0; i < words && i < 4; i++) {
+		memcpy(&v, sp->task_bytes + 4 * i, 4);
+		xw_cmp32_mem_imm(w, R_RAX, (int32_t)(sp->task_field + 4 * i), v);
+		if (i + 1 < words)
+			next[i] = xw_jcc8_fwd(w, 0x75);	/* jne: to the verdict */
+	}
+	for (uint32_t i = 0; i + 1 < words && i < 3; i++)
+		xw_land(w, next[i]);
+	miss = xw_jcc8_fwd(w, sp->pass_if_equal ? 0x75 : 0x74);
+	xw_movabs(w, R_RAX, sp->counter);
+	xw_inc_gs_reg(w, R_RAX);
+	done = xw_jcc8_fwd(w, 0xeb);
+	xw_land(w, miss);
+	xw_movabs(w, R_RAX, sp->filtered);
+	xw_inc_gs_reg(w, R_RAX);
+	xw_land(w, done);
+	xw_pop(w, R_RAX);
+	if (!flags_dead)
+		xw_popfq(w);
+	if ((!imm32_sext_fits(sp->current_task) || sp->task_field > 0x7fffffff - 16 ||
+	     (sp->task_len != 4 && sp->task_len != 16)) && w->err == XW_OK)
+		w->err = XW_RANGE;
+}
+
 /* What the tsc template pushes, in push order. */
 static const enum x86reg tsc_regs[] = { R_RAX, R_RCX, R_RDX, R_RSI, R_RDI };
 
@@ -755,6 +790,7 @@ static size_t header_max(enum tramp_template t)
 		.tramp = 0, .handler = 1ull << 63, .ctx = ~0ull, .clac = true,
 		.counter = 1ull << 40, .tsc_ring = ~0ull, .cpu_number = 0x7ffffff0,
 		.preempt_count = 0x7ffffff0, .current_task = 0x7ffffff0, .task_pid = 0x7ffffff0,
+		.filtered = ~0ull, .task_field = 0x7fff0000, .task_len = 16,
 	};
 	uint8_t buf[TRAMP_HEADER_MAX];
 	struct x86w w;
@@ -766,6 +802,9 @@ static size_t header_max(enum tramp_template t)
 		break;
 	case TT_TSC:
 		emit_tsc(&w, &far, false);
+		break;
+	case TT_COUNT_TASK:
+		emit_count_task(&w, &far, false);
 		break;
 	case TT_SCRATCH:
 		emit_call_scratch(&w, &far);
@@ -832,6 +871,9 @@ int splice_emit(const struct splice_plan *p, const struct splice_params *sp,
 		break;
 	case TT_TSC:
 		emit_tsc(&w, sp, p->flags_dead);
+		break;
+	case TT_COUNT_TASK:
+		emit_count_task(&w, sp, p->flags_dead);
 		break;
 	case TT_SCRATCH:
 		emit_call_scratch(&w, sp);

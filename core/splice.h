@@ -146,13 +146,18 @@ uint64_t splice_site_for_block(const struct splice_env *env, uint64_t addr);
  *              handler(ctx, NULL), popped;
  *  TT_COUNT    no call: the splice's per-CPU counter incremented inline,
  *              the flags saved around it unless the plan found them dead.
+ *  TT_COUNT_TASK  no call: count behind a test of the running task (a
+ *              filter of one test: pid, tid or comm equal, or not), rax
+ *              pushed (and the flags, as count), the task's field compared
+ *              in place, then the hit counter or the filtered counter
+ *              incremented, each through rax.
  *  TT_TSC      no call: rax, rcx, rdx, rsi, rdi pushed (and the flags, as
  *              count), the CPU's number (%gs-relative) and the TSC written
  *              into the next slot of the splice's ring, reserved by lock
  *              xadd, with a check of them; popped.
  * A plan that replays a BUG()/WARN() always gets TT_FULL.
  */
-enum tramp_template { TT_FULL, TT_SCRATCH, TT_COUNT, TT_TSC, TT_NTEMPLATES };
+enum tramp_template { TT_FULL, TT_SCRATCH, TT_COUNT, TT_TSC, TT_COUNT_TASK, TT_NTEMPLATES };
 
 /*
  * The ring TT_TSC writes (gilk.ko's struct gilk_tsc_ring, whose layout
@@ -181,6 +186,13 @@ struct splice_params {
 	uint64_t preempt_count; /* TT_TSC: %gs-relative, the CPU's preempt count */
 	uint64_t current_task; /* TT_TSC: %gs-relative, the task it runs */
 	uint64_t task_pid;     /* TT_TSC: offsetof(struct task_struct, pid) */
+	/* TT_COUNT_TASK: the filtered counter (%gs-relative) and the test:
+	 * task_len bytes at task_field in the task (current_task) against
+	 * task_bytes; an equal task counts as a hit if pass_if_equal */
+	uint64_t filtered;
+	uint32_t task_field, task_len;
+	uint8_t task_bytes[16];
+	bool pass_if_equal;
 };
 
 struct splice_patch {

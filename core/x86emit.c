@@ -312,6 +312,34 @@ void xw_mov64_gs_abs(struct x86w *w, enum x86reg r, int32_t disp)
 	mov_gs_abs(w, true, r, disp);
 }
 
+void xw_cmp32_mem_imm(struct x86w *w, enum x86reg base, int32_t disp, uint32_t imm)
+{
+	/* [rsp] needs a SIB byte */
+	if (!low_regs(w, base, base) || !encodable(w, base != R_RSP))
+		return;
+	put1(w, 0x81);
+	put1(w, (uint8_t)(0x80 | 7 << 3 | base));	/* /7, mod 10: [base + disp32] */
+	put4(w, (uint32_t)disp);
+	put4(w, imm);
+}
+
+size_t xw_jcc8_fwd(struct x86w *w, uint8_t op)
+{
+	put1(w, op);
+	put1(w, 0);
+	return w->len - 2;
+}
+
+void xw_land(struct x86w *w, size_t at)
+{
+	if (w->err != XW_OK)
+		return;
+	if (w->len - (at + 2) > 127)
+		w->err = XW_RANGE;
+	else
+		w->buf[at + 1] = (uint8_t)(w->len - (at + 2));
+}
+
 void xw_load32_disp32(struct x86w *w, enum x86reg dst, enum x86reg base, int32_t disp)
 {
 	/* [rsp] needs a SIB byte */

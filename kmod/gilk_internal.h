@@ -144,6 +144,8 @@ struct gilk_splice_obj {
 	struct gilk_instrument *ins;
 	char arg[GILK_ARG_MAX];
 	u64 __percpu *hits;	/* the count template increments it inline */
+	u64 __percpu *filtered;	/* hits the filter turned away */
+	struct gilk_filter *filter;	/* NULL: every hit runs the instrument */
 	struct gilk_tsc_ring *tsc_ring;	/* the tsc template writes it inline */
 	u64 tsc_tail;		/* the ring's next sequence to drain */
 	atomic64_t lost, missed;
@@ -160,6 +162,9 @@ struct gilk_hit {
 };
 
 extern struct mutex gilk_lock;
+/* filter.c: a request's filter, checked whole; and run at a hit. */
+int gilk_filter_check(const struct gilk_filter *f, char *reason, size_t rlen);
+bool gilk_filter_pass(const struct gilk_filter *f, const struct pt_regs *regs);
 /* hitpath.c: what every trampoline but the inline ones calls. */
 void gilk_entry(struct gilk_splice_obj *s, struct pt_regs *regs);
 /* patch.c: the DIE_INT3 notifier that sends a CPU on to its divert. */

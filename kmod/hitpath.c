@@ -24,6 +24,13 @@ notrace void gilk_entry(struct gilk_splice_obj *s, struct pt_regs *regs)
 
 	preempt_disable_notrace();
 	cpu = smp_processor_id();
+	/* before the guard: a filter calls nothing, and a nested hit is
+	 * filtered as any other
+	 */
+	if (s->filter && !gilk_filter_pass(s->filter, regs)) {
+		this_cpu_inc(*s->filtered);
+		goto out;
+	}
 	this_cpu_inc(*s->hits);
 	if (this_cpu_inc_return(gilk_depth) == 1) {
 		hit.ctx.splice = s->id;
@@ -37,6 +44,7 @@ notrace void gilk_entry(struct gilk_splice_obj *s, struct pt_regs *regs)
 		atomic64_inc(&s->missed);
 	}
 	this_cpu_dec(gilk_depth);
+out:
 	/*
 	 * No reschedule from here: preempt_schedule_notrace() would run
 	 * outside the guard, and a splice on it would be hit again from

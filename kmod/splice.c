@@ -40,6 +40,8 @@ void gilk_obj_free(struct gilk_splice_obj *s)
 		gilk_tramp_free(s->evict_tramp, s->evict_size);
 	gilk_traps_free(s->trap);
 	free_percpu(s->hits);
+	free_percpu(s->filtered);
+	kfree(s->filter);
 	/* no trampoline writes it any more: what it holds becomes events */
 	gilk_tsc_ring_drain(s, true);
 	gilk_tsc_ring_free(s->tsc_ring);
@@ -60,6 +62,7 @@ int gilk_reserve(struct gilk_reserve *r, const void *owner)
 	if (!s)
 		return -ENOMEM;
 	s->hits = alloc_percpu(u64);
+	s->filtered = alloc_percpu(u64);
 	if (r->flags & GILK_RESERVE_TSC_RING) {
 		struct gilk_tsc_ring *ring = gilk_tsc_ring_alloc();
 
@@ -82,7 +85,7 @@ int gilk_reserve(struct gilk_reserve *r, const void *owner)
 	 * splice left in the buffer must not be read as a later splice's,
 	 * with its instrument's layout. 1: the ids wrapped, not an error.
 	 */
-	ret = !s->hits || !s->tramp || (s->evict_size && !s->evict_tramp) ? -ENOMEM :
+	ret = !s->hits || !s->filtered || !s->tramp || (s->evict_size && !s->evict_tramp) ? -ENOMEM :
 	      xa_alloc_cyclic(&gilk_splices, &id, s, xa_limit_31b, &gilk_next_id,
 			      GFP_KERNEL);
 	if (ret == 1)
@@ -107,6 +110,9 @@ int gilk_reserve(struct gilk_reserve *r, const void *owner)
 	r->preempt_count = gilk_preempt_count_addr();
 	r->current_task = gilk_current_task_addr();
 	r->task_pid = gilk_task_pid_offset();
+	r->task_tgid = offsetof(struct task_struct, tgid);
+	r->task_comm = offsetof(struct task_struct, comm);
+	r->filtered = (unsigned long)s->filtered;
 	return 0;
 }
 
@@ -234,6 +240,9 @@ static int check_request(struct gilk_splice_obj *s, struct gilk_splice *req,
 		snprintf(req->reason, sizeof(req->reason), "malformed splice request");
 		return -EINVAL;
 	}
+	ret = gilk_filter_check(&req->filter, req->reason, sizeof(req->reason));
+	if (ret)
+		return ret;
 	if (req->tramp_len > s->tramp_size || req->evict_len > s->evict_size) {
 		snprintf(req->reason, sizeof(req->reason),
 			 "trampolines of %u and %u bytes where %u and %u were reserved",
@@ -384,6 +393,14 @@ static int claim(struct gilk_splice *req, struct gilk_splice_obj **out,
 		s->trap = gilk_traps_alloc(1);
 		gilk_traps_add(s->trap, s->site, s->tramp);
 	}
+	if (req->filter.len) {
+		s->filter = kmemdup(&req->filter, sizeof(req->filter), GFP_KERNEL);
+		if (!s->filter) {
+			snprintf(req->reason, sizeof(req->reason), "out of memory");
+			ret = -ENOMEM;
+			goto fail;
+		}
+	}
 	ret = own(s);
 	if (ret) {
 		snprintf(req->reason, sizeof(req->reason), "out of memory");
@@ -400,6 +417,8 @@ static int claim(struct gilk_splice *req, struct gilk_splice_obj **out,
 	*out = s;
 	return 0;
 fail:
+	kfree(s->filter);
+	s->filter = NULL;
 	gilk_traps_free(s->trap);
 	s->trap = NULL;
 	s->npatch = 0;
@@ -420,6 +439,8 @@ static void unclaim(struct gilk_splice_obj *s)
 	s->text_mod = NULL;
 	gilk_instrument_put(s->ins);
 	s->ins = NULL;
+	kfree(s->filter);	/* nothing ran it: no patch was left */
+	s->filter = NULL;
 }
 
 /*
@@ -756,6 +777,8 @@ void gilk_splice_info(const struct gilk_splice_obj *s, struct gilk_splice_info *
 	out->hits += gilk_tsc_ring_hits(s);
 	out->lost = atomic64_read(&s->lost);
 	out->missed = atomic64_read(&s->missed);
+	for_each_possible_cpu(cpu)
+		out->filtered += *per_cpu_ptr(s->filtered, cpu);
 	out->region_len = s->region_len;
 	memcpy(out->region_orig, s->region_orig, sizeof(out->region_orig));
 	out->tramp = s->tramp;
@@ -770,4 +793,6 @@ void gilk_splice_info(const struct gilk_splice_obj *s, struct gilk_splice_info *
 	}
 	strscpy(out->instrument, s->ins->name, sizeof(out->instrument));
 	strscpy(out->arg, s->arg, sizeof(out->arg));
+	if (s->filter)
+		strscpy(out->filter, s->filter->text, sizeof(out->filter));
 }

@@ -220,10 +220,104 @@ static void count(struct emit *e, const struct gilk_tramp_params *p)
 		b1(e, 0x9d);
 }
 
+/* inc qword %gs:[addr], the address through rax (pushed already) */
+static void inc_gs_via_rax(struct emit *e, unsigned long addr)
+{
+	movabs(e, RAX, addr);
+	b1(e, 0x65);
+	b1(e, 0x48);
+	b1(e, 0xff);
+	b1(e, 0x00);
+}
+
+/* a jcc rel8 to be pointed later by land(); returns where it is */
+static size_t jcc8(struct emit *e, u8 op)
+{
+	b1(e, op);
+	b1(e, 0);
+	return e->n - 2;
+}
+
+static void land(struct emit *e, size_t at)
+{
+	e->p[at + 1] = (u8)(e->n - (at + 2));
+}
+
+/*
+ * The task compared in place, then one counter or the other incremented by
+ * one instruction, as count does: an interrupt or NMI on this CPU that hits
+ * the same splice counts in full.
+ */
+static void count_task(struct emit *e, const struct gilk_tramp_params *p)
+{
+	u32 i, w, words = p->task_len / 4;
+	size_t next[3], miss, done;
+
+	if (p->kind == GILK_TRAMP_COUNT_TASK_FLAGS)
+		b1(e, 0x9c);
+	push_pop(e, 0x50, RAX);
+	b1(e, 0x65);			/* mov rax, %gs:current_task */
+	b1(e, 0x48);
+	b1(e, 0x8b);
+	b1(e, 0x04);
+	b1(e, 0x25);
+	b4(e, (u32)p->current_task);
+	for (i = 0; i < words; i++) {
+		memcpy(&w, p->task_bytes + 4 * i, 4);
+		b1(e, 0x81);		/* cmp dword [rax + off], imm32 */
+		b1(e, 0xb8);
+		b4(e, p->task_field + 4 * i);
+		b4(e, w);
+		if (i + 1 < words)
+			next[i] = jcc8(e, 0x75);	/* jne: to the verdict */
+	}
+	for (i = 0; i + 1 < words; i++)
+		land(e, next[i]);
+	miss = jcc8(e, p->pass_if_equal ? 0x75 : 0x74);
+	inc_gs_via_rax(e, p->counter);
+	done = jcc8(e, 0xeb);
+	land(e, miss);
+	inc_gs_via_rax(e, p->filtered);
+	land(e, done);
+	push_pop(e, 0x58, RAX);
+	if (p->kind == GILK_TRAMP_COUNT_TASK_FLAGS)
+		b1(e, 0x9d);
+}
+
+bool gilk_tramp_task_test(struct gilk_tramp_params *p, const struct gilk_filter *f,
+			  const struct gilk_task_offsets *off)
+{
+	__u64 value;
+	int pass;
+	__u8 field;
+	u32 v32, i;
+
+	if (!gilk_filter_task_test(f, &field, &value, &pass))
+		return false;
+	memset(p->task_bytes, 0, sizeof(p->task_bytes));
+	if (field == GILK_FF_COMM) {
+		/* the name and NULs after it, as the kernel pads comm */
+		for (i = 0; i < sizeof(p->task_bytes) && f->str[value][i]; i++)
+			p->task_bytes[i] = f->str[value][i];
+		p->task_field = off->comm;
+		p->task_len = 16;
+	} else {
+		v32 = (u32)value;
+		memcpy(p->task_bytes, &v32, 4);
+		p->task_field = field == GILK_FF_PID ? off->tgid : off->pid;
+		p->task_len = 4;
+	}
+	p->pass_if_equal = pass;
+	/* every field within a disp32 from the task, the task within one */
+	return p->task_field <= 0x7fffffff - 16 &&
+	       p->current_task == (unsigned long)(long)(s32)p->current_task;
+}
+
 bool gilk_tramp_inline(enum gilk_tramp_kind kind)
 {
 	return kind == GILK_TRAMP_COUNT || kind == GILK_TRAMP_COUNT_FLAGS ||
-	       kind == GILK_TRAMP_TSC || kind == GILK_TRAMP_TSC_FLAGS;
+	       kind == GILK_TRAMP_TSC || kind == GILK_TRAMP_TSC_FLAGS ||
+	       kind == GILK_TRAMP_COUNT_TASK || kind == GILK_TRAMP_COUNT_TASK_FLAGS;
 }
 
 enum gilk_tramp_kind gilk_tramp_flags_kept(enum gilk_tramp_kind kind)
@@ -232,6 +326,8 @@ enum gilk_tramp_kind gilk_tramp_flags_kept(enum gilk_tramp_kind kind)
 		return GILK_TRAMP_COUNT_FLAGS;
 	if (kind == GILK_TRAMP_TSC)
 		return GILK_TRAMP_TSC_FLAGS;
+	if (kind == GILK_TRAMP_COUNT_TASK)
+		return GILK_TRAMP_COUNT_TASK_FLAGS;
 	return kind;
 }
 
@@ -377,6 +473,10 @@ static size_t header(struct emit *e, const struct gilk_tramp_params *p)
 	case GILK_TRAMP_TSC:
 	case GILK_TRAMP_TSC_FLAGS:
 		tsc(e, p);
+		break;
+	case GILK_TRAMP_COUNT_TASK:
+	case GILK_TRAMP_COUNT_TASK_FLAGS:
+		count_task(e, p);
 		break;
 	default:
 		full(e, p);

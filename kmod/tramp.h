@@ -21,6 +21,13 @@
  *           pushfq/popfq around it unless the flags are dead at the site
  *           (count_flags keeps them; the checker decides which it accepts,
  *           see flags.h).
+ *  count_task: count behind a test of the task, for a filter of one
+ *           test (uapi gilk_filter_task_test()): rax pushed (and the flags,
+ *           as count), the task from %gs:current_task, its pid, tgid or
+ *           comm compared in place (`cmp dword [rax + off], imm32`, four
+ *           for comm's 16 bytes), then `inc qword %gs:[rax]` of the hit
+ *           counter or, for a task turned away, of the filtered counter
+ *           (its address by movabs), rax popped. No call either way.
  *  tsc:     no call: rax, rcx, rdx, rsi and rdi pushed (and the flags, as
  *           count), who in rsi (`mov esi, %gs:cpu_number`, the preempt
  *           count's interrupt bits from %gs:preempt_count, the pid of the
@@ -43,6 +50,8 @@ enum gilk_tramp_kind {
 	GILK_TRAMP_COUNT_FLAGS,
 	GILK_TRAMP_TSC,		/* the flags left alone: dead at the site */
 	GILK_TRAMP_TSC_FLAGS,
+	GILK_TRAMP_COUNT_TASK,	/* the flags left alone: dead at the site */
+	GILK_TRAMP_COUNT_TASK_FLAGS,
 };
 
 struct gilk_tramp_params {
@@ -58,9 +67,27 @@ struct gilk_tramp_params {
 	unsigned long preempt_count;	/* tsc: %gs-relative, within a disp32 */
 	unsigned long current_task;	/* tsc: %gs-relative, within a disp32 */
 	unsigned long task_pid;		/* tsc: offsetof(struct task_struct, pid) */
+	/* count_task: the filtered counter (__percpu) and the test */
+	unsigned long filtered;
+	u32 task_field;		/* offsetof() the task's field compared */
+	u32 task_len;		/* 4 (pid, tgid) or 16 (comm) bytes */
+	u8 task_bytes[16];	/* what an equal task holds there */
+	bool pass_if_equal;
 };
 
-/* Count and tsc: no call, and the flags saved only where they are live. */
+/* Offsets in struct task_struct, for count_task's test. */
+struct gilk_task_offsets {
+	u32 pid, tgid, comm;
+};
+
+/*
+ * Sets p's test from filter f where count_task can test it inline
+ * (uapi gilk_filter_task_test()) and its offsets fit; false if not.
+ */
+bool gilk_tramp_task_test(struct gilk_tramp_params *p, const struct gilk_filter *f,
+			  const struct gilk_task_offsets *off);
+
+/* Count, count_task and tsc: no call, and the flags saved only where they are live. */
 bool gilk_tramp_inline(enum gilk_tramp_kind kind);
 /* The kind that saves the flags around an inline kind's code. */
 enum gilk_tramp_kind gilk_tramp_flags_kept(enum gilk_tramp_kind kind);

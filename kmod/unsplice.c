@@ -256,8 +256,8 @@ int gilk_unsplice(u32 id)
  * loads the call's first argument, the one instruction before the call:
  * the header's first bytes may be 1-byte pushes, and a task preempted
  * between them would resume inside the jmp. A BUG site's gets an int3 there
- * instead: a BUG must still stop the kernel. Inline count and tsc call
- * nothing and are left as they are, with their counter and ring. The text
+ * instead: a BUG must still stop the kernel. Inline count, count_task and
+ * tsc call nothing and are left as they are, with their counters and ring. The text
  * lock held.
  */
 void gilk_abandon(struct gilk_splice_obj *s)
@@ -274,11 +274,13 @@ void gilk_abandon(struct gilk_splice_obj *s)
 	s32 rel;
 
 	if (!gilk_tramp_call(&tp, &ctx_at, &after)) {
-		/* count and tsc call nothing: they go on, into memory left to
-		 * them (what the ring holds now still becomes events)
+		/* count, count_task and tsc call nothing: they go on, into
+		 * memory left to them (what the ring holds now still becomes
+		 * events)
 		 */
 		gilk_tsc_ring_drain(s, false);
 		s->hits = NULL;
+		s->filtered = NULL;
 		s->tsc_ring = NULL;
 	} else if (s->bug_kind == GILK_BUG) {
 		/* an int3 nothing handles once gilk.ko is gone: an oops */

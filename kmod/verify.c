@@ -1050,42 +1050,59 @@ static int check_evicted(struct vctx *v, unsigned long slot)
 /*
  * The header of the template the request gets (tramp.h) at the start of the
  * trampoline: its length, or -1 with the offset of the first byte refused.
- * Count and tsc keep the flags unless they are dead at the site, which the
- * checker finds out for itself; saving them where they are dead is only
- * slower. Tsc needs the ring its code writes, reserved with the splice.
+ * The template is what the instrument and the filter need together (uapi
+ * gilk_filter_needs()); a count whose filter is one test of the task may
+ * have it inline instead (count_task). Inline templates keep the flags
+ * unless they are dead at the site, which the checker finds out for
+ * itself; saving them where they are dead is only slower. Tsc needs the
+ * ring its code writes, reserved with the splice.
  */
 static int check_header(struct vctx *v, enum gilk_tramp_kind *kind)
 {
 	const struct gilk_splice *req = v->req;
 	const struct gilk_verify_env *env = v->env;
 	struct gilk_tramp_params tp = {
-		gilk_tramp_kind(env->needs, req->flags), env->tramp, req->site,
-		env->ctx, env->handler, env->clac, env->counter, env->ring,
-		env->cpu_number, env->preempt_count, env->current_task, env->task_pid
+		.kind = gilk_tramp_kind(gilk_filter_needs(&req->filter, env->needs),
+					req->flags),
+		.tramp = env->tramp, .site = req->site, .ctx = env->ctx,
+		.handler = env->handler, .clac = env->clac, .counter = env->counter,
+		.ring = env->ring, .cpu_number = env->cpu_number,
+		.preempt_count = env->preempt_count, .current_task = env->current_task,
+		.task_pid = env->task_pid, .filtered = env->filtered,
 	};
+	struct gilk_task_offsets off = { env->task_pid, env->task_tgid, env->task_comm };
+	enum gilk_tramp_kind kinds[2];
 	u8 exp[GILK_TRAMP_HEADER_MAX];
 	size_t hlen, i, best = 0;
-	bool keep_flags = gilk_tramp_inline(tp.kind) &&
-			  !gilk_flags_dead(env, req->site);
+	bool dead = gilk_flags_dead(env, req->site);
+	int k, n = 0;
 
 	if (tp.kind == GILK_TRAMP_TSC && !env->ring)
 		return refuse(v, "trampoline", 0,
 			      "the tsc template needs a reservation with a tsc ring");
-	if (keep_flags)
-		tp.kind = gilk_tramp_flags_kept(tp.kind);
-	for (;;) {
-		hlen = gilk_tramp_header(exp, &tp);
-		for (i = 0; i < hlen && i < req->tramp_len && req->tramp[i] == exp[i]; i++)
-			;
-		if (i == hlen) {
-			*kind = tp.kind;
-			return (int)hlen;
+	if (req->filter.len && env->needs == GILK_NEEDS_NOTHING &&
+	    !(req->flags & (GILK_SPLICE_FULL | GILK_SPLICE_BUG)) &&
+	    gilk_tramp_task_test(&tp, &req->filter, &off))
+		kinds[n++] = GILK_TRAMP_COUNT_TASK;
+	kinds[n++] = tp.kind;
+	for (k = 0; k < n; k++) {
+		tp.kind = kinds[k];
+		if (gilk_tramp_inline(tp.kind) && !dead)
+			tp.kind = gilk_tramp_flags_kept(tp.kind);
+		for (;;) {
+			hlen = gilk_tramp_header(exp, &tp);
+			for (i = 0; i < hlen && i < req->tramp_len && req->tramp[i] == exp[i]; i++)
+				;
+			if (i == hlen) {
+				*kind = tp.kind;
+				return (int)hlen;
+			}
+			if (i > best)
+				best = i;
+			if (gilk_tramp_flags_kept(tp.kind) == tp.kind)
+				break;
+			tp.kind = gilk_tramp_flags_kept(tp.kind);
 		}
-		if (i > best)
-			best = i;
-		if (gilk_tramp_flags_kept(tp.kind) == tp.kind)
-			break;
-		tp.kind = gilk_tramp_flags_kept(tp.kind);
 	}
 	refuse(v, "trampoline", (u32)best, "not gilk's trampoline header");
 	return -1;

@@ -76,13 +76,17 @@ struct gilk_verify_env {
 	unsigned long tramp, evict_tramp;	/* reserved for this splice */
 	unsigned long handler, ctx;	/* what the header calls, with what */
 	bool clac;		/* SMAP is on: the header clears AC */
-	u32 needs;		/* the instrument's GILK_NEEDS_* */
+	u32 needs;		/* the instrument's GILK_NEEDS_* (the filter's
+				 * are added from the request)
+				 */
 	unsigned long counter;	/* the splice's __percpu hit counter */
 	unsigned long ring;	/* its struct gilk_tsc_ring, or 0 */
 	unsigned long cpu_number;	/* %gs-relative: the CPU's number */
 	unsigned long preempt_count;	/* %gs-relative: its preempt count */
 	unsigned long current_task;	/* %gs-relative: the task it runs */
 	unsigned long task_pid;		/* offsetof(struct task_struct, pid) */
+	unsigned long task_tgid, task_comm;	/* and of tgid, comm */
+	unsigned long filtered;	/* the splice's __percpu filtered counter */
 	/* The kernel's insn_decode(). */
 	int (*decode)(struct insn *insn, const void *kaddr, int buf_len,
 		      enum insn_mode m);

@@ -106,10 +106,12 @@ size_t live_plan_many(struct live *lv, const uint64_t *sites, size_t n,
 int live_splice_batch(struct live *lv, const struct splice_plan *plans,
 		      size_t n, const char *instrument, const char *arg,
 		      uint32_t *ids, struct gerr *e);
-/* The same with an instrument and argument per plan (nuses == n), or one
- * for all (nuses == 1): an entry and its exits in one grace period. */
+/* The same with an instrument, argument and filter per plan (nuses == n),
+ * or one for all (nuses == 1): an entry and its exits in one grace period.
+ * filter NULL: every hit runs the instrument. */
 struct live_use {
 	const char *instrument, *arg;
+	const struct gilk_filter *filter;
 };
 int live_splice_batch_uses(struct live *lv, const struct splice_plan *plans,
 			   size_t n, const struct live_use *uses, size_t nuses,

@@ -81,24 +81,40 @@ uint64_t live_block_site(struct live *lv, uint64_t addr)
 	return splice_site_for_block(&env, addr);
 }
 
-/* The template gilk.ko gives instrument's splices (kmod/tramp.h): what the
- * instrument needs, unless the session asks for the full one. */
-static enum tramp_template template_for(struct live *lv, const char *instrument)
+/* What gilk.ko says instrument needs (GILK_NEEDS_*): a full pt_regs
+ * unless it says less, or the session asks for the full template. */
+static uint32_t needs_of(struct live *lv, const char *instrument)
 {
 	struct gilk_instrument_info *list;
-	enum tramp_template tt = TT_FULL;
+	uint32_t needs = GILK_NEEDS_REGS;
 	struct gerr e;
 	size_t n;
 
 	if (lv->full_template || live_instruments(lv, &list, &n, &e))
-		return TT_FULL;
+		return GILK_NEEDS_REGS;
 	for (size_t i = 0; i < n; i++)
 		if (!strcmp(list[i].name, instrument))
-			tt = list[i].needs == GILK_NEEDS_NOTHING ? TT_COUNT :
-			     list[i].needs == GILK_NEEDS_TSC ? TT_TSC :
-			     list[i].needs == GILK_NEEDS_SCRATCH ? TT_SCRATCH : TT_FULL;
+			needs = list[i].needs;
 	free(list);
-	return tt;
+	return needs;
+}
+
+/* The template gilk.ko gives a splice (kmod/tramp.h): what the instrument
+ * and the filter need together, as gilk_filter_needs() in the uapi says. */
+static enum tramp_template template_of(uint32_t needs, const struct gilk_filter *f)
+{
+	__u64 value;
+	__u8 field;
+	int pass;
+
+	/* one test of the task: inline, as gilk.ko's count_task */
+	if (f && needs == GILK_NEEDS_NOTHING && gilk_filter_task_test(f, &field, &value, &pass))
+		return TT_COUNT_TASK;
+	if (f)
+		needs = gilk_filter_needs(f, needs);
+	return needs == GILK_NEEDS_NOTHING ? TT_COUNT :
+	       needs == GILK_NEEDS_TSC ? TT_TSC :
+	       needs == GILK_NEEDS_SCRATCH ? TT_SCRATCH : TT_FULL;
 }
 
 /* The inline tsc template writes gilk.ko's ring as core/splice.h lays it out. */
@@ -114,7 +130,7 @@ _Static_assert(TSC_RING_SLOTS == GILK_TSC_SLOTS &&
 	       "core/splice.h's tsc ring is gilk.ko's");
 
 static int request_as(struct live *lv, const struct splice_plan *p,
-		      const char *instrument, const char *arg, enum tramp_template tmpl,
+		      const struct live_use *u, enum tramp_template tmpl,
 		      struct gilk_splice *req, size_t *reloc_off, struct gerr *e)
 {
 	struct gilk_reserve r = {
@@ -127,13 +143,15 @@ static int request_as(struct live *lv, const struct splice_plan *p,
 	struct splice_code code;
 	enum splice_reason why;
 
+	const char *instrument = u->instrument, *arg = u->arg;
+
 	if (strlen(instrument) >= GILK_NAME_MAX || (arg && strlen(arg) >= GILK_ARG_MAX))
 		return gerr_set(e, "instrument name or argument too long");
 	if (ioctl(lv->fd, GILK_IOC_RESERVE, &r) < 0) {
 		/* the rings' budget is spent: the tsc instrument's C function
 		 * records the same events through the full template */
 		if (errno == EDQUOT && tmpl == TT_TSC)
-			return request_as(lv, p, instrument, arg, TT_FULL, req, reloc_off, e);
+			return request_as(lv, p, u, TT_FULL, req, reloc_off, e);
 		return gerr_setc(e, errno, "reserving trampoline memory: %s", strerror(errno));
 	}
 	sp = (struct splice_params){ .tramp = r.tramp, .evict_tramp = r.evict_tramp,
@@ -141,6 +159,11 @@ static int request_as(struct live *lv, const struct splice_plan *p,
 				     .tmpl = tmpl, .counter = r.counter, .tsc_ring = r.tsc_ring,
 				     .cpu_number = r.cpu_number, .preempt_count = r.preempt_count,
 				     .current_task = r.current_task, .task_pid = r.task_pid };
+	/* where the task's fields are out of the template's reach: a call */
+	if (tmpl == TT_COUNT_TASK && !request_task_test(&sp, u->filter, &r)) {
+		ioctl(lv->fd, GILK_IOC_RELEASE, &r.id);
+		return request_as(lv, p, u, TT_SCRATCH, req, reloc_off, e);
+	}
 	if (splice_emit(p, &sp, &code, &why)) {
 		ioctl(lv->fd, GILK_IOC_RELEASE, &r.id);
 		return gerr_set(e, "trampoline at 0x%llx: %s", (unsigned long long)r.tramp,
@@ -151,6 +174,8 @@ static int request_as(struct live *lv, const struct splice_plan *p,
 		*reloc_off = code.reloc_off;
 	snprintf(req->instrument, sizeof(req->instrument), "%s", instrument);
 	snprintf(req->arg, sizeof(req->arg), "%s", arg ? arg : "");
+	if (u->filter)
+		req->filter = *u->filter;
 	return 0;
 }
 
@@ -158,7 +183,9 @@ int live_request(struct live *lv, const struct splice_plan *p,
 		 const char *instrument, const char *arg,
 		 struct gilk_splice *req, size_t *reloc_off, struct gerr *e)
 {
-	return request_as(lv, p, instrument, arg, template_for(lv, instrument), req,
+	struct live_use u = { instrument, arg, NULL };
+
+	return request_as(lv, p, &u, template_of(needs_of(lv, instrument), NULL), req,
 			  reloc_off, e);
 }
 
@@ -166,7 +193,7 @@ int live_splice_batch(struct live *lv, const struct splice_plan *plans,
 		      size_t n, const char *instrument, const char *arg,
 		      uint32_t *ids, struct gerr *e)
 {
-	struct live_use use = { instrument, arg };
+	struct live_use use = { instrument, arg, NULL };
 
 	return live_splice_batch_uses(lv, plans, n, &use, 1, ids, e);
 }
@@ -192,15 +219,15 @@ int live_splice_batch_uses(struct live *lv, const struct splice_plan *plans,
 	/* the template an instrument takes, asked of gilk.ko once for a run
 	 * of the same instrument, not once a splice */
 	const char *last = NULL;
-	enum tramp_template tmpl = TT_FULL;
+	uint32_t needs = GILK_NEEDS_REGS;
 
 	for (; built < n; built++) {
 		const struct live_use *u = &uses[nuses == n ? built : 0];
 
 		if (!last || strcmp(last, u->instrument))
-			tmpl = template_for(lv, u->instrument);
+			needs = needs_of(lv, u->instrument);
 		last = u->instrument;
-		if (request_as(lv, &plans[built], u->instrument, u->arg, tmpl, &reqs[built],
+		if (request_as(lv, &plans[built], u, template_of(needs, u->filter), &reqs[built],
 			       NULL, e)) {
 			rc = -1;
 			break;

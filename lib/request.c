@@ -3,6 +3,36 @@
 
 #include <string.h>
 
+#include "x86emit.h"
+
+bool request_task_test(struct splice_params *sp, const struct gilk_filter *f,
+		       const struct gilk_reserve *r)
+{
+	__u64 value;
+	uint32_t v32;
+	__u8 field;
+	int pass;
+
+	if (!gilk_filter_task_test(f, &field, &value, &pass))
+		return false;
+	memset(sp->task_bytes, 0, sizeof(sp->task_bytes));
+	if (field == GILK_FF_COMM) {
+		/* the name and NULs after it, as the kernel pads comm */
+		for (size_t i = 0; i < sizeof(sp->task_bytes) && f->str[value][i]; i++)
+			sp->task_bytes[i] = (uint8_t)f->str[value][i];
+		sp->task_field = r->task_comm;
+		sp->task_len = 16;
+	} else {
+		v32 = (uint32_t)value;
+		memcpy(sp->task_bytes, &v32, 4);
+		sp->task_field = field == GILK_FF_PID ? r->task_tgid : r->task_pid;
+		sp->task_len = 4;
+	}
+	sp->pass_if_equal = pass;
+	sp->filtered = r->filtered;
+	return sp->task_field <= 0x7fffffff - 16 && imm32_sext_fits(r->current_task);
+}
+
 void request_from_plan(const struct splice_plan *p, const struct splice_code *c,
 		       const struct gilk_reserve *r, struct gilk_splice *req)
 {

@@ -4,6 +4,7 @@
 
 #include "commands.h"
 #include "coverage.h"
+#include "site_filter.h"
 
 /* The session's set: one an earlier session started is taken over. */
 static int find_set(struct session *s, struct gerr *e)
@@ -63,10 +64,15 @@ static void summary(struct session *s, size_t before)
 static int run(struct session *s, int argc, char **argv, struct gerr *e)
 {
 	const char *what = argv[1];
+	struct gilk_filter filter;
+	bool filtered;
 	size_t before;
 
+	/* inline counts stay inline unless a filter is asked for */
+	if (site_filter_args(s, &argc, argv, SF_ANY, false, &filter, &filtered, e))
+		return -1;
 	if (!strcmp(what, "report") || !strcmp(what, "reset") || !strcmp(what, "stop")) {
-		if (argc != 2)
+		if (argc != 2 || filtered)
 			return gerr_set(e, "coverage %s takes nothing more", what);
 		if (need_set(s, e))
 			return -1;
@@ -92,7 +98,7 @@ static int run(struct session *s, int argc, char **argv, struct gerr *e)
 	if (find_set(s, e))
 		return -1;
 	before = s->cov->nfuncs;
-	if (coverage_start(s, s->cov, argv + 1, (size_t)argc - 1, e))
+	if (coverage_start(s, s->cov, argv + 1, (size_t)argc - 1, filtered ? &filter : NULL, e))
 		return -1;
 	summary(s, before);
 	return 0;
@@ -103,15 +109,18 @@ const struct command cmd_coverage = {
 	.run = run,
 	.min_args = 1,
 	.max_args = ARGS_ANY,
-	.flags = CMD_LIVE,
+	.flags = CMD_LIVE | CMD_IF,
 	.offline_hint = "\"blocks FUNC\" shows which blocks could be spliced",
-	.usage = "coverage FUNC|GLOB... | coverage report|reset|stop",
+	.usage = "coverage FUNC|GLOB... [if EXPR] | coverage report|reset|stop",
 	.help = "coverage FUNC|GLOB...: splices every spliceable block of the functions\n"
 		"(a glob such as 'tcp_*' matches function names) with the built-in count,\n"
 		"which counts inline in the trampoline; more functions may be added later.\n"
 		"After an error or Ctrl-C nothing of the command is left. Coverage\n"
 		"that another gilk started (gilk -batch) is taken over: its splices\n"
 		"carry the argument \"coverage\".\n"
+		"if EXPR: only hits where EXPR holds count (gilk.ko tests it, as for\n"
+		"splice's \"if\"; the count is then a call, not inline):\n"
+		"coverage 'ext4_*' if comm == \"dd\".\n"
 		"coverage report: per function, the blocks that ran (hit), could be\n"
 		"spliced (spliceable) and could not (refused), and the total.\n"
 		"coverage reset: hits count from zero again. coverage stop: removes\n"

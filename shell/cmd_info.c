@@ -73,6 +73,9 @@ static int info_splice(struct session *s, const char *idtext, struct gerr *e)
 		where, (in.flags & GILK_SPLICE_TRAP) ? "trap mode" : "jmp", in.instrument,
 		in.arg[0] ? " " : "", in.arg, (uint64_t)in.hits,
 		(in.flags & GILK_SPLICE_BUG) ? ", BUG/WARN replayed" : "");
+	if (in.filter[0])
+		fprintf(s->out, "  if %s: %" PRIu64 " hits filtered out (not in hits)\n", in.filter,
+			(uint64_t)in.filtered);
 	fprintf(s->out, "  displaced %u bytes:", in.region_len);
 	hex_line(s->out, in.region_orig, in.region_len < GILK_PATCH_MAX_LEN ? in.region_len : GILK_PATCH_MAX_LEN);
 	for (uint32_t i = 0; i < in.npatch && i < GILK_MAX_PATCHES; i++) {
@@ -293,7 +296,8 @@ const struct command cmd_info = {
 	.complete = COMPLETE_WORDS,
 	.complete2 = COMPLETE_SYMBOL,
 	.help = "info splices: every splice with its hits, events lost because the\n"
-		"buffer was full, and nested hits (inside an instrument, not run).\n"
+		"buffer was full, nested hits (inside an instrument, not run), hits its\n"
+		"filter turned away (filtered), and the filter (if EXPR).\n"
 		"info splice ID: one splice in full: the bytes it displaced, the bytes\n"
 		"it wrote (read back now) and its trampoline, disassembled.\n"
 		"info instruments: the instruments gilk.ko knows, their modules, what\n"

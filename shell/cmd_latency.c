@@ -4,6 +4,7 @@
 
 #include "commands.h"
 #include "location.h"
+#include "site_filter.h"
 #include "splice_sites.h"
 
 /* The sites of FUNC:entry then FUNC:exit, in *sites (malloc'd). */
@@ -42,8 +43,12 @@ static int run(struct session *s, int argc, char **argv, struct gerr *e)
 	uint32_t *ids = NULL;
 	size_t n, cond = 0;
 	int rc = -1;
+	struct gilk_filter filter;
+	bool filtered;
 
-	(void)argc;
+	/* the entry and the exits take the same filter: the task's fields only */
+	if (site_filter_args(s, &argc, argv, SF_TASK, true, &filter, &filtered, e))
+		return -1;
 	if (location_parse(s, argv + 1, 1, &fn, e))
 		return -1;
 	if (fn.kind != LOC_ADDR)
@@ -57,13 +62,14 @@ static int run(struct session *s, int argc, char **argv, struct gerr *e)
 		gerr_set(e, "out of memory");
 		goto out;
 	}
-	uses[0] = (struct live_use){ "latency", "entry" };
+	uses[0] = (struct live_use){ "latency", "entry", filtered ? &filter : NULL };
 	for (size_t i = 1; i < n; i++)
-		uses[i] = (struct live_use){ "latency", "exit" };
+		uses[i] = (struct live_use){ "latency", "exit", filtered ? &filter : NULL };
 	if (splice_sites_all(s, sites, n, 0, uses, n, ids, e))
 		goto out;
-	fprintf(s->out, "timing %s: splice %u at its entry, %u..%u at its %zu return point%s\n",
-		fn.func, ids[0], ids[1], ids[n - 1], n - 1, n == 2 ? "" : "s");
+	fprintf(s->out, "timing %s: splice %u at its entry, %u..%u at its %zu return point%s%s%s\n",
+		fn.func, ids[0], ids[1], ids[n - 1], n - 1, n == 2 ? "" : "s",
+		filtered ? ", if " : "", filtered ? filter.text : "");
 	if (cond)
 		fprintf(s->out, "  %zu conditional exit%s not spliced: calls leaving there are not timed\n",
 			cond, cond == 1 ? "" : "s");
@@ -81,9 +87,9 @@ const struct command cmd_latency = {
 	.run = run,
 	.min_args = 1,
 	.max_args = 1,
-	.flags = CMD_LIVE,
+	.flags = CMD_LIVE | CMD_IF,
 	.offline_hint = "\"blocks FUNC:exit\" shows where it would splice",
-	.usage = "latency FUNCTION",
+	.usage = "latency FUNCTION [if EXPR]",
 	.help = "Times every call of FUNCTION: splices the latency instrument (module\n"
 		"latency.ko) at FUNCTION:entry and at each of its return points\n"
 		"(FUNCTION:exit), all in one batch. Each call that returns records an\n"
@@ -92,6 +98,10 @@ const struct command cmd_latency = {
 		"timed (overflows) and of entries or exits that found no partner\n"
 		"(unmatched). Entries and exits are paired per task, so a call may\n"
 		"sleep or move to another CPU. \"hist ns\" draws the durations,\n"
-		"\"events\" and \"dump events\" list them; \"unsplice\" ends it.",
+		"\"events\" and \"dump events\" list them; \"unsplice\" ends it.\n"
+		"if EXPR: only calls where EXPR holds at entry and exit are timed, by\n"
+		"gilk.ko (as splice's \"if\"); it reads pid, tid, comm, cpu and context,\n"
+		"which are the same at both ends: latency vfs_read if comm == \"dd\".\n"
+		"Under \"set filter-self on\" gilk's own calls are not timed.",
 	.complete = COMPLETE_SYMBOL,
 };

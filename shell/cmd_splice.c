@@ -3,10 +3,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "blockset.h"
 #include "commands.h"
 #include "location.h"
+#include "site_filter.h"
 #include "splice_sites.h"
 #include "verdict.h"
 
@@ -34,9 +36,27 @@ static int single_site(struct session *s, const struct location *loc, uint64_t *
 	return 0;
 }
 
-static int splice_one(struct session *s, const struct location *loc, unsigned flags,
-		      const char *ins, const char *arg, struct gerr *e)
+/* What a splice is asked for beside its location. */
+struct use {
+	const char *ins, *arg;
+	const struct gilk_filter *filter;	/* NULL: none */
+};
+
+/* " if EXPR" for the messages, or "". */
+static const char *if_text(const struct use *u, char *buf, size_t len)
 {
+	if (!u->filter)
+		return "";
+	snprintf(buf, len, " if %s", u->filter->text);
+	return buf;
+}
+
+static int splice_one(struct session *s, const struct location *loc, unsigned flags,
+		      const struct use *u, struct gerr *e)
+{
+	struct live_use use = { u->ins, u->arg, u->filter };
+	const char *ins = u->ins, *arg = u->arg;
+	char cond[GILK_FILTER_TEXT_MAX + 8];
 	struct splice_plan p;
 	uint64_t site;
 	uint32_t id;
@@ -44,20 +64,24 @@ static int splice_one(struct session *s, const struct location *loc, unsigned fl
 
 	if (single_site(s, loc, &site, e))
 		return -1;
-	if (session_plan(s, site, flags, &p, e) || live_splice(&s->lv, &p, ins, arg, &id, e))
+	if (session_plan(s, site, flags, &p, e) ||
+	    live_splice_batch_uses(&s->lv, &p, 1, &use, 1, &id, e))
 		return -1;
 	session_made(s, &id, 1);
 	session_where_as(s, site, loc->func, where, sizeof(where));
 	plan_verdict(&p, 1, verdict, sizeof(verdict));
-	fprintf(s->out, "splice %u at %s: %s, instrument %s%s%s\n", id, where, verdict, ins,
-		arg[0] ? " " : "", arg);
+	fprintf(s->out, "splice %u at %s: %s, instrument %s%s%s%s\n", id, where, verdict, ins,
+		arg[0] ? " " : "", arg, if_text(u, cond, sizeof(cond)));
 	return 0;
 }
 
 /* Every block of the functions args name or match, in one batch. */
 static int splice_blocks(struct session *s, char *const *args, int nargs,
-			 const char *ins, const char *arg, struct gerr *e)
+			 const struct use *u, struct gerr *e)
 {
+	struct live_use use = { u->ins, u->arg, u->filter };
+	const char *ins = u->ins;
+	char cond[GILK_FILTER_TEXT_MAX + 8];
 	struct blockset bs;
 	uint32_t *ids = NULL;
 	int rc = -1;
@@ -74,14 +98,15 @@ static int splice_blocks(struct session *s, char *const *args, int nargs,
 		gerr_set(e, "out of memory");
 		goto out;
 	}
-	if (live_splice_batch(&s->lv, bs.plans, bs.ngood, ins, arg, ids, e))
+	if (live_splice_batch_uses(&s->lv, bs.plans, bs.ngood, &use, 1, ids, e))
 		goto out;
 	session_made(s, ids, bs.ngood);
 	if (bs.nfns == 1) {
 		const struct blockset_fn *f = &bs.fns[0];
 
-		fprintf(s->out, "spliced %zu of %zu blocks of %s with %s in one batch: splices %u..%u\n",
-			bs.ngood, f->nblocks, f->sym->name, ins, ids[0], ids[bs.ngood - 1]);
+		fprintf(s->out, "spliced %zu of %zu blocks of %s with %s%s in one batch: splices %u..%u\n",
+			bs.ngood, f->nblocks, f->sym->name, ins, if_text(u, cond, sizeof(cond)),
+			ids[0], ids[bs.ngood - 1]);
 		for (int r = 1; r < SR_NREASONS; r++)
 			if (f->refused[r])
 				fprintf(s->out, "  %zu refused: %s\n", f->refused[r],
@@ -90,8 +115,9 @@ static int splice_blocks(struct session *s, char *const *args, int nargs,
 		struct gilk_stats st;
 
 		blockset_report(s, &bs, "spliced");
-		fprintf(s->out, "spliced %zu of %zu blocks of %zu functions with %s in one batch: splices %u..%u\n",
-			bs.ngood, bs.nsites, bs.nfns, ins, ids[0], ids[bs.ngood - 1]);
+		fprintf(s->out, "spliced %zu of %zu blocks of %zu functions with %s%s in one batch: splices %u..%u\n",
+			bs.ngood, bs.nsites, bs.nfns, ins, if_text(u, cond, sizeof(cond)),
+			ids[0], ids[bs.ngood - 1]);
 		if (live_stats(&s->lv, &st, e) == 0 && st.splices) {
 			fprintf(s->out, "gilk.ko: %u splices, %" PRIu64 " bytes of trampolines (%" PRIu64 " each) in %" PRIu64 " KiB of module memory",
 				st.splices, (uint64_t)st.tramp_bytes,
@@ -110,6 +136,35 @@ out:
 	return rc;
 }
 
+/*
+ * Under filter-self, gilk's own task is left out by gilk.ko: every filter
+ * says so already, and a splice without one gets "pid != gilk's" where its
+ * instrument is called anyway. An inline count or tsc stays inline (it
+ * would become a call): tsc's events of gilk's own are left out when read.
+ */
+static int with_self(struct session *s, struct use *u, struct gilk_filter *filter,
+		     struct gerr *e)
+{
+	struct gilk_instrument_info *list;
+	bool calls = false;
+	size_t n;
+
+	if (u->filter || !s->set.filter_self)
+		return 0;
+	if (live_instruments(&s->lv, &list, &n, e))
+		return -1;
+	for (size_t i = 0; i < n; i++)
+		if (!strncmp(list[i].name, u->ins, sizeof(list[i].name)))
+			calls = list[i].needs <= GILK_NEEDS_SCRATCH;
+	free(list);
+	if (!calls)
+		return 0;
+	if (site_filter_compile(NULL, SF_ANY, (uint32_t)getpid(), filter, e))
+		return -1;
+	u->filter = filter;
+	return 0;
+}
+
 /* Whether name is an instrument gilk.ko has. */
 static bool is_instrument(const struct gilk_instrument_info *list, size_t n, const char *name)
 {
@@ -123,9 +178,9 @@ static bool is_instrument(const struct gilk_instrument_info *list, size_t n, con
  * With --blocks: functions and patterns up to the first word that names an
  * instrument, which an ARG may follow.
  */
-static int run_blocks(struct session *s, int argc, char **argv, int i, struct gerr *e)
+static int run_blocks(struct session *s, int argc, char **argv, int i, struct use *u,
+		      struct gilk_filter *filter, struct gerr *e)
 {
-	const char *ins = s->set.instrument, *arg = s->set.arg;
 	struct gilk_instrument_info *list;
 	size_t nlist;
 	int end = i;
@@ -138,17 +193,20 @@ static int run_blocks(struct session *s, int argc, char **argv, int i, struct ge
 	if (end == i || argc - end > 2)
 		return command_usage(&cmd_splice, e);
 	if (end < argc) {
-		ins = argv[end];
-		arg = argc - end > 1 ? argv[end + 1] : "";
+		u->ins = argv[end];
+		u->arg = argc - end > 1 ? argv[end + 1] : "";
 	}
-	return splice_blocks(s, argv + i, end - i, ins, arg, e);
+	if (with_self(s, u, filter, e))
+		return -1;
+	return splice_blocks(s, argv + i, end - i, u, e);
 }
 
 /* FUNC:exit: every return point in one batch, all or none. */
 static int splice_exits(struct session *s, const struct location *loc, unsigned flags,
-			const char *ins, const char *arg, struct gerr *e)
+			const struct use *u, struct gerr *e)
 {
-	struct live_use use = { ins, arg };
+	struct live_use use = { u->ins, u->arg, u->filter };
+	char cond_text[GILK_FILTER_TEXT_MAX + 8];
 	struct loc_site *exits;
 	uint64_t *sites = NULL;
 	uint32_t *ids = NULL;
@@ -167,8 +225,9 @@ static int splice_exits(struct session *s, const struct location *loc, unsigned 
 		sites[i] = exits[i].site;
 	if (splice_sites_all(s, sites, n, flags, &use, 1, ids, e))
 		goto out;
-	fprintf(s->out, "spliced the %zu return point%s of %s with %s in one batch: splices %u..%u\n",
-		n, n == 1 ? "" : "s", loc->func, ins, ids[0], ids[n - 1]);
+	fprintf(s->out, "spliced the %zu return point%s of %s with %s%s in one batch: splices %u..%u\n",
+		n, n == 1 ? "" : "s", loc->func, u->ins, if_text(u, cond_text, sizeof(cond_text)),
+		ids[0], ids[n - 1]);
 	for (size_t i = 0; i < n; i++) {
 		char where[160];
 
@@ -193,7 +252,9 @@ static int run(struct session *s, int argc, char **argv, struct gerr *e)
 	unsigned flags = s->set.trap ? SPLICE_ALLOW_TRAP : 0;
 	bool blocks = false;
 	int i = 1;
-	const char *ins = s->set.instrument, *arg = s->set.arg;
+	struct use u = { s->set.instrument, s->set.arg, NULL };
+	struct gilk_filter filter;
+	bool filtered;
 
 	for (; i < argc && argv[i][0] == '-' && argv[i][1] == '-'; i++) {
 		if (!strcmp(argv[i], "--blocks"))
@@ -203,25 +264,31 @@ static int run(struct session *s, int argc, char **argv, struct gerr *e)
 		else
 			return gerr_set(e, "unknown option %s; usage: %s", argv[i], cmd_splice.usage);
 	}
+	/* the instrument is known only past the location: with_self() after */
+	if (site_filter_args(s, &argc, argv, SF_ANY, false, &filter, &filtered, e))
+		return -1;
+	u.filter = filtered ? &filter : NULL;
 	if (blocks)
-		return run_blocks(s, argc, argv, i, e);
+		return run_blocks(s, argc, argv, i, &u, &filter, e);
 	if (argc - i < 1 || argc - i - location_nwords(argv[i]) > 2)
 		return command_usage(&cmd_splice, e);
 	if (location_parse(s, argv + i, argc - i, &loc, e))
 		return -1;
 	i += loc.words - 1;
 	if (argc - i > 1) {
-		ins = argv[i + 1];
-		arg = argc - i > 2 ? argv[i + 2] : "";
+		u.ins = argv[i + 1];
+		u.arg = argc - i > 2 ? argv[i + 2] : "";
 	}
+	if (with_self(s, &u, &filter, e))
+		return -1;
 	if (loc.kind == LOC_BLOCKS) {
 		char *name = loc.func;
 
-		return splice_blocks(s, &name, 1, ins, arg, e);
+		return splice_blocks(s, &name, 1, &u, e);
 	}
 	if (loc.kind == LOC_EXIT)
-		return splice_exits(s, &loc, flags, ins, arg, e);
-	return splice_one(s, &loc, flags, ins, arg, e);
+		return splice_exits(s, &loc, flags, &u, e);
+	return splice_one(s, &loc, flags, &u, e);
 }
 
 const struct command cmd_splice = {
@@ -229,9 +296,9 @@ const struct command cmd_splice = {
 	.run = run,
 	.min_args = 1,
 	.max_args = ARGS_ANY,
-	.flags = CMD_LIVE,
+	.flags = CMD_LIVE | CMD_IF,
 	.offline_hint = "\"plan\" shows what it would do",
-	.usage = "splice [--blocks] [--trap] LOCATION... [INSTRUMENT [ARG]]",
+	.usage = "splice [--blocks] [--trap] LOCATION... [INSTRUMENT [ARG]] [if EXPR]",
 	.help = "Splices INSTRUMENT (\"count\", or what \"set instrument\" says) at\n"
 		"LOCATION in the running kernel; ARG is passed to it (quote it if it\n"
 		"has blanks). At a function's start the splice goes past its ftrace\n"
@@ -245,6 +312,14 @@ const struct command cmd_splice = {
 		"instrument ends the functions. --trap lets a site no jump fits be\n"
 		"served by an int3 at a kprobe's cost per hit (\"set trap on\": every\n"
 		"splice).\n"
+		"if EXPR: gilk.ko runs the instrument only for hits where EXPR holds, and\n"
+		"counts the others as filtered; it reads pid, tid, comm, cpu, context\n"
+		"(task, softirq, irq, nmi), arg0..arg5, rax..r15, rip, rflags and retval\n"
+		"(rax), with == != < <= > >= & && || ! and ~ (a glob on comm), as\n"
+		"\"events if\" does: splice vfs_read regs if comm == \"cat\" && arg2 > 4096.\n"
+		"A filter makes an inline count or tsc a call; one that reads registers\n"
+		"takes the full template. Under \"set filter-self on\" gilk's own task is\n"
+		"left out by every filter, and by any splice whose instrument is called.\n"
 		"\"info instruments\" lists the instruments; \"info splices\" the splices.",
 	.complete = COMPLETE_LOCATION,
 	.complete2 = COMPLETE_INSTRUMENT,

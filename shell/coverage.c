@@ -115,8 +115,10 @@ static void unsplice_new(struct session *s, struct coverage *c, size_t from)
 
 /* Plans blocks[from ..] together (each sees what the others will own) and
  * splices what can be, GILK_BATCH_MAX to a batch. */
-static int splice_new(struct session *s, struct coverage *c, size_t from, struct gerr *e)
+static int splice_new(struct session *s, struct coverage *c, size_t from,
+		      const struct gilk_filter *filter, struct gerr *e)
 {
+	struct live_use use = { "count", COVERAGE_MARK, filter };
 	size_t n = c->nblocks - from, ngood = 0;
 	uint64_t *sites = calloc(n ? n : 1, sizeof(*sites));
 	struct splice_plan *plans = calloc(n ? n : 1, sizeof(*plans));
@@ -147,7 +149,7 @@ static int splice_new(struct session *s, struct coverage *c, size_t from, struct
 			unsplice_new(s, c, from);
 			goto out;
 		}
-		if (live_splice_batch(&s->lv, plans + done, k, "count", COVERAGE_MARK, ids, e)) {
+		if (live_splice_batch_uses(&s->lv, plans + done, k, &use, 1, ids, e)) {
 			unsplice_new(s, c, from);
 			goto out;
 		}
@@ -172,7 +174,7 @@ out:
  * message can say so).
  */
 int coverage_start(struct session *s, struct coverage *c, char **words,
-		   size_t n, struct gerr *e)
+		   size_t n, const struct gilk_filter *filter, struct gerr *e)
 {
 	size_t from = c->nblocks, had = c->nfuncs;
 	int rc = 0;
@@ -190,7 +192,7 @@ int coverage_start(struct session *s, struct coverage *c, char **words,
 		free(f);
 	}
 	if (!rc && !session_interrupted(s))
-		rc = splice_new(s, c, from, e);
+		rc = splice_new(s, c, from, filter, e);
 	if (!rc && !session_interrupted(s))
 		return 0;
 	if (session_interrupted(s)) {

@@ -39,9 +39,10 @@ struct coverage {
 /* Adds the functions named by each word (a symbol, or a glob over function
  * names) and splices every spliceable block of theirs: GILK_BATCH_MAX to a
  * batch. All or nothing: after an error or Ctrl-C (said in e), the set and
- * the kernel are as they were. */
+ * the kernel are as they were. filter: gilk.ko's test of each hit, or
+ * NULL. */
 int coverage_start(struct session *s, struct coverage *c, char **words,
-		   size_t n, struct gerr *e);
+		   size_t n, const struct gilk_filter *filter, struct gerr *e);
 /* The argument coverage gives its count splices: any session finds them. */
 #define COVERAGE_MARK "coverage"
 

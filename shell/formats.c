@@ -319,10 +319,11 @@ void format_splices(FILE *out, enum format f, struct session *s,
 		if (!n)
 			fprintf(out, "no splices\n");
 		else
-			fprintf(out, "%4s  %-40s %12s %8s %8s  %s\n", "id", "site", "hits",
-				"lost", "nested", "instrument");
+			fprintf(out, "%4s  %-40s %12s %8s %8s %10s  %s\n", "id", "site", "hits",
+				"lost", "nested", "filtered", "instrument");
 	} else if (f == FMT_CSV) {
-		fprintf(out, "id,site,address,instrument,arg,hits,lost,nested,mode,bug_replayed\n");
+		fprintf(out, "id,site,address,instrument,arg,hits,lost,nested,mode,bug_replayed,"
+			"filtered,filter\n");
 	} else {
 		fprintf(out, "[");
 	}
@@ -333,9 +334,11 @@ void format_splices(FILE *out, enum format f, struct session *s,
 		switch (f) {
 		case FMT_TEXT:
 			session_where(s, p->site, where, sizeof(where));
-			fprintf(out, "%4u  %-40s %12" PRIu64 " %8" PRIu64 " %8" PRIu64 "  %s%s%s%s%s\n",
+			fprintf(out, "%4u  %-40s %12" PRIu64 " %8" PRIu64 " %8" PRIu64 " %10" PRIu64
+				"  %s%s%s%s%s%s%s\n",
 				p->id, where, (uint64_t)p->hits, (uint64_t)p->lost,
-				(uint64_t)p->missed, p->instrument, p->arg[0] ? " " : "", p->arg,
+				(uint64_t)p->missed, (uint64_t)p->filtered, p->instrument,
+				p->arg[0] ? " " : "", p->arg, p->filter[0] ? " if " : "", p->filter,
 				(p->flags & GILK_SPLICE_TRAP) ? "  (trap)" : "",
 				bug ? "  (BUG/WARN replayed)" : "");
 			break;
@@ -347,9 +350,11 @@ void format_splices(FILE *out, enum format f, struct session *s,
 			csv_cell(out, p->instrument);
 			fputc(',', out);
 			csv_cell(out, p->arg);
-			fprintf(out, ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%s,%s\n",
+			fprintf(out, ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%s,%s,%" PRIu64 ",",
 				(uint64_t)p->hits, (uint64_t)p->lost, (uint64_t)p->missed,
-				mode_of(p), bug ? "yes" : "no");
+				mode_of(p), bug ? "yes" : "no", (uint64_t)p->filtered);
+			csv_cell(out, p->filter);
+			fputc('\n', out);
 			break;
 		default:
 			symtab_format(s->k->syms, p->site, where, sizeof(where));
@@ -361,9 +366,12 @@ void format_splices(FILE *out, enum format f, struct session *s,
 			fprintf(out, ", \"arg\": ");
 			json_str(out, p->arg);
 			fprintf(out, ", \"hits\": %" PRIu64 ", \"lost\": %" PRIu64
-				", \"nested\": %" PRIu64 ", \"mode\": \"%s\", \"bug_replayed\": %s}",
+				", \"nested\": %" PRIu64 ", \"mode\": \"%s\", \"bug_replayed\": %s"
+				", \"filtered\": %" PRIu64 ", \"filter\": ",
 				(uint64_t)p->hits, (uint64_t)p->lost, (uint64_t)p->missed,
-				mode_of(p), bug ? "true" : "false");
+				mode_of(p), bug ? "true" : "false", (uint64_t)p->filtered);
+			json_str(out, p->filter);
+			fputc('}', out);
 			break;
 		}
 	}

@@ -318,6 +318,11 @@ int emu_open(struct emu *m)
 	    uc_mem_write(m->uc, GS_BASE + CURRENT_TASK_OFF, &task, sizeof(task)) ||
 	    uc_mem_write(m->uc, FAKE_TASK + TASK_PID_OFF, &pid, sizeof(pid)))
 		return -1;
+	uint32_t tgid = TASK_TGID;
+	char comm[16] = TASK_COMM;
+	if (uc_mem_write(m->uc, FAKE_TASK + TASK_TGID_OFF, &tgid, sizeof(tgid)) ||
+	    uc_mem_write(m->uc, FAKE_TASK + TASK_COMM_OFF, comm, sizeof(comm)))
+		return -1;
 	uc_mem_write(m->uc, STUB_ADDR, &stub, 1);
 	uc_hook_add(m->uc, &h, UC_HOOK_CODE, (void *)on_code, m, 1, 0);
 	uc_hook_add(m->uc, &h, UC_HOOK_MEM_UNMAPPED, (void *)on_unmapped, m, 1, 0);
@@ -422,9 +427,13 @@ void emu_run(struct emu *m, uint64_t pc, const struct emu_state *s,
 	uc_reg_write(m->uc, UC_X86_REG_GS_BASE, &gs);
 	if (m->counter_addr)
 		uc_mem_write(m->uc, m->counter_addr, &zero, sizeof(zero));
+	if (m->filtered_addr)
+		uc_mem_write(m->uc, m->filtered_addr, &zero, sizeof(zero));
 	r->err = uc_emu_start(m->uc, pc, 0, 0, 0);
 	if (m->counter_addr)
 		uc_mem_read(m->uc, m->counter_addr, &r->counted, sizeof(r->counted));
+	if (m->filtered_addr)
+		uc_mem_read(m->uc, m->filtered_addr, &r->filtered, sizeof(r->filtered));
 	if (m->tsc_ring) {
 		uc_mem_read(m->uc, m->tsc_ring, &r->tsc_head, sizeof(r->tsc_head));
 		uc_mem_read(m->uc, m->tsc_ring + TSC_RING_SLOT0, r->tsc_slots,

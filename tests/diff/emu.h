@@ -49,6 +49,13 @@
 #define FAKE_TASK (GS_BASE + COUNTER_NEAR + 0x900)
 #define TASK_PID_OFF 0x40
 #define TASK_PID 1234u
+/* For count_task: the task's tgid and name (comm, NUL-padded as the
+ * kernel keeps it), and the filtered counter beside the near one. */
+#define TASK_TGID_OFF 0x48
+#define TASK_TGID 1200u
+#define TASK_COMM_OFF 0x60
+#define TASK_COMM "diff-task"
+#define FILTERED_NEAR (COUNTER_NEAR + 0x10)
 /* What the template must write as who: CPU, interrupt bits, pid. */
 #define TSC_WHO ((uint64_t)TASK_PID << 32 | \
 		 (uint64_t)((PREEMPT_COUNT & TSC_WHO_PREEMPT_MASK) << TSC_WHO_PREEMPT_SHIFT) | \
@@ -74,6 +81,7 @@ struct emu_result {
 	unsigned instrument_calls;
 	unsigned site_hits;           /* how often control reached count_site */
 	uint64_t counted;             /* the counter at counter_addr, after */
+	uint64_t filtered;            /* and at filtered_addr */
 	/* the ring at tsc_ring after: its head, and its first slots
 	 * (begin, tsc, cpu, end) */
 	uint64_t tsc_head;
@@ -110,6 +118,7 @@ struct emu {
 	bool bug_warn;
 	uint64_t count_site;          /* where site_hits counts, 0: nowhere */
 	uint64_t counter_addr;        /* GS_BASE + the counter, 0: none */
+	uint64_t filtered_addr;       /* GS_BASE + the filtered counter, 0: none */
 	uint64_t tsc_ring;            /* TSC_RING_ADDR, 0: none */
 	uint64_t tsc;                 /* what the trampoline's rdtsc reads */
 	uint64_t snap_sp;

@@ -16,7 +16,7 @@ enum kv_bug { KV_NOT_BUG, KV_BUG, KV_WARN };
 
 /* gilk.ko's templates (kmod/tramp.h), as the checker reports which it took. */
 enum kv_template { KV_FULL, KV_SCRATCH, KV_COUNT, KV_COUNT_FLAGS, KV_TSC, KV_TSC_FLAGS,
-		   KV_NTEMPLATES };
+		   KV_COUNT_TASK, KV_COUNT_TASK_FLAGS, KV_NTEMPLATES };
 
 struct kv_env {
 	uint64_t tramp, evict_tramp, handler, ctx;
@@ -28,6 +28,8 @@ struct kv_env {
 	uint64_t preempt_count;         /* %gs-relative */
 	uint64_t current_task;          /* %gs-relative */
 	uint64_t task_pid;              /* offsetof(struct task_struct, pid) */
+	uint64_t task_tgid, task_comm;  /* and of tgid and comm */
+	uint64_t filtered;              /* %gs-relative: the filtered counter */
 	int (*read)(void *priv, uint64_t addr, void *buf, size_t len);
 	uint64_t (*func_start)(void *priv, uint64_t addr);
 	uint64_t (*func_end)(void *priv, uint64_t func);

@@ -10,7 +10,9 @@
 
 _Static_assert((int)KV_FULL == GILK_TRAMP_FULL && (int)KV_SCRATCH == GILK_TRAMP_SCRATCH &&
 	       (int)KV_COUNT == GILK_TRAMP_COUNT && (int)KV_COUNT_FLAGS == GILK_TRAMP_COUNT_FLAGS &&
-	       (int)KV_TSC == GILK_TRAMP_TSC && (int)KV_TSC_FLAGS == GILK_TRAMP_TSC_FLAGS,
+	       (int)KV_TSC == GILK_TRAMP_TSC && (int)KV_TSC_FLAGS == GILK_TRAMP_TSC_FLAGS &&
+	       (int)KV_COUNT_TASK == GILK_TRAMP_COUNT_TASK &&
+	       (int)KV_COUNT_TASK_FLAGS == GILK_TRAMP_COUNT_TASK_FLAGS,
 	       "kverify.h names gilk.ko's templates");
 
 static const struct kv_env *kv(const struct gilk_verify_env *env)
@@ -70,7 +72,8 @@ static void env_of(const struct kv_env *e, struct gilk_verify_env *env)
 		.handler = e->handler, .ctx = e->ctx, .clac = e->clac,
 		.needs = e->needs, .counter = e->counter, .ring = e->ring, .cpu_number = e->cpu_number,
 		.preempt_count = e->preempt_count, .current_task = e->current_task,
-		.task_pid = e->task_pid,
+		.task_pid = e->task_pid, .task_tgid = e->task_tgid, .task_comm = e->task_comm,
+		.filtered = e->filtered,
 		.decode = insn_decode, .read = rd, .func_start = start, .func_end = end, .hidden_edge = hidden,
 		.bug_kind = bug, .jump_label = jl, .fixup = fx, .priv = (void *)e,
 		.memo = e->memo,

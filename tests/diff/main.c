@@ -20,6 +20,7 @@
 #include "gen.h"
 #include "kernel.h"
 #include "splice.h"
+#include "request.h"
 #include "verify_check.h"
 
 struct tally {
@@ -37,7 +38,40 @@ struct run_opts {
 	enum tramp_template tmpl;
 	uint64_t counter;
 	bool mutant;
+	int task;	/* TT_COUNT_TASK: which of task_tests[] */
 };
+
+/* Count_task's filters, each one test of the emulated task (pid TASK_PID,
+ * tgid TASK_TGID, comm TASK_COMM) as the shell compiles it, and whether
+ * that task passes. */
+static const struct {
+	uint8_t op, field;
+	uint64_t value;
+	const char *str;
+	bool eq, passes;
+} task_tests[] = {
+	{ GILK_FOP_EQ, GILK_FF_TID, TASK_PID, NULL, true, true },
+	{ GILK_FOP_EQ, GILK_FF_PID, TASK_TGID, NULL, false, false },
+	{ GILK_FOP_STR_EQ, GILK_FF_COMM, 0, TASK_COMM, true, true },
+	{ GILK_FOP_STR_EQ, GILK_FF_COMM, 0, "nobody", true, false },
+	{ GILK_FOP_STR_EQ, GILK_FF_COMM, 0, "diff-task-2", false, true },
+	{ GILK_FOP_EQ, GILK_FF_TID, TASK_TGID, NULL, true, false },
+};
+
+/* FIELD == V (eq) or != V, then the two RETs. */
+static void task_filter(struct gilk_filter *f, int k)
+{
+	memset(f, 0, sizeof(*f));
+	f->len = 3;
+	f->test[0] = (struct gilk_filter_test){
+		.op = task_tests[k].op, .field = task_tests[k].field, .mask = ~0ull,
+		.value = task_tests[k].value, .jt = task_tests[k].eq ? 0 : 1,
+		.jf = task_tests[k].eq ? 1 : 0 };
+	if (task_tests[k].str)
+		snprintf(f->str[0], sizeof(f->str[0]), "%s", task_tests[k].str);
+	f->test[1] = (struct gilk_filter_test){ .op = GILK_FOP_RET, .value = 1 };
+	f->test[2] = (struct gilk_filter_test){ .op = GILK_FOP_RET, .value = 0 };
+}
 
 /* Mutations of each plan the code checker must refuse. */
 #define MUTATIONS_PER_PLAN 2
@@ -90,6 +124,17 @@ static bool template_ok(const struct run_opts *o, const struct emu_state *s,
 		snprintf(msg, len, "counter %" PRIu64 " after %u passes through the site, %u calls",
 			 rb->counted, ra->site_hits, rb->instrument_calls);
 		return false;
+	case TT_COUNT_TASK: {
+		bool pass = task_tests[o->task].passes;
+
+		if (rb->instrument_calls == 0 && rb->counted == (pass ? ra->site_hits : 0) &&
+		    rb->filtered == (pass ? 0 : ra->site_hits))
+			return true;
+		snprintf(msg, len, "counted %" PRIu64 ", filtered %" PRIu64 " after %u passes "
+			 "through the site (the task %s), %u calls", rb->counted, rb->filtered,
+			 ra->site_hits, pass ? "passes" : "does not pass", rb->instrument_calls);
+		return false;
+	}
 	case TT_TSC:
 		return emu_tsc_ok(rb, ra->site_hits, msg, len);
 	case TT_SCRATCH:
@@ -115,7 +160,21 @@ static void run_plan(struct emu *a, struct emu *b, const struct splice_plan *pla
 	const struct splice_plan *p = plan;
 	struct splice_code code;
 	enum splice_reason why;
+	struct gilk_filter filter;
+	const struct gilk_reserve task_r = {
+		.current_task = CURRENT_TASK_OFF, .task_pid = TASK_PID_OFF,
+		.task_tgid = TASK_TGID_OFF, .task_comm = TASK_COMM_OFF, .filtered = FILTERED_NEAR,
+	};
 
+	if (o->tmpl == TT_COUNT_TASK) {
+		task_filter(&filter, o->task);
+		if (!request_task_test(&sp, &filter, &task_r)) {
+			t->diverged++;
+			fprintf(stderr, "FAIL-DETAIL %s: filter %d is no inline test of the task\n",
+				name, o->task);
+			return;
+		}
+	}
 	if (o->mutant) {
 		mutant = *plan;
 		mutant.flags_dead = true;
@@ -138,7 +197,8 @@ static void run_plan(struct emu *a, struct emu *b, const struct splice_plan *pla
 		return;
 	}
 	if (!o->mutant)
-		vc_check_plan(p, &sp, &code, vt, MUTATIONS_PER_PLAN, &t->verify);
+		vc_check_plan(p, &sp, &code, o->tmpl == TT_COUNT_TASK ? &filter : NULL, vt,
+			      MUTATIONS_PER_PLAN, &t->verify);
 	emu_write(b, TRAMP_ADDR, code.tramp, code.tramp_len);
 	if (code.evict_tramp_len)
 		emu_write(b, EVICT_ADDR, code.evict_tramp, code.evict_tramp_len);
@@ -149,7 +209,9 @@ static void run_plan(struct emu *a, struct emu *b, const struct splice_plan *pla
 	a->bug_site = b->bug_site = p->bug != BUG_NONE ? p->region.addr : 0;
 	a->bug_warn = b->bug_warn = p->bug == BUG_WARN;
 	a->count_site = p->region.addr;
-	b->counter_addr = code.tmpl == TT_COUNT ? GS_BASE + o->counter : 0;
+	b->counter_addr = code.tmpl == TT_COUNT || code.tmpl == TT_COUNT_TASK ?
+			  GS_BASE + o->counter : 0;
+	b->filtered_addr = code.tmpl == TT_COUNT_TASK ? GS_BASE + FILTERED_NEAR : 0;
 	b->tsc_ring = code.tmpl == TT_TSC ? TSC_RING_ADDR : 0;
 	emu_reset_allowed(a);
 	emu_allow(a, fn_lo, fn_hi);
@@ -190,7 +252,8 @@ static void run_plan(struct emu *a, struct emu *b, const struct splice_plan *pla
 		/* Dead flags are dead to the code: a run that ends in a fault
 		 * before they are written hands them to the fault handler,
 		 * which returns them as they were (or oopses). */
-		if ((code.tmpl == TT_COUNT || code.tmpl == TT_TSC) && p->flags_dead &&
+		if ((code.tmpl == TT_COUNT || code.tmpl == TT_TSC || code.tmpl == TT_COUNT_TASK) &&
+		    p->flags_dead &&
 		    ra.err != UC_ERR_OK &&
 		    ra.err == rb.err)
 			rb.end.regs[16] = ra.end.regs[16];
@@ -224,6 +287,7 @@ static void run_plan(struct emu *a, struct emu *b, const struct splice_plan *pla
 	a->bug_site = b->bug_site = 0;
 	a->count_site = 0;
 	b->counter_addr = 0;
+	b->filtered_addr = 0;
 	b->tsc_ring = 0;
 	if (o->mutant)
 		return;
@@ -237,8 +301,9 @@ static void run_plan(struct emu *a, struct emu *b, const struct splice_plan *pla
 
 /*
  * Every plan with the full template, and with one of the others in turn
- * (count with a counter near and far, scratch, tsc); a count or tsc plan
- * whose flags are live also runs as a mutant that claims them dead.
+ * (count with a counter near and far, scratch, tsc), and every third with
+ * count_task; a count, tsc or count_task plan whose flags are live also
+ * runs as a mutant that claims them dead.
  */
 static void run_templates(struct emu *a, struct emu *b, const struct splice_plan *p,
 			  uint64_t fn_lo, uint64_t fn_hi, uint64_t *rng, int states,
@@ -246,13 +311,22 @@ static void run_templates(struct emu *a, struct emu *b, const struct splice_plan
 			  struct tally *t)
 {
 	static const struct run_opts other[] = {
-		{ TT_COUNT, COUNTER_NEAR, false },
-		{ TT_SCRATCH, 0, false },
-		{ TT_COUNT, COUNTER_FAR, false },
-		{ TT_TSC, 0, false },
+		{ TT_COUNT, COUNTER_NEAR, false, 0 },
+		{ TT_SCRATCH, 0, false, 0 },
+		{ TT_COUNT, COUNTER_FAR, false, 0 },
+		{ TT_TSC, 0, false, 0 },
 	};
-	const struct run_opts full = { TT_FULL, 0, false };
-	struct run_opts o = other[turn % (sizeof(other) / sizeof(other[0]))];
+	const struct run_opts full = { TT_FULL, 0, false, 0 };
+	size_t nother = sizeof(other) / sizeof(other[0]);
+	struct run_opts o = other[turn % nother];
+	/* count_task on every third plan, each of its filters in turn, the
+	 * counter near and far; from states of its own, so that the other
+	 * templates' runs are the ones they always were */
+	struct run_opts task = {
+		TT_COUNT_TASK, turn % 6 == 3 ? COUNTER_FAR : COUNTER_NEAR, false,
+		(int)((turn / 3) % (sizeof(task_tests) / sizeof(task_tests[0])))
+	};
+	uint64_t task_rng = *rng ^ 0x5deece66dull;
 
 	run_plan(a, b, p, fn_lo, fn_hi, rng, states, name, vt, &full, t);
 	if (p->bug != BUG_NONE)
@@ -261,6 +335,13 @@ static void run_templates(struct emu *a, struct emu *b, const struct splice_plan
 	if ((o.tmpl == TT_COUNT || o.tmpl == TT_TSC) && !p->flags_dead) {
 		o.mutant = true;
 		run_plan(a, b, p, fn_lo, fn_hi, rng, states, name, vt, &o, t);
+	}
+	if (turn % 3)
+		return;
+	run_plan(a, b, p, fn_lo, fn_hi, &task_rng, states, name, vt, &task, t);
+	if (!p->flags_dead) {
+		task.mutant = true;
+		run_plan(a, b, p, fn_lo, fn_hi, &task_rng, states, name, vt, &task, t);
 	}
 }
 
@@ -432,18 +513,22 @@ static void check(bool ok, const char *what)
  * and flags claimed dead where they are live show in the runs of each. */
 static void templates_report(const char *suite, const struct tally *t)
 {
-	static const enum tramp_template inl[] = { TT_COUNT, TT_TSC };
-	static const char *const name[TT_NTEMPLATES] = { "full", "scratch", "count", "tsc" };
+	static const enum tramp_template inl[] = { TT_COUNT, TT_TSC, TT_COUNT_TASK };
+	static const char *const name[TT_NTEMPLATES] = {
+		"full", "scratch", "count", "tsc", "count_task" };
 	char line[256];
 
-	printf("templates, %s: full %zu, scratch %zu, count %zu (flags dead at %zu), tsc %zu (flags dead at %zu)\n",
+	printf("templates, %s: full %zu, scratch %zu, count %zu (flags dead at %zu), tsc %zu (flags dead at %zu), count_task %zu (flags dead at %zu)\n",
 	       suite, t->by_template[TT_FULL], t->by_template[TT_SCRATCH], t->by_template[TT_COUNT],
-	       t->flags_dead[TT_COUNT], t->by_template[TT_TSC], t->flags_dead[TT_TSC]);
-	snprintf(line, sizeof(line), "differential: %s plans run with every template, count and tsc with and without the flags saved",
+	       t->flags_dead[TT_COUNT], t->by_template[TT_TSC], t->flags_dead[TT_TSC],
+	       t->by_template[TT_COUNT_TASK], t->flags_dead[TT_COUNT_TASK]);
+	snprintf(line, sizeof(line), "differential: %s plans run with every template, count, tsc and count_task with and without the flags saved",
 		 suite);
 	check(t->by_template[TT_FULL] && t->by_template[TT_SCRATCH] &&
 	      t->flags_dead[TT_COUNT] && t->by_template[TT_COUNT] > t->flags_dead[TT_COUNT] &&
-	      t->flags_dead[TT_TSC] && t->by_template[TT_TSC] > t->flags_dead[TT_TSC], line);
+	      t->flags_dead[TT_TSC] && t->by_template[TT_TSC] > t->flags_dead[TT_TSC] &&
+	      t->flags_dead[TT_COUNT_TASK] &&
+	      t->by_template[TT_COUNT_TASK] > t->flags_dead[TT_COUNT_TASK], line);
 	for (size_t i = 0; i < sizeof(inl) / sizeof(inl[0]); i++) {
 		enum tramp_template tt = inl[i];
 
@@ -467,12 +552,13 @@ static void verify_report(const char *suite, const struct vc_tally *v)
 	snprintf(line, sizeof(line), "checker: every %s plan passes gilk.ko's code checker (%zu)",
 		 suite, v->accepted);
 	check(v->refused_plans == 0 && v->accepted >= 10000, line);
-	printf("checker, %s: templates full %zu, scratch %zu, count %zu, count saving the flags %zu, tsc %zu, tsc saving the flags %zu; count or tsc without saving live flags: %zu proposed, %zu refused, %zu dead by the checker's walk; tsc without its ring: %zu proposed, %zu refused\n",
+	printf("checker, %s: templates full %zu, scratch %zu, count %zu, count saving the flags %zu, tsc %zu, tsc saving the flags %zu, count_task %zu, count_task saving the flags %zu; count, tsc or count_task without saving live flags: %zu proposed, %zu refused, %zu dead by the checker's walk; tsc without its ring: %zu proposed, %zu refused\n",
 	       suite, v->by_template[KV_FULL], v->by_template[KV_SCRATCH], v->by_template[KV_COUNT],
 	       v->by_template[KV_COUNT_FLAGS], v->by_template[KV_TSC], v->by_template[KV_TSC_FLAGS],
+	       v->by_template[KV_COUNT_TASK], v->by_template[KV_COUNT_TASK_FLAGS],
 	       v->unsaved, v->unsaved_refused, v->unsaved_checker_dead,
 	       v->ringless, v->ringless_refused);
-	snprintf(line, sizeof(line), "checker: every %s count or tsc trampoline that leaves live flags unsaved is refused (%zu)",
+	snprintf(line, sizeof(line), "checker: every %s count, tsc or count_task trampoline that leaves live flags unsaved is refused (%zu)",
 		 suite, v->unsaved_refused);
 	check(v->unsaved_refused > 0 && v->unsaved == v->unsaved_refused + v->unsaved_checker_dead, line);
 	snprintf(line, sizeof(line), "checker: %s plans accepted with each of the %d templates",

@@ -119,7 +119,7 @@ static bool text_fixup(void *priv, uint64_t addr, uint32_t len)
 /* The instrument's needs that make gilk.ko pick template tt. */
 static uint32_t needs_of(enum tramp_template tt)
 {
-	return tt == TT_COUNT ? GILK_NEEDS_NOTHING :
+	return tt == TT_COUNT || tt == TT_COUNT_TASK ? GILK_NEEDS_NOTHING :
 	       tt == TT_TSC ? GILK_NEEDS_TSC :
 	       tt == TT_SCRATCH ? GILK_NEEDS_SCRATCH : GILK_NEEDS_REGS;
 }
@@ -129,6 +129,7 @@ static enum kv_template expected(const struct splice_plan *p, const struct splic
 	switch (c->tmpl) {
 	case TT_COUNT: return p->flags_dead ? KV_COUNT : KV_COUNT_FLAGS;
 	case TT_TSC: return p->flags_dead ? KV_TSC : KV_TSC_FLAGS;
+	case TT_COUNT_TASK: return p->flags_dead ? KV_COUNT_TASK : KV_COUNT_TASK_FLAGS;
 	case TT_SCRATCH: return KV_SCRATCH;
 	default: return KV_FULL;
 	}
@@ -140,8 +141,8 @@ static enum kv_template expected(const struct splice_plan *p, const struct splic
  * walk may see further than the planner's CFG, which ends at the function).
  */
 static void check_unsaved_flags(const struct splice_plan *p, const struct splice_params *sp,
-				const struct gilk_reserve *r, const struct kv_env *env,
-				struct vc_tally *t)
+				const struct gilk_reserve *r, const struct gilk_filter *filter,
+				const struct kv_env *env, struct vc_tally *t)
 {
 	static struct gilk_splice m;
 	static struct splice_code c;
@@ -153,6 +154,8 @@ static void check_unsaved_flags(const struct splice_plan *p, const struct splice
 	if (splice_emit(&bad, sp, &c, &why))
 		return;
 	request_from_plan(&bad, &c, r, &m);
+	if (filter)
+		m.filter = *filter;
 	t->unsaved++;
 	if (kv_flags_dead(env, p->region.addr)) {
 		t->unsaved_checker_dead++;
@@ -163,7 +166,8 @@ static void check_unsaved_flags(const struct splice_plan *p, const struct splice
 		return;
 	}
 	fprintf(stderr, "FAIL-DETAIL the checker accepts a %s trampoline without its pushfq at 0x%" PRIx64 ", where the flags are live\n",
-		c.tmpl == TT_TSC ? "tsc" : "count", p->region.addr);
+		c.tmpl == TT_TSC ? "tsc" : c.tmpl == TT_COUNT_TASK ? "count_task" : "count",
+		p->region.addr);
 }
 
 /* The code a vc_text without a callback of its own reads: a buffer. */
@@ -442,8 +446,8 @@ static int verify_both(const struct gilk_splice *req, struct kv_env *env, char *
 }
 
 void vc_check_plan(const struct splice_plan *p, const struct splice_params *sp,
-		   const struct splice_code *code, const struct vc_text *text,
-		   unsigned mutations, struct vc_tally *t)
+		   const struct splice_code *code, const struct gilk_filter *filter,
+		   const struct vc_text *text, unsigned mutations, struct vc_tally *t)
 {
 	uint64_t *rng = &t->rng;
 	struct gilk_reserve r = { .id = 1, .tramp = sp->tramp,
@@ -458,6 +462,7 @@ void vc_check_plan(const struct splice_plan *p, const struct splice_params *sp,
 		.needs = needs_of(sp->tmpl), .counter = sp->counter, .ring = sp->tsc_ring,
 		.cpu_number = sp->cpu_number, .preempt_count = sp->preempt_count,
 		.current_task = sp->current_task, .task_pid = sp->task_pid,
+		.task_tgid = TASK_TGID_OFF, .task_comm = TASK_COMM_OFF, .filtered = sp->filtered,
 	};
 	static struct gilk_splice req, m;
 	char why[GILK_REASON_MAX];
@@ -465,6 +470,8 @@ void vc_check_plan(const struct splice_plan *p, const struct splice_params *sp,
 	enum kv_template got;
 
 	request_from_plan(p, code, &r, &req);
+	if (filter)
+		req.filter = *filter;
 	if (verify_both(&req, &env, why, sizeof(why), &got, t)) {
 		if (t->refused_plans++ < 10)
 			fprintf(stderr, "FAIL-DETAIL the checker refuses a %s plan at 0x%" PRIx64 ": %s\n",
@@ -479,8 +486,9 @@ void vc_check_plan(const struct splice_plan *p, const struct splice_params *sp,
 	}
 	t->accepted++;
 	t->by_template[got]++;
-	if ((code->tmpl == TT_COUNT || code->tmpl == TT_TSC) && !p->flags_dead)
-		check_unsaved_flags(p, sp, &r, &env, t);
+	if ((code->tmpl == TT_COUNT || code->tmpl == TT_TSC || code->tmpl == TT_COUNT_TASK) &&
+	    !p->flags_dead)
+		check_unsaved_flags(p, sp, &r, filter, &env, t);
 	if (code->tmpl == TT_TSC) {
 		struct kv_env ringless = env;
 

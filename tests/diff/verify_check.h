@@ -60,10 +60,11 @@ struct vc_tally {
 	size_t flip_checks, flip_refused, flip_looser;
 };
 
-/* Checks one emitted plan and count mutations of it; failures go to stderr. */
+/* Checks one emitted plan (its request carrying filter, or none) and count
+ * mutations of it; failures go to stderr. */
 void vc_check_plan(const struct splice_plan *p, const struct splice_params *sp,
-		   const struct splice_code *code, const struct vc_text *text,
-		   unsigned mutations, struct vc_tally *t);
+		   const struct splice_code *code, const struct gilk_filter *filter,
+		   const struct vc_text *text, unsigned mutations, struct vc_tally *t);
 
 /* The text the next plans are read from is not the last ones': the walk
  * memory starts empty (made on the first call). */

@@ -60,5 +60,6 @@ void test_rangefacts(struct live *lv);
 void test_scale(struct live *lv, const char *glob);
 void test_templates(struct live *lv);
 void test_uniproc(struct live *lv);
+void test_filters(struct live *lv);
 
 #endif

@@ -16,6 +16,9 @@
  *   templates  count inline (flags saved where live), full on request, tsc
  *              through the scratch template (templates_test.c)
  *   badreq N   N requests with one field changed, racing (badreq_test.c)
+ *   filters    filters by task, CPU, context and registers, counted exactly;
+ *              malformed programs refused; hot code filtered under load
+ *              (filters_test.c)
  *   events     tsc/regs/argfilter events; lost events counted when full
  *   stress     splice/unsplice cycles on a hot path under load
  *   fuzz       random ioctls
@@ -947,6 +950,8 @@ int main(int argc, char **argv)
 		test_templates(&lv);
 	else if (!strcmp(argv[1], "uniproc"))
 		test_uniproc(&lv);
+	else if (!strcmp(argv[1], "filters"))
+		test_filters(&lv);
 	else if (!strcmp(argv[1], "badreq"))
 		test_badreq(&lv, argc > 2 ? atoi(argv[2]) : 100000);
 	else if (!strcmp(argv[1], "events"))

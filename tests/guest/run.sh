@@ -59,6 +59,7 @@ suite events
 suite privs
 suite fuzz 10000
 suite badreq "${GILK_BADREQ:-100000}"
+suite filters
 suite stress "${GILK_STRESS_CYCLES:-1000}"
 
 # The shell, live. A function's entry block is spliced past its ftrace nop,
@@ -516,6 +517,19 @@ build/gilk -c "unsplice $id" >/dev/null
 echo "warn 7" >/proc/gilk_target
 check "after unsplice the kernel's own WARN() runs again" \
 	"$([ "$(cat /proc/gilk_target)" = -7 ] && [ $(($(warned) - before)) = 4 ]; echo $?)"
+# A filter that turns every hit away still leaves the WARN() to happen
+out=$(build/gilk -c "splice gilk_target_warn$off regs if pid == 1" 2>&1)
+id=$(echo "$out" | sed -n 's/^splice \([0-9]*\) .*/\1/p')
+before=$(warned) results=""
+for n in 1 2 3 4; do
+	echo "warn $n" >/proc/gilk_target
+	results="$results $(cat /proc/gilk_target)"
+done
+row=$(build/gilk -c 'info splices' | awk -v id="$id" '$1 == id')
+build/gilk -c "unsplice $id" >/dev/null
+check "a spliced WARN() site whose filter turns every hit away: 0 hits, 2 filtered, each WARN() reported, results as before ($row;$results)" \
+	"$([ -n "$id" ] && echo "$row" | awk '{exit !($4 == 0 && $7 == 2)}' &&
+	   [ "$results" = " -1 3 -3 5" ] && [ $(($(warned) - before)) = 2 ]; echo $?)"
 
 # Defect 2: unsplicing an eviction bounce. A task between the site's jmp rel8
 # and the slot's jmp (parked there by a breakpoint, as if preempted) must

@@ -111,6 +111,59 @@ check "set filter-self on: the events of gilk's own reads are left out, and it s
 	   echo "$on" | grep -q "^([0-9]* events of gilk's own left out: set filter-self off)$" &&
 	   echo "$off" | grep -q "gilk\[$self2\] splice [0-9]* hello: "; echo $?)"
 
+# splice ... if EXPR: gilk.ko runs the instrument only where EXPR holds and
+# counts the rest as filtered
+build/gilk -c events >/dev/null
+out=$(build/gilk -c 'splice __x64_sys_getpgrp hello if comm == "test-live" && context == task' 2>&1)
+id=$(echo "$out" | sed -n 's/^splice \([0-9]*\) at .*/\1/p')
+build/bin/test-live workload getpgrp 7
+sh -c 'i=0; while [ $i -lt 5 ]; do i=$((i + 1)); done' # other tasks' calls, if any
+info=$(build/gilk -c 'info splices' | awk -v id="$id" '$1 == id')
+one=$(build/gilk -c "info splice $id" | sed -n 2p)
+ev=$(build/gilk -c 'events 100' | grep ' hello: ')
+build/gilk -c 'unsplice all' >/dev/null
+check "splice F hello if EXPR: only test-live's 7 calls run hello, listed with the filter ($out; $info)" \
+	"$(echo "$out" | grep -q '^splice [0-9]* at __x64_sys_getpgrp+0x[0-9a-f]* .*instrument hello if comm == "test-live" && context == task$' &&
+	   echo "$info" | awk '{exit !($4 == 7)}' &&
+	   echo "$info" | grep -q ' hello if comm == "test-live" && context == task$' &&
+	   echo "$one" | grep -q '^  if comm == "test-live" && context == task: [0-9]* hits filtered out' &&
+	   [ "$(echo "$ev" | grep -c ' test-live\[[0-9]*\] splice ')" = 7 ] && [ "$(echo "$ev" | wc -l)" = 7 ]; echo $?)"
+out=$(build/gilk -c 'splice __x64_sys_getpgrp hello if pdi == 1' -c 'info splices' 2>&1)
+check "a filter with a mistyped field: refused with the fields a splice reads, nothing spliced ($(echo "$out" | head -1 | cut -c1-100))" \
+	"$(echo "$out" | grep -q "no field 'pdi'; a splice's filter reads: pid tid comm cpu context arg0" &&
+	   echo "$out" | tail -1 | grep -qx 'no splices'; echo $?)"
+out=$(build/gilk -c 'latency __x64_sys_getpgrp if arg0 == 1' -c 'info splices' 2>&1)
+check "latency's filter reads the task only: a register is refused, nothing spliced ($(echo "$out" | head -1 | cut -c1-100))" \
+	"$(echo "$out" | grep -q 'arg0 differs between a function.s entry and its exits' &&
+	   echo "$out" | tail -1 | grep -qx 'no splices'; echo $?)"
+
+# filter-self in gilk.ko: a splice whose instrument is called gets "pid !=
+# gilk's"; gilk's own reads of /dev/gilk are turned away, not recorded
+out=$(build/gilk -c 'set filter-self on' -c 'shell echo self=$PPID' -c 'splice ksys_read hello' \
+	-c 'events' -c 'events' -c 'info splices' -c 'unsplice all' 2>&1)
+self=$(echo "$out" | sed -n 's/^self=//p')
+row=$(echo "$out" | grep ' ksys_read' | tail -1)
+check "set filter-self on: splice ksys_read hello is filtered by gilk.ko (pid != $self), its reads counted as filtered, none recorded ($row)" \
+	"$([ -n "$self" ] && echo "$out" | grep -q "instrument hello if pid != $self\$" &&
+	   echo "$row" | awk '{exit !($7 >= 1)}' && echo "$row" | grep -q " hello if pid != $self\$" &&
+	   ! echo "$out" | grep -q "gilk\[$self\]" && ! echo "$out" | grep -q "events of gilk's own left out"; echo $?)"
+out=$(build/gilk -c 'set filter-self on' -c 'splice __x64_sys_getpgrp' -c 'info splices' -c 'unsplice all' 2>&1)
+check "filter-self leaves an inline count inline, unfiltered ($(echo "$out" | head -1))" \
+	"$(echo "$out" | grep -q 'instrument count$' && echo "$out" | grep ' __x64_sys_getpgrp' | grep -q ' count$'; echo $?)"
+
+# coverage if EXPR: hits counted only where EXPR holds
+build/gilk -c 'coverage __x64_sys_getpgrp if comm == "nobody"' >/dev/null
+build/bin/test-live workload getpgrp 4
+none=$(build/gilk -c 'info splices')
+build/gilk -c 'coverage stop' >/dev/null
+build/gilk -c 'coverage __x64_sys_getpgrp if comm == "test-live"' >/dev/null
+build/bin/test-live workload getpgrp 4
+some=$(build/gilk -c 'coverage report' -c 'info splices')
+build/gilk -c 'coverage stop' >/dev/null
+check "coverage F if EXPR: no hits for another task's name (all filtered), 4 at the entry for test-live's" \
+	"$(echo "$none" | grep ' count coverage if comm == "nobody"$' | awk '{h += $4; f += $7} END {exit !(h == 0 && f >= 4)}' &&
+	   echo "$some" | grep ' count coverage if comm == "test-live"$' | awk '{if ($4 > m) m = $4} END {exit !(m == 4)}'; echo $?)"
+
 # A removed splice's id is not given to the next splice: the events it left
 # in the buffer are not read as the new splice's, through its instrument
 old=$(build/gilk -c 'splice __x64_sys_getpgrp hello' | sed -n 's/^splice \([0-9]*\) at .*/\1/p')

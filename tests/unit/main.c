@@ -23,6 +23,8 @@ int main(void)
 	failed += _cmocka_run_group_tests("gerr", gerr_tests, gerr_ntests, NULL, NULL);
 	failed += _cmocka_run_group_tests("bench", bench_tests, bench_ntests, NULL, NULL);
 	failed += _cmocka_run_group_tests("filter", filter_tests, filter_ntests, NULL, NULL);
+	failed += _cmocka_run_group_tests("site_filter", site_filter_tests, site_filter_ntests,
+					  NULL, NULL);
 	failed += _cmocka_run_group_tests("arm64", arm64_tests, arm64_ntests, NULL, NULL);
 	return failed ? 1 : 0;
 }

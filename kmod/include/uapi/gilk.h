@@ -17,7 +17,7 @@
 #include <linux/ioctl.h>
 #include <linux/types.h>
 
-#define GILK_ABI_VERSION 9
+#define GILK_ABI_VERSION 10
 
 #define GILK_PATCH_MAX_LEN 32
 #define GILK_TRAMP_MAX 512
@@ -71,6 +71,11 @@ struct gilk_reserve {
 	__u64 preempt_count;	/* out: %gs-relative, the CPU's preempt count */
 	__u64 current_task;	/* out: %gs-relative, the task it runs */
 	__u32 task_pid;		/* out: offsetof(struct task_struct, pid) */
+	__u32 task_tgid;	/* out: offsetof(struct task_struct, tgid) */
+	__u64 filtered;		/* out: %gs-relative, the splice's per-CPU
+				 * count of hits its filter turned away
+				 */
+	__u32 task_comm;	/* out: offsetof(struct task_struct, comm) */
 	__u32 pad;
 };
 
@@ -119,6 +124,136 @@ struct gilk_tsc_ring {
 	struct gilk_tsc_slot slot[GILK_TSC_SLOTS];
 };
 
+/*
+ * What an instrument needs of the site, which chooses the trampoline's
+ * template (kmod/tramp.h):
+ *  REGS     a struct pt_regs as the site saw it (the full template);
+ *  SCRATCH  nothing of the site's registers: the trampoline saves only what
+ *           a C call clobbers (flags, rax, rcx, rdx, rsi, rdi, r8-r11), and
+ *           the instrument gets ctx->regs NULL;
+ *  NOTHING  not called at all: the trampoline increments the splice's
+ *           per-CPU counter inline (gilk.ko's own count).
+ *  TSC      not called at all: the trampoline writes the TSC and the CPU
+ *           into the splice's struct gilk_tsc_ring (gilk.ko's own tsc;
+ *           reserve with GILK_RESERVE_TSC_RING).
+ */
+#define GILK_NEEDS_REGS 0
+#define GILK_NEEDS_SCRATCH 1
+#define GILK_NEEDS_NOTHING 2
+#define GILK_NEEDS_TSC 3
+
+/*
+ * A filter: a predicate gilk.ko evaluates at every hit before the
+ * instrument runs. A hit it turns away calls nothing, writes no event and
+ * counts only in the splice's filtered count. The shell compiles `if EXPR`
+ * into it.
+ *
+ * The program is a list of tests, as classic BPF's are: test i compares a
+ * field (masked) with a constant, or comm with a string, and goes on to
+ * test i + 1 + jt when it holds, i + 1 + jf when not. Jumps go forward only,
+ * so a program of at most GILK_FILTER_MAX tests runs at most that many; a
+ * GILK_FOP_RET test ends it, accepting the hit when its value is not 0.
+ * gilk.ko checks every test before the splice is made: known op and field,
+ * jumps inside the program (so the last test is a RET), a string in the
+ * table, reserved fields 0.
+ */
+#define GILK_FILTER_MAX 32
+#define GILK_FILTER_STRS 4
+#define GILK_FILTER_STR_LEN 32
+#define GILK_FILTER_TEXT_MAX 128
+
+/* Fields: what the task, the CPU, or the site's registers hold. */
+#define GILK_FF_PID 0		/* the task's thread group id (getpid()) */
+#define GILK_FF_TID 1		/* the task's own id */
+#define GILK_FF_COMM 2		/* the task's name: string tests only */
+#define GILK_FF_CPU 3		/* the CPU the hit runs on */
+#define GILK_FF_CONTEXT 4	/* GILK_CTX_* */
+/* From here on, fields read the site's registers: the full template. */
+#define GILK_FF_REGS 8
+#define GILK_FF_ARG0 8		/* ARG0..ARG5: rdi, rsi, rdx, rcx, r8, r9 */
+#define GILK_FF_RAX 14		/* RAX..R15 in struct gilk_regs order:
+				 * rax rbx rcx rdx rsi rdi rbp rsp r8..r15
+				 */
+#define GILK_FF_RIP 30
+#define GILK_FF_FLAGS 31
+#define GILK_FF_NFIELDS 32
+
+#define GILK_FOP_RET 0		/* ends the program: accept if value != 0 */
+#define GILK_FOP_EQ 1		/* (field & mask) == value, unsigned */
+#define GILK_FOP_LT 2
+#define GILK_FOP_LE 3
+#define GILK_FOP_GT 4
+#define GILK_FOP_GE 5
+#define GILK_FOP_STR_EQ 6	/* comm equals str[value] */
+#define GILK_FOP_GLOB 7		/* comm matches the glob str[value] (* ? [...]) */
+#define GILK_FOP_NOPS 8
+
+struct gilk_filter_test {
+	__u8 op;		/* GILK_FOP_* */
+	__u8 field;		/* GILK_FF_* */
+	__u8 jt, jf;		/* forward: the next test is i + 1 + jt (or jf) */
+	__u32 pad;		/* 0 */
+	__u64 mask;
+	__u64 value;
+};
+
+struct gilk_filter {
+	__u32 len;		/* tests; 0: no filter */
+	__u32 pad;		/* 0 */
+	struct gilk_filter_test test[GILK_FILTER_MAX];
+	char str[GILK_FILTER_STRS][GILK_FILTER_STR_LEN];	/* NUL-terminated */
+	char text[GILK_FILTER_TEXT_MAX];	/* what it was compiled from:
+						 * shown, never run
+						 */
+};
+
+/*
+ * What a filtered splice's trampoline must give the filter: the full
+ * template when a test reads registers; a call (the scratch template) in
+ * place of an inline count or tsc, which call nothing. Both gilk.ko and the
+ * planner choose the template by it.
+ */
+static inline __u32 gilk_filter_needs(const struct gilk_filter *f, __u32 needs)
+{
+	__u32 i;
+
+	if (!f->len)
+		return needs;
+	for (i = 0; i < f->len && i < GILK_FILTER_MAX; i++)
+		if (f->test[i].op != GILK_FOP_RET && f->test[i].field >= GILK_FF_REGS)
+			return GILK_NEEDS_REGS;
+	return needs >= GILK_NEEDS_NOTHING ? GILK_NEEDS_SCRATCH : needs;
+}
+
+/*
+ * A filter count can test inline, calling nothing (kmod/tramp.h's
+ * count_task template): one test, pid or tid == a number below 2^32 or comm
+ * == a string of at most 15 characters, or its negation, then the two RETs. 1 with the field, the
+ * value (comm: the string's index) and whether an equal task passes.
+ */
+static inline int gilk_filter_task_test(const struct gilk_filter *f, __u8 *field,
+					__u64 *value, int *pass_if_equal)
+{
+	const struct gilk_filter_test *t = &f->test[0];
+
+	if (f->len != 3 || f->test[1].op != GILK_FOP_RET || f->test[2].op != GILK_FOP_RET ||
+	    t->jt > 1 || t->jf > 1 || t->jt == t->jf ||
+	    !f->test[1 + t->jt].value == !f->test[1 + t->jf].value)
+		return 0;
+	if (t->op == GILK_FOP_EQ) {
+		if ((t->field != GILK_FF_PID && t->field != GILK_FF_TID) ||
+		    t->mask != ~(__u64)0 || t->value > 0xffffffffu)
+			return 0;
+	} else if (t->op != GILK_FOP_STR_EQ || t->field != GILK_FF_COMM ||
+		   t->value >= GILK_FILTER_STRS || f->str[t->value][15]) {
+		return 0;	/* a longer name is never a task's */
+	}
+	*field = t->field;
+	*value = t->value;
+	*pass_if_equal = f->test[1 + t->jt].value != 0;
+	return 1;
+}
+
 #define GILK_PATCH_LIVE 1	/* code that runs: int3 protocol, divert */
 #define GILK_PATCH_DEAD 2	/* dead bytes (a bounce slot): written once */
 
@@ -161,6 +296,7 @@ struct gilk_splice {
 	char instrument[GILK_NAME_MAX];
 	char arg[GILK_ARG_MAX];
 	char reason[GILK_REASON_MAX];	/* out: why it was refused */
+	struct gilk_filter filter;
 };
 
 struct gilk_owned {
@@ -181,12 +317,14 @@ struct gilk_splice_info {
 	__u64 hits;
 	__u64 lost;		/* events that found the buffer full */
 	__u64 missed;		/* hits while an instrument already ran */
+	__u64 filtered;		/* hits the filter turned away (not in hits) */
 	__u64 tramp;		/* the trampoline, tramp_len bytes */
 	__u64 evict_tramp;	/* an evicted neighbour's, evict_len bytes */
 	__u32 tramp_len;
 	__u32 evict_len;
 	char instrument[GILK_NAME_MAX];
 	char arg[GILK_ARG_MAX];
+	char filter[GILK_FILTER_TEXT_MAX];	/* its filter's text, or "" */
 };
 
 struct gilk_list {
@@ -194,24 +332,6 @@ struct gilk_list {
 	__u32 count;		/* out: how many exist (may exceed max) */
 	__u64 buf;		/* user pointer to max gilk_splice_info */
 };
-
-/*
- * What an instrument needs of the site, which chooses the trampoline's
- * template (kmod/tramp.h):
- *  REGS     a struct pt_regs as the site saw it (the full template);
- *  SCRATCH  nothing of the site's registers: the trampoline saves only what
- *           a C call clobbers (flags, rax, rcx, rdx, rsi, rdi, r8-r11), and
- *           the instrument gets ctx->regs NULL;
- *  NOTHING  not called at all: the trampoline increments the splice's
- *           per-CPU counter inline (gilk.ko's own count).
- *  TSC      not called at all: the trampoline writes the TSC and the CPU
- *           into the splice's struct gilk_tsc_ring (gilk.ko's own tsc;
- *           reserve with GILK_RESERVE_TSC_RING).
- */
-#define GILK_NEEDS_REGS 0
-#define GILK_NEEDS_SCRATCH 1
-#define GILK_NEEDS_NOTHING 2
-#define GILK_NEEDS_TSC 3
 
 struct gilk_instrument_info {
 	char name[GILK_NAME_MAX];

@@ -1,0 +1,50 @@
+/*
+ * site_filter: "if EXPR" on splice, latency and coverage. The expression
+ * reads as hist's and events' do (filter.h), over what a hit has:
+ *
+ *   pid tid comm cpu context          the task and where it runs
+ *   arg0..arg5                        the argument registers
+ *   rax..r15 rip rflags retval        the site's registers (retval: rax)
+ *
+ * It is compiled into gilk.ko's filter program (uapi gilk.h), which runs
+ * at every hit before the instrument: a hit it turns away calls nothing and
+ * is counted as filtered. Under "set filter-self on" the shell's own task
+ * is left out too, by the same program.
+ */
+#ifndef GILK_SITE_FILTER_H
+#define GILK_SITE_FILTER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "gerr.h"
+#include "uapi/gilk.h"
+
+struct session;
+
+/* What the filter may read: FUNC:exit and latency sites differ. */
+enum site_filter_scope {
+	SF_ANY,		/* a block: every field (retval is rax there) */
+	SF_TASK,	/* entry and exits alike: the task fields only */
+};
+
+/*
+ * Takes "if EXPR" off the end of argv (*argc shrinks) and compiles it,
+ * with "pid != gilk's" added under filter-self: to every filter, and
+ * where add_self says so (an instrument that is called anyway, where the
+ * test costs little) to none. *have: whether out holds a filter.
+ */
+int site_filter_args(struct session *s, int *argc, char **argv, enum site_filter_scope scope,
+		     bool add_self, struct gilk_filter *out, bool *have, struct gerr *e);
+
+/* Compiles expr alone (self: the pid to leave out, 0 none); for tests. */
+int site_filter_compile(const char *expr, enum site_filter_scope scope, uint32_t self,
+			struct gilk_filter *out, struct gerr *e);
+
+/*
+ * Runs a program as gilk.ko does, on the values given (fields[GILK_FF_*],
+ * comm): the unit tests' check that a program means its expression.
+ */
+bool site_filter_run(const struct gilk_filter *f, const uint64_t *fields, const char *comm);
+
+#endif

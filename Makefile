@@ -129,6 +129,7 @@ $(B)/bench-complete: $(B)/bench/complete.o $(B)/bench/report.o \
 	$(CC) -o $@ $^ $(CORE_LIBS) -lreadline -lm
 
 $(B)/bench-live: $(B)/bench/live.o $(B)/bench/tracers.o $(B)/bench/report.o \
+		$(B)/shell/site_filter.o $(B)/shell/filter.o \
 		$(B)/libgilklive.a $(B)/libgilkcore.a
 	$(CC) -o $@ $^ $(CORE_LIBS) -lm
 

@@ -51,6 +51,7 @@
 
 #include "live.h"
 #include "report.h"
+#include "site_filter.h"
 #include "tracers.h"
 
 #define RUNS_MAX 99
@@ -128,6 +129,7 @@ struct probe {
 	int (*off)(struct bench *b, struct probe *p, struct gerr *e);
 	struct splice_plan plan;
 	const char *instrument, *where;
+	const struct gilk_filter *filter;	/* a splice's, or NULL */
 	uint64_t optimized;	/* the kprobe's address, to wait for it */
 	bool record;		/* a kprobe event with tracing on */
 	uint32_t id;
@@ -156,7 +158,9 @@ static double paired(struct bench *b, struct probe *p)
 
 static int splice_on(struct bench *b, struct probe *p, struct gerr *e)
 {
-	return live_splice(&b->lv, &p->plan, p->instrument, "", &p->id, e);
+	struct live_use use = { p->instrument, "", p->filter };
+
+	return live_splice_batch_uses(&b->lv, &p->plan, 1, &use, 1, &p->id, e);
 }
 
 static int splice_off(struct bench *b, struct probe *p, struct gerr *e)
@@ -169,21 +173,30 @@ static int splice_off(struct bench *b, struct probe *p, struct gerr *e)
 	/* what tsc and regs left in the buffer */
 	while (live_read_events(&b->lv, drain, sizeof(drain), e) > 0)
 		;
-	if (!rc && info.hits < (uint64_t)b->calls)
-		return gerr_set(e, "%" PRIu64 " hits counted for %d calls",
-				(uint64_t)info.hits, b->calls);
+	/* a filter that turns the workload away counts it as filtered */
+	if (!rc && info.hits + info.filtered < (uint64_t)b->calls)
+		return gerr_set(e, "%" PRIu64 " hits and %" PRIu64 " filtered counted for %d calls",
+				(uint64_t)info.hits, (uint64_t)info.filtered, b->calls);
+	if (!rc && p->filter && info.hits)
+		return gerr_set(e, "the filter '%s' let %" PRIu64 " hits through",
+				p->filter->text, (uint64_t)info.hits);
 	return rc;
 }
 
-/* ns per hit of instrument at site; NAN (and why, on stderr) when it could
- * not be measured or counted fewer hits than calls were made. */
-static double with_splice(struct bench *b, const char *figure, uint64_t site,
-			  const char *instrument, bool trap)
+/* ns per hit of instrument at site, filtered by expr (which must turn the
+ * workload away) unless NULL; NAN (and why, on stderr) when it could not be
+ * measured or counted fewer hits than calls were made. */
+static double with_splice_if(struct bench *b, const char *figure, uint64_t site,
+			     const char *instrument, bool trap, const char *expr)
 {
 	struct probe p = { .figure = figure, .on = splice_on, .off = splice_off,
 			   .instrument = instrument };
+	struct gilk_filter f;
 	struct gerr e;
 
+	if (expr && site_filter_compile(expr, SF_ANY, 0, &f, &e))
+		return fail(figure, &e), NAN;
+	p.filter = expr ? &f : NULL;
 	if (live_plan(&b->lv, site, 0, &p.plan, &e))
 		return fail(figure, &e), NAN;
 	if (trap) {
@@ -196,6 +209,12 @@ static double with_splice(struct bench *b, const char *figure, uint64_t site,
 		p.plan.region.ninsn = 1;
 	}
 	return paired(b, &p);
+}
+
+static double with_splice(struct bench *b, const char *figure, uint64_t site,
+			  const char *instrument, bool trap)
+{
+	return with_splice_if(b, figure, site, instrument, trap, NULL);
 }
 
 /* The kprobe state settles in the background (the optimizer runs after a
@@ -316,6 +335,7 @@ static void per_hit(struct bench *b)
 	double none, count, tsc, regs, trap, kp_int3, bt_int3;
 	double opt_count = NAN, opt_tsc = NAN, kp_opt = NAN, kp_opt_rec = NAN;
 	double e_count, kp_ftrace, bt_ftrace, bt_kfunc = NAN;
+	double f_pid, f_comm, f_any;
 	struct bpftrace bt;
 	uint64_t unused;
 	struct gerr e;
@@ -358,6 +378,12 @@ static void per_hit(struct bench *b)
 	tsc = with_splice(b, "tsc", block, "tsc", false);
 	regs = with_splice(b, "regs", block, "regs", false);
 	trap = with_splice(b, "regs trap", block, "regs", true);
+	/* filters the workload fails: one test of the task, inline in count;
+	 * one that reads registers and globs the name, through a call */
+	f_pid = with_splice_if(b, "count if pid", block, "count", false, "pid == 1");
+	f_comm = with_splice_if(b, "count if comm", block, "count", false, "comm == \"nobody\"");
+	f_any = with_splice_if(b, "count if any", block, "count", false,
+			       "(arg0 == 7 && comm ~ \"nobody*\") || cpu > 4096 || !(rflags & 2)");
 	if (kprobes_optimize(false, &e))
 		fail("kprobes-optimization", &e);
 	kp_int3 = with_kprobe(b, "kprobe int3", at_block, 0, false);
@@ -382,6 +408,9 @@ static void per_hit(struct bench *b)
 	bench_line(stdout, "hit-tsc", tsc, "ns/hit", "kprobe-int3", kp_int3);
 	bench_line(stdout, "hit-regs", regs, "ns/hit", "kprobe-int3", kp_int3);
 	bench_line(stdout, "hit-regs-trap", trap, "ns/hit", "kprobe-int3", kp_int3);
+	bench_line(stdout, "hit-filtered-pid", f_pid, "ns/hit", "count", count);
+	bench_line(stdout, "hit-filtered-comm", f_comm, "ns/hit", "count", count);
+	bench_line(stdout, "hit-filtered-any", f_any, "ns/hit", "regs", regs);
 	bench_line(stdout, "hit-kprobe-int3", kp_int3, "ns/hit", "unprobed call", none);
 	bench_line(stdout, "hit-bpftrace-kprobe-int3", bt_int3, "ns/hit", "kprobe-int3", kp_int3);
 	bench_line(stdout, "hit-count-opt", opt_count, "ns/hit", "kprobe-optimized", kp_opt);

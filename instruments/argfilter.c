@@ -4,7 +4,10 @@
  * it records an event (the six argument registers) only when function
  * argument N (0-5) equals V. It shows that arguments are readable through the
  * kernel's own accessor on gilk's pt_regs, and that an instrument module
- * stays loaded while a splice uses it.
+ * stays loaded while a splice uses it. It is a special case of a filter:
+ * the shell gives such a splice gilk.ko's filter "argN == V" too, so the
+ * other hits are turned away before the call, and the test here holds for
+ * the hits that come.
  */
 #include <linux/kernel.h>
 #include <linux/module.h>

@@ -114,9 +114,10 @@ static notrace bool glob(const char *p, const char *s)
 		}
 		if (*p) {
 			next = p + 1;
+			end = *p == '[' ? class_end(p) : NULL;
 			if (*p == '?') {
 				ok = true;
-			} else if (*p == '[' && (end = class_end(p))) {
+			} else if (end) {
 				ok = class_has(p, end, *s);
 				next = end + 1;
 			} else {

@@ -76,9 +76,8 @@ struct gilk_verify_env {
 	unsigned long tramp, evict_tramp;	/* reserved for this splice */
 	unsigned long handler, ctx;	/* what the header calls, with what */
 	bool clac;		/* SMAP is on: the header clears AC */
-	u32 needs;		/* the instrument's GILK_NEEDS_* (the filter's
-				 * are added from the request)
-				 */
+	/* the instrument's GILK_NEEDS_* (the filter's come with the request) */
+	u32 needs;
 	unsigned long counter;	/* the splice's __percpu hit counter */
 	unsigned long ring;	/* its struct gilk_tsc_ring, or 0 */
 	unsigned long cpu_number;	/* %gs-relative: the CPU's number */

@@ -137,29 +137,46 @@ out:
 }
 
 /*
- * Under filter-self, gilk's own task is left out by gilk.ko: every filter
- * says so already, and a splice without one gets "pid != gilk's" where its
- * instrument is called anyway. An inline count or tsc stays inline (it
- * would become a call): tsc's events of gilk's own are left out when read.
+ * The filter gilk.ko runs for the splice, once its instrument is known:
+ * EXPR (NULL: none); argfilter's "N=V" as the test argN == V, so that
+ * gilk.ko turns the other hits away before the call (argfilter is that
+ * special case of a filter); and under filter-self, gilk's own task left
+ * out where there is a filter or the instrument is called anyway. An
+ * inline count or tsc without a filter stays inline: tsc's events of
+ * gilk's own are left out when read.
  */
-static int with_self(struct session *s, struct use *u, struct gilk_filter *filter,
-		     struct gerr *e)
+static int use_filter(struct session *s, struct use *u, const char *expr,
+		      struct gilk_filter *filter, struct gerr *e)
 {
 	struct gilk_instrument_info *list;
+	char both[GILK_FILTER_TEXT_MAX + 64];
+	unsigned n;
+	unsigned long long v;
 	bool calls = false;
-	size_t n;
+	size_t nlist;
+	int end = 0;
 
-	if (u->filter || !s->set.filter_self)
+	if (!strcmp(u->ins, "argfilter") &&
+	    sscanf(u->arg, "%u=%llu%n", &n, &v, &end) == 2 && !u->arg[end] && n <= 5) {
+		if (expr)
+			snprintf(both, sizeof(both), "(%s) && arg%u == %llu", expr, n, v);
+		else
+			snprintf(both, sizeof(both), "arg%u == %llu", n, v);
+		expr = both;
+	}
+	if (!expr && s->set.filter_self) {
+		if (live_instruments(&s->lv, &list, &nlist, e))
+			return -1;
+		for (size_t i = 0; i < nlist; i++)
+			if (!strncmp(list[i].name, u->ins, sizeof(list[i].name)))
+				calls = list[i].needs <= GILK_NEEDS_SCRATCH;
+		free(list);
+	}
+	u->filter = NULL;
+	if (!expr && !calls)
 		return 0;
-	if (live_instruments(&s->lv, &list, &n, e))
-		return -1;
-	for (size_t i = 0; i < n; i++)
-		if (!strncmp(list[i].name, u->ins, sizeof(list[i].name)))
-			calls = list[i].needs <= GILK_NEEDS_SCRATCH;
-	free(list);
-	if (!calls)
-		return 0;
-	if (site_filter_compile(NULL, SF_ANY, (uint32_t)getpid(), filter, e))
+	if (site_filter_compile(expr, SF_ANY, s->set.filter_self ? (uint32_t)getpid() : 0,
+				filter, e))
 		return -1;
 	u->filter = filter;
 	return 0;
@@ -179,7 +196,7 @@ static bool is_instrument(const struct gilk_instrument_info *list, size_t n, con
  * instrument, which an ARG may follow.
  */
 static int run_blocks(struct session *s, int argc, char **argv, int i, struct use *u,
-		      struct gilk_filter *filter, struct gerr *e)
+		      const char *expr, struct gilk_filter *filter, struct gerr *e)
 {
 	struct gilk_instrument_info *list;
 	size_t nlist;
@@ -196,7 +213,7 @@ static int run_blocks(struct session *s, int argc, char **argv, int i, struct us
 		u->ins = argv[end];
 		u->arg = argc - end > 1 ? argv[end + 1] : "";
 	}
-	if (with_self(s, u, filter, e))
+	if (use_filter(s, u, expr, filter, e))
 		return -1;
 	return splice_blocks(s, argv + i, end - i, u, e);
 }
@@ -254,7 +271,7 @@ static int run(struct session *s, int argc, char **argv, struct gerr *e)
 	int i = 1;
 	struct use u = { s->set.instrument, s->set.arg, NULL };
 	struct gilk_filter filter;
-	bool filtered;
+	const char *expr = site_filter_take(&argc, argv);
 
 	for (; i < argc && argv[i][0] == '-' && argv[i][1] == '-'; i++) {
 		if (!strcmp(argv[i], "--blocks"))
@@ -264,12 +281,9 @@ static int run(struct session *s, int argc, char **argv, struct gerr *e)
 		else
 			return gerr_set(e, "unknown option %s; usage: %s", argv[i], cmd_splice.usage);
 	}
-	/* the instrument is known only past the location: with_self() after */
-	if (site_filter_args(s, &argc, argv, SF_ANY, false, &filter, &filtered, e))
-		return -1;
-	u.filter = filtered ? &filter : NULL;
+	/* the filter is compiled once the instrument is known */
 	if (blocks)
-		return run_blocks(s, argc, argv, i, &u, &filter, e);
+		return run_blocks(s, argc, argv, i, &u, expr, &filter, e);
 	if (argc - i < 1 || argc - i - location_nwords(argv[i]) > 2)
 		return command_usage(&cmd_splice, e);
 	if (location_parse(s, argv + i, argc - i, &loc, e))
@@ -279,7 +293,7 @@ static int run(struct session *s, int argc, char **argv, struct gerr *e)
 		u.ins = argv[i + 1];
 		u.arg = argc - i > 2 ? argv[i + 2] : "";
 	}
-	if (with_self(s, &u, &filter, e))
+	if (use_filter(s, &u, expr, &filter, e))
 		return -1;
 	if (loc.kind == LOC_BLOCKS) {
 		char *name = loc.func;

@@ -137,7 +137,9 @@ const struct setting settings_table[] = {
 	  "\"+\" first, as gdb's (off)" },
 	{ "filter-self", "on|off", set_filter_self, show_filter_self,
 	  "whether events, hist and dump events leave out the events of gilk's own "
-	  "process, such as its reads of the terminal (off; on in the lab)" },
+	  "process, such as its reads of the terminal, and gilk.ko's filters turn "
+	  "its hits away where a splice is filtered or calls its instrument "
+	  "(off; on in the lab)" },
 	{ NULL, NULL, NULL, NULL, NULL },
 };
 

@@ -337,17 +337,21 @@ int site_filter_compile(const char *expr, enum site_filter_scope scope, uint32_t
 	return rc;
 }
 
+const char *site_filter_take(int *argc, char **argv)
+{
+	if (*argc < 3 || strcmp(argv[*argc - 2], "if"))
+		return NULL;
+	*argc -= 2;
+	return argv[*argc + 1];
+}
+
 int site_filter_args(struct session *s, int *argc, char **argv, enum site_filter_scope scope,
 		     bool add_self, struct gilk_filter *out, bool *have, struct gerr *e)
 {
-	const char *expr = NULL;
+	const char *expr = site_filter_take(argc, argv);
 	uint32_t self;
 
 	*have = false;
-	if (*argc >= 3 && !strcmp(argv[*argc - 2], "if")) {
-		expr = argv[*argc - 1];
-		*argc -= 2;
-	}
 	self = (expr || add_self) && s->set.filter_self ? (uint32_t)getpid() : 0;
 	if (!expr && !self)
 		return 0;

@@ -37,6 +37,9 @@ enum site_filter_scope {
 int site_filter_args(struct session *s, int *argc, char **argv, enum site_filter_scope scope,
 		     bool add_self, struct gilk_filter *out, bool *have, struct gerr *e);
 
+/* Takes "if EXPR" off the end of argv (*argc shrinks): EXPR, or NULL. */
+const char *site_filter_take(int *argc, char **argv);
+
 /* Compiles expr alone (self: the pid to leave out, 0 none); for tests. */
 int site_filter_compile(const char *expr, enum site_filter_scope scope, uint32_t self,
 			struct gilk_filter *out, struct gerr *e);

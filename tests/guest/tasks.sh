@@ -128,11 +128,11 @@ check "splice F hello if EXPR: only test-live's 7 calls run hello, listed with t
 	   echo "$info" | grep -q ' hello if comm == "test-live" && context == task$' &&
 	   echo "$one" | grep -q '^  if comm == "test-live" && context == task: [0-9]* hits filtered out' &&
 	   [ "$(echo "$ev" | grep -c ' test-live\[[0-9]*\] splice ')" = 7 ] && [ "$(echo "$ev" | wc -l)" = 7 ]; echo $?)"
-out=$(build/gilk -c 'splice __x64_sys_getpgrp hello if pdi == 1' -c 'info splices' 2>&1)
+out=$(build/gilk -c 'splice __x64_sys_getpgrp hello if pdi == 1' 2>&1; build/gilk -c 'info splices')
 check "a filter with a mistyped field: refused with the fields a splice reads, nothing spliced ($(echo "$out" | head -1 | cut -c1-100))" \
 	"$(echo "$out" | grep -q "no field 'pdi'; a splice's filter reads: pid tid comm cpu context arg0" &&
 	   echo "$out" | tail -1 | grep -qx 'no splices'; echo $?)"
-out=$(build/gilk -c 'latency __x64_sys_getpgrp if arg0 == 1' -c 'info splices' 2>&1)
+out=$(build/gilk -c 'latency __x64_sys_getpgrp if arg0 == 1' 2>&1; build/gilk -c 'info splices')
 check "latency's filter reads the task only: a register is refused, nothing spliced ($(echo "$out" | head -1 | cut -c1-100))" \
 	"$(echo "$out" | grep -q 'arg0 differs between a function.s entry and its exits' &&
 	   echo "$out" | tail -1 | grep -qx 'no splices'; echo $?)"
@@ -150,6 +150,22 @@ check "set filter-self on: splice ksys_read hello is filtered by gilk.ko (pid !=
 out=$(build/gilk -c 'set filter-self on' -c 'splice __x64_sys_getpgrp' -c 'info splices' -c 'unsplice all' 2>&1)
 check "filter-self leaves an inline count inline, unfiltered ($(echo "$out" | head -1))" \
 	"$(echo "$out" | grep -q 'instrument count$' && echo "$out" | grep ' __x64_sys_getpgrp' | grep -q ' count$'; echo $?)"
+
+# retval at FUNC:exit: getppid returns our pid to the workload we start
+out=$(build/gilk -c "splice __x64_sys_getppid:exit count if retval == $$ && comm == test-live" 2>&1)
+build/bin/test-live workload getppid 30
+hits=$(build/gilk -c 'info splices' | grep ' __x64_sys_getppid' | awk '{h += $4} END {print h + 0}')
+build/gilk -c 'unsplice all' >/dev/null
+check "splice F:exit count if retval == V: each return of getppid to test-live counted ($hits of 30; $(echo "$out" | head -1))" \
+	"$([ "$hits" = 30 ]; echo $?)"
+
+# argfilter N=V is a special case of a filter: gilk.ko tests argN == V
+build/gilk -c 'splice __task_pid_nr_ns argfilter 1=0' >/dev/null
+build/bin/test-live workload getppid 20
+row=$(build/gilk -c 'info splices' | grep ' argfilter ')
+build/gilk -c 'unsplice all' >/dev/null
+check "splice F argfilter N=V is filtered by gilk.ko (argN == V): getppid's calls (arg1 1) turned away ($row)" \
+	"$(echo "$row" | grep -q ' argfilter 1=0 if arg1 == 0$' && echo "$row" | awk '{exit !($7 >= 20)}'; echo $?)"
 
 # coverage if EXPR: hits counted only where EXPR holds
 build/gilk -c 'coverage __x64_sys_getpgrp if comm == "nobody"' >/dev/null

@@ -690,17 +690,23 @@ static void emit_count_task(struct x86w *w, const struct splice_params *sp, bool
 	uint32_t words = sp->task_len / 4, v;
 	size_t next[3], miss, done;
 
+	if (!imm32_sext_fits(sp->current_task) || sp->task_field > 0x7fffffff - 16 ||
+	    (sp->task_len != 4 && sp->task_len != 16)) {
+		if (w->err == XW_OK)
+			w->err = XW_RANGE;
+		return;
+	}
 	if (!flags_dead)
 		xw_pushfq(w);
 	xw_push(w, R_RAX);
 	xw_mov64_gs_abs(w, R_RAX, (int32_t)sp->current_task);
-	for (uint32_t i = 0; i < words && i < 4; i++) {
+	for (uint32_t i = 0; i < words; i++) {
 		memcpy(&v, sp->task_bytes + 4 * i, 4);
 		xw_cmp32_mem_imm(w, R_RAX, (int32_t)(sp->task_field + 4 * i), v);
 		if (i + 1 < words)
 			next[i] = xw_jcc8_fwd(w, 0x75);	/* jne: to the verdict */
 	}
-	for (uint32_t i = 0; i + 1 < words && i < 3; i++)
+	for (uint32_t i = 0; i + 1 < words; i++)
 		xw_land(w, next[i]);
 	miss = xw_jcc8_fwd(w, sp->pass_if_equal ? 0x75 : 0x74);
 	xw_movabs(w, R_RAX, sp->counter);
@@ -713,9 +719,6 @@ static void emit_count_task(struct x86w *w, const struct splice_params *sp, bool
 	xw_pop(w, R_RAX);
 	if (!flags_dead)
 		xw_popfq(w);
-	if ((!imm32_sext_fits(sp->current_task) || sp->task_field > 0x7fffffff - 16 ||
-	     (sp->task_len != 4 && sp->task_len != 16)) && w->err == XW_OK)
-		w->err = XW_RANGE;
 }
 
 /* What the tsc template pushes, in push order. */

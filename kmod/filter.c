@@ -21,6 +21,12 @@ static int bad(char *reason, size_t rlen, u32 i, const char *what)
 	return -EINVAL;
 }
 
+static int bad_filter(char *reason, size_t rlen, const char *what)
+{
+	snprintf(reason, rlen, "filter: %s", what);
+	return -EINVAL;
+}
+
 int gilk_filter_check(const struct gilk_filter *f, char *reason, size_t rlen)
 {
 	u32 i, s;
@@ -28,9 +34,9 @@ int gilk_filter_check(const struct gilk_filter *f, char *reason, size_t rlen)
 	if (!f->len)
 		return 0;
 	if (f->len > GILK_FILTER_MAX)
-		return bad(reason, rlen, 0, "the program is longer than GILK_FILTER_MAX");
+		return bad_filter(reason, rlen, "longer than GILK_FILTER_MAX tests");
 	if (f->pad)
-		return bad(reason, rlen, 0, "a reserved field is not 0");
+		return bad_filter(reason, rlen, "a reserved field is not 0");
 	for (s = 0; s < GILK_FILTER_STRS; s++)
 		if (!memchr(f->str[s], 0, GILK_FILTER_STR_LEN)) {
 			snprintf(reason, rlen, "filter string %u is not NUL-terminated", s);
@@ -46,7 +52,9 @@ int gilk_filter_check(const struct gilk_filter *f, char *reason, size_t rlen)
 
 		if (t->op >= GILK_FOP_NOPS)
 			return bad(reason, rlen, i, "unknown op");
-		if (t->pad)
+		/* what an op does not read is 0: room to extend the ABI */
+		if (t->pad || (t->op == GILK_FOP_RET && (t->field || t->jt || t->jf || t->mask)) ||
+		    (string && t->mask))
 			return bad(reason, rlen, i, "a reserved field is not 0");
 		if (t->op == GILK_FOP_RET)
 			continue;
@@ -68,12 +76,27 @@ int gilk_filter_check(const struct gilk_filter *f, char *reason, size_t rlen)
 	return 0;
 }
 
+struct gilk_filter_prog *gilk_filter_keep(const struct gilk_filter *f)
+{
+	struct gilk_filter_prog *p = kmalloc(struct_size(p, test, f->len), GFP_KERNEL);
+
+	if (!p)
+		return NULL;
+	memcpy(p->str, f->str, sizeof(p->str));
+	memcpy(p->text, f->text, sizeof(p->text));
+	p->len = f->len;
+	memcpy(p->test, f->test, f->len * sizeof(p->test[0]));
+	return p;
+}
+
 /*
- * fnmatch(3) without flags, over a comm: *, ? and [...] classes (! or ^
- * negates, a-z ranges). By hand: the kernel's glob_match() could itself be
- * spliced, and a filter there would call it again without end.
+ * fnmatch(3) with FNM_NOESCAPE, over a comm: *, ? and [...] classes (! or ^
+ * negates, a-z ranges); the shell refuses a backslash and a [ without its ].
+ * By hand: the kernel's glob_match() could itself be spliced, and a filter
+ * there would call it again without end. Inline, as everything the hit
+ * path runs here: no call, nothing a kprobe could be put on.
  */
-static notrace const char *class_end(const char *p)
+static __always_inline const char *class_end(const char *p)
 {
 	const char *q = p + 1;
 
@@ -86,7 +109,7 @@ static notrace const char *class_end(const char *p)
 	return *q ? q : NULL;
 }
 
-static notrace bool class_has(const char *p, const char *end, char c)
+static __always_inline bool class_has(const char *p, const char *end, char c)
 {
 	bool neg = p[1] == '!' || p[1] == '^', hit = false;
 
@@ -101,7 +124,7 @@ static notrace bool class_has(const char *p, const char *end, char c)
 	return hit != neg;
 }
 
-static notrace bool glob(const char *p, const char *s)
+static __always_inline bool glob(const char *p, const char *s)
 {
 	const char *star = NULL, *resume = NULL, *next, *end;
 	bool ok;
@@ -139,7 +162,7 @@ static notrace bool glob(const char *p, const char *s)
 	return !*p;
 }
 
-static notrace u64 field(u8 f, const struct pt_regs *r)
+static __always_inline u64 field(u8 f, const struct pt_regs *r)
 {
 	struct task_struct *t = current;
 
@@ -189,7 +212,8 @@ static notrace u64 field(u8 f, const struct pt_regs *r)
  * The task's name is read without task_lock(), as events read it: a rename
  * at that moment may show half of each, and only this hit sees it.
  */
-static notrace bool comm_test(const struct gilk_filter *f, const struct gilk_filter_test *t)
+static __always_inline bool comm_test(const struct gilk_filter_prog *f,
+				      const struct gilk_filter_test *t)
 {
 	const char *want = f->str[t->value];
 	char comm[TASK_COMM_LEN];
@@ -205,7 +229,7 @@ static notrace bool comm_test(const struct gilk_filter *f, const struct gilk_fil
 	return comm[i] == want[i];
 }
 
-notrace bool gilk_filter_pass(const struct gilk_filter *f, const struct pt_regs *regs)
+notrace bool gilk_filter_pass(const struct gilk_filter_prog *f, const struct pt_regs *regs)
 {
 	u32 i = 0;
 
@@ -228,4 +252,5 @@ notrace bool gilk_filter_pass(const struct gilk_filter *f, const struct pt_regs 
 		i += 1 + (ok ? t->jt : t->jf);
 	}
 }
+
 NOKPROBE_SYMBOL(gilk_filter_pass);

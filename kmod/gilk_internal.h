@@ -143,9 +143,11 @@ struct gilk_splice_obj {
 	bool host_kept;		/* a kprobe came on its evicted neighbour */
 	struct gilk_instrument *ins;
 	char arg[GILK_ARG_MAX];
+	/* one per-CPU allocation: hits and filtered point into it */
+	struct gilk_counts __percpu *counts;
 	u64 __percpu *hits;	/* the count template increments it inline */
 	u64 __percpu *filtered;	/* hits the filter turned away */
-	struct gilk_filter *filter;	/* NULL: every hit runs the instrument */
+	struct gilk_filter_prog *filter;	/* NULL: every hit runs the instrument */
 	struct gilk_tsc_ring *tsc_ring;	/* the tsc template writes it inline */
 	u64 tsc_tail;		/* the ring's next sequence to drain */
 	atomic64_t lost, missed;
@@ -155,6 +157,22 @@ struct gilk_splice_obj {
 	struct rcu_head rcu;
 };
 
+/* A splice's per-CPU counters. */
+struct gilk_counts {
+	u64 hits, filtered;
+};
+
+/*
+ * A request's filter as gilk.ko keeps it (filter.c): only its tests, the
+ * strings and the text, about a third of struct gilk_filter for a short one.
+ */
+struct gilk_filter_prog {
+	char str[GILK_FILTER_STRS][GILK_FILTER_STR_LEN];
+	char text[GILK_FILTER_TEXT_MAX];
+	u32 len;
+	struct gilk_filter_test test[];
+};
+
 /* What an instrument's ctx points into: gilk_emit finds the splice. */
 struct gilk_hit {
 	struct gilk_ctx ctx;
@@ -162,9 +180,10 @@ struct gilk_hit {
 };
 
 extern struct mutex gilk_lock;
-/* filter.c: a request's filter, checked whole; and run at a hit. */
+/* filter.c: a request's filter, checked whole, kept, and run at a hit. */
 int gilk_filter_check(const struct gilk_filter *f, char *reason, size_t rlen);
-bool gilk_filter_pass(const struct gilk_filter *f, const struct pt_regs *regs);
+struct gilk_filter_prog *gilk_filter_keep(const struct gilk_filter *f);
+bool gilk_filter_pass(const struct gilk_filter_prog *f, const struct pt_regs *regs);
 /* hitpath.c: what every trampoline but the inline ones calls. */
 void gilk_entry(struct gilk_splice_obj *s, struct pt_regs *regs);
 /* patch.c: the DIE_INT3 notifier that sends a CPU on to its divert. */

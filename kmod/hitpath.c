@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The hit path: what every trampoline but the inline ones (count, tsc)
- * calls. It runs at any site gilk splices, so it calls nothing a splice can
- * be on outside the per-CPU recursion guard (ownpath.c refuses what it
- * reaches), and kprobes may not be put on it.
+ * The hit path: what every trampoline but the inline ones (count,
+ * count_task, tsc) calls. It runs at any site gilk splices, so it calls
+ * nothing a splice can be on outside the per-CPU recursion guard (ownpath.c
+ * refuses what it reaches), and kprobes may not be put on it.
  */
 #include <linux/kprobes.h>
 #include <linux/percpu.h>

@@ -39,8 +39,7 @@ void gilk_obj_free(struct gilk_splice_obj *s)
 	if (s->evict_tramp)
 		gilk_tramp_free(s->evict_tramp, s->evict_size);
 	gilk_traps_free(s->trap);
-	free_percpu(s->hits);
-	free_percpu(s->filtered);
+	free_percpu(s->counts);
 	kfree(s->filter);
 	/* no trampoline writes it any more: what it holds becomes events */
 	gilk_tsc_ring_drain(s, true);
@@ -61,8 +60,11 @@ int gilk_reserve(struct gilk_reserve *r, const void *owner)
 	s = kzalloc(sizeof(*s), GFP_KERNEL);
 	if (!s)
 		return -ENOMEM;
-	s->hits = alloc_percpu(u64);
-	s->filtered = alloc_percpu(u64);
+	s->counts = alloc_percpu(struct gilk_counts);
+	if (s->counts) {
+		s->hits = &s->counts->hits;
+		s->filtered = &s->counts->filtered;
+	}
 	if (r->flags & GILK_RESERVE_TSC_RING) {
 		struct gilk_tsc_ring *ring = gilk_tsc_ring_alloc();
 
@@ -85,7 +87,7 @@ int gilk_reserve(struct gilk_reserve *r, const void *owner)
 	 * splice left in the buffer must not be read as a later splice's,
 	 * with its instrument's layout. 1: the ids wrapped, not an error.
 	 */
-	ret = !s->hits || !s->filtered || !s->tramp || (s->evict_size && !s->evict_tramp) ? -ENOMEM :
+	ret = !s->counts || !s->tramp || (s->evict_size && !s->evict_tramp) ? -ENOMEM :
 	      xa_alloc_cyclic(&gilk_splices, &id, s, xa_limit_31b, &gilk_next_id,
 			      GFP_KERNEL);
 	if (ret == 1)
@@ -394,7 +396,7 @@ static int claim(struct gilk_splice *req, struct gilk_splice_obj **out,
 		gilk_traps_add(s->trap, s->site, s->tramp);
 	}
 	if (req->filter.len) {
-		s->filter = kmemdup(&req->filter, sizeof(req->filter), GFP_KERNEL);
+		s->filter = gilk_filter_keep(&req->filter);
 		if (!s->filter) {
 			snprintf(req->reason, sizeof(req->reason), "out of memory");
 			ret = -ENOMEM;
@@ -439,7 +441,11 @@ static void unclaim(struct gilk_splice_obj *s)
 	s->text_mod = NULL;
 	gilk_instrument_put(s->ins);
 	s->ins = NULL;
-	kfree(s->filter);	/* nothing ran it: no patch was left */
+	/*
+	 * No CPU is in its trampoline: none was reached, or the abort waited
+	 * for the tasks its int3s sent there
+	 */
+	kfree(s->filter);
 	s->filter = NULL;
 }
 

@@ -106,7 +106,8 @@ size_t gilk_tramp_header(u8 *buf, const struct gilk_tramp_params *p);
  * Where a header that calls its handler loads the handler's first argument
  * (a 10-byte movabs rdi, right before the call) and where the call ends:
  * the one place a 5-byte jmp can be written over whole instructions while
- * CPUs run the header. False for count and tsc, which call nothing.
+ * CPUs run the header. False for count, count_task and tsc, which call
+ * nothing.
  */
 bool gilk_tramp_call(const struct gilk_tramp_params *p, size_t *ctx_at, size_t *after);
 

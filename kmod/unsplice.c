@@ -262,11 +262,15 @@ int gilk_unsplice(u32 id)
  */
 void gilk_abandon(struct gilk_splice_obj *s)
 {
+	/* enough of the header's inputs to find its call (inline: none) */
 	struct gilk_tramp_params tp = {
-		s->tramp_kind, s->tramp, s->site, (unsigned long)s,
-		(unsigned long)gilk_entry, boot_cpu_has(X86_FEATURE_SMAP),
-		(unsigned long)s->hits, (unsigned long)s->tsc_ring, gilk_cpu_number_addr(),
-		gilk_preempt_count_addr(), gilk_current_task_addr(), gilk_task_pid_offset()
+		.kind = s->tramp_kind, .tramp = s->tramp, .site = s->site,
+		.ctx = (unsigned long)s, .handler = (unsigned long)gilk_entry,
+		.clac = boot_cpu_has(X86_FEATURE_SMAP), .counter = (unsigned long)s->hits,
+		.ring = (unsigned long)s->tsc_ring, .cpu_number = gilk_cpu_number_addr(),
+		.preempt_count = gilk_preempt_count_addr(),
+		.current_task = gilk_current_task_addr(), .task_pid = gilk_task_pid_offset(),
+		.filtered = (unsigned long)s->filtered,
 	};
 	static const u8 int3 = 0xcc;
 	u8 jmp[5] = { 0xe9 };
@@ -279,6 +283,7 @@ void gilk_abandon(struct gilk_splice_obj *s)
 		 * events)
 		 */
 		gilk_tsc_ring_drain(s, false);
+		s->counts = NULL;
 		s->hits = NULL;
 		s->filtered = NULL;
 		s->tsc_ring = NULL;

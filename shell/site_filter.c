@@ -143,6 +143,26 @@ static int operand(struct compiler *c, int i, struct operand *o)
 	}
 }
 
+/* Whether every [ of glob s opens a class its ] closes (a ] first in a
+ * class, or after its ! or ^, is itself). */
+static bool classes_closed(const char *s)
+{
+	for (const char *p = s; *p; p++) {
+		if (*p != '[')
+			continue;
+		p++;
+		if (*p == '!' || *p == '^')
+			p++;
+		if (*p == ']')
+			p++;
+		while (*p && *p != ']')
+			p++;
+		if (!*p)
+			return false;
+	}
+	return true;
+}
+
 /* The string table's index of s, added if new. */
 static int string_slot(struct compiler *c, const char *s, bool glob)
 {
@@ -156,6 +176,12 @@ static int string_slot(struct compiler *c, const char *s, bool glob)
 	if (len >= GILK_FILTER_STR_LEN)
 		return gerr_set(c->e, "filter: \"%s\" is longer than gilk.ko takes (%d)", s,
 				GILK_FILTER_STR_LEN - 1);
+	/* gilk.ko's glob is fnmatch's with FNM_NOESCAPE: nothing else to read */
+	if (glob && strchr(s, '\\'))
+		return gerr_set(c->e, "filter: gilk.ko's globs have no \\ escapes (\"%s\"); "
+				"[*] matches a *", s);
+	if (glob && !classes_closed(s))
+		return gerr_set(c->e, "filter: a [ without its ] in \"%s\"", s);
 	for (k = 0; k < GILK_FILTER_STRS && c->g->str[k][0]; k++)
 		if (!strcmp(c->g->str[k], s))
 			return k;
@@ -189,6 +215,7 @@ static int strings(struct compiler *c, const struct filter_node *n, int t, int f
 	k = string_slot(c, lit->text, n->op == FOP_GLOB);
 	if (k < 0)
 		return -1;
+	o.mask = 0;	/* a string test reads no mask */
 	return emit(c, n->op == FOP_GLOB ? GILK_FOP_GLOB : GILK_FOP_STR_EQ, &o, (uint64_t)k, t, f);
 }
 
@@ -373,7 +400,7 @@ bool site_filter_run(const struct gilk_filter *f, const uint64_t *fv, const char
 		if (t->op == GILK_FOP_RET)
 			return t->value;
 		if (t->op == GILK_FOP_GLOB || t->op == GILK_FOP_STR_EQ) {
-			ok = t->op == GILK_FOP_GLOB ? !fnmatch(f->str[t->value], comm, 0) :
+			ok = t->op == GILK_FOP_GLOB ? !fnmatch(f->str[t->value], comm, FNM_NOESCAPE) :
 			     !strcmp(f->str[t->value], comm);
 		} else {
 			v = fv[t->field] & t->mask;

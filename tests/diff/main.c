@@ -64,7 +64,8 @@ static void task_filter(struct gilk_filter *f, int k)
 	memset(f, 0, sizeof(*f));
 	f->len = 3;
 	f->test[0] = (struct gilk_filter_test){
-		.op = task_tests[k].op, .field = task_tests[k].field, .mask = ~0ull,
+		.op = task_tests[k].op, .field = task_tests[k].field,
+		.mask = task_tests[k].str ? 0 : ~0ull,
 		.value = task_tests[k].value, .jt = task_tests[k].eq ? 0 : 1,
 		.jf = task_tests[k].eq ? 1 : 0 };
 	if (task_tests[k].str)

@@ -152,6 +152,8 @@ static void refusals(void **st)
 		{ "context ~ \"s*\"", SF_ANY, "task, softirq, irq or nmi" },
 		{ "pdi == 1", SF_ANY, "a splice's filter reads: pid tid comm" },
 		{ "pid ==", SF_ANY, "filter:" },
+		{ "comm ~ \"a\\\\*\"", SF_ANY, "no \\ escapes" },
+		{ "comm ~ \"k[ab\"", SF_ANY, "a [ without its ]" },
 	};
 	char many[2048] = "pid == 1";
 	struct gilk_filter g;

@@ -228,8 +228,9 @@ static inline __u32 gilk_filter_needs(const struct gilk_filter *f, __u32 needs)
 /*
  * A filter count can test inline, calling nothing (kmod/tramp.h's
  * count_task template): one test, pid or tid == a number below 2^32 or comm
- * == a string of at most 15 characters, or its negation, then the two RETs. 1 with the field, the
- * value (comm: the string's index) and whether an equal task passes.
+ * == a string of at most 15 characters, or its negation, then the two RETs.
+ * Returns 1 with the field, the value (comm: the string's index) and
+ * whether an equal task passes; 0 for any other program.
  */
 static inline int gilk_filter_task_test(const struct gilk_filter *f, __u8 *field,
 					__u64 *value, int *pass_if_equal)

@@ -683,12 +683,14 @@ static void emit_count(struct x86w *w, const struct splice_params *sp,
 		xw_popfq(w);
 }
 
-/* TT_COUNT_TASK: the task compared in place, then one counter or the other
- * incremented by one instruction, as count does. */
+/* TT_COUNT_TASK: the task compared in place, then the hit counter or the
+ * filtered counter chosen by cmov and incremented by one instruction, as
+ * count does. No branch: the trampoline runs straight through. */
 static void emit_count_task(struct x86w *w, const struct splice_params *sp, bool flags_dead)
 {
-	uint32_t words = sp->task_len / 4, v;
-	size_t next[3], miss, done;
+	bool comm = sp->task_len == 16;
+	uint64_t lo, hi;
+	uint32_t v;
 
 	if (!imm32_sext_fits(sp->current_task) || sp->task_field > 0x7fffffff - 16 ||
 	    (sp->task_len != 4 && sp->task_len != 16)) {
@@ -699,23 +701,29 @@ static void emit_count_task(struct x86w *w, const struct splice_params *sp, bool
 	if (!flags_dead)
 		xw_pushfq(w);
 	xw_push(w, R_RAX);
+	xw_push(w, R_RCX);
+	if (comm)
+		xw_push(w, R_RDX);
 	xw_mov64_gs_abs(w, R_RAX, (int32_t)sp->current_task);
-	for (uint32_t i = 0; i < words; i++) {
-		memcpy(&v, sp->task_bytes + 4 * i, 4);
-		xw_cmp32_mem_imm(w, R_RAX, (int32_t)(sp->task_field + 4 * i), v);
-		if (i + 1 < words)
-			next[i] = xw_jcc8_fwd(w, 0x75);	/* jne: to the verdict */
+	if (comm) {	/* (comm ^ name) | (comm + 8 ^ name + 8): 0 when equal */
+		memcpy(&lo, sp->task_bytes, 8);
+		memcpy(&hi, sp->task_bytes + 8, 8);
+		xw_movabs(w, R_RCX, lo);
+		xw_xor64_mem(w, R_RCX, R_RAX, (int32_t)sp->task_field);
+		xw_movabs(w, R_RDX, hi);
+		xw_xor64_mem(w, R_RDX, R_RAX, (int32_t)(sp->task_field + 8));
+		xw_or64(w, R_RCX, R_RDX);
+	} else {
+		memcpy(&v, sp->task_bytes, 4);
+		xw_cmp32_mem_imm(w, R_RAX, (int32_t)sp->task_field, v);
 	}
-	for (uint32_t i = 0; i + 1 < words; i++)
-		xw_land(w, next[i]);
-	miss = xw_jcc8_fwd(w, sp->pass_if_equal ? 0x75 : 0x74);
 	xw_movabs(w, R_RAX, sp->counter);
+	xw_movabs(w, R_RCX, sp->filtered);
+	xw_cmov64(w, sp->pass_if_equal ? 0x5 : 0x4, R_RAX, R_RCX);
 	xw_inc_gs_reg(w, R_RAX);
-	done = xw_jcc8_fwd(w, 0xeb);
-	xw_land(w, miss);
-	xw_movabs(w, R_RAX, sp->filtered);
-	xw_inc_gs_reg(w, R_RAX);
-	xw_land(w, done);
+	if (comm)
+		xw_pop(w, R_RDX);
+	xw_pop(w, R_RCX);
 	xw_pop(w, R_RAX);
 	if (!flags_dead)
 		xw_popfq(w);

@@ -148,9 +148,9 @@ uint64_t splice_site_for_block(const struct splice_env *env, uint64_t addr);
  *              the flags saved around it unless the plan found them dead.
  *  TT_COUNT_TASK  no call: count behind a test of the running task (a
  *              filter of one test: pid, tid or comm equal, or not), rax
- *              pushed (and the flags, as count), the task's field compared
- *              in place, then the hit counter or the filtered counter
- *              incremented, each through rax.
+ *              and rcx pushed (rdx too for comm; the flags as count), the
+ *              task's field compared in place, the hit counter or the
+ *              filtered counter chosen by cmov and incremented; no branch.
  *  TT_TSC      no call: rax, rcx, rdx, rsi, rdi pushed (and the flags, as
  *              count), the CPU's number (%gs-relative) and the TSC written
  *              into the next slot of the splice's ring, reserved by lock

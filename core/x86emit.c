@@ -323,21 +323,24 @@ void xw_cmp32_mem_imm(struct x86w *w, enum x86reg base, int32_t disp, uint32_t i
 	put4(w, imm);
 }
 
-size_t xw_jcc8_fwd(struct x86w *w, uint8_t op)
+void xw_xor64_mem(struct x86w *w, enum x86reg dst, enum x86reg base, int32_t disp)
 {
-	put1(w, op);
-	put1(w, 0);
-	return w->len - 2;
+	if (!low_regs(w, dst, base) || !encodable(w, base != R_RSP))
+		return;
+	put1(w, 0x48);
+	put1(w, 0x33);
+	put1(w, (uint8_t)(0x80 | dst << 3 | base));	/* mod 10: [base + disp32] */
+	put4(w, (uint32_t)disp);
 }
 
-void xw_land(struct x86w *w, size_t at)
+void xw_cmov64(struct x86w *w, uint8_t cc, enum x86reg dst, enum x86reg src)
 {
-	if (w->err != XW_OK)
+	if (!low_regs(w, dst, src))
 		return;
-	if (w->len - (at + 2) > 127)
-		w->err = XW_RANGE;
-	else
-		w->buf[at + 1] = (uint8_t)(w->len - (at + 2));
+	put1(w, 0x48);
+	put1(w, 0x0f);
+	put1(w, (uint8_t)(0x40 | (cc & 0xf)));
+	put1(w, (uint8_t)(0xc0 | dst << 3 | src));
 }
 
 void xw_load32_disp32(struct x86w *w, enum x86reg dst, enum x86reg base, int32_t disp)

@@ -64,10 +64,10 @@ void xw_mov32_gs_abs(struct x86w *w, enum x86reg r, int32_t disp); /* mov r32, g
 void xw_mov64_gs_abs(struct x86w *w, enum x86reg r, int32_t disp); /* mov r64, gs:[disp32] */
 /* cmp dword [base + disp32], imm32 */
 void xw_cmp32_mem_imm(struct x86w *w, enum x86reg base, int32_t disp, uint32_t imm);
-/* A forward jcc rel8 (op 0x74 je, 0x75 jne, 0xeb jmp): emitted with rel 0,
- * where it is returned; xw_land() points it at what is emitted next. */
-size_t xw_jcc8_fwd(struct x86w *w, uint8_t op);
-void xw_land(struct x86w *w, size_t at);
+/* xor dst, qword [base + disp32] */
+void xw_xor64_mem(struct x86w *w, enum x86reg dst, enum x86reg base, int32_t disp);
+/* cmovCC dst, src (cc: 4 e, 5 ne) */
+void xw_cmov64(struct x86w *w, uint8_t cc, enum x86reg dst, enum x86reg src);
 /* mov dst32, [base + disp32] */
 void xw_load32_disp32(struct x86w *w, enum x86reg dst, enum x86reg base, int32_t disp);
 void xw_or32(struct x86w *w, enum x86reg dst, enum x86reg src);  /* or dst32, src32 */

@@ -220,67 +220,69 @@ static void count(struct emit *e, const struct gilk_tramp_params *p)
 		b1(e, 0x9d);
 }
 
-/* inc qword %gs:[addr], the address through rax (pushed already) */
-static void inc_gs_via_rax(struct emit *e, unsigned long addr)
+/* xor r, qword [rax + disp32] (r: rcx or rdx) */
+static void xor_task(struct emit *e, u8 r, u32 disp)
 {
-	movabs(e, RAX, addr);
-	b1(e, 0x65);
 	b1(e, 0x48);
-	b1(e, 0xff);
-	b1(e, 0x00);
-}
-
-/* a jcc rel8 to be pointed later by land(); returns where it is */
-static size_t jcc8(struct emit *e, u8 op)
-{
-	b1(e, op);
-	b1(e, 0);
-	return e->n - 2;
-}
-
-static void land(struct emit *e, size_t at)
-{
-	e->p[at + 1] = (u8)(e->n - (at + 2));
+	b1(e, 0x33);
+	b1(e, 0x80 | r << 3);
+	b4(e, disp);
 }
 
 /*
- * The task compared in place, then one counter or the other incremented by
- * one instruction, as count does: an interrupt or NMI on this CPU that hits
- * the same splice counts in full.
+ * The task compared in place, then the hit counter or the filtered counter
+ * chosen by cmov and incremented by one instruction, as count does: an
+ * interrupt or NMI on this CPU that hits the same splice counts in full.
+ * No branch: the trampoline runs straight through.
  */
 static void count_task(struct emit *e, const struct gilk_tramp_params *p)
 {
-	u32 i, w, words = p->task_len / 4;
-	size_t next[3], miss, done;
+	bool comm = p->task_len == 16;
+	u64 lo, hi;
+	u32 w;
 
-	if (words > 4)		/* 4 or 16 bytes: gilk_tramp_task_test() */
-		words = 4;
 	if (p->kind == GILK_TRAMP_COUNT_TASK_FLAGS)
 		b1(e, 0x9c);
 	push_pop(e, 0x50, RAX);
+	push_pop(e, 0x50, RCX);
+	if (comm)
+		push_pop(e, 0x50, RDX);
 	b1(e, 0x65);			/* mov rax, %gs:current_task */
 	b1(e, 0x48);
 	b1(e, 0x8b);
 	b1(e, 0x04);
 	b1(e, 0x25);
 	b4(e, (u32)p->current_task);
-	for (i = 0; i < words; i++) {
-		memcpy(&w, p->task_bytes + 4 * i, 4);
+	if (comm) {	/* (comm ^ name) | (comm + 8 ^ name + 8): 0 when equal */
+		memcpy(&lo, p->task_bytes, 8);
+		memcpy(&hi, p->task_bytes + 8, 8);
+		movabs(e, RCX, lo);
+		xor_task(e, RCX, p->task_field);
+		movabs(e, RDX, hi);
+		xor_task(e, RDX, p->task_field + 8);
+		b1(e, 0x48);		/* or rcx, rdx */
+		b1(e, 0x09);
+		b1(e, 0xd1);
+	} else {
+		memcpy(&w, p->task_bytes, 4);
 		b1(e, 0x81);		/* cmp dword [rax + off], imm32 */
 		b1(e, 0xb8);
-		b4(e, p->task_field + 4 * i);
+		b4(e, p->task_field);
 		b4(e, w);
-		if (i + 1 < words)
-			next[i] = jcc8(e, 0x75);	/* jne: to the verdict */
 	}
-	for (i = 0; i + 1 < words; i++)
-		land(e, next[i]);
-	miss = jcc8(e, p->pass_if_equal ? 0x75 : 0x74);
-	inc_gs_via_rax(e, p->counter);
-	done = jcc8(e, 0xeb);
-	land(e, miss);
-	inc_gs_via_rax(e, p->filtered);
-	land(e, done);
+	movabs(e, RAX, p->counter);
+	movabs(e, RCX, p->filtered);
+	b1(e, 0x48);			/* cmovne (or cmove) rax, rcx */
+	b1(e, 0x0f);
+	b1(e, p->pass_if_equal ? 0x45 : 0x44);
+	b1(e, 0xc1);
+	b1(e, 0x65);			/* inc qword %gs:[rax] */
+	b1(e, 0x48);
+	b1(e, 0xff);
+	b1(e, 0x00);
+	if (comm)
+		push_pop(e, 0x58, RDX);
+	push_pop(e, 0x58, RCX);
 	push_pop(e, 0x58, RAX);
 	if (p->kind == GILK_TRAMP_COUNT_TASK_FLAGS)
 		b1(e, 0x9d);

@@ -22,12 +22,13 @@
  *           (count_flags keeps them; the checker decides which it accepts,
  *           see flags.h).
  *  count_task: count behind a test of the task, for a filter of one
- *           test (uapi gilk_filter_task_test()): rax pushed (and the flags,
- *           as count), the task from %gs:current_task, its pid, tgid or
- *           comm compared in place (`cmp dword [rax + off], imm32`, four
- *           for comm's 16 bytes), then `inc qword %gs:[rax]` of the hit
- *           counter or, for a task turned away, of the filtered counter
- *           (its address by movabs), rax popped. No call either way.
+ *           test (uapi gilk_filter_task_test()): rax and rcx pushed (and
+ *           rdx for comm; the flags as count), the task from
+ *           %gs:current_task, its pid or tgid compared in place (`cmp
+ *           dword [rax + off], imm32`) or comm's 16 bytes xored with the
+ *           name's by two 8-byte halves, the hit counter's or the filtered
+ *           counter's address chosen by cmov, `inc qword %gs:[rax]`, all
+ *           popped. No call and no branch.
  *  tsc:     no call: rax, rcx, rdx, rsi and rdi pushed (and the flags, as
  *           count), who in rsi (`mov esi, %gs:cpu_number`, the preempt
  *           count's interrupt bits from %gs:preempt_count, the pid of the

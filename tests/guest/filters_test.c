@@ -72,12 +72,13 @@ struct counts {
 };
 
 /* Whether splice id's trampoline starts as count_task's: [pushfq] push rax;
- * mov rax, %gs:current_task; cmp dword [rax + off], imm32. */
+ * push rcx; [push rdx]; mov rax, %gs:current_task; then cmp dword [rax +
+ * off], imm32 (pid, tid) or movabs rcx (comm). */
 static bool count_task_inline(struct live *lv, uint32_t id)
 {
-	static const uint8_t head[] = { 0x50, 0x65, 0x48, 0x8b, 0x04, 0x25 };
+	static const uint8_t head[] = { 0x65, 0x48, 0x8b, 0x04, 0x25 };
 	struct gilk_splice_info in;
-	uint8_t b[16];
+	uint8_t b[20];
 	struct gerr e;
 	size_t at;
 
@@ -85,7 +86,11 @@ static bool count_task_inline(struct live *lv, uint32_t id)
 	    live_read_mem(lv, in.tramp, b, sizeof(b), &e))
 		return false;
 	at = b[0] == 0x9c;
-	return !memcmp(b + at, head, sizeof(head)) && b[at + 10] == 0x81 && b[at + 11] == 0xb8;
+	if (b[at] != 0x50 || b[at + 1] != 0x51)
+		return false;
+	at += b[at + 2] == 0x52 ? 3 : 2;
+	return !memcmp(b + at, head, sizeof(head)) &&
+	       ((b[at + 9] == 0x81 && b[at + 10] == 0xb8) || (b[at + 9] == 0x48 && b[at + 10] == 0xb9));
 }
 
 /* Its counts, and the splice removed. */

@@ -220,6 +220,17 @@ static void count(struct emit *e, const struct gilk_tramp_params *p)
 		b1(e, 0x9d);
 }
 
+/* mov r64, %gs:disp32 (low registers; ModRM and SIB of a bare disp32) */
+static void mov64_gs(struct emit *e, u8 r, unsigned long disp)
+{
+	b1(e, 0x65);
+	b1(e, 0x48);
+	b1(e, 0x8b);
+	b1(e, 0x04 | r << 3);
+	b1(e, 0x25);
+	b4(e, (u32)disp);
+}
+
 /* xor r, qword [rax + disp32] (r: rcx or rdx) */
 static void xor_task(struct emit *e, u8 r, u32 disp)
 {
@@ -247,12 +258,7 @@ static void count_task(struct emit *e, const struct gilk_tramp_params *p)
 	push_pop(e, 0x50, RCX);
 	if (comm)
 		push_pop(e, 0x50, RDX);
-	b1(e, 0x65);			/* mov rax, %gs:current_task */
-	b1(e, 0x48);
-	b1(e, 0x8b);
-	b1(e, 0x04);
-	b1(e, 0x25);
-	b4(e, (u32)p->current_task);
+	mov64_gs(e, RAX, p->current_task);
 	if (comm) {	/* (comm ^ name) | (comm + 8 ^ name + 8): 0 when equal */
 		memcpy(&lo, p->task_bytes, 8);
 		memcpy(&hi, p->task_bytes + 8, 8);
@@ -388,12 +394,7 @@ static void who(struct emit *e, const struct gilk_tramp_params *p)
 	b1(e, GILK_WHO_PREEMPT_SHIFT);
 	b1(e, 0x09);			/* or esi, edi */
 	b1(e, 0xfe);
-	b1(e, 0x65);			/* mov rdi, %gs:current_task */
-	b1(e, 0x48);
-	b1(e, 0x8b);
-	b1(e, 0x3c);
-	b1(e, 0x25);
-	b4(e, (u32)p->current_task);
+	mov64_gs(e, RDI, p->current_task);
 	b1(e, 0x8b);			/* mov edi, [rdi + task_pid] */
 	b1(e, 0xbf);
 	b4(e, (u32)p->task_pid);

@@ -684,16 +684,19 @@ static void emit_count(struct x86w *w, const struct splice_params *sp,
 }
 
 /* TT_COUNT_TASK: the task compared in place, then the hit counter or the
- * filtered counter chosen by cmov and incremented by one instruction, as
- * count does. No branch: the trampoline runs straight through. */
+ * filtered counter right after it (struct gilk_counts) incremented by one
+ * instruction indexed by the test's outcome, as count increments: an
+ * interrupt or NMI on this CPU that hits the same splice counts in full.
+ * No branch: the trampoline runs straight through. The counter's address
+ * goes in rcx when it does not fit a disp32. */
 static void emit_count_task(struct x86w *w, const struct splice_params *sp, bool flags_dead)
 {
-	bool comm = sp->task_len == 16;
+	bool comm = sp->task_len == 16, near = imm32_sext_fits(sp->counter);
 	uint64_t lo, hi;
 	uint32_t v;
 
 	if (!imm32_sext_fits(sp->current_task) || sp->task_field > 0x7fffffff - 16 ||
-	    (sp->task_len != 4 && sp->task_len != 16)) {
+	    (sp->task_len != 4 && sp->task_len != 16) || sp->filtered != sp->counter + 8) {
 		if (w->err == XW_OK)
 			w->err = XW_RANGE;
 		return;
@@ -701,7 +704,8 @@ static void emit_count_task(struct x86w *w, const struct splice_params *sp, bool
 	if (!flags_dead)
 		xw_pushfq(w);
 	xw_push(w, R_RAX);
-	xw_push(w, R_RCX);
+	if (comm || !near)
+		xw_push(w, R_RCX);
 	if (comm)
 		xw_push(w, R_RDX);
 	xw_mov64_gs_abs(w, R_RAX, (int32_t)sp->current_task);
@@ -717,13 +721,19 @@ static void emit_count_task(struct x86w *w, const struct splice_params *sp, bool
 		memcpy(&v, sp->task_bytes, 4);
 		xw_cmp32_mem_imm(w, R_RAX, (int32_t)sp->task_field, v);
 	}
-	xw_movabs(w, R_RAX, sp->counter);
-	xw_movabs(w, R_RCX, sp->filtered);
-	xw_cmov64(w, sp->pass_if_equal ? 0x5 : 0x4, R_RAX, R_RCX);
-	xw_inc_gs_reg(w, R_RAX);
+	/* rax = 1 (filtered) or 0 (a hit); mov leaves the flags alone */
+	xw_mov32_imm(w, R_RAX, 0);
+	xw_setcc8(w, sp->pass_if_equal ? 0x5 : 0x4, R_RAX);
+	if (near) {
+		xw_inc_gs_index8(w, R_RAX, (int32_t)sp->counter);
+	} else {
+		xw_movabs(w, R_RCX, sp->counter);
+		xw_inc_gs_base_index8(w, R_RCX, R_RAX);
+	}
 	if (comm)
 		xw_pop(w, R_RDX);
-	xw_pop(w, R_RCX);
+	if (comm || !near)
+		xw_pop(w, R_RCX);
 	xw_pop(w, R_RAX);
 	if (!flags_dead)
 		xw_popfq(w);
@@ -801,7 +811,7 @@ static size_t header_max(enum tramp_template t)
 		.tramp = 0, .handler = 1ull << 63, .ctx = ~0ull, .clac = true,
 		.counter = 1ull << 40, .tsc_ring = ~0ull, .cpu_number = 0x7ffffff0,
 		.preempt_count = 0x7ffffff0, .current_task = 0x7ffffff0, .task_pid = 0x7ffffff0,
-		.filtered = ~0ull, .task_field = 0x7fff0000, .task_len = 16,
+		.filtered = (1ull << 40) + 8, .task_field = 0x7fff0000, .task_len = 16,
 	};
 	uint8_t buf[TRAMP_HEADER_MAX];
 	struct x86w w;

@@ -333,14 +333,33 @@ void xw_xor64_mem(struct x86w *w, enum x86reg dst, enum x86reg base, int32_t dis
 	put4(w, (uint32_t)disp);
 }
 
-void xw_cmov64(struct x86w *w, uint8_t cc, enum x86reg dst, enum x86reg src)
+void xw_setcc8(struct x86w *w, uint8_t cc, enum x86reg r)
 {
-	if (!low_regs(w, dst, src))
+	/* al, cl, dl, bl: the byte registers without a REX prefix */
+	if (!encodable(w, r <= R_RBX))
 		return;
-	put1(w, 0x48);
 	put1(w, 0x0f);
-	put1(w, (uint8_t)(0x40 | (cc & 0xf)));
-	put1(w, (uint8_t)(0xc0 | dst << 3 | src));
+	put1(w, (uint8_t)(0x90 | (cc & 0xf)));
+	put1(w, (uint8_t)(0xc0 | r));
+}
+
+void xw_inc_gs_index8(struct x86w *w, enum x86reg index, int32_t disp)
+{
+	if (!low_regs(w, index, R_RAX) || !encodable(w, index != R_RSP))
+		return;
+	/* ModRM /0 with a SIB: scale 8, no base (mod 00, base 101): disp32 */
+	put1(w, 0x65); put1(w, 0x48); put1(w, 0xff); put1(w, 0x04);
+	put1(w, (uint8_t)(0xc0 | index << 3 | 5));
+	put4(w, (uint32_t)disp);
+}
+
+void xw_inc_gs_base_index8(struct x86w *w, enum x86reg base, enum x86reg index)
+{
+	/* rbp as a base needs a displacement, rsp is no index: not offered */
+	if (!low_regs(w, base, index) || !encodable(w, base != R_RBP && index != R_RSP))
+		return;
+	put1(w, 0x65); put1(w, 0x48); put1(w, 0xff); put1(w, 0x04);
+	put1(w, (uint8_t)(0xc0 | index << 3 | base));
 }
 
 void xw_load32_disp32(struct x86w *w, enum x86reg dst, enum x86reg base, int32_t disp)

@@ -66,8 +66,12 @@ void xw_mov64_gs_abs(struct x86w *w, enum x86reg r, int32_t disp); /* mov r64, g
 void xw_cmp32_mem_imm(struct x86w *w, enum x86reg base, int32_t disp, uint32_t imm);
 /* xor dst, qword [base + disp32] */
 void xw_xor64_mem(struct x86w *w, enum x86reg dst, enum x86reg base, int32_t disp);
-/* cmovCC dst, src (cc: 4 e, 5 ne) */
-void xw_cmov64(struct x86w *w, uint8_t cc, enum x86reg dst, enum x86reg src);
+/* setCC r8 (cc: 4 e, 5 ne; r: al, cl, dl or bl) */
+void xw_setcc8(struct x86w *w, uint8_t cc, enum x86reg r);
+/* inc qword gs:[index * 8 + disp32] */
+void xw_inc_gs_index8(struct x86w *w, enum x86reg index, int32_t disp);
+/* inc qword gs:[base + index * 8] */
+void xw_inc_gs_base_index8(struct x86w *w, enum x86reg base, enum x86reg index);
 /* mov dst32, [base + disp32] */
 void xw_load32_disp32(struct x86w *w, enum x86reg dst, enum x86reg base, int32_t disp);
 void xw_or32(struct x86w *w, enum x86reg dst, enum x86reg src);  /* or dst32, src32 */

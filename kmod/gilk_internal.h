@@ -162,6 +162,10 @@ struct gilk_counts {
 	u64 hits, filtered;
 };
 
+/* count_task increments hits or the u64 after it, indexed by its test */
+static_assert(offsetof(struct gilk_counts, filtered) ==
+	      offsetof(struct gilk_counts, hits) + sizeof(u64));
+
 /*
  * A request's filter as gilk.ko keeps it (filter.c): only its tests, the
  * strings and the text, about a third of struct gilk_filter for a short one.

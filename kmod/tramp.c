@@ -241,21 +241,25 @@ static void xor_task(struct emit *e, u8 r, u32 disp)
 }
 
 /*
- * The task compared in place, then the hit counter or the filtered counter
- * chosen by cmov and incremented by one instruction, as count does: an
+ * The task compared in place, its outcome set in rax (1: filtered), and the
+ * hit counter or the filtered counter right after it (struct gilk_counts)
+ * incremented by one instruction indexed by rax, as count increments: an
  * interrupt or NMI on this CPU that hits the same splice counts in full.
- * No branch: the trampoline runs straight through.
+ * No branch: the trampoline runs straight through. The counter's address
+ * goes in rcx when it does not fit a disp32.
  */
 static void count_task(struct emit *e, const struct gilk_tramp_params *p)
 {
 	bool comm = p->task_len == 16;
+	bool near = (u64)(s64)(s32)p->counter == p->counter;
 	u64 lo, hi;
 	u32 w;
 
 	if (p->kind == GILK_TRAMP_COUNT_TASK_FLAGS)
 		b1(e, 0x9c);
 	push_pop(e, 0x50, RAX);
-	push_pop(e, 0x50, RCX);
+	if (comm || !near)
+		push_pop(e, 0x50, RCX);
 	if (comm)
 		push_pop(e, 0x50, RDX);
 	mov64_gs(e, RAX, p->current_task);
@@ -276,19 +280,27 @@ static void count_task(struct emit *e, const struct gilk_tramp_params *p)
 		b4(e, p->task_field);
 		b4(e, w);
 	}
-	movabs(e, RAX, p->counter);
-	movabs(e, RCX, p->filtered);
-	b1(e, 0x48);			/* cmovne (or cmove) rax, rcx */
-	b1(e, 0x0f);
-	b1(e, p->pass_if_equal ? 0x45 : 0x44);
-	b1(e, 0xc1);
-	b1(e, 0x65);			/* inc qword %gs:[rax] */
+	b1(e, 0xb8);			/* mov eax, 0: the flags stay */
+	b4(e, 0);
+	b1(e, 0x0f);			/* setne (or sete) al */
+	b1(e, p->pass_if_equal ? 0x95 : 0x94);
+	b1(e, 0xc0);
+	if (!near)
+		movabs(e, RCX, p->counter);
+	b1(e, 0x65);			/* inc qword %gs:[...] */
 	b1(e, 0x48);
 	b1(e, 0xff);
-	b1(e, 0x00);
+	b1(e, 0x04);
+	if (near) {
+		b1(e, 0xc5);		/* [rax * 8 + disp32] */
+		b4(e, (u32)p->counter);
+	} else {
+		b1(e, 0xc1);		/* [rcx + rax * 8] */
+	}
 	if (comm)
 		push_pop(e, 0x58, RDX);
-	push_pop(e, 0x58, RCX);
+	if (comm || !near)
+		push_pop(e, 0x58, RCX);
 	push_pop(e, 0x58, RAX);
 	if (p->kind == GILK_TRAMP_COUNT_TASK_FLAGS)
 		b1(e, 0x9d);

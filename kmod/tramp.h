@@ -22,12 +22,14 @@
  *           (count_flags keeps them; the checker decides which it accepts,
  *           see flags.h).
  *  count_task: count behind a test of the task, for a filter of one
- *           test (uapi gilk_filter_task_test()): rax and rcx pushed (and
- *           rdx for comm; the flags as count), the task from
- *           %gs:current_task, its pid or tgid compared in place (`cmp
- *           dword [rax + off], imm32`) or comm's 16 bytes xored with the
- *           name's by two 8-byte halves, the hit counter's or the filtered
- *           counter's address chosen by cmov, `inc qword %gs:[rax]`, all
+ *           test (uapi gilk_filter_task_test()): rax pushed (rcx and rdx
+ *           too for comm, rcx for a counter beyond a disp32; the flags as
+ *           count), the task from %gs:current_task, its pid or tgid
+ *           compared in place (`cmp dword [rax + off], imm32`) or comm's
+ *           16 bytes xored with the name's by two 8-byte halves, the
+ *           outcome set in rax (`mov eax, 0; setcc al`: 1 filtered) and
+ *           `inc qword %gs:[rax * 8 + counter]`: the filtered counter is
+ *           the u64 after the hit counter (struct gilk_counts). All
  *           popped. No call and no branch.
  *  tsc:     no call: rax, rcx, rdx, rsi and rdi pushed (and the flags, as
  *           count), who in rsi (`mov esi, %gs:cpu_number`, the preempt
@@ -68,8 +70,7 @@ struct gilk_tramp_params {
 	unsigned long preempt_count;	/* tsc: %gs-relative, within a disp32 */
 	unsigned long current_task;	/* tsc: %gs-relative, within a disp32 */
 	unsigned long task_pid;		/* tsc: offsetof(struct task_struct, pid) */
-	/* count_task: the filtered counter (__percpu) and the test */
-	unsigned long filtered;
+	/* count_task: the test (the filtered counter follows counter) */
 	u32 task_field;		/* offsetof() the task's field compared */
 	u32 task_len;		/* 4 (pid, tgid) or 16 (comm) bytes */
 	u8 task_bytes[16];	/* what an equal task holds there */

@@ -270,7 +270,6 @@ void gilk_abandon(struct gilk_splice_obj *s)
 		.ring = (unsigned long)s->tsc_ring, .cpu_number = gilk_cpu_number_addr(),
 		.preempt_count = gilk_preempt_count_addr(),
 		.current_task = gilk_current_task_addr(), .task_pid = gilk_task_pid_offset(),
-		.filtered = (unsigned long)s->filtered,
 	};
 	static const u8 int3 = 0xcc;
 	u8 jmp[5] = { 0xe9 };

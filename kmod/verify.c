@@ -1068,7 +1068,7 @@ static int check_header(struct vctx *v, enum gilk_tramp_kind *kind)
 		.handler = env->handler, .clac = env->clac, .counter = env->counter,
 		.ring = env->ring, .cpu_number = env->cpu_number,
 		.preempt_count = env->preempt_count, .current_task = env->current_task,
-		.task_pid = env->task_pid, .filtered = env->filtered,
+		.task_pid = env->task_pid,
 	};
 	struct gilk_task_offsets off = { env->task_pid, env->task_tgid, env->task_comm };
 	enum gilk_tramp_kind kinds[2];

@@ -85,7 +85,6 @@ struct gilk_verify_env {
 	unsigned long current_task;	/* %gs-relative: the task it runs */
 	unsigned long task_pid;		/* offsetof(struct task_struct, pid) */
 	unsigned long task_tgid, task_comm;	/* and of tgid, comm */
-	unsigned long filtered;	/* the splice's __percpu filtered counter */
 	/* The kernel's insn_decode(). */
 	int (*decode)(struct insn *insn, const void *kaddr, int buf_len,
 		      enum insn_mode m);

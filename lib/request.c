@@ -30,7 +30,9 @@ bool request_task_test(struct splice_params *sp, const struct gilk_filter *f,
 	}
 	sp->pass_if_equal = pass;
 	sp->filtered = r->filtered;
-	return sp->task_field <= 0x7fffffff - 16 && imm32_sext_fits(r->current_task);
+	/* the template indexes the hit counter by its test's outcome */
+	return sp->task_field <= 0x7fffffff - 16 && imm32_sext_fits(r->current_task) &&
+	       r->filtered == r->counter + 8;
 }
 
 void request_from_plan(const struct splice_plan *p, const struct splice_code *c,

@@ -50,12 +50,11 @@
 #define TASK_PID_OFF 0x40
 #define TASK_PID 1234u
 /* For count_task: the task's tgid and name (comm, NUL-padded as the
- * kernel keeps it), and the filtered counter beside the near one. */
+ * kernel keeps it); the filtered counter is the u64 after the hit counter. */
 #define TASK_TGID_OFF 0x48
 #define TASK_TGID 1200u
 #define TASK_COMM_OFF 0x60
 #define TASK_COMM "diff-task"
-#define FILTERED_NEAR (COUNTER_NEAR + 0x10)
 /* What the template must write as who: CPU, interrupt bits, pid. */
 #define TSC_WHO ((uint64_t)TASK_PID << 32 | \
 		 (uint64_t)((PREEMPT_COUNT & TSC_WHO_PREEMPT_MASK) << TSC_WHO_PREEMPT_SHIFT) | \

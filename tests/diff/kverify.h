@@ -29,7 +29,6 @@ struct kv_env {
 	uint64_t current_task;          /* %gs-relative */
 	uint64_t task_pid;              /* offsetof(struct task_struct, pid) */
 	uint64_t task_tgid, task_comm;  /* and of tgid and comm */
-	uint64_t filtered;              /* %gs-relative: the filtered counter */
 	int (*read)(void *priv, uint64_t addr, void *buf, size_t len);
 	uint64_t (*func_start)(void *priv, uint64_t addr);
 	uint64_t (*func_end)(void *priv, uint64_t func);

@@ -73,7 +73,6 @@ static void env_of(const struct kv_env *e, struct gilk_verify_env *env)
 		.needs = e->needs, .counter = e->counter, .ring = e->ring, .cpu_number = e->cpu_number,
 		.preempt_count = e->preempt_count, .current_task = e->current_task,
 		.task_pid = e->task_pid, .task_tgid = e->task_tgid, .task_comm = e->task_comm,
-		.filtered = e->filtered,
 		.decode = insn_decode, .read = rd, .func_start = start, .func_end = end, .hidden_edge = hidden,
 		.bug_kind = bug, .jump_label = jl, .fixup = fx, .priv = (void *)e,
 		.memo = e->memo,

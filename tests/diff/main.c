@@ -164,7 +164,8 @@ static void run_plan(struct emu *a, struct emu *b, const struct splice_plan *pla
 	struct gilk_filter filter;
 	const struct gilk_reserve task_r = {
 		.current_task = CURRENT_TASK_OFF, .task_pid = TASK_PID_OFF,
-		.task_tgid = TASK_TGID_OFF, .task_comm = TASK_COMM_OFF, .filtered = FILTERED_NEAR,
+		.task_tgid = TASK_TGID_OFF, .task_comm = TASK_COMM_OFF,
+		.counter = o->counter, .filtered = o->counter + 8,	/* as struct gilk_counts */
 	};
 
 	if (o->tmpl == TT_COUNT_TASK) {
@@ -212,7 +213,7 @@ static void run_plan(struct emu *a, struct emu *b, const struct splice_plan *pla
 	a->count_site = p->region.addr;
 	b->counter_addr = code.tmpl == TT_COUNT || code.tmpl == TT_COUNT_TASK ?
 			  GS_BASE + o->counter : 0;
-	b->filtered_addr = code.tmpl == TT_COUNT_TASK ? GS_BASE + FILTERED_NEAR : 0;
+	b->filtered_addr = code.tmpl == TT_COUNT_TASK ? GS_BASE + o->counter + 8 : 0;
 	b->tsc_ring = code.tmpl == TT_TSC ? TSC_RING_ADDR : 0;
 	emu_reset_allowed(a);
 	emu_allow(a, fn_lo, fn_hi);

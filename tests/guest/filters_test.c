@@ -72,13 +72,15 @@ struct counts {
 };
 
 /* Whether splice id's trampoline starts as count_task's: [pushfq] push rax;
- * push rcx; [push rdx]; mov rax, %gs:current_task; then cmp dword [rax +
- * off], imm32 (pid, tid) or movabs rcx (comm). */
+ * [push rcx; [push rdx]]; mov rax, %gs:current_task; then either cmp dword
+ * [rax + off], imm32 (pid, tid), mov eax, 0 and setcc al, or movabs rcx
+ * (comm). */
 static bool count_task_inline(struct live *lv, uint32_t id)
 {
 	static const uint8_t head[] = { 0x65, 0x48, 0x8b, 0x04, 0x25 };
+	static const uint8_t outcome[] = { 0xb8, 0, 0, 0, 0, 0x0f };
 	struct gilk_splice_info in;
-	uint8_t b[20];
+	uint8_t b[32];
 	struct gerr e;
 	size_t at;
 
@@ -86,11 +88,18 @@ static bool count_task_inline(struct live *lv, uint32_t id)
 	    live_read_mem(lv, in.tramp, b, sizeof(b), &e))
 		return false;
 	at = b[0] == 0x9c;
-	if (b[at] != 0x50 || b[at + 1] != 0x51)
+	if (b[at++] != 0x50)
 		return false;
-	at += b[at + 2] == 0x52 ? 3 : 2;
-	return !memcmp(b + at, head, sizeof(head)) &&
-	       ((b[at + 9] == 0x81 && b[at + 10] == 0xb8) || (b[at + 9] == 0x48 && b[at + 10] == 0xb9));
+	at += b[at] == 0x51;
+	at += b[at] == 0x52;
+	if (memcmp(b + at, head, sizeof(head)))
+		return false;
+	at += 9;
+	if (b[at] == 0x48 && b[at + 1] == 0xb9)
+		return true;
+	return b[at] == 0x81 && b[at + 1] == 0xb8 &&
+	       !memcmp(b + at + 10, outcome, sizeof(outcome)) &&
+	       (b[at + 16] == 0x94 || b[at + 16] == 0x95) && b[at + 17] == 0xc0;
 }
 
 /* Its counts, and the splice removed. */

@@ -691,12 +691,14 @@ static void emit_count(struct x86w *w, const struct splice_params *sp,
  * goes in rcx when it does not fit a disp32. */
 static void emit_count_task(struct x86w *w, const struct splice_params *sp, bool flags_dead)
 {
-	bool comm = sp->task_len == 16, near = imm32_sext_fits(sp->counter);
+	bool near = imm32_sext_fits(sp->counter);
+	bool rcx = sp->task_len > 4 || !near, rdx = sp->task_len == 16;
 	uint64_t lo, hi;
 	uint32_t v;
 
 	if (!imm32_sext_fits(sp->current_task) || sp->task_field > 0x7fffffff - 16 ||
-	    (sp->task_len != 4 && sp->task_len != 16) || sp->filtered != sp->counter + 8) {
+	    (sp->task_len != 4 && sp->task_len != 8 && sp->task_len != 16) ||
+	    sp->filtered != sp->counter + 8) {
 		if (w->err == XW_OK)
 			w->err = XW_RANGE;
 		return;
@@ -704,19 +706,23 @@ static void emit_count_task(struct x86w *w, const struct splice_params *sp, bool
 	if (!flags_dead)
 		xw_pushfq(w);
 	xw_push(w, R_RAX);
-	if (comm || !near)
+	if (rcx)
 		xw_push(w, R_RCX);
-	if (comm)
+	if (rdx)
 		xw_push(w, R_RDX);
 	xw_mov64_gs_abs(w, R_RAX, (int32_t)sp->current_task);
-	if (comm) {	/* (comm ^ name) | (comm + 8 ^ name + 8): 0 when equal */
-		memcpy(&lo, sp->task_bytes, 8);
-		memcpy(&hi, sp->task_bytes + 8, 8);
+	memcpy(&lo, sp->task_bytes, 8);
+	memcpy(&hi, sp->task_bytes + 8, 8);
+	if (sp->task_len == 16) {
+		/* (comm ^ name) | (comm + 8 ^ name + 8): 0 when equal */
 		xw_movabs(w, R_RCX, lo);
 		xw_xor64_mem(w, R_RCX, R_RAX, (int32_t)sp->task_field);
 		xw_movabs(w, R_RDX, hi);
 		xw_xor64_mem(w, R_RDX, R_RAX, (int32_t)(sp->task_field + 8));
 		xw_or64(w, R_RCX, R_RDX);
+	} else if (sp->task_len == 8) {
+		xw_movabs(w, R_RCX, lo);
+		xw_cmp64_mem_reg(w, R_RAX, (int32_t)sp->task_field, R_RCX);
 	} else {
 		memcpy(&v, sp->task_bytes, 4);
 		xw_cmp32_mem_imm(w, R_RAX, (int32_t)sp->task_field, v);
@@ -730,9 +736,9 @@ static void emit_count_task(struct x86w *w, const struct splice_params *sp, bool
 		xw_movabs(w, R_RCX, sp->counter);
 		xw_inc_gs_base_index8(w, R_RCX, R_RAX);
 	}
-	if (comm)
+	if (rdx)
 		xw_pop(w, R_RDX);
-	if (comm || !near)
+	if (rcx)
 		xw_pop(w, R_RCX);
 	xw_pop(w, R_RAX);
 	if (!flags_dead)

@@ -148,11 +148,13 @@ uint64_t splice_site_for_block(const struct splice_env *env, uint64_t addr);
  *              the flags saved around it unless the plan found them dead.
  *  TT_COUNT_TASK  no call: count behind a test of the running task (a
  *              filter of one test: pid, tid or comm equal, or not), rax
- *              pushed (rcx and rdx too for comm, rcx for a counter beyond
- *              a disp32; the flags as count), the task's field compared in
- *              place, the outcome set in rax (0 a hit, 1 filtered) and
- *              the counter it indexes incremented: the filtered counter
- *              lies right after the hit counter. No branch.
+ *              pushed (rcx too for a name longer than 3 or a counter
+ *              beyond a disp32, rdx for a name longer than 7; the flags as
+ *              count), the task's field compared in place (comm: its
+ *              first gilk_comm_width() bytes), the outcome set in rax (0 a
+ *              hit, 1 filtered) and the counter it indexes incremented:
+ *              the filtered counter lies right after the hit counter. No
+ *              branch.
  *  TT_TSC      no call: rax, rcx, rdx, rsi, rdi pushed (and the flags, as
  *              count), the CPU's number (%gs-relative) and the TSC written
  *              into the next slot of the splice's ring, reserved by lock
@@ -188,7 +190,7 @@ struct splice_params {
 	uint64_t preempt_count; /* TT_TSC: %gs-relative, the CPU's preempt count */
 	uint64_t current_task; /* TT_TSC: %gs-relative, the task it runs */
 	uint64_t task_pid;     /* TT_TSC: offsetof(struct task_struct, pid) */
-	/* TT_COUNT_TASK: the filtered counter (%gs-relative, counter + 8) and the test:
+	/* TT_COUNT_TASK: the filtered counter (%gs-relative: counter + 8), the test:
 	 * task_len bytes at task_field in the task (current_task) against
 	 * task_bytes; an equal task counts as a hit if pass_if_equal */
 	uint64_t filtered;

@@ -323,6 +323,16 @@ void xw_cmp32_mem_imm(struct x86w *w, enum x86reg base, int32_t disp, uint32_t i
 	put4(w, imm);
 }
 
+void xw_cmp64_mem_reg(struct x86w *w, enum x86reg base, int32_t disp, enum x86reg src)
+{
+	if (!low_regs(w, base, src) || !encodable(w, base != R_RSP))
+		return;
+	put1(w, 0x48);
+	put1(w, 0x39);
+	put1(w, (uint8_t)(0x80 | src << 3 | base));	/* mod 10: [base + disp32] */
+	put4(w, (uint32_t)disp);
+}
+
 void xw_xor64_mem(struct x86w *w, enum x86reg dst, enum x86reg base, int32_t disp)
 {
 	if (!low_regs(w, dst, base) || !encodable(w, base != R_RSP))

@@ -64,6 +64,8 @@ void xw_mov32_gs_abs(struct x86w *w, enum x86reg r, int32_t disp); /* mov r32, g
 void xw_mov64_gs_abs(struct x86w *w, enum x86reg r, int32_t disp); /* mov r64, gs:[disp32] */
 /* cmp dword [base + disp32], imm32 */
 void xw_cmp32_mem_imm(struct x86w *w, enum x86reg base, int32_t disp, uint32_t imm);
+/* cmp qword [base + disp32], src */
+void xw_cmp64_mem_reg(struct x86w *w, enum x86reg base, int32_t disp, enum x86reg src);
 /* xor dst, qword [base + disp32] */
 void xw_xor64_mem(struct x86w *w, enum x86reg dst, enum x86reg base, int32_t disp);
 /* setCC r8 (cc: 4 e, 5 ne; r: al, cl, dl or bl) */

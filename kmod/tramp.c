@@ -250,22 +250,23 @@ static void xor_task(struct emit *e, u8 r, u32 disp)
  */
 static void count_task(struct emit *e, const struct gilk_tramp_params *p)
 {
-	bool comm = p->task_len == 16;
 	bool near = (u64)(s64)(s32)p->counter == p->counter;
+	bool rcx = p->task_len > 4 || !near, rdx = p->task_len == 16;
 	u64 lo, hi;
 	u32 w;
 
 	if (p->kind == GILK_TRAMP_COUNT_TASK_FLAGS)
 		b1(e, 0x9c);
 	push_pop(e, 0x50, RAX);
-	if (comm || !near)
+	if (rcx)
 		push_pop(e, 0x50, RCX);
-	if (comm)
+	if (rdx)
 		push_pop(e, 0x50, RDX);
 	mov64_gs(e, RAX, p->current_task);
-	if (comm) {	/* (comm ^ name) | (comm + 8 ^ name + 8): 0 when equal */
-		memcpy(&lo, p->task_bytes, 8);
-		memcpy(&hi, p->task_bytes + 8, 8);
+	memcpy(&lo, p->task_bytes, 8);
+	memcpy(&hi, p->task_bytes + 8, 8);
+	if (p->task_len == 16) {
+		/* (comm ^ name) | (comm + 8 ^ name + 8): 0 when equal */
 		movabs(e, RCX, lo);
 		xor_task(e, RCX, p->task_field);
 		movabs(e, RDX, hi);
@@ -273,6 +274,12 @@ static void count_task(struct emit *e, const struct gilk_tramp_params *p)
 		b1(e, 0x48);		/* or rcx, rdx */
 		b1(e, 0x09);
 		b1(e, 0xd1);
+	} else if (p->task_len == 8) {
+		movabs(e, RCX, lo);
+		b1(e, 0x48);		/* cmp qword [rax + off], rcx */
+		b1(e, 0x39);
+		b1(e, 0x88);
+		b4(e, p->task_field);
 	} else {
 		memcpy(&w, p->task_bytes, 4);
 		b1(e, 0x81);		/* cmp dword [rax + off], imm32 */
@@ -297,9 +304,9 @@ static void count_task(struct emit *e, const struct gilk_tramp_params *p)
 	} else {
 		b1(e, 0xc1);		/* [rcx + rax * 8] */
 	}
-	if (comm)
+	if (rdx)
 		push_pop(e, 0x58, RDX);
-	if (comm || !near)
+	if (rcx)
 		push_pop(e, 0x58, RCX);
 	push_pop(e, 0x58, RAX);
 	if (p->kind == GILK_TRAMP_COUNT_TASK_FLAGS)
@@ -322,7 +329,7 @@ bool gilk_tramp_task_test(struct gilk_tramp_params *p, const struct gilk_filter 
 		for (i = 0; i < sizeof(p->task_bytes) && f->str[value][i]; i++)
 			p->task_bytes[i] = f->str[value][i];
 		p->task_field = off->comm;
-		p->task_len = 16;
+		p->task_len = gilk_comm_width(f->str[value]);
 	} else {
 		v32 = (u32)value;
 		memcpy(p->task_bytes, &v32, 4);

@@ -22,15 +22,17 @@
  *           (count_flags keeps them; the checker decides which it accepts,
  *           see flags.h).
  *  count_task: count behind a test of the task, for a filter of one
- *           test (uapi gilk_filter_task_test()): rax pushed (rcx and rdx
- *           too for comm, rcx for a counter beyond a disp32; the flags as
- *           count), the task from %gs:current_task, its pid or tgid
- *           compared in place (`cmp dword [rax + off], imm32`) or comm's
- *           16 bytes xored with the name's by two 8-byte halves, the
- *           outcome set in rax (`mov eax, 0; setcc al`: 1 filtered) and
- *           `inc qword %gs:[rax * 8 + counter]`: the filtered counter is
- *           the u64 after the hit counter (struct gilk_counts). All
- *           popped. No call and no branch.
+ *           test (uapi gilk_filter_task_test()): rax pushed (rcx too for
+ *           a name longer than 3 or a counter beyond a disp32, rdx for one
+ *           longer than 7; the flags as count), the task from
+ *           %gs:current_task, its pid or tgid compared in place (`cmp
+ *           dword [rax + off], imm32`), or comm's first 4, 8 or 16 bytes
+ *           (gilk_comm_width(): the name and its NUL) by `cmp dword` with
+ *           an imm32, `cmp qword` with rcx, or xored with the name's in
+ *           two 8-byte halves; the outcome set in rax (`mov eax, 0; setcc
+ *           al`: 1 filtered) and `inc qword %gs:[rax * 8 + counter]`: the
+ *           filtered counter is the u64 after the hit counter (struct
+ *           gilk_counts). All popped. No call and no branch.
  *  tsc:     no call: rax, rcx, rdx, rsi and rdi pushed (and the flags, as
  *           count), who in rsi (`mov esi, %gs:cpu_number`, the preempt
  *           count's interrupt bits from %gs:preempt_count, the pid of the
@@ -72,7 +74,7 @@ struct gilk_tramp_params {
 	unsigned long task_pid;		/* tsc: offsetof(struct task_struct, pid) */
 	/* count_task: the test (the filtered counter follows counter) */
 	u32 task_field;		/* offsetof() the task's field compared */
-	u32 task_len;		/* 4 (pid, tgid) or 16 (comm) bytes */
+	u32 task_len;		/* 4 (pid, tgid), or comm's gilk_comm_width() */
 	u8 task_bytes[16];	/* what an equal task holds there */
 	bool pass_if_equal;
 };

@@ -21,7 +21,7 @@ bool request_task_test(struct splice_params *sp, const struct gilk_filter *f,
 		for (size_t i = 0; i < sizeof(sp->task_bytes) && f->str[value][i]; i++)
 			sp->task_bytes[i] = (uint8_t)f->str[value][i];
 		sp->task_field = r->task_comm;
-		sp->task_len = 16;
+		sp->task_len = gilk_comm_width(f->str[value]);
 	} else {
 		v32 = (uint32_t)value;
 		memcpy(sp->task_bytes, &v32, 4);

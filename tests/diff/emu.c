@@ -319,9 +319,11 @@ int emu_open(struct emu *m)
 	    uc_mem_write(m->uc, FAKE_TASK + TASK_PID_OFF, &pid, sizeof(pid)))
 		return -1;
 	uint32_t tgid = TASK_TGID;
-	char comm[16] = TASK_COMM;
+	char comm[16] = TASK_COMM, comm8[16] = TASK_COMM8, comm4[16] = TASK_COMM4;
 	if (uc_mem_write(m->uc, FAKE_TASK + TASK_TGID_OFF, &tgid, sizeof(tgid)) ||
-	    uc_mem_write(m->uc, FAKE_TASK + TASK_COMM_OFF, comm, sizeof(comm)))
+	    uc_mem_write(m->uc, FAKE_TASK + TASK_COMM_OFF, comm, sizeof(comm)) ||
+	    uc_mem_write(m->uc, FAKE_TASK + TASK_COMM8_OFF, comm8, sizeof(comm8)) ||
+	    uc_mem_write(m->uc, FAKE_TASK + TASK_COMM4_OFF, comm4, sizeof(comm4)))
 		return -1;
 	uc_mem_write(m->uc, STUB_ADDR, &stub, 1);
 	uc_hook_add(m->uc, &h, UC_HOOK_CODE, (void *)on_code, m, 1, 0);

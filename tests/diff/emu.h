@@ -55,6 +55,13 @@
 #define TASK_TGID 1200u
 #define TASK_COMM_OFF 0x60
 #define TASK_COMM "diff-task"
+/* The same task under shorter names, each where one compare reads it (4
+ * and 8 of comm's bytes): the checker and the template take comm's offset
+ * from the request, so a test reads the name at the offset it is given. */
+#define TASK_COMM8_OFF 0x70
+#define TASK_COMM8 "dt-7chr"
+#define TASK_COMM4_OFF 0x80
+#define TASK_COMM4 "dt3"
 /* What the template must write as who: CPU, interrupt bits, pid. */
 #define TSC_WHO ((uint64_t)TASK_PID << 32 | \
 		 (uint64_t)((PREEMPT_COUNT & TSC_WHO_PREEMPT_MASK) << TSC_WHO_PREEMPT_SHIFT) | \

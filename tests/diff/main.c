@@ -42,20 +42,27 @@ struct run_opts {
 };
 
 /* Count_task's filters, each one test of the emulated task (pid TASK_PID,
- * tgid TASK_TGID, comm TASK_COMM) as the shell compiles it, and whether
- * that task passes. */
+ * tgid TASK_TGID, comm the name at comm_off) as the shell compiles it, and
+ * whether that task passes. The names span the three widths compared
+ * (gilk_comm_width()), each equal, and unequal in the last byte compared. */
 static const struct {
 	uint8_t op, field;
 	uint64_t value;
 	const char *str;
+	uint32_t comm_off;
 	bool eq, passes;
 } task_tests[] = {
-	{ GILK_FOP_EQ, GILK_FF_TID, TASK_PID, NULL, true, true },
-	{ GILK_FOP_EQ, GILK_FF_PID, TASK_TGID, NULL, false, false },
-	{ GILK_FOP_STR_EQ, GILK_FF_COMM, 0, TASK_COMM, true, true },
-	{ GILK_FOP_STR_EQ, GILK_FF_COMM, 0, "nobody", true, false },
-	{ GILK_FOP_STR_EQ, GILK_FF_COMM, 0, "diff-task-2", false, true },
-	{ GILK_FOP_EQ, GILK_FF_TID, TASK_TGID, NULL, true, false },
+	{ GILK_FOP_EQ, GILK_FF_TID, TASK_PID, NULL, 0, true, true },
+	{ GILK_FOP_EQ, GILK_FF_PID, TASK_TGID, NULL, 0, false, false },
+	{ GILK_FOP_STR_EQ, GILK_FF_COMM, 0, TASK_COMM, TASK_COMM_OFF, true, true },
+	{ GILK_FOP_STR_EQ, GILK_FF_COMM, 0, "nobody", TASK_COMM_OFF, true, false },
+	{ GILK_FOP_STR_EQ, GILK_FF_COMM, 0, "diff-task-2", TASK_COMM_OFF, false, true },
+	{ GILK_FOP_EQ, GILK_FF_TID, TASK_TGID, NULL, 0, true, false },
+	{ GILK_FOP_STR_EQ, GILK_FF_COMM, 0, "diff-ta", TASK_COMM_OFF, true, false },
+	{ GILK_FOP_STR_EQ, GILK_FF_COMM, 0, TASK_COMM8, TASK_COMM8_OFF, true, true },
+	{ GILK_FOP_STR_EQ, GILK_FF_COMM, 0, "dt-7chX", TASK_COMM8_OFF, true, false },
+	{ GILK_FOP_STR_EQ, GILK_FF_COMM, 0, TASK_COMM4, TASK_COMM4_OFF, false, false },
+	{ GILK_FOP_STR_EQ, GILK_FF_COMM, 0, "dt", TASK_COMM4_OFF, true, false },
 };
 
 /* FIELD == V (eq) or != V, then the two RETs. */
@@ -164,7 +171,9 @@ static void run_plan(struct emu *a, struct emu *b, const struct splice_plan *pla
 	struct gilk_filter filter;
 	const struct gilk_reserve task_r = {
 		.current_task = CURRENT_TASK_OFF, .task_pid = TASK_PID_OFF,
-		.task_tgid = TASK_TGID_OFF, .task_comm = TASK_COMM_OFF,
+		.task_tgid = TASK_TGID_OFF,
+		.task_comm = o->tmpl == TT_COUNT_TASK && task_tests[o->task].comm_off ?
+			     task_tests[o->task].comm_off : TASK_COMM_OFF,
 		.counter = o->counter, .filtered = o->counter + 8,	/* as struct gilk_counts */
 	};
 

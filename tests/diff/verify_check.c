@@ -462,7 +462,11 @@ void vc_check_plan(const struct splice_plan *p, const struct splice_params *sp,
 		.needs = needs_of(sp->tmpl), .counter = sp->counter, .ring = sp->tsc_ring,
 		.cpu_number = sp->cpu_number, .preempt_count = sp->preempt_count,
 		.current_task = sp->current_task, .task_pid = sp->task_pid,
-		.task_tgid = TASK_TGID_OFF, .task_comm = TASK_COMM_OFF,
+		.task_tgid = TASK_TGID_OFF,
+		/* where the request's test reads comm: the harness keeps the
+		 * task's names of each width at their own offsets */
+		.task_comm = filter && filter->test[0].field == GILK_FF_COMM ?
+			     sp->task_field : TASK_COMM_OFF,
 	};
 	static struct gilk_splice req, m;
 	char why[GILK_REASON_MAX];

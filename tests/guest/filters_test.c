@@ -167,6 +167,46 @@ static void by_task(struct live *lv, uint64_t site)
 	}
 }
 
+/*
+ * Names of each width count_task compares (gilk_comm_width(): 4, 8 or 16
+ * of comm's bytes), each against a name equal to it up to the last byte
+ * compared: a 3-letter name and its 2-letter prefix, a 7-letter one and
+ * the 8-letter one it is a prefix of.
+ */
+static void by_short_names(struct live *lv, uint64_t site)
+{
+	static const struct {
+		const char *expr;
+		uint64_t want;	/* of gfc: 30, gilkf-c: 20, gilkf-cd: 10, ours: 100 */
+	} cases[] = {
+		{ "comm == \"gfc\"", 30 },
+		{ "comm == \"gf\"", 0 },
+		{ "comm == \"gilkf-c\"", 20 },
+		{ "comm != \"gilkf-cd\"", 150 },
+		{ "comm == \"gilkf-cd\"", 10 },
+		{ "comm != \"gfc\"", 130 },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct counts c;
+		uint32_t id;
+
+		if (splice_if(lv, site, "count", cases[i].expr, &id)) {
+			check(0, "count if %s", cases[i].expr);
+			continue;
+		}
+		child_calls("gfc", SYS_getppid, 30);
+		child_calls("gilkf-c", SYS_getppid, 20);
+		child_calls("gilkf-cd", SYS_getppid, 10);
+		calls(SYS_getppid, 100);
+		c = finish(lv, id);
+		check(c.hits == cases[i].want && c.filtered + c.hits >= 160 && c.inline_task,
+		      "count if %s: %" PRIu64 " hits (want %" PRIu64 "), %" PRIu64 " filtered out, %s",
+		      cases[i].expr, c.hits, cases[i].want, c.filtered,
+		      c.inline_task ? "tested inline" : "through a call");
+	}
+}
+
 /* The CPU: ours pinned to 0. */
 static void by_cpu(struct live *lv, uint64_t site)
 {
@@ -342,6 +382,7 @@ void test_filters(struct live *lv)
 	struct gerr e;
 
 	by_task(lv, site);
+	by_short_names(lv, site);
 	by_cpu(lv, site);
 	by_registers(lv);
 	malformed(lv);

@@ -255,6 +255,21 @@ static inline int gilk_filter_task_test(const struct gilk_filter *f, __u8 *field
 	return 1;
 }
 
+/*
+ * How many of comm's bytes an inline test of it compares with name: the
+ * name and its NUL, rounded up to 4, 8 or 16 (one compare each). The
+ * kernel pads comm with NULs after the name (strscpy_pad()), as the name
+ * is padded here.
+ */
+static inline __u32 gilk_comm_width(const char *name)
+{
+	__u32 n = 0;
+
+	while (n < 16 && name[n])
+		n++;
+	return n < 4 ? 4 : n < 8 ? 8 : 16;
+}
+
 #define GILK_PATCH_LIVE 1	/* code that runs: int3 protocol, divert */
 #define GILK_PATCH_DEAD 2	/* dead bytes (a bounce slot): written once */
 

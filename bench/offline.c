@@ -75,6 +75,7 @@ int main(int argc, char **argv)
 	const char *symbols = argc > 2 ? argv[2] : "build/cache/ref/kallsyms";
 	static struct cfg_window w;
 	size_t nfunc, nblocks = 0, ninsn = 0, by_mode[3] = { 0 }, bounce[4] = { 0 }, bugs[3] = { 0 };
+	size_t switches = 0, switches_read = 0;	/* table jumps, and those whose table was read */
 	size_t refused[SR_NREASONS] = { 0 }, limits[SR_NREASONS] = { 0 };
 	const struct ksym **funcs;
 	struct kernel k;
@@ -102,6 +103,12 @@ int main(int argc, char **argv)
 		kernel_env(&k, &w, &env);
 		g = w.view[0];
 		ninsn += g->ninsn;
+		for (size_t i = 0; i < g->ninsn; i++) {
+			ssize_t b = g->insns[i].table_jump ? cfg_block_at(g, g->insns[i].addr) : -1;
+
+			switches += b >= 0;
+			switches_read += b >= 0 && g->blocks[b].nsucc;
+		}
 		for (size_t b = 0; b < g->nblocks; b++) {
 			struct splice_plan p;
 			uint64_t site = splice_site_for_block(&env, g->blocks[b].start);
@@ -154,6 +161,7 @@ int main(int argc, char **argv)
 		printf("engine: %.3f%% of the %zu blocks outside code the kernel reserves\n",
 		       100.0 * (double)ok / (double)(nblocks - policy), nblocks - policy);
 	}
+	printf("switch tables: %zu of %zu read\n", switches_read, switches);
 	printf("scan: %.2f s; objdump -d over the same .text: %.2f s\n", scan, objdump);
 	printf("offline: %zu functions, %zu blocks, %.1f%% spliceable, scan/objdump %.2f\n",
 	       nfunc, nblocks, 100.0 * (double)ok / (double)nblocks,

@@ -335,3 +335,8 @@ bool insn_ends_block(const struct insn *in)
 		return true;
 	}
 }
+
+uint32_t decode_arm64_writes(struct decoder *d, const struct insn *in)
+{
+	return d->arch == ARCH_ARM64 ? arm64_writes(d->cs, d->ci, in) : ARM64_WRITES_ALL;
+}

@@ -83,6 +83,9 @@ int decode_one(struct decoder *d, const uint8_t *code, size_t avail,
  * syntax on x86-64). Returns 0, or -1 when the bytes do not decode. */
 int decode_text(struct decoder *d, const struct insn *in, char *buf, size_t len);
 
+/* arm64: the general registers the instruction writes (arm64_writes()). */
+uint32_t decode_arm64_writes(struct decoder *d, const struct insn *in);
+
 /* Whether control can continue to the next instruction. */
 bool insn_falls_through(const struct insn *in);
 /* hlt, mwait, monitor: idle, where RCU-tasks does not wait. */

@@ -251,3 +251,50 @@ bool arm64_is_trap_or_sys(const struct insn *in)
 		return false;
 	}
 }
+
+/* Bit of a general register in arm64_writes()'s mask; 0 for the zero
+ * registers and anything else. */
+static uint32_t reg_bit(unsigned r)
+{
+	if (r >= ARM64_REG_X0 && r <= ARM64_REG_X28)
+		return 1u << (r - ARM64_REG_X0);
+	if (r >= ARM64_REG_W0 && r <= ARM64_REG_W30)
+		return 1u << (r - ARM64_REG_W0);
+	if (r == ARM64_REG_X29)
+		return 1u << 29;
+	if (r == ARM64_REG_X30)
+		return 1u << 30;
+	if (r == ARM64_REG_SP || r == ARM64_REG_WSP)
+		return 1u << 31;
+	return 0;
+}
+
+uint32_t arm64_writes(csh cs, cs_insn *ci, const struct insn *in)
+{
+	const uint8_t *p = in->bytes;
+	size_t n = 4;
+	uint64_t a = in->addr;
+	cs_regs rd, wr;
+	uint8_t nrd, nwr;
+	const cs_arm64 *x;
+	uint32_t m = 0;
+
+	if (in->id == ARM64_INS_INVALID || !cs_disasm_iter(cs, &p, &n, &a, ci) ||
+	    cs_regs_access(cs, ci, rd, &nrd, wr, &nwr) != CS_ERR_OK)
+		return ARM64_WRITES_ALL;
+	for (unsigned i = 0; i < nwr; i++)
+		m |= reg_bit(wr[i]);
+	/* the operands too: Capstone 4's lists miss some */
+	x = &ci->detail->arm64;
+	for (unsigned i = 0; i < x->op_count; i++) {
+		const cs_arm64_op *op = &x->operands[i];
+
+		if (op->type == ARM64_OP_REG && op->access & CS_AC_WRITE)
+			m |= reg_bit(op->reg);
+		if (op->type == ARM64_OP_MEM && x->writeback)
+			m |= reg_bit(op->mem.base);
+	}
+	if (in->kind == IK_CALL || in->kind == IK_CALL_IND)
+		m |= 0x4007ffffu;
+	return m;
+}

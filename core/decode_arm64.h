@@ -43,6 +43,12 @@ void arm64_mark_table_jumps(struct insn *insns, size_t n);
  * atomic of its own. */
 bool arm64_is_exclusive(uint32_t w, bool load);
 
+/* The general registers in writes: bit n for Xn (or Wn), bit 31 for sp;
+ * a call's also clobbers x0-x18 and x30, as the procedure call standard
+ * lets the callee. Every bit for a word Capstone does not know. */
+#define ARM64_WRITES_ALL 0xffffffffu
+uint32_t arm64_writes(csh cs, cs_insn *ci, const struct insn *in);
+
 /* wfi, wfe: a CPU idling, where RCU-tasks does not wait. */
 bool arm64_is_idle(const struct insn *in);
 /* svc, hvc, smc, eret, brk, hlt, dcps: they trap or switch exception level. */

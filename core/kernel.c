@@ -5,6 +5,7 @@
 #include <string.h>
 #include <sys/types.h>
 
+#include "switch_arm64.h"
 #include "u64set.h"
 
 static void find_rodata(struct kernel *k);
@@ -596,145 +597,34 @@ static int namesake_targets(struct kernel *k, const struct ksym *part, uint64_t 
 	return ret;
 }
 
-/*
- * arm64's switch dispatch, as GCC writes it, in a row before the br:
- *     cmp   Wi, #N                the bound: entries 0..N
- *     b.hi  default               (or b.ls to the adrp, over a b default)
- *     adrp  Xt, table
- *     add   Xt, Xt, #:lo12:table
- *     ldrb  Wk, [Xt, Wi, uxtw]    (ldrh Wk, [Xt, Wi, uxtw #1])
- *     adr   Xb, base
- *     add   Xd, Xb, Wk, sxtb #2   (sxth; uxtb, uxth)
- *     br    Xd
- * Each entry sends to base + 4 * entry. Where the table's address or the
- * bound was set elsewhere (a register loaded before a loop, a bound
- * checked in another block), the table is not read and the function keeps
- * jumping through a table whose targets are unseen.
- */
-static uint32_t word_of(const struct insn *in)
+/* The image's bytes for switch_arm64_read(). */
+static const uint8_t *image_bytes(void *ctx, uint64_t addr, size_t len)
 {
-	uint32_t w;
+	const struct kernel *k = ctx;
 
-	memcpy(&w, in->bytes, 4);
-	return w;
+	return kimage_ptr(k->img, addr, len);
 }
 
-static int64_t sext_bits(uint64_t v, unsigned bits)
+/* Functions of the kernel declared __noreturn that the compiler calls with
+ * other code right after (the stack protector's failure path ends a
+ * function so), as objtool lists them for x86. */
+static const char *const noreturn_functions[] = {
+	"__stack_chk_fail", "panic", "do_exit", "do_group_exit", "make_task_dead",
+	"kthread_exit", "__module_put_and_kthread_exit", "usercopy_abort",
+	"__ubsan_handle_builtin_unreachable", "fortify_panic", "__fortify_panic",
+	"panic_bad_stack", "arm64_serror_panic", "cpu_die",
+};
+
+static bool never_returns(void *ctx, uint64_t target)
 {
-	return (int64_t)(v << (64 - bits)) >> (64 - bits);
-}
+	const struct kernel *k = ctx;
+	const struct ksym *s = symtab_by_addr(k->syms, target);
 
-/* adr or adrp's value at pc (adrp: a page) */
-static uint64_t adr_value(uint32_t w, uint64_t pc)
-{
-	int64_t imm = sext_bits(((w >> 5) & 0x7ffff) << 2 | ((w >> 29) & 3), 21);
-
-	return w & 0x80000000u ? (pc & ~0xfffull) + (uint64_t)(imm << 12) : pc + (uint64_t)imm;
-}
-
-/* The one instruction that leads to insns[i] (falling through, or a branch
- * to it), or SIZE_MAX when none or more do. */
-static size_t entry_to(const struct cfg *g, size_t i)
-{
-	size_t from = SIZE_MAX, n = 0;
-
-	if (i > 0 && insn_falls_through(&g->insns[i - 1])) {
-		from = i - 1;
-		n++;
-	}
-	for (size_t j = 0; j < g->ninsn && n < 2; j++)
-		if (insn_has_target(&g->insns[j]) && g->insns[j].target == g->insns[i].addr) {
-			from = j;
-			n++;
-		}
-	return n == 1 ? from : SIZE_MAX;
-}
-
-static size_t arm64_switch_targets(const struct kernel *k, const struct cfg *g, size_t br,
-				   uint64_t *out)
-{
-	uint32_t add, adr, ldr, lo, page, cond, cmp;
-	unsigned ext, size, n;
-	uint64_t base, table;
-	size_t c, nout = 0;
-	const uint8_t *p;
-
-	if (br < 7)
-		return 0;
-	for (size_t i = br - 7; i < br; i++)
-		if (g->insns[i + 1].addr != g->insns[i].addr + 4)
-			return 0;
-	add = word_of(&g->insns[br - 1]);
-	adr = word_of(&g->insns[br - 2]);
-	ldr = word_of(&g->insns[br - 3]);
-	lo = word_of(&g->insns[br - 4]);
-	page = word_of(&g->insns[br - 5]);
-	ext = (add >> 13) & 7;
-	size = (ldr & 0xffe00c00u) == 0x38600800u ? 1 : (ldr & 0xffe00c00u) == 0x78600800u ? 2 : 0;
-	if ((add & 0xffe01c00u) != 0x8b200800u || (ext & 3) > 1 ||	/* add Xd, Xb, Wk, ext #2 */
-	    (adr & 0x9f000000u) != 0x10000000u || (adr & 31) != ((add >> 5) & 31) ||
-	    !size || (ldr & 31) != ((add >> 16) & 31) || ((ldr >> 13) & 7) != 2 ||
-	    (lo & 0xffc00000u) != 0x91000000u || (lo & 31) != ((ldr >> 5) & 31) ||
-	    ((lo >> 5) & 31) != (lo & 31) ||
-	    (page & 0x9f000000u) != 0x90000000u || (page & 31) != (lo & 31))
-		return 0;
-	/* the bound: the one way into the adrp is a b.hi falling through
-	 * or a b.ls branching to it, right after cmp Wi, #N */
-	c = entry_to(g, br - 5);
-	if (c == SIZE_MAX || c == 0)
-		return 0;
-	cond = word_of(&g->insns[c]);
-	cmp = word_of(&g->insns[c - 1]);
-	if (!(((cond & 0xff00001fu) == 0x54000008u && c == br - 6) ||	/* b.hi */
-	      ((cond & 0xff00001fu) == 0x54000009u &&			/* b.ls */
-	       g->insns[c].target == g->insns[br - 5].addr)) ||
-	    (cmp & 0xffc0001fu) != 0x7100001fu || ((cmp >> 5) & 31) != ((ldr >> 16) & 31))
-		return 0;
-	n = ((cmp >> 10) & 0xfff) + 1;
-	base = adr_value(adr, g->insns[br - 2].addr);
-	table = adr_value(page, g->insns[br - 5].addr) + ((lo >> 10) & 0xfff);
-	p = n <= CFG_TABLE_MAX ? kimage_ptr(k->img, table, n * size) : NULL;
-	if (!p)
-		return 0;
-	for (unsigned i = 0; i < n; i++) {
-		uint16_t e = size == 1 ? p[i] : (uint16_t)(p[2 * i] | p[2 * i + 1] << 8);
-		int64_t v = ext & 4 ? sext_bits(e, 8 * size) : (int64_t)e;
-		uint64_t t = base + (uint64_t)(v * 4);
-
-		if (t < g->start || t >= g->end || cfg_insn_at(g, t) < 0)
-			return 0;	/* not this pattern after all */
-		out[nout++] = t;
-	}
-	return u64_sort_unique(out, nout);
-}
-
-/* The switch tables of an arm64 function built once: read, and the
- * function built again with them. */
-static int arm64_read_switches(struct kernel *k, struct cfg *g, const uint8_t *code,
-			       struct gerr *e)
-{
-	struct cfg_table tables[16];
-	uint64_t *buf = NULL;
-	size_t nt = 0, used = 0;
-	int rc = 0;
-
-	for (size_t i = 0; i < g->ninsn && nt < 16; i++) {
-		size_t n;
-
-		if (!g->insns[i].table_jump)
-			continue;
-		if (!buf && !(buf = malloc(16 * CFG_TABLE_MAX * sizeof(*buf))))
-			return gerr_set(e, "out of memory");
-		n = arm64_switch_targets(k, g, i, buf + used);
-		if (n)
-			tables[nt++] = (struct cfg_table){ g->insns[i].addr, buf + used, n };
-		used += n;
-	}
-	if (nt)
-		rc = cfg_build_tables(g, k->dec, code, g->start, g->end, k->scratch, k->nscratch,
-				      tables, nt, e);
-	free(buf);
-	return rc;
+	for (size_t i = 0; s && s->addr == target &&
+	     i < sizeof(noreturn_functions) / sizeof(noreturn_functions[0]); i++)
+		if (!strcmp(s->name, noreturn_functions[i]))
+			return true;
+	return false;
 }
 
 int kernel_cfg(struct kernel *k, uint64_t start, struct cfg *g, struct gerr *e)
@@ -787,7 +677,8 @@ int kernel_cfg(struct kernel *k, uint64_t start, struct cfg *g, struct gerr *e)
 	if (too_long)
 		g->jump_table = true;
 	if (k->arch == ARCH_ARM64 && g->jump_table)
-		return arm64_read_switches(k, g, code, e);
+		return switch_arm64_read(k->dec, g, code, k->scratch, k->nscratch,
+					 &(struct switch_image){ image_bytes, never_returns, k }, e);
 	return 0;
 }
 

@@ -26,5 +26,7 @@ int main(void)
 	failed += _cmocka_run_group_tests("site_filter", site_filter_tests, site_filter_ntests,
 					  NULL, NULL);
 	failed += _cmocka_run_group_tests("arm64", arm64_tests, arm64_ntests, NULL, NULL);
+	failed += _cmocka_run_group_tests("switch_arm64", switch_arm64_tests, switch_arm64_ntests,
+					  NULL, NULL);
 	return failed ? 1 : 0;
 }

@@ -71,8 +71,8 @@ static bool has(uint32_t set, unsigned r)
 	return r < 31 && (set >> r & 1);
 }
 
-/* A slot's value: into *out; false when unknown. Unwritten counts as
- * known to unwritten (*unwritten set), for meet(). */
+/* Slot off's value into *out (unknown, an address, or unwritten: neither
+ * unknown nor an address); whether f lists it. */
 static bool slot_get(const struct flow *f, int64_t off, struct slot *out)
 {
 	for (unsigned i = 0; i < f->nslots; i++)
@@ -103,8 +103,9 @@ static void slot_put(struct flow *f, struct slot v)
 	if (v.unknown && v.off + 8 > f->unknown_from)
 		return;
 	if (f->nslots == SLOTS)
-		return slots_unknown(f);
-	f->slot[f->nslots++] = v;
+		slots_unknown(f);
+	else
+		f->slot[f->nslots++] = v;
 }
 
 /* A store of len bytes at off: each 8-byte slot it touches is unknown,
@@ -136,13 +137,19 @@ static void slots_fresh(struct flow *f)
 }
 
 /* Loads and stores (the encoding group), and which of them write memory:
- * bit 22 is the load bit in every form with a base; an LSE atomic does
- * both. */
+ * an LSE atomic both loads and stores; one register of the general ones
+ * stores where opc is 00 (10 and 11 are the sign-extending loads and
+ * prfm); every other form with a base has the load bit at 22. A literal
+ * load has no base. */
 static bool is_store(uint32_t w)
 {
-	bool atomic = (w & 0x3f200c00u) == 0x38200000u;
-
-	return (w & 0x0a000000u) == 0x08000000u && (!(w & 1u << 22) || atomic);
+	if ((w & 0x0a000000u) != 0x08000000u || (w & 0x3b000000u) == 0x18000000u)
+		return false;
+	if ((w & 0x3f200c00u) == 0x38200000u)
+		return true;
+	if ((w & 0x3c000000u) == 0x38000000u)
+		return !(w & 3u << 22);
+	return !(w & 1u << 22);
 }
 
 /* add/sub (immediate) writing sp: rd 31 means sp there. */

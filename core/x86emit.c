@@ -323,24 +323,28 @@ void xw_cmp32_mem_imm(struct x86w *w, enum x86reg base, int32_t disp, uint32_t i
 	put4(w, imm);
 }
 
+/* op reg, [base + disp32] (or op [base + disp32], reg), 64-bit if wide */
+static void op_mem_disp32(struct x86w *w, bool wide, uint8_t op, enum x86reg reg,
+			  enum x86reg base, int32_t disp)
+{
+	/* [rsp] needs a SIB byte */
+	if (!low_regs(w, reg, base) || !encodable(w, base != R_RSP))
+		return;
+	if (wide)
+		put1(w, 0x48);
+	put1(w, op);
+	put1(w, (uint8_t)(0x80 | reg << 3 | base));	/* mod 10: [base + disp32] */
+	put4(w, (uint32_t)disp);
+}
+
 void xw_cmp64_mem_reg(struct x86w *w, enum x86reg base, int32_t disp, enum x86reg src)
 {
-	if (!low_regs(w, base, src) || !encodable(w, base != R_RSP))
-		return;
-	put1(w, 0x48);
-	put1(w, 0x39);
-	put1(w, (uint8_t)(0x80 | src << 3 | base));	/* mod 10: [base + disp32] */
-	put4(w, (uint32_t)disp);
+	op_mem_disp32(w, true, 0x39, src, base, disp);
 }
 
 void xw_xor64_mem(struct x86w *w, enum x86reg dst, enum x86reg base, int32_t disp)
 {
-	if (!low_regs(w, dst, base) || !encodable(w, base != R_RSP))
-		return;
-	put1(w, 0x48);
-	put1(w, 0x33);
-	put1(w, (uint8_t)(0x80 | dst << 3 | base));	/* mod 10: [base + disp32] */
-	put4(w, (uint32_t)disp);
+	op_mem_disp32(w, true, 0x33, dst, base, disp);
 }
 
 void xw_setcc8(struct x86w *w, uint8_t cc, enum x86reg r)
@@ -374,12 +378,7 @@ void xw_inc_gs_base_index8(struct x86w *w, enum x86reg base, enum x86reg index)
 
 void xw_load32_disp32(struct x86w *w, enum x86reg dst, enum x86reg base, int32_t disp)
 {
-	/* [rsp] needs a SIB byte */
-	if (!low_regs(w, dst, base) || !encodable(w, base != R_RSP))
-		return;
-	put1(w, 0x8b);
-	put1(w, (uint8_t)(0x80 | dst << 3 | base));	/* mod 10: [base + disp32] */
-	put4(w, (uint32_t)disp);
+	op_mem_disp32(w, false, 0x8b, dst, base, disp);
 }
 
 void xw_xor64(struct x86w *w, enum x86reg dst, enum x86reg src)

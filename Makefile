@@ -19,7 +19,7 @@ KO      := $(if $(filter ref,$(KERNEL)),$(B),$(B)/k/$(KERNEL))
 # One module per instrument, each from its own instruments/NAME.c.
 INSTRUMENTS := $(basename $(notdir $(filter-out %.mod.c,$(wildcard instruments/*.c))))
 INSTR_KO := $(INSTRUMENTS:%=$(KO)/instruments/%.ko)
-KMODS   := $(KO)/gilk.ko $(INSTR_KO) $(KO)/tests/gilk_target.ko
+KMODS   := $(KO)/gilk.ko $(INSTR_KO) $(KO)/tests/gilk_target.ko $(KO)/tests/gilk_fields.ko
 SETUP   := scripts/setup $(if $(filter ref,$(KERNEL)),,--profile $(KERNEL))
 # The one place the version is written: the shell's --version, DKMS.
 VERSION := $(shell cat VERSION)
@@ -97,6 +97,15 @@ $(KO)/tests/gilk_target.ko: $(TARGET_SRC) $(K_ABI)
 	cp -r tests/guest/target/. $(KO)/tests/target/
 	$(MAKE) -C $(KDIR) M=$(CURDIR)/$(KO)/tests/target modules
 	cp $(KO)/tests/target/gilk_target.ko $@
+
+# An instrument built outside instruments/, as an author's would be.
+FIELDS_SRC := $(wildcard tests/guest/instrument/*.c tests/guest/instrument/Kbuild)
+$(KO)/tests/gilk_fields.ko: $(FIELDS_SRC) $(KO)/gilk.ko
+	@mkdir -p $(KO)/tests/instrument
+	cp -r tests/guest/instrument/. $(KO)/tests/instrument/
+	$(MAKE) -C $(KDIR) M=$(CURDIR)/$(KO)/tests/instrument \
+		KBUILD_EXTRA_SYMBOLS=$(CURDIR)/$(KO)/kmod/Module.symvers modules
+	cp $(KO)/tests/instrument/gilk_fields.ko $@
 
 # gilk.ko's code checker and templates, built for user space with the
 # kernel's own x86 decoder from its tools tree (scripts/setup fetches it), so

@@ -30,10 +30,18 @@ static void argfilter_fn(const struct gilk_ctx *ctx)
 	gilk_emit(ctx, args, sizeof(args));
 }
 
+/* the six arguments, shown in hex: most are pointers */
+static const struct gilk_field argfilter_fields[] = {
+	{ "arg0", GILK_FIELD_HEX }, { "arg1", GILK_FIELD_HEX }, { "arg2", GILK_FIELD_HEX },
+	{ "arg3", GILK_FIELD_HEX }, { "arg4", GILK_FIELD_HEX }, { "arg5", GILK_FIELD_HEX },
+};
+
 static struct gilk_instrument argfilter = {
 	.name = "argfilter",
 	.help = "arg N=V: event with the 6 arguments when argument N equals V",
 	.fn = argfilter_fn,
+	.fields = argfilter_fields,
+	.nfields = ARRAY_SIZE(argfilter_fields),
 	.owner = THIS_MODULE,
 };
 

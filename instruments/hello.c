@@ -20,10 +20,15 @@ static void hello_fn(const struct gilk_ctx *ctx)
 	gilk_emit(ctx, &pid, sizeof(pid));
 }
 
+/* What its events hold, for gilk's events, hist and dump to name. */
+static const struct gilk_field hello_fields[] = { { "pid" } };
+
 static struct gilk_instrument hello = {
 	.name = "hello",
 	.help = "an event with the pid of the task at the site",
 	.fn = hello_fn,
+	.fields = hello_fields,
+	.nfields = ARRAY_SIZE(hello_fields),
 	.owner = THIS_MODULE,
 };
 

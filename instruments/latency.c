@@ -177,10 +177,18 @@ static void latency_fn(const struct gilk_ctx *ctx)
 	local_irq_restore(flags);
 }
 
+/* struct latency_event's words, in order */
+static const struct gilk_field latency_fields[] = {
+	{ "ns" }, { "pid" }, { "depth" }, { "overflows" }, { "unmatched" },
+};
+static_assert(sizeof(struct latency_event) == ARRAY_SIZE(latency_fields) * sizeof(u64));
+
 static struct gilk_instrument latency = {
 	.name = "latency",
 	.help = "arg entry|exit: an event per call with its duration (shell: latency FUNC)",
 	.fn = latency_fn,
+	.fields = latency_fields,
+	.nfields = ARRAY_SIZE(latency_fields),
 	.owner = THIS_MODULE,
 };
 

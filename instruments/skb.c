@@ -86,10 +86,19 @@ static void skb_instrument_fn(const struct gilk_ctx *ctx)
 	gilk_emit(ctx, &ev, sizeof(ev));
 }
 
+/* struct skb_event's words, in order */
+static const struct gilk_field skb_fields[] = {
+	{ "skb", GILK_FIELD_HEX }, { "len" }, { "protocol", GILK_FIELD_HEX }, { "tstamp" },
+	{ "unreadable" },
+};
+static_assert(sizeof(struct skb_event) == ARRAY_SIZE(skb_fields) * sizeof(u64));
+
 static struct gilk_instrument skb_instrument = {
 	.name = "skb",
 	.help = "arg argN|REG (arg0): an sk_buff's len, protocol and tstamp",
 	.fn = skb_instrument_fn,
+	.fields = skb_fields,
+	.nfields = ARRAY_SIZE(skb_fields),
 	.owner = THIS_MODULE,
 };
 

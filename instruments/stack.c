@@ -75,10 +75,21 @@ static void stack_fn(const struct gilk_ctx *ctx)
 	gilk_emit(ctx, &ev, sizeof(ev.suppressed) + n * sizeof(ev.frames[0]));
 }
 
+/* suppressed, then as many frames as the walk found: the frames are optional */
+#define FRAME(n) { "frame" #n, GILK_FIELD_HEX | GILK_FIELD_OPTIONAL }
+static const struct gilk_field stack_fields[] = {
+	{ "suppressed" }, FRAME(0), FRAME(1), FRAME(2), FRAME(3), FRAME(4), FRAME(5),
+	FRAME(6), FRAME(7), FRAME(8), FRAME(9), FRAME(10), FRAME(11), FRAME(12), FRAME(13),
+	FRAME(14), FRAME(15),
+};
+static_assert(sizeof(struct stack_event) == ARRAY_SIZE(stack_fields) * sizeof(u64));
+
 static struct gilk_instrument stack = {
 	.name = "stack",
 	.help = "arg N: the kernel stack at the site, at most N (10) a second per CPU",
 	.fn = stack_fn,
+	.fields = stack_fields,
+	.nfields = ARRAY_SIZE(stack_fields),
 	.owner = THIS_MODULE,
 };
 

@@ -11,6 +11,7 @@
  */
 #include <asm/msr.h>
 #include <asm/tsc.h>
+#include <linux/ctype.h>
 #include <linux/delay.h>
 #include <linux/list.h>
 #include <linux/module.h>
@@ -24,6 +25,44 @@
 static LIST_HEAD(instruments);
 static DEFINE_MUTEX(instruments_lock);
 
+/* A name user space can filter by: a filter's identifier, not data.NAME */
+static bool field_name_valid(const char *name)
+{
+	size_t i, len = name ? strnlen(name, GILK_FIELD_NAME_MAX) : 0;
+
+	if (!len || len == GILK_FIELD_NAME_MAX || isdigit(name[0]))
+		return false;
+	for (i = 0; i < len; i++)
+		if (!islower(name[i]) && !isdigit(name[i]) && name[i] != '_')
+			return false;
+	return true;
+}
+
+/*
+ * Names unique and valid, flags known, and the optional fields a tail: a
+ * payload of n words then holds the first n fields, whatever n it is.
+ */
+static bool fields_valid(const struct gilk_field *f, u32 n)
+{
+	bool optional = false;
+	u32 i, j;
+
+	if (n > GILK_FIELDS_MAX || (n && !f))
+		return false;
+	for (i = 0; i < n; i++) {
+		if (!field_name_valid(f[i].name) ||
+		    (f[i].flags & ~(GILK_FIELD_HEX | GILK_FIELD_OPTIONAL)))
+			return false;
+		if (optional && !(f[i].flags & GILK_FIELD_OPTIONAL))
+			return false;
+		optional = f[i].flags & GILK_FIELD_OPTIONAL;
+		for (j = 0; j < i; j++)
+			if (!strcmp(f[i].name, f[j].name))
+				return false;
+	}
+	return true;
+}
+
 int gilk_register_instrument(struct gilk_instrument *ins)
 {
 	struct gilk_instrument *i;
@@ -32,7 +71,8 @@ int gilk_register_instrument(struct gilk_instrument *ins)
 	/* only gilk's own count and tsc are never called: they run inline */
 	if (!ins->name || !ins->fn || strlen(ins->name) >= GILK_NAME_MAX ||
 	    ins->needs > GILK_NEEDS_TSC ||
-	    (ins->needs >= GILK_NEEDS_NOTHING && ins->owner != THIS_MODULE))
+	    (ins->needs >= GILK_NEEDS_NOTHING && ins->owner != THIS_MODULE) ||
+	    !fields_valid(ins->fields, ins->nfields))
 		return -EINVAL;
 	mutex_lock(&instruments_lock);
 	list_for_each_entry(i, &instruments, node)
@@ -106,6 +146,17 @@ void gilk_instrument_put(struct gilk_instrument *ins)
 		module_put(ins->owner);
 }
 
+static void copy_fields(struct gilk_instrument_info *out, const struct gilk_instrument *ins)
+{
+	u32 k;
+
+	out->nfields = ins->nfields;
+	for (k = 0; k < ins->nfields; k++) {
+		strscpy(out->fields[k].name, ins->fields[k].name, sizeof(out->fields[k].name));
+		out->fields[k].flags = ins->fields[k].flags;
+	}
+}
+
 int gilk_instruments_list(struct gilk_instrument_info *out, u32 max, u32 *count)
 {
 	struct gilk_instrument *i;
@@ -121,6 +172,7 @@ int gilk_instruments_list(struct gilk_instrument_info *out, u32 max, u32 *count)
 				sizeof(out[n].module));
 			out[n].users = atomic_read(&i->users);
 			out[n].needs = i->needs;
+			copy_fields(&out[n], i);
 		}
 		n++;
 	}
@@ -140,7 +192,7 @@ static void tsc_fn(const struct gilk_ctx *ctx)
 	gilk_emit(ctx, &ev, sizeof(ev));
 }
 
-/* rax..r15, rip, rflags: the order of struct gilk_regs_event in user space */
+/* rax..r15, rip, rflags: the order of regs_fields */
 static void regs_fn(const struct gilk_ctx *ctx)
 {
 	const struct pt_regs *r = ctx->regs;
@@ -155,12 +207,22 @@ static void regs_fn(const struct gilk_ctx *ctx)
 
 enum { BUILTIN_COUNT, BUILTIN_TSC, BUILTIN_REGS };
 
+static const struct gilk_field tsc_fields[] = { { "tsc" } };
+
+#define REG(name) { name, GILK_FIELD_HEX }
+static const struct gilk_field regs_fields[] = {
+	REG("rax"), REG("rbx"), REG("rcx"), REG("rdx"), REG("rsi"), REG("rdi"),
+	REG("rbp"), REG("rsp"), REG("r8"), REG("r9"), REG("r10"), REG("r11"),
+	REG("r12"), REG("r13"), REG("r14"), REG("r15"), REG("rip"), REG("rflags"),
+};
+
 static struct gilk_instrument builtins[] = {
 	[BUILTIN_COUNT] = { .name = "count", .help = "count hits (no events), inline in the trampoline",
 	  .fn = count_fn, .needs = GILK_NEEDS_NOTHING },
 	[BUILTIN_TSC] = { .name = "tsc", .help = "event per hit: TSC (and ns timestamp)", .fn = tsc_fn,
-	  .needs = GILK_NEEDS_SCRATCH },
-	[BUILTIN_REGS] = { .name = "regs", .help = "event per hit: general registers, rip, rflags", .fn = regs_fn },
+	  .needs = GILK_NEEDS_SCRATCH, .fields = tsc_fields, .nfields = ARRAY_SIZE(tsc_fields) },
+	[BUILTIN_REGS] = { .name = "regs", .help = "event per hit: general registers, rip, rflags",
+	  .fn = regs_fn, .fields = regs_fields, .nfields = ARRAY_SIZE(regs_fields) },
 };
 
 static bool fits_disp32(unsigned long v)

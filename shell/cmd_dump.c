@@ -115,8 +115,10 @@ static int dump_events(struct session *s, int argc, char **argv, struct gerr *e)
 	FILE *f;
 	int rc;
 
-	if (event_filter_args(&argc, argv, &flt, e))
+	if (event_log_open(s, &log, e) || event_filter_args(&argc, argv, &log.layouts, &flt, e)) {
+		event_log_free(&log);
 		return -1;
+	}
 	if (file_and_format(argc, argv, s->set.format, &path, &fmt, e) ||
 	    event_log_drain(s, &log, e)) {
 		filter_free(&flt);

@@ -16,14 +16,17 @@ static int run(struct session *s, int argc, char **argv, struct gerr *e)
 	int rc;
 
 	/* the filter and the count checked before anything is drained */
-	if (event_filter_args(&argc, argv, &f, e))
+	if (event_log_open(s, &log, e) || event_filter_args(&argc, argv, &log.layouts, &f, e)) {
+		event_log_free(&log);
 		return -1;
+	}
 	if (argc == 2) {
 		char *end;
 
 		limit = strtoul(argv[1], &end, 10);
 		if (*end || !limit) {
 			filter_free(&f);
+			event_log_free(&log);
 			return gerr_set(e, "'%s' is not a count", argv[1]);
 		}
 	}

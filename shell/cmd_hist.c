@@ -53,10 +53,11 @@ static int by_count(const void *a, const void *b)
 	return strcmp(x->key, y->key);
 }
 
-static void summary(FILE *out, const char *field, const char *group,
-		    const struct histogram *h, size_t drained)
+static void summary(FILE *out, const struct event_log *log, const char *field,
+		    const char *group, const struct histogram *h)
 {
-	bool hex = event_field_hex(field);
+	bool hex = event_field_hex(&log->layouts, field);
+	size_t drained = log->n;
 
 	if (group)
 		fprintf(out, "@[%s]: ", group);
@@ -66,16 +67,18 @@ static void summary(FILE *out, const char *field, const char *group,
 	histogram_print(out, h);
 }
 
-static int parse_args(int argc, char **argv, uint32_t *only, const char **by, struct gerr *e)
+static int parse_args(int argc, char **argv, const struct payload_layouts *pl, uint32_t *only,
+		      const char **by, struct gerr *e)
 {
+	enum filter_kind kind = event_field_kind((void *)pl, argv[1]);
 	char fields[1024];
 	int i = 2;
 
-	if (event_field_kind(NULL, argv[1]) != FILTER_NUMBER) {
-		if (event_field_kind(NULL, argv[1]) == FILTER_STRING)
+	if (kind != FILTER_NUMBER) {
+		if (kind == FILTER_STRING)
 			return gerr_set(e, "%s is a string, not a number: \"hist FIELD by %s\" "
 					"groups by it", argv[1], argv[1]);
-		event_fields_list(fields, sizeof(fields));
+		event_fields_list(pl, fields, sizeof(fields));
 		return gerr_set(e, "no field '%s' (%s)", argv[1], fields);
 	}
 	if (i < argc && strcmp(argv[i], "by")) {
@@ -127,10 +130,13 @@ static int run(struct session *s, int argc, char **argv, struct gerr *e)
 	int rc;
 
 	/* Checked before anything is drained: a typo loses no event. */
-	if (event_filter_args(&argc, argv, &f, e))
+	if (event_log_open(s, &log, e) || event_filter_args(&argc, argv, &log.layouts, &f, e)) {
+		event_log_free(&log);
 		return -1;
-	if (parse_args(argc, argv, &only, &by, e)) {
+	}
+	if (parse_args(argc, argv, &log.layouts, &only, &by, e)) {
 		filter_free(&f);
+		event_log_free(&log);
 		return -1;
 	}
 	memset(&all, 0, sizeof(all));
@@ -166,13 +172,13 @@ static int run(struct session *s, int argc, char **argv, struct gerr *e)
 	if (!all.count) {
 		fprintf(s->out, "no events with %s among the %zu drained\n", argv[1], log.n);
 	} else if (!by) {
-		summary(s->out, argv[1], NULL, &all, log.n);
+		summary(s->out, &log, argv[1], NULL, &all);
 	} else {
 		qsort(gs.g, gs.n, sizeof(gs.g[0]), by_count);
 		for (size_t i = 0; i < gs.n; i++) {
 			if (i)
 				fputc('\n', s->out);
-			summary(s->out, argv[1], gs.g[i].key, &gs.g[i].h, log.n);
+			summary(s->out, &log, argv[1], gs.g[i].key, &gs.g[i].h);
 		}
 	}
 	if (v.self)

@@ -100,6 +100,25 @@ static int info_splice(struct session *s, const char *idtext, struct gerr *e)
 	return 0;
 }
 
+/* "  fields: skb/x len ... [frame0/x ...]": hex ones as x/x shows them,
+ * those a payload may end before in brackets. */
+static void instrument_fields(FILE *out, const struct gilk_instrument_info *in)
+{
+	bool optional = false;
+
+	if (!in->nfields || in->nfields > GILK_FIELDS_MAX)
+		return;
+	fputs("  fields:", out);
+	for (uint32_t k = 0; k < in->nfields; k++) {
+		const struct gilk_field_info *f = &in->fields[k];
+
+		fprintf(out, " %s%.*s%s", !optional && (f->flags & GILK_FIELD_OPTIONAL) ? "[" : "",
+			(int)sizeof(f->name), f->name, (f->flags & GILK_FIELD_HEX) ? "/x" : "");
+		optional |= f->flags & GILK_FIELD_OPTIONAL;
+	}
+	fputs(optional ? "]\n" : "\n", out);
+}
+
 static int info_instruments(struct session *s, struct gerr *e)
 {
 	struct gilk_instrument_info *ins;
@@ -108,12 +127,14 @@ static int info_instruments(struct session *s, struct gerr *e)
 	if (live_instruments(&s->lv, &ins, &n, e))
 		return -1;
 	/* what its trampoline saves (kmod/tramp.h) */
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++) {
 		fprintf(s->out, "%-12s %-10s %-7s %3u in use  %s\n", ins[i].name, ins[i].module,
 			ins[i].needs == GILK_NEEDS_NOTHING ||
 			ins[i].needs == GILK_NEEDS_TSC ? "inline" :
 			ins[i].needs == GILK_NEEDS_SCRATCH ? "scratch" : "pt_regs",
 			ins[i].users, ins[i].help);
+		instrument_fields(s->out, &ins[i]);
+	}
 	free(ins);
 	return 0;
 }
@@ -303,7 +324,8 @@ const struct command cmd_info = {
 		"info instruments: the instruments gilk.ko knows, their modules, what\n"
 		"their trampolines save (pt_regs; scratch: what a call clobbers; inline:\n"
 		"no call, count's counter or tsc's ring written in the trampoline) and\n"
-		"their uses.\n"
+		"their uses, and the fields their events hold (/x: shown in hex; in\n"
+		"brackets: an event may end before them).\n"
 		"info symbol LOCATION: the symbol and offset at an address, its section\n"
 		"and module. info address SYMBOL: where a symbol is. info line LOCATION:\n"
 		"says why there is no line (gilk has no DWARF). info functions [REGEX],\n"

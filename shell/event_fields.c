@@ -45,15 +45,16 @@ bool event_field_in_header(const char *name)
 
 enum filter_kind event_field_kind(void *priv, const char *name)
 {
-	(void)priv;
+	const struct payload_layouts *pl = priv;
+
 	if (!strncmp(name, "data.", 5))
-		return payload_field_known(name + 5) ? FILTER_NUMBER : FILTER_NONE;
+		return payload_field_known(pl, name + 5) ? FILTER_NUMBER : FILTER_NONE;
 	for (size_t i = 0; i < NHEADER; i++)
 		if (!strcmp(header[i], name))
 			return !strcmp(name, "comm") || !strcmp(name, "context") ? FILTER_STRING :
 										  FILTER_NUMBER;
 	/* a payload's field of the same name (hello's pid) is the header's */
-	return payload_field_known(name) ? FILTER_NUMBER : FILTER_NONE;
+	return payload_field_known(pl, name) ? FILTER_NUMBER : FILTER_NONE;
 }
 
 bool event_field_value(void *priv, const char *name, uint64_t *num, const char **str)
@@ -87,7 +88,7 @@ bool event_field_value(void *priv, const char *name, uint64_t *num, const char *
 	/* an exited task's pid and name are not known */
 	return !r->task_gone || (strcmp(name, "pid") && strcmp(name, "comm"));
 payload:
-	n = payload_decode(r->instrument, src->log->bytes + r->off, r->len, f);
+	n = payload_decode(&src->log->layouts, r->instrument, src->log->bytes + r->off, r->len, f);
 	for (size_t k = 0; k < n; k++)
 		if (!strcmp(f[k].name, name)) {
 			*num = f[k].value;
@@ -96,16 +97,16 @@ payload:
 	return false;
 }
 
-bool event_field_hex(const char *name)
+bool event_field_hex(const struct payload_layouts *pl, const char *name)
 {
 	if (!strncmp(name, "data.", 5))
 		name += 5;
 	else if (event_field_in_header(name))
 		return false;
-	return payload_field_hex(name);
+	return payload_field_hex(pl, name);
 }
 
-void event_fields_list(char *buf, size_t len)
+void event_fields_list(const struct payload_layouts *pl, char *buf, size_t len)
 {
 	size_t used = 0;
 
@@ -114,31 +115,33 @@ void event_fields_list(char *buf, size_t len)
 					 i ? " " : "every event: ", header[i]);
 	if (used + 2 < len) {
 		snprintf(buf + used, len - used, "; ");
-		payload_fields_list(buf + used + 2, len - used - 2);
+		payload_fields_list(pl, buf + used + 2, len - used - 2);
 	}
 }
 
-int event_filter_parse(struct filter *f, const char *expr, struct gerr *e)
+int event_filter_parse(struct filter *f, const char *expr, const struct payload_layouts *pl,
+		       struct gerr *e)
 {
 	char fields[1024], why[sizeof(e->msg)];
 
-	if (!filter_parse(f, expr, event_field_kind, NULL, e))
+	if (!filter_parse(f, expr, event_field_kind, (void *)pl, e))
 		return 0;
 	if (!strstr(e->msg, "no field"))
 		return -1;
 	snprintf(why, sizeof(why), "%s", e->msg);
-	event_fields_list(fields, sizeof(fields));
+	event_fields_list(pl, fields, sizeof(fields));
 	return gerr_set(e, "%s; the fields: %s", why, fields);
 }
 
-int event_filter_args(int *argc, char **argv, struct filter *f, struct gerr *e)
+int event_filter_args(int *argc, char **argv, const struct payload_layouts *pl,
+		      struct filter *f, struct gerr *e)
 {
 	f->n = 0;
 	f->root = -1;
 	if (*argc < 3 || strcmp(argv[*argc - 2], "if"))
 		return 0;
 	*argc -= 2;
-	return event_filter_parse(f, argv[*argc + 1], e);
+	return event_filter_parse(f, argv[*argc + 1], pl, e);
 }
 
 int event_view_make(struct session *s, const struct event_log *log, const struct filter *f,

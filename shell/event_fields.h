@@ -22,7 +22,7 @@ const char *event_context_name(unsigned context);
  * pid hello and latency record) is "data.NAME", as CSV's column is.
  */
 bool event_field_in_header(const char *name);
-/* For filter_parse(): what a name is (priv unused). */
+/* For filter_parse(): what a name is (priv the log's payload_layouts). */
 enum filter_kind event_field_kind(void *priv, const char *name);
 
 /* For filter_match(): an event's field, priv a struct event_field_src. */
@@ -33,20 +33,22 @@ struct event_field_src {
 bool event_field_value(void *priv, const char *name, uint64_t *num, const char **str);
 
 /* Whether name's values show in hex: a payload's addresses and registers. */
-bool event_field_hex(const char *name);
+bool event_field_hex(const struct payload_layouts *pl, const char *name);
 /* Every field's name, the header's then each payload's, for messages. */
-void event_fields_list(char *buf, size_t len);
+void event_fields_list(const struct payload_layouts *pl, char *buf, size_t len);
 
 /*
  * Parses "if EXPR" for a command; a typo is refused with the fields listed,
  * before anything is drained.
  */
-int event_filter_parse(struct filter *f, const char *expr, struct gerr *e);
+int event_filter_parse(struct filter *f, const char *expr, const struct payload_layouts *pl,
+		       struct gerr *e);
 /*
  * Takes "if EXPR" off the end of a CMD_IF command's argv (*argc shrinks)
  * and parses it into f; with none, f matches everything.
  */
-int event_filter_args(int *argc, char **argv, struct filter *f, struct gerr *e);
+int event_filter_args(int *argc, char **argv, const struct payload_layouts *pl,
+		      struct filter *f, struct gerr *e);
 
 /*
  * The events of a drained log the session shows: gilk's own left out

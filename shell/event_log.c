@@ -80,6 +80,8 @@ size_t event_log_keep(struct session *s, const struct event_log *log, const bool
 	event_log_drop_held(s);
 	if (!log->n || !(held = calloc(1, sizeof(*held))))
 		return 0;
+	/* out of memory here costs the names only: the bytes are kept */
+	payload_layouts_copy(&held->layouts, &log->layouts);
 	for (size_t i = 0; i < log->n; i++) {
 		if (!keep[i])
 			continue;
@@ -110,6 +112,16 @@ static int by_time(const void *a, const void *b)
 	return x->off < y->off ? -1 : x->off > y->off;
 }
 
+int event_log_open(struct session *s, struct event_log *log, struct gerr *e)
+{
+	memset(log, 0, sizeof(*log));
+	if (session_need_live(s, "dump events", e) ||
+	    live_list(&s->lv, &log->splices, &log->nsplices, e))
+		return -1;
+	/* events kept from before an instrument went keep its fields' names */
+	return payload_layouts_read(&log->layouts, &s->lv, s->held ? &s->held->layouts : NULL, e);
+}
+
 int event_log_drain(struct session *s, struct event_log *log, struct gerr *e)
 {
 	static const size_t cap = 1 << 20;
@@ -118,11 +130,6 @@ int event_log_drain(struct session *s, struct event_log *log, struct gerr *e)
 	uint8_t *buf;
 	ssize_t got;
 
-	memset(log, 0, sizeof(*log));
-	if (session_need_live(s, "dump events", e))
-		return -1;
-	if (live_list(&s->lv, &log->splices, &log->nsplices, e))
-		return -1;
 	/* the events an earlier drain kept come first */
 	for (size_t i = 0; s->held && i < s->held->n; i++)
 		if (!append(log, &s->held->ev[i], s->held->bytes + s->held->ev[i].off))
@@ -190,5 +197,6 @@ void event_log_free(struct event_log *log)
 	free(log->ev);
 	free(log->bytes);
 	free(log->splices);
+	payload_layouts_free(&log->layouts);
 	memset(log, 0, sizeof(*log));
 }

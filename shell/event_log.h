@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "payload.h"
 #include "session.h"
 
 struct event_rec {
@@ -33,11 +34,18 @@ struct event_log {
 	size_t nbytes, capbytes;
 	struct gilk_splice_info *splices;	/* as listed when drained */
 	size_t nsplices;
+	struct payload_layouts layouts;	/* its instruments' payloads */
 };
 
-/* Drains every event (live mode only), those an earlier drain kept
- * (event_log_keep) first. On error the log holds what was read before it;
- * event_log_free() it either way. */
+/*
+ * Begins a drain (live mode only): the splices, and the payload layouts the
+ * instruments publish, as they are now, so that a filter is checked against
+ * them before anything is drained. event_log_free() it either way.
+ */
+int event_log_open(struct session *s, struct event_log *log, struct gerr *e);
+/* Drains every event into a log event_log_open() began, those an earlier
+ * drain kept (event_log_keep) first. On error the log holds what was read
+ * before it. */
 int event_log_drain(struct session *s, struct event_log *log, struct gerr *e);
 /* Keeps log's events flagged in keep for the session's next drain (they
  * were drained from gilk.ko, not shown); the number kept. */

@@ -100,7 +100,7 @@ static void text_event(FILE *out, struct session *s, const struct event_log *log
 {
 	struct payload_field f[PAYLOAD_FIELDS_MAX];
 	const uint8_t *p = log->bytes + r->off;
-	size_t n = payload_decode(r->instrument, p, r->len, f);
+	size_t n = payload_decode(&log->layouts, r->instrument, p, r->len, f);
 
 	char task[64];
 
@@ -135,7 +135,7 @@ static size_t csv_columns(const struct event_log *log, size_t limit,
 	for (size_t i = 0; i < log->n && i < limit; i++) {
 		struct payload_field f[PAYLOAD_FIELDS_MAX];
 		const struct event_rec *r = &log->ev[i];
-		size_t n = payload_decode(r->instrument, log->bytes + r->off, r->len, f);
+		size_t n = payload_decode(&log->layouts, r->instrument, log->bytes + r->off, r->len, f);
 
 		*raw |= !n;
 		for (size_t k = 0; k < n; k++) {
@@ -165,7 +165,7 @@ static void csv_events(FILE *out, struct session *s, const struct event_log *log
 		struct payload_field f[PAYLOAD_FIELDS_MAX];
 		const struct event_rec *r = &log->ev[i];
 		const uint8_t *p = log->bytes + r->off;
-		size_t n = payload_decode(r->instrument, p, r->len, f);
+		size_t n = payload_decode(&log->layouts, r->instrument, p, r->len, f);
 		char site[160];
 
 		site_name(s, r->site, site, sizeof(site));
@@ -198,7 +198,7 @@ static void json_fields(FILE *out, const struct event_log *log, const struct eve
 {
 	struct payload_field f[PAYLOAD_FIELDS_MAX];
 	const uint8_t *p = log->bytes + r->off;
-	size_t n = payload_decode(r->instrument, p, r->len, f);
+	size_t n = payload_decode(&log->layouts, r->instrument, p, r->len, f);
 
 	for (size_t k = 0; k < n; k++) {
 		fprintf(out, "%s\"%s\": ", k ? ", " : "", f[k].name);

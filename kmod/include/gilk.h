@@ -26,6 +26,12 @@ struct gilk_ctx {
 	const char *arg;	/* argument string given at splice time */
 };
 
+/* One 64-bit word of an instrument's payload, as user space names it. */
+struct gilk_field {
+	const char *name;	/* [a-z_][a-z0-9_]*, shorter than GILK_FIELD_NAME_MAX */
+	u32 flags;		/* GILK_FIELD_HEX, GILK_FIELD_OPTIONAL */
+};
+
 struct gilk_instrument {
 	const char *name;
 	const char *help;
@@ -38,6 +44,13 @@ struct gilk_instrument {
 	 * gilk's own.
 	 */
 	u32 needs;
+	/*
+	 * What its events hold, published through GILK_IOC_INSTRUMENTS: the
+	 * payload gilk_emit() gets is one u64 per field, in this order. None:
+	 * user space shows the payload's bytes.
+	 */
+	const struct gilk_field *fields;
+	u32 nfields;
 	struct list_head node;	/* gilk's */
 	atomic_t users;		/* gilk's */
 };

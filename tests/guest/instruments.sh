@@ -124,6 +124,45 @@ check "skb with a register it does not know records nothing, and says so in the 
 	"$(echo "$out" | grep -q ' skb: .* unreadable=2$' && ! echo "$out" | grep -q ' unreadable=0$'; echo $?)"
 build/gilk -c 'unsplice all' >/dev/null
 
+# An instrument from outside instruments/: the shell names its fields from
+# what it publishes, and knows nothing of it otherwise.
+insmod build/tests/gilk_fields.ko
+r=$(cat /sys/module/gilk_fields/parameters/refused 2>/dev/null)
+check "gilk.ko refuses an instrument's field list that is wrong in one thing, and registers the good one ($r of 11 refused)" \
+	"$([ "$r" = 11 ] && build/gilk -c 'info instruments' | grep -q '^gilk_fields '; echo $?)"
+out=$(build/gilk -c 'info instruments')
+check "info instruments lists the fields each instrument publishes ($(echo "$out" | grep -A1 '^gilk_fields ' | tail -1))" \
+	"$(echo "$out" | grep -A1 '^gilk_fields ' | tail -1 | grep -qx '  fields: answer where/x \[pid\]' &&
+	   echo "$out" | grep -A1 '^stack ' | tail -1 | grep -q '^  fields: suppressed \[frame0/x frame1/x .* frame15/x\]$' &&
+	   echo "$out" | grep -A1 '^regs ' | tail -1 | grep -q '^  fields: rax/x rbx/x .* rip/x rflags/x$' &&
+	   echo "$out" | grep -A1 '^count ' | tail -1 | grep -q '^tsc '; echo $?)"
+build/gilk -c events >/dev/null
+build/gilk -c 'splice __x64_sys_getpgrp gilk_fields' -c 'splice __x64_sys_getppid gilk_fields short' >/dev/null
+build/bin/test-live workload getpgrp 3 &
+pid=$!
+wait $pid
+build/bin/test-live workload getppid 2 &
+pid2=$!
+wait $pid2
+out=$(build/gilk -c 'events 1000')
+n=$(echo "$out" | grep -c "\[$pid\] splice [0-9]* gilk_fields: answer=42 where=0x[0-9a-f]* <[_a-z0-9]*sys_getpgrp[^>]*> pid=$pid\$")
+ns=$(echo "$out" | grep -c "\[$pid2\] splice [0-9]* gilk_fields: answer=42 where=0x[0-9a-f]* <[_a-z0-9]*sys_getppid[^>]*>\$")
+check "events names the fields an unknown instrument publishes, the site symbolized, the optional pid left off where the event ends before it ($n of 3, $ns of 2)" \
+	"$([ "$n" = 3 ] && [ "$ns" = 2 ]; echo $?)"
+build/bin/test-live workload getpgrp 4 &
+pid=$!
+wait $pid
+out=$(build/gilk -c "hist data.pid if data.pid == $pid" 2>&1)
+check "hist and a filter read its fields by name ($(echo "$out" | head -1))" \
+	"$(echo "$out" | head -1 | grep -Eq "^data.pid over 4 of [0-9]+ drained events: min $pid, max $pid\$"; echo $?)"
+build/bin/test-live workload getpgrp 2 &
+pid=$!
+wait $pid
+out=$(build/gilk -c 'events 1' -c 'unsplice all' -c '!rmmod gilk_fields' -c 'hist answer' 2>&1)
+check "events kept from before their instrument's module went keep its fields' names ($(echo "$out" | grep '^answer over'))" \
+	"$(! grep -q '^gilk_fields ' /proc/modules && echo "$out" | grep -q "\[$pid\] splice [0-9]* gilk_fields: answer=42 where=0x" &&
+	   echo "$out" | grep -Eq '^answer over [1-9][0-9]* of [1-9][0-9]* drained events: min 42, max 42$'; echo $?)"
+
 rmmod latency hello stack skb
 check "the instrument modules unload once no splice uses them" \
 	"$(! grep -qE '^(hello|latency|stack|skb) ' /proc/modules; echo $?)"

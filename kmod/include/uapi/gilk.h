@@ -17,7 +17,7 @@
 #include <linux/ioctl.h>
 #include <linux/types.h>
 
-#define GILK_ABI_VERSION 10
+#define GILK_ABI_VERSION 11
 
 #define GILK_PATCH_MAX_LEN 32
 #define GILK_TRAMP_MAX 512
@@ -349,12 +349,29 @@ struct gilk_list {
 	__u64 buf;		/* user pointer to max gilk_splice_info */
 };
 
+/*
+ * An instrument's payload as the instrument itself names it, so that user
+ * space shows an event's fields without knowing the instrument: the payload
+ * is 64-bit words, one per field, in order.
+ */
+#define GILK_FIELDS_MAX 18
+#define GILK_FIELD_NAME_MAX 16	/* with its NUL: [a-z_][a-z0-9_]* */
+#define GILK_FIELD_HEX 0x1	/* an address or register: hex, with its symbol */
+#define GILK_FIELD_OPTIONAL 0x2	/* a payload may end before it (and every later one) */
+
+struct gilk_field_info {
+	char name[GILK_FIELD_NAME_MAX];
+	__u32 flags;		/* GILK_FIELD_* */
+};
+
 struct gilk_instrument_info {
 	char name[GILK_NAME_MAX];
 	char help[GILK_HELP_MAX];
 	char module[GILK_NAME_MAX];
 	__u32 users;
 	__u32 needs;		/* GILK_NEEDS_* */
+	__u32 nfields;		/* 0: its payload is bytes with no names */
+	struct gilk_field_info fields[GILK_FIELDS_MAX];
 };
 
 struct gilk_instruments {

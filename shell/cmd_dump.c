@@ -115,12 +115,15 @@ static int dump_events(struct session *s, int argc, char **argv, struct gerr *e)
 	FILE *f;
 	int rc;
 
+	/* a wrong format or a missing file is said first, live or not */
+	if (file_and_format(argc >= 3 && !strcmp(argv[argc - 2], "if") ? argc - 2 : argc, argv,
+			    s->set.format, &path, &fmt, e))
+		return -1;
 	if (event_log_open(s, &log, e) || event_filter_args(&argc, argv, &log.layouts, &flt, e)) {
 		event_log_free(&log);
 		return -1;
 	}
-	if (file_and_format(argc, argv, s->set.format, &path, &fmt, e) ||
-	    event_log_drain(s, &log, e)) {
+	if (event_log_drain(s, &log, e)) {
 		filter_free(&flt);
 		event_log_free(&log);
 		return -1;

@@ -118,7 +118,8 @@ $(B)/kverify/%.o: kmod/%.c $(wildcard kmod/*.h)
 $(B)/kverify/%.o: $(KD)/arch/x86/lib/%.c
 	@mkdir -p $(dir $@)
 	$(CC) -O2 -g -w $(KV_INC) -I$(KD)/arch/x86/lib -c $< -o $@
-$(B)/libkverify.a: $(B)/kverify/verify.o $(B)/kverify/tramp.o $(B)/kverify/flags.o $(B)/kverify/insn.o $(B)/kverify/inat.o
+$(B)/libkverify.a: $(B)/kverify/verify.o $(B)/kverify/verify_reloc.o $(B)/kverify/verify_walk.o \
+		$(B)/kverify/tramp.o $(B)/kverify/flags.o $(B)/kverify/insn.o $(B)/kverify/inat.o
 	ar rcs $@ $^
 
 $(B)/bin/test-json: $(B)/tests/json_check.o
@@ -190,7 +191,8 @@ DKMS_SRC := /usr/src/gilk-$(VERSION)
 INSTALLED := $(PREFIX)/bin/gilk $(PREFIX)/share/man/man1/gilk.1 \
 	$(PREFIX)/share/bash-completion/completions/gilk \
 	$(PREFIX)/share/zsh/site-functions/_gilk \
-	$(PREFIX)/include/gilk/gilk.h $(PREFIX)/include/gilk/uapi/gilk.h
+	$(PREFIX)/include/gilk/gilk.h $(PREFIX)/include/gilk/uapi/gilk.h \
+	$(PREFIX)/include/gilk/uapi/gilk_refusals.h
 # DKMS needs dkms, root and no DESTDIR; otherwise install says what to run.
 DKMS_LIVE = $(and $(if $(DESTDIR),,y),$(shell command -v dkms 2>/dev/null))
 
@@ -201,6 +203,8 @@ install: $(B)/gilk
 	install -D -m 0644 completions/_gilk $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_gilk
 	install -D -m 0644 kmod/include/gilk.h $(DESTDIR)$(PREFIX)/include/gilk/gilk.h
 	install -D -m 0644 kmod/include/uapi/gilk.h $(DESTDIR)$(PREFIX)/include/gilk/uapi/gilk.h
+	install -D -m 0644 kmod/include/uapi/gilk_refusals.h \
+		$(DESTDIR)$(PREFIX)/include/gilk/uapi/gilk_refusals.h
 	@for f in $(KMOD_SRC) $(INSTR_SRC); do \
 		install -D -m 0644 $$f $(DESTDIR)$(DKMS_SRC)/$$f || exit 1; done
 	sed 's/@VERSION@/$(VERSION)/' dkms/dkms.conf >$(DESTDIR)$(DKMS_SRC)/dkms.conf

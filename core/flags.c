@@ -1,7 +1,6 @@
 /* Flags liveness at a site (see flags.h). */
 #include "flags.h"
 
-#define FLAGS_WALK_MAX 16
 #define NOP5 5
 
 /* NONE: reads no flag (inc and dec keep CF: the walk goes on past them) */

@@ -20,6 +20,9 @@
 #include "cfg.h"
 #include "textfacts.h"
 
+/* The most instructions walked (GILK_FLAGS_WALK_MAX in the uapi). */
+#define FLAGS_WALK_MAX 16
+
 /* facts may be NULL. */
 bool flags_dead_at(const struct cfg *g, const struct textfacts *facts,
 		   uint64_t site);

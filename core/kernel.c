@@ -324,8 +324,6 @@ void kernel_close(struct kernel *k)
  * land in [fstart, fend) are targets too. gilk.ko's checker looks as far
  * (kmod/verify.c), and refuses a region over one.
  */
-#define NEIGHBOUR_REACH 4096
-#define NEIGHBOUR_SPAN 16384
 
 static int scratch_push(struct kernel *k, uint64_t a)
 {
@@ -467,8 +465,6 @@ static int read_word(struct kernel *k, uint64_t a, uint64_t *w)
  * function's own start. gilk.ko's checker reads the same tables
  * (gilk_table_words() in kmod/verify.c).
  */
-#define TABLE_MAX 4096	/* GILK_TABLE_MAX, kmod/verify.h */
-#define TABLE_GAP_MAX 64	/* 0 words in a row: zeroed data, no table */
 
 static bool table_data(const struct kernel *k, uint64_t func, uint64_t t)
 {

@@ -63,6 +63,18 @@ void kernel_text_changed(struct kernel *k);
 /* Builds the CFG of the function that starts at start. */
 int kernel_cfg(struct kernel *k, uint64_t start, struct cfg *g, struct gerr *e);
 
+/*
+ * How far the CFG looks, as far as gilk.ko's checker does (its GILK_*
+ * namesakes in the uapi, held equal by lib/): the branches of the symbols
+ * starting within NEIGHBOUR_REACH either side, each decoded NEIGHBOUR_SPAN
+ * bytes at most, that land in the function; the words of a jump table up
+ * to TABLE_MAX, or TABLE_GAP_MAX zeros in a row (zeroed data).
+ */
+#define NEIGHBOUR_REACH 4096
+#define NEIGHBOUR_SPAN 16384
+#define TABLE_MAX 4096
+#define TABLE_GAP_MAX 64
+
 #define WINDOW_MAX 24
 
 struct cfg_window {

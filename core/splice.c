@@ -14,8 +14,6 @@
 #define EVICT_MIN 10               /* a jmp rel32 plus a 5-byte slot */
 #define TRAMP_HEADER_MAX 320       /* register save, call, restore */
 
-#define KERNEL_CS 0x10
-#define KERNEL_DS 0x18
 
 static const struct cfg *cfg_for(const struct splice_env *env, uint64_t addr)
 {

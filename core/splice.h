@@ -35,6 +35,9 @@
 #define SPLICE_REGION_MAX 32
 #define SPLICE_INSN_MAX 16
 #define SPLICE_TRAMP_MAX 512
+/* __KERNEL_CS and __KERNEL_DS, as a full template's pt_regs holds them */
+#define KERNEL_CS 0x10
+#define KERNEL_DS 0x18
 
 enum splice_reason {
 	SPLICE_OK,

@@ -84,16 +84,16 @@ static bool is_ud2(unsigned long a)
 
 /* Only ud2s can be bug sites, so only they are looked up. */
 int gilk_bug_check(unsigned long addr, u32 len, unsigned long replayed,
-		   char *reason, size_t rlen)
+		   struct gilk_why *why)
 {
 	unsigned long a;
 
 	for (a = addr; a < addr + len; a++) {
 		if (a == replayed || !is_ud2(a) || !gilk_ks.find_bug(a))
 			continue;
-		snprintf(reason, rlen, "%pS is a BUG/WARN site: only a splice that starts there and replays it may displace it",
-			 (void *)a);
-		return -EPROTO;
+		return gilk_refuse(why, GILK_REFUSED_BUG_SITE,
+				   "%pS is a BUG/WARN site: only a splice that starts there and replays it may displace it",
+				   (void *)a);
 	}
 	return 0;
 }
@@ -107,12 +107,12 @@ int gilk_bug_kind(unsigned long addr)
 	return (bug->flags & BUGFLAG_WARNING) ? GILK_WARN : GILK_BUG;
 }
 
-int gilk_bug_check_replayed(unsigned long site, char *reason, size_t rlen)
+int gilk_bug_check_replayed(unsigned long site, struct gilk_why *why)
 {
 	if (is_ud2(site) && gilk_ks.find_bug(site))
 		return 0;
-	snprintf(reason, rlen, "%pS is not a BUG/WARN ud2: nothing to replay", (void *)site);
-	return -EINVAL;
+	return gilk_refuse(why, GILK_REFUSED_NOT_BUG, "%pS is not a BUG/WARN ud2: nothing to replay",
+			   (void *)site);
 }
 
 void gilk_bug_facts(struct gilk_facts *f, struct gilk_fact *out,

@@ -1,10 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Re-validation before any write. User space planned the splice; gilk.ko
- * re-checks what it can without decoding x86, and refuses with a distinct
- * errno and a reason string. What each errno means is the table of
- * lib/errnos.c (the shell's "help errors"), which a test holds to the
- * errnos returned here and in the rest of gilk.ko.
+ * re-checks the facts of the range patched (the code checker, verify.c,
+ * checks the bytes), and refuses through the table of uapi/gilk_refusals.h: a
+ * kind, its errno, and a sentence that says where.
  */
 #include <linux/extable.h>
 #include <linux/jump_label.h>
@@ -242,7 +241,7 @@ bool gilk_jump_label_reserved(unsigned long addr, u32 len)
 }
 
 int gilk_check_range(unsigned long addr, u32 len, const u8 *expect,
-		     const struct gilk_instrument *ins, char *reason, size_t rlen)
+		     const struct gilk_instrument *ins, struct gilk_why *why)
 {
 	void *s = (void *)addr, *e = (void *)(addr + len - 1);
 	u8 now[GILK_PATCH_MAX_LEN];
@@ -251,86 +250,70 @@ int gilk_check_range(unsigned long addr, u32 len, const u8 *expect,
 	int kind;
 	u32 i;
 
-	if (!len || len > GILK_PATCH_MAX_LEN) {
-		snprintf(reason, rlen, "patch length %u out of range", len);
-		return -EINVAL;
-	}
-	if (!gilk_is_text(addr, &kind) || !gilk_is_text(addr + len - 1, &kind)) {
-		snprintf(reason, rlen, "0x%lx is not kernel or module text", addr);
-		return -EFAULT;
-	}
-	if (kind == GILK_TEXT_MODULE && !module_live(addr)) {
-		snprintf(reason, rlen, "%pS is in a module still loading or going away", s);
-		return -EBUSY;
-	}
+	if (!len || len > GILK_PATCH_MAX_LEN)
+		return gilk_refuse(why, GILK_REFUSED_MALFORMED,
+				   "patch length %u out of range", len);
+	if (!gilk_is_text(addr, &kind) || !gilk_is_text(addr + len - 1, &kind))
+		return gilk_refuse(why, GILK_REFUSED_NOT_TEXT,
+				   "0x%lx is not kernel or module text", addr);
+	if (kind == GILK_TEXT_MODULE && !module_live(addr))
+		return gilk_refuse(why, GILK_REFUSED_MODULE_NOT_LIVE,
+				   "%pS is in a module still loading or going away", s);
 	for (i = 0; i < len; i++) {
 		unsigned long a = addr + i;
 
-		if (in_module(a, THIS_MODULE) || (ins && in_module(a, ins->owner))) {
-			snprintf(reason, rlen, "0x%lx is gilk's or the instrument's own code", a);
-			return -ELOOP;
-		}
+		if (in_module(a, THIS_MODULE) || (ins && in_module(a, ins->owner)))
+			return gilk_refuse(why, GILK_REFUSED_GILK_CODE,
+					   "0x%lx is gilk's or the instrument's own code", a);
 	}
 	q = (struct gilk_facts){ .max = 1 };
 	gilk_blacklist_facts(&q, &found, addr, addr + len);
-	if (q.count) {
-		snprintf(reason, rlen, "%pS is kprobe-blacklisted, noinstr or entry code",
-			 (void *)(unsigned long)found.start);
-		return -EACCES;
-	}
+	if (q.count)
+		return gilk_refuse(why, GILK_REFUSED_BLACKLIST,
+				   "%pS is kprobe-blacklisted, noinstr or entry code",
+				   (void *)(unsigned long)found.start);
 	for (i = 0; i < len; i++) {
 		unsigned long a = addr + i;
 
-		if (in_idle_text(a)) {
-			snprintf(reason, rlen, "%pS is idle code (.cpuidle.text), where RCU-tasks does not wait",
-				 (void *)a);
-			return -EACCES;
-		}
+		if (in_idle_text(a))
+			return gilk_refuse(why, GILK_REFUSED_IDLE,
+					   "%pS is idle code (.cpuidle.text), where RCU-tasks does not wait",
+					   (void *)a);
 	}
 	/* the thunks are in the table too: a lookup, not a name per byte */
 	q = (struct gilk_facts){ .max = 1 };
 	gilk_own_path_facts(&q, &found, addr, addr + len);
-	if (q.count) {
-		snprintf(reason, rlen, "%pS is on gilk's own path: its int3 divert or hit path runs it, or it is a thunk",
-			 (void *)(unsigned long)found.start);
-		return -ELOOP;
-	}
-	if (gilk_jump_label_reserved(addr, len)) {
-		snprintf(reason, rlen, "%pS..+%u holds a jump label site", s, len);
-		return -EBUSY;
-	}
-	if (static_reserved(kind, addr, addr + len)) {
-		snprintf(reason, rlen, "%pS..+%u holds a static call site", s, len);
-		return -EADDRINUSE;
-	}
+	if (q.count)
+		return gilk_refuse(why, GILK_REFUSED_GILK_PATH,
+				   "%pS is on gilk's own path: its int3 divert or hit path runs it, or it is a thunk",
+				   (void *)(unsigned long)found.start);
+	if (gilk_jump_label_reserved(addr, len))
+		return gilk_refuse(why, GILK_REFUSED_JUMP_LABEL,
+				   "%pS..+%u holds a jump label site", s, len);
+	if (static_reserved(kind, addr, addr + len))
+		return gilk_refuse(why, GILK_REFUSED_STATIC_CALL,
+				   "%pS..+%u holds a static call site", s, len);
 	if (in_static_call_tramps(addr, addr + len) ||
-	    (kind == GILK_TEXT_MODULE && in_module_static_call_tramp(addr, addr + len))) {
-		snprintf(reason, rlen, "%pS is a static call trampoline", s);
-		return -EADDRINUSE;
-	}
-	if (gilk_ks.ftrace_text_reserved(s, e)) {
-		snprintf(reason, rlen, "%pS..+%u holds an ftrace site", s, len);
-		return -EALREADY;
-	}
-	if (alt_reserved(addr, addr + len)) {
-		snprintf(reason, rlen, "%pS..+%u holds an SMP alternatives site", s, len);
-		return -ETXTBSY;
-	}
-	if (gilk_kprobe_near(addr, len)) {
-		snprintf(reason, rlen, "%pS..+%u has a kprobe", s, len);
-		return -EEXIST;
-	}
+	    (kind == GILK_TEXT_MODULE && in_module_static_call_tramp(addr, addr + len)))
+		return gilk_refuse(why, GILK_REFUSED_STATIC_CALL,
+				   "%pS is a static call trampoline", s);
+	if (gilk_ks.ftrace_text_reserved(s, e))
+		return gilk_refuse(why, GILK_REFUSED_FTRACE,
+				   "%pS..+%u holds an ftrace site", s, len);
+	if (alt_reserved(addr, addr + len))
+		return gilk_refuse(why, GILK_REFUSED_SMP_LOCK,
+				   "%pS..+%u holds an SMP alternatives site", s, len);
+	if (gilk_kprobe_near(addr, len))
+		return gilk_refuse(why, GILK_REFUSED_KPROBE, "%pS..+%u has a kprobe", s, len);
 	q = (struct gilk_facts){ .max = 1 };
 	gilk_extable_facts(&q, &found, addr, addr + len);
-	if (q.count) {
-		snprintf(reason, rlen, "%pS has an exception-table entry",
-			 (void *)(unsigned long)found.start);
-		return -ENOEXEC;
-	}
-	if (copy_from_kernel_nofault(now, s, len) || memcmp(now, expect, len)) {
-		snprintf(reason, rlen, "the bytes at %pS are not the ones the plan was made from", s);
-		return -EILSEQ;
-	}
+	if (q.count)
+		return gilk_refuse(why, GILK_REFUSED_EXTABLE,
+				   "%pS has an exception-table entry",
+				   (void *)(unsigned long)found.start);
+	if (copy_from_kernel_nofault(now, s, len) || memcmp(now, expect, len))
+		return gilk_refuse(why, GILK_REFUSED_STALE,
+				   "the bytes at %pS are not the ones the plan was made from", s);
 	return 0;
 }
 

@@ -15,63 +15,58 @@
 
 #include "gilk_internal.h"
 
-static int bad(char *reason, size_t rlen, u32 i, const char *what)
+static int bad(struct gilk_why *why, u32 i, const char *what)
 {
-	snprintf(reason, rlen, "filter test %u: %s", i, what);
-	return -EINVAL;
+	return gilk_refuse(why, GILK_REFUSED_BAD_FILTER, "filter test %u: %s", i, what);
 }
 
-static int bad_filter(char *reason, size_t rlen, const char *what)
+static int bad_filter(struct gilk_why *why, const char *what)
 {
-	snprintf(reason, rlen, "filter: %s", what);
-	return -EINVAL;
+	return gilk_refuse(why, GILK_REFUSED_BAD_FILTER, "filter: %s", what);
 }
 
-int gilk_filter_check(const struct gilk_filter *f, char *reason, size_t rlen)
+int gilk_filter_check(const struct gilk_filter *f, struct gilk_why *why)
 {
 	u32 i, s;
 
 	if (!f->len)
 		return 0;
 	if (f->len > GILK_FILTER_MAX)
-		return bad_filter(reason, rlen, "longer than GILK_FILTER_MAX tests");
+		return bad_filter(why, "longer than GILK_FILTER_MAX tests");
 	if (f->pad)
-		return bad_filter(reason, rlen, "a reserved field is not 0");
+		return bad_filter(why, "a reserved field is not 0");
 	for (s = 0; s < GILK_FILTER_STRS; s++)
-		if (!memchr(f->str[s], 0, GILK_FILTER_STR_LEN)) {
-			snprintf(reason, rlen, "filter string %u is not NUL-terminated", s);
-			return -EINVAL;
-		}
-	if (!memchr(f->text, 0, GILK_FILTER_TEXT_MAX)) {
-		snprintf(reason, rlen, "the filter's text is not NUL-terminated");
-		return -EINVAL;
-	}
+		if (!memchr(f->str[s], 0, GILK_FILTER_STR_LEN))
+			return gilk_refuse(why, GILK_REFUSED_BAD_FILTER,
+					   "filter string %u is not NUL-terminated", s);
+	if (!memchr(f->text, 0, GILK_FILTER_TEXT_MAX))
+		return bad_filter(why, "the text is not NUL-terminated");
 	for (i = 0; i < f->len; i++) {
 		const struct gilk_filter_test *t = &f->test[i];
 		bool string = t->op == GILK_FOP_STR_EQ || t->op == GILK_FOP_GLOB;
 
 		if (t->op >= GILK_FOP_NOPS)
-			return bad(reason, rlen, i, "unknown op");
+			return bad(why, i, "unknown op");
 		/* what an op does not read is 0: room to extend the ABI */
 		if (t->pad || (t->op == GILK_FOP_RET && (t->field || t->jt || t->jf || t->mask)) ||
 		    (string && t->mask))
-			return bad(reason, rlen, i, "a reserved field is not 0");
+			return bad(why, i, "a reserved field is not 0");
 		if (t->op == GILK_FOP_RET)
 			continue;
 		if (t->field >= GILK_FF_NFIELDS ||
 		    (t->field > GILK_FF_CONTEXT && t->field < GILK_FF_REGS))
-			return bad(reason, rlen, i, "unknown field");
+			return bad(why, i, "unknown field");
 		if (string != (t->field == GILK_FF_COMM))
-			return bad(reason, rlen, i, string ? "a string test of a number field" :
+			return bad(why, i, string ? "a string test of a number field" :
 				   "a number test of comm");
 		if (string && t->value >= GILK_FILTER_STRS)
-			return bad(reason, rlen, i, "no such string in the table");
+			return bad(why, i, "no such string in the table");
 		/*
 		 * Forward only, and inside: every run ends at a RET (the last
 		 * test can only be one, since it has nowhere to go).
 		 */
 		if (i + 1 + t->jt >= f->len || i + 1 + t->jf >= f->len)
-			return bad(reason, rlen, i, "a jump past the program's end");
+			return bad(why, i, "a jump past the program's end");
 	}
 	return 0;
 }

@@ -2,7 +2,6 @@
 /* Flags liveness at a site, as the checker sees it (see flags.h). */
 #include "flags.h"
 
-#define FLAGS_WALK_MAX 16
 #define NOP5 5
 
 /* FX_NONE: reads none (inc and dec write all but CF: the walk goes on) */
@@ -53,7 +52,7 @@ bool gilk_flags_dead(const struct gilk_verify_env *env, unsigned long site)
 	u8 buf[MAX_INSN_SIZE];
 	struct insn in;
 
-	for (n = 0; n < FLAGS_WALK_MAX; n++) {
+	for (n = 0; n < GILK_FLAGS_WALK_MAX; n++) {
 		if (env->read(env, a, buf, sizeof(buf)) ||
 		    env->decode(&in, buf, sizeof(buf), INSN_MODE_64) < 0 ||
 		    !in.length || env->jump_label(env, a, in.length) ||

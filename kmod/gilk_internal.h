@@ -12,6 +12,7 @@
 #include "compat.h"
 #include "include/gilk.h"
 #include "include/uapi/gilk.h"
+#include "refusal.h"
 
 /* ksyms.c: helpers the kernel does not export, resolved at load. */
 struct gilk_ksyms {
@@ -185,7 +186,13 @@ struct gilk_hit {
 
 extern struct mutex gilk_lock;
 /* filter.c: a request's filter, checked whole, kept, and run at a hit. */
-int gilk_filter_check(const struct gilk_filter *f, char *reason, size_t rlen);
+/*
+ * Refuses a request for reason code (GILK_REFUSED_*): the sentence from fmt
+ * goes to why; returns the table's errno, negative.
+ */
+__printf(3, 4) int gilk_refuse(struct gilk_why *why, u32 code, const char *fmt, ...);
+
+int gilk_filter_check(const struct gilk_filter *f, struct gilk_why *why);
 struct gilk_filter_prog *gilk_filter_keep(const struct gilk_filter *f);
 bool gilk_filter_pass(const struct gilk_filter_prog *f, const struct pt_regs *regs);
 /* hitpath.c: what every trampoline but the inline ones calls. */
@@ -244,7 +251,7 @@ void gilk_modules_exit(void);
 
 /* checks.c: re-validation before any write. */
 int gilk_check_range(unsigned long addr, u32 len, const u8 *expect,
-		     const struct gilk_instrument *ins, char *reason, size_t rlen);
+		     const struct gilk_instrument *ins, struct gilk_why *why);
 bool gilk_is_text(unsigned long addr, int *kind);
 bool gilk_kprobe_near(unsigned long a, u32 len);
 /* A kprobe at one of the bytes [a, a + len). */
@@ -360,9 +367,9 @@ int gilk_verify_request(struct gilk_splice_obj *s, struct gilk_splice *req,
 void gilk_bug_replay(unsigned long addr, struct pt_regs *regs);
 /* -EPROTO when [addr, addr + len) holds a bug site other than replayed. */
 int gilk_bug_check(unsigned long addr, u32 len, unsigned long replayed,
-		   char *reason, size_t rlen);
+		   struct gilk_why *why);
 /* -EINVAL unless site is a bug site's ud2. */
-int gilk_bug_check_replayed(unsigned long site, char *reason, size_t rlen);
+int gilk_bug_check_replayed(unsigned long site, struct gilk_why *why);
 /* GILK_BUG, GILK_WARN or GILK_NOT_BUG (verify_env.h) for a ud2 at addr. */
 int gilk_bug_kind(unsigned long addr);
 void gilk_bug_facts(struct gilk_facts *f, struct gilk_fact *out,

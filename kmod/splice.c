@@ -230,6 +230,7 @@ static int own(struct gilk_splice_obj *s)
 static int check_request(struct gilk_splice_obj *s, struct gilk_splice *req,
 			 struct gilk_instrument *ins, struct gilk_walk_memo *memo)
 {
+	struct gilk_why *why = &GILK_WHY(req);
 	unsigned long replayed;
 	u32 i;
 	int ret;
@@ -238,52 +239,41 @@ static int check_request(struct gilk_splice_obj *s, struct gilk_splice *req,
 	    req->npatch > GILK_MAX_PATCHES || req->tramp_len > GILK_TRAMP_MAX ||
 	    req->evict_len > GILK_TRAMP_MAX || !req->tramp_len ||
 	    !req->region_len || req->region_len > GILK_PATCH_MAX_LEN ||
-	    ((req->flags & GILK_SPLICE_TRAP) ? req->npatch != 0 : req->npatch == 0)) {
-		snprintf(req->reason, sizeof(req->reason), "malformed splice request");
-		return -EINVAL;
-	}
-	ret = gilk_filter_check(&req->filter, req->reason, sizeof(req->reason));
+	    ((req->flags & GILK_SPLICE_TRAP) ? req->npatch != 0 : req->npatch == 0) || req->pad)
+		return gilk_refuse(why, GILK_REFUSED_MALFORMED, "malformed splice request");
+	ret = gilk_filter_check(&req->filter, why);
 	if (ret)
 		return ret;
-	if (req->tramp_len > s->tramp_size || req->evict_len > s->evict_size) {
-		snprintf(req->reason, sizeof(req->reason),
-			 "trampolines of %u and %u bytes where %u and %u were reserved",
-			 req->tramp_len, req->evict_len, s->tramp_size, s->evict_size);
-		return -EINVAL;
-	}
+	if (req->tramp_len > s->tramp_size || req->evict_len > s->evict_size)
+		return gilk_refuse(why, GILK_REFUSED_MALFORMED,
+				   "trampolines of %u and %u bytes where %u and %u were reserved",
+				   req->tramp_len, req->evict_len, s->tramp_size, s->evict_size);
 	replayed = (req->flags & GILK_SPLICE_BUG) ? req->site : 0;
-	ret = gilk_check_range(req->site, req->region_len, req->region_orig, ins,
-			       req->reason, sizeof(req->reason));
+	ret = gilk_check_range(req->site, req->region_len, req->region_orig, ins, why);
 	if (!ret && replayed)
-		ret = gilk_bug_check_replayed(replayed, req->reason, sizeof(req->reason));
+		ret = gilk_bug_check_replayed(replayed, why);
 	if (!ret)
-		ret = gilk_bug_check(req->site, req->region_len, replayed,
-				     req->reason, sizeof(req->reason));
+		ret = gilk_bug_check(req->site, req->region_len, replayed, why);
 	if (ret)
 		return ret;
-	if (owned(req->site, req->region_len)) {
-		snprintf(req->reason, sizeof(req->reason), "another splice owns bytes at %pS", (void *)req->site);
-		return -EADDRNOTAVAIL;
-	}
+	if (owned(req->site, req->region_len))
+		return gilk_refuse(why, GILK_REFUSED_OCCUPIED, "another splice owns bytes at %pS",
+				   (void *)req->site);
 	for (i = 0; i < req->npatch; i++) {
 		struct gilk_patch *p = &req->patch[i];
 
 		/* where a live patch's divert goes, the checker decides */
-		if (p->kind != GILK_PATCH_LIVE && p->kind != GILK_PATCH_DEAD) {
-			snprintf(req->reason, sizeof(req->reason), "patch %u: unknown kind %u", i, p->kind);
-			return -EINVAL;
-		}
-		ret = gilk_check_range(p->addr, p->len, p->orig, ins, req->reason,
-				       sizeof(req->reason));
+		if (p->kind != GILK_PATCH_LIVE && p->kind != GILK_PATCH_DEAD)
+			return gilk_refuse(why, GILK_REFUSED_MALFORMED, "patch %u: unknown kind %u",
+					   i, p->kind);
+		ret = gilk_check_range(p->addr, p->len, p->orig, ins, why);
 		if (!ret)
-			ret = gilk_bug_check(p->addr, p->len, replayed, req->reason,
-					     sizeof(req->reason));
+			ret = gilk_bug_check(p->addr, p->len, replayed, why);
 		if (ret)
 			return ret;
-		if (owned(p->addr, p->len)) {
-			snprintf(req->reason, sizeof(req->reason), "another splice owns bytes at %pS", (void *)p->addr);
-			return -EADDRNOTAVAIL;
-		}
+		if (owned(p->addr, p->len))
+			return gilk_refuse(why, GILK_REFUSED_OCCUPIED, "another splice owns bytes at %pS",
+					   (void *)p->addr);
 	}
 	/* Last, with every byte known to be what the plan was made from. */
 	return gilk_verify_request(s, req, gilk_instrument_needs(ins), memo);
@@ -297,26 +287,23 @@ static int check_request(struct gilk_splice_obj *s, struct gilk_splice *req,
  */
 static int pin_text_module(struct gilk_splice *req, struct module **out)
 {
+	struct gilk_why *why = &GILK_WHY(req);
 	struct module *mod;
 	int ret = 0;
 	u32 i;
 
 	preempt_disable();
 	mod = gilk_ks.module_address(req->site);
-	if (mod && !try_module_get(mod)) {
-		snprintf(req->reason, sizeof(req->reason), "the module at %pS is going away",
-			 (void *)req->site);
-		ret = -ENOENT;
-	}
+	if (mod && !try_module_get(mod))
+		ret = gilk_refuse(why, GILK_REFUSED_MODULE_GOING, "the module at %pS is going away",
+				  (void *)req->site);
 	preempt_enable();
 	if (ret)
 		return ret;
 	*out = mod;
-	if (mod && within_module_init(req->site, mod)) {
-		snprintf(req->reason, sizeof(req->reason), "%pS is module init text, freed after init",
-			 (void *)req->site);
-		return -EFAULT;
-	}
+	if (mod && within_module_init(req->site, mod))
+		return gilk_refuse(why, GILK_REFUSED_INIT_TEXT, "%pS is module init text, freed after init",
+				   (void *)req->site);
 	for (i = 0; i < req->npatch && i < GILK_MAX_PATCHES; i++) {
 		unsigned long a = req->patch[i].addr;
 		struct module *m;
@@ -326,11 +313,10 @@ static int pin_text_module(struct gilk_splice *req, struct module **out)
 		if (m == mod && req->patch[i].len)
 			m = gilk_ks.module_address(a + req->patch[i].len - 1);
 		preempt_enable();
-		if (m != mod || (mod && within_module_init(a, mod))) {
-			snprintf(req->reason, sizeof(req->reason), "patch %u at 0x%lx is outside the spliced %s",
-				 i, a, mod ? "module's text" : "kernel text");
-			return -EXDEV;
-		}
+		if (m != mod || (mod && within_module_init(a, mod)))
+			return gilk_refuse(why, GILK_REFUSED_OTHER_TEXT,
+					   "patch %u at 0x%lx is outside the spliced %s", i, a,
+					   mod ? "module's text" : "kernel text");
 	}
 	return 0;
 }
@@ -344,6 +330,7 @@ static int pin_text_module(struct gilk_splice *req, struct module **out)
 static int claim(struct gilk_splice *req, struct gilk_splice_obj **out,
 		 struct gilk_walk_memo *memo, const void *owner)
 {
+	struct gilk_why *why = &GILK_WHY(req);
 	struct gilk_instrument *ins;
 	struct gilk_splice_obj *s;
 	u32 i;
@@ -352,20 +339,22 @@ static int claim(struct gilk_splice *req, struct gilk_splice_obj **out,
 	req->instrument[GILK_NAME_MAX - 1] = 0;
 	req->arg[GILK_ARG_MAX - 1] = 0;
 	s = req->id ? xa_load(&gilk_splices, req->id) : NULL;
-	ret = !req->id ? -EINVAL : !s ? -ENOENT : s->state != GILK_RESERVED ? -EBUSY :
-	      s->owner != owner ? -EPERM : 0;
-	if (ret) {
-		/* another file's reservation is not this one's to splice */
-		snprintf(req->reason, sizeof(req->reason), "reservation %u %s", req->id,
-			 ret == -EBUSY ? "is already spliced" :
-			 ret == -EPERM ? "belongs to another open /dev/gilk" : "does not exist");
-		return ret;
-	}
+	if (!req->id)
+		return gilk_refuse(why, GILK_REFUSED_MALFORMED, "reservation 0 does not exist");
+	if (!s)
+		return gilk_refuse(why, GILK_REFUSED_NO_RESERVATION, "reservation %u does not exist",
+				   req->id);
+	if (s->state != GILK_RESERVED)
+		return gilk_refuse(why, GILK_REFUSED_SPLICED_ALREADY,
+				   "reservation %u is already spliced", req->id);
+	/* another file's reservation is not this one's to splice */
+	if (s->owner != owner)
+		return gilk_refuse(why, GILK_REFUSED_NOT_YOURS,
+				   "reservation %u belongs to another open /dev/gilk", req->id);
 	ins = gilk_instrument_get(req->instrument);
-	if (!ins) {
-		snprintf(req->reason, sizeof(req->reason), "no instrument '%s'", req->instrument);
-		return -ENOENT;
-	}
+	if (!ins)
+		return gilk_refuse(why, GILK_REFUSED_NO_INSTRUMENT, "no instrument '%s'",
+				   req->instrument);
 	/* The spliced module first: it must not go away while it is checked. */
 	ret = pin_text_module(req, &s->text_mod);
 	if (!ret)
@@ -398,14 +387,12 @@ static int claim(struct gilk_splice *req, struct gilk_splice_obj **out,
 	if (req->filter.len) {
 		s->filter = gilk_filter_keep(&req->filter);
 		if (!s->filter) {
-			snprintf(req->reason, sizeof(req->reason), "out of memory");
-			ret = -ENOMEM;
+			ret = gilk_refuse(why, GILK_REFUSED_NO_MEMORY, "out of memory for the filter");
 			goto fail;
 		}
 	}
-	ret = own(s);
-	if (ret) {
-		snprintf(req->reason, sizeof(req->reason), "out of memory");
+	if (own(s)) {
+		ret = gilk_refuse(why, GILK_REFUSED_NO_MEMORY, "out of memory for the ownership index");
 		goto fail;
 	}
 	s->ins = ins;
@@ -455,7 +442,7 @@ static void unclaim(struct gilk_splice_obj *s)
  * the text lock, and another patcher may have written in between. The text
  * lock held from here until the int3s are in.
  */
-static bool unchanged(const struct gilk_splice_obj *s, char *reason, size_t rlen)
+static int unchanged(const struct gilk_splice_obj *s, struct gilk_why *why)
 {
 	u32 i;
 
@@ -464,11 +451,11 @@ static bool unchanged(const struct gilk_splice_obj *s, char *reason, size_t rlen
 	for (i = 0; i < s->npatch; i++)
 		if (!gilk_text_holds(s->patch[i].addr, s->patch[i].orig, s->patch[i].len))
 			goto changed;
-	return true;
+	return 0;
 changed:
-	snprintf(reason, rlen, "another patcher changed the bytes at %pS after they were checked",
-		 (void *)s->site);
-	return false;
+	return gilk_refuse(why, GILK_REFUSED_CHANGED,
+			   "another patcher changed the bytes at %pS after they were checked",
+			   (void *)s->site);
 }
 
 static bool selected(const struct gilk_splice_obj *s, const struct gilk_patch_state *p,
@@ -546,6 +533,7 @@ static int claim_all(struct gilk_splice __user *items, u32 n,
 		if (ret)
 			break;
 		req->reason[0] = 0;
+		req->refusal = GILK_REFUSED_NONE;
 		ret = claim(req, &objs[i], memo, owner);
 		if (ret)
 			break;
@@ -566,7 +554,7 @@ static int claim_all(struct gilk_splice __user *items, u32 n,
  * after the grace period the rest of its region becomes int3 too
  * (gilk_fill_traps()). The text lock held.
  */
-static bool begun(const struct gilk_splice_obj *s, char *reason, size_t rlen)
+static int begun(const struct gilk_splice_obj *s, struct gilk_why *why)
 {
 	struct gilk_patch_state *p[GILK_MAX_PATCHES];
 	u8 want[GILK_PATCH_MAX_LEN];
@@ -576,16 +564,16 @@ static bool begun(const struct gilk_splice_obj *s, char *reason, size_t rlen)
 		memcpy(want, s->region_orig, s->region_len);
 		want[0] = 0xcc;
 		if (gilk_text_holds(s->site, want, s->region_len))
-			return true;
+			return 0;
 	} else {
 		for (i = 0; i < s->npatch; i++)
 			p[i] = (struct gilk_patch_state *)&s->patch[i];
 		if (gilk_patches_begun(p, s->npatch))
-			return true;
+			return 0;
 	}
-	snprintf(reason, rlen, "a kprobe or another patcher came at %pS during the grace period",
-		 (void *)s->site);
-	return false;
+	return gilk_refuse(why, GILK_REFUSED_RACED,
+			   "a kprobe or another patcher came at %pS during the grace period",
+			   (void *)s->site);
 }
 
 /*
@@ -682,22 +670,23 @@ int gilk_splice_batch(struct gilk_splice __user *items, u32 n, u32 *failed,
 		patches = gilk_collect_patches(objs, n, GILK_ALL_LIVE, &npatches, &traps);
 		if (!patches) {
 			unclaim_all(objs, n);
-			snprintf(req->reason, sizeof(req->reason), "out of memory");
-			ret = -ENOMEM;
+			ret = gilk_refuse(&GILK_WHY(req), GILK_REFUSED_NO_MEMORY,
+					  "out of memory for the batch's patches");
 		}
 	}
 	if (ret)
 		goto unlock;
 	t_checked = ktime_get_ns();
 	gilk_text_lock();
-	for (i = 0; i < n; i++)
-		if (!unchanged(objs[i], req->reason, sizeof(req->reason))) {
+	for (i = 0; i < n; i++) {
+		ret = unchanged(objs[i], &GILK_WHY(req));
+		if (ret) {
 			gilk_text_unlock();
 			*failed = i;
 			unclaim_all(objs, n);
-			ret = -EBUSY;
 			goto unlock;
 		}
+	}
 	gilk_traps_arm(traps);
 	gilk_patches_begin(patches, npatches);
 	for (i = 0; i < n; i++) {
@@ -724,11 +713,11 @@ int gilk_splice_batch(struct gilk_splice __user *items, u32 n, u32 *failed,
 		synchronize_rcu_tasks();
 	t_waited = ktime_get_ns();
 	mutex_lock(gilk_ks.text_mutex);
-	for (i = 0; i < n && !ret; i++)
-		if (!begun(objs[i], req->reason, sizeof(req->reason))) {
+	for (i = 0; i < n && !ret; i++) {
+		ret = begun(objs[i], &GILK_WHY(req));
+		if (ret)
 			*failed = i;
-			ret = -EBUSY;
-		}
+	}
 	if (ret) {
 		abort_begun(objs, n, patches, npatches);
 		gilk_text_unlock();
@@ -758,7 +747,8 @@ unlock:
 	mutex_unlock(&gilk_lock);
 	/* The reason goes back to the request refused, with no lock held. */
 	if (ret && *failed < n &&
-	    copy_to_user(items[*failed].reason, req->reason, sizeof(req->reason)))
+	    (copy_to_user(items[*failed].reason, req->reason, sizeof(req->reason)) ||
+	     put_user(req->refusal, &items[*failed].refusal)))
 		ret = -EFAULT;
 out:
 	gilk_traps_free(traps);

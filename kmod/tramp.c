@@ -11,8 +11,6 @@ enum { RAX, RCX, RDX, RBX, RSP, RBP, RSI, RDI, R8, R9, R10, R11, R12, R13,
 enum { PT_ORIG_AX = 15, PT_IP, PT_CS, PT_FLAGS, PT_SP, PT_SS, PT_SLOTS };
 
 #define FRAME (PT_SLOTS * 8)
-#define KERNEL_CS 0x10
-#define KERNEL_DS 0x18
 
 /* pt_regs order from r15 down to rdi: slot i holds saved[i]. */
 static const u8 saved[] = { R15, R14, R13, R12, RBP, RBX, R11, R10, R9, R8,
@@ -157,8 +155,8 @@ static void full(struct emit *e, const struct gilk_tramp_params *p)
 	movabs(e, RAX, p->site);
 	rsp_op(e, 0x89, RAX, PT_IP * 8);
 	store_imm(e, PT_ORIG_AX * 8, -1);
-	store_imm(e, PT_CS * 8, KERNEL_CS);
-	store_imm(e, PT_SS * 8, KERNEL_DS);
+	store_imm(e, PT_CS * 8, GILK_KERNEL_CS);
+	store_imm(e, PT_SS * 8, GILK_KERNEL_DS);
 	clac_ctx(e, p);
 	b1(e, 0x48);			/* mov rsi, rsp */
 	b1(e, 0x89);

@@ -27,7 +27,7 @@
  * ud0/ud1/ud2, xbegin, far transfers, hlt and mwait, sys* instructions).
  *
  * No edge may land past a region's start or in a bounce slot: the direct
- * branches of the function, of the symbols within NEIGHBOUR_REACH either
+ * branches of the function, of the symbols within GILK_NEIGHBOUR_REACH either
  * side (assembly jumps to its neighbours' labels), the labels in a
  * computed goto's table, and the edges the kernel's tables know of
  * wherever they come from (env->hidden_edge: jump label targets, exception
@@ -44,12 +44,13 @@
 #include "verify_env.h"
 
 /*
- * 0, or -EBADMSG with reason "unverified code at PART+OFFSET: why" (PART is
- * the trampoline, the evicted trampoline, a patch or the site; OFFSET the
- * first byte refused). On success *kind is the template accepted.
+ * 0, or -EBADMSG with a GILK_REFUSED_UNVERIFIED_* code and the sentence
+ * "unverified code at PART+OFFSET: why" in *why (PART is the trampoline, the
+ * evicted trampoline, a patch or the site; OFFSET the first byte refused).
+ * On success *kind is the template accepted.
  */
 int gilk_verify(const struct gilk_splice *req,
-		const struct gilk_verify_env *env, char *reason, size_t rlen,
+		const struct gilk_verify_env *env, struct gilk_why *why,
 		enum gilk_tramp_kind *kind);
 
 /* Whether the instruction at a is a direct jmp, jcc, loop or call: *t its target. */
@@ -68,7 +69,6 @@ unsigned long gilk_table_at(const struct insn *in);
  * labels (the rest unread); else 0. The planner reads the same tables
  * (core/kernel.c).
  */
-#define GILK_TABLE_MAX 4096
 int gilk_table_words(const struct gilk_verify_env *env, unsigned long t,
 		     unsigned long func, int (*each)(void *ctx, unsigned long w),
 		     void *ctx);

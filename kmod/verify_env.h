@@ -29,6 +29,7 @@
 #include <asm/insn.h>
 
 #include "include/uapi/gilk.h"
+#include "refusal.h"
 
 /*
  * Where the checker's decoding of a function may resume (verify.c): kept by

@@ -7,10 +7,14 @@
  * namesakes and tables through (coldparts.c).
  */
 #include <asm/cpufeature.h>
+#include <asm/segment.h>
 
 #include "compat.h"
 #include "gilk_internal.h"
 #include "verify.h"
+
+/* the templates, built in user space too, push the kernel's selectors */
+static_assert(GILK_KERNEL_CS == __KERNEL_CS && GILK_KERNEL_DS == __KERNEL_DS);
 
 static int read_text(const struct gilk_verify_env *env, unsigned long addr,
 		     void *buf, size_t len)
@@ -138,7 +142,7 @@ int gilk_verify_request(struct gilk_splice_obj *s, struct gilk_splice *req,
 	 * can_probe() holds it too
 	 */
 	mutex_lock(gilk_ks.text_mutex);
-	ret = gilk_verify(req, &env, req->reason, sizeof(req->reason), &kind);
+	ret = gilk_verify(req, &env, &GILK_WHY(req), &kind);
 	mutex_unlock(gilk_ks.text_mutex);
 	if (!ret)
 		s->tramp_kind = kind;

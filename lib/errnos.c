@@ -3,6 +3,8 @@
 
 #include <errno.h>
 
+#include "uapi/gilk.h"
+
 #define ROW(e, text) { e, #e, text }
 
 static const struct gilk_errno table[] = {
@@ -36,4 +38,23 @@ static const struct gilk_errno table[] = {
 const struct gilk_errno *gilk_errno_at(size_t i)
 {
 	return i < sizeof(table) / sizeof(table[0]) ? &table[i] : NULL;
+}
+
+static const struct gilk_refusal_row refusals[] = {
+#define GILK_REFUSAL(code, err, name, meaning) { GILK_REFUSED_##code, err, #err, name, meaning },
+#include "uapi/gilk_refusals.h"
+#undef GILK_REFUSAL
+};
+
+_Static_assert(sizeof(refusals) / sizeof(refusals[0]) == GILK_NREFUSALS - 1,
+	       "a row per code but none");
+
+const struct gilk_refusal_row *gilk_refusal_at(size_t i)
+{
+	return i < sizeof(refusals) / sizeof(refusals[0]) ? &refusals[i] : NULL;
+}
+
+const struct gilk_refusal_row *gilk_refusal_of(unsigned code)
+{
+	return code && code < GILK_NREFUSALS ? &refusals[code - 1] : NULL;
 }

@@ -1,5 +1,7 @@
 /* Planning and splicing live (see live.h): plans from the snapshot and the
  * facts, requests as gilk.ko checks them, batches. */
+#include "errnos.h"
+#include "flags.h"
 #include "live_internal.h"
 #include "request.h"
 
@@ -9,10 +11,16 @@
 #include <string.h>
 #include <sys/ioctl.h>
 
-/* A plan's trampoline goes to gilk.ko whole: the planner's bound must be
- * the ABI's. */
-_Static_assert(SPLICE_TRAMP_MAX == GILK_TRAMP_MAX,
-	       "core/splice.h's SPLICE_TRAMP_MAX and the ABI's GILK_TRAMP_MAX differ");
+/*
+ * The planner plans within what gilk.ko's checker holds a plan to, and a
+ * plan's region and trampoline go to gilk.ko whole: the bounds are the ABI's.
+ */
+_Static_assert(NEIGHBOUR_REACH == GILK_NEIGHBOUR_REACH && NEIGHBOUR_SPAN == GILK_NEIGHBOUR_SPAN &&
+	       TABLE_MAX == GILK_TABLE_MAX && TABLE_GAP_MAX == GILK_TABLE_GAP_MAX &&
+	       FLAGS_WALK_MAX == GILK_FLAGS_WALK_MAX && KERNEL_CS == GILK_KERNEL_CS &&
+	       KERNEL_DS == GILK_KERNEL_DS && SPLICE_TRAMP_MAX == GILK_TRAMP_MAX &&
+	       SPLICE_REGION_MAX == GILK_PATCH_MAX_LEN,
+	       "core/ and gilk.ko's checker agree on their limits");
 
 static int prepare(struct live *lv, uint64_t site, struct splice_env *env,
 		   struct gerr *e)
@@ -238,11 +246,13 @@ int live_splice_batch_uses(struct live *lv, const struct splice_plan *plans,
 		if (ioctl(lv->fd, n == 1 ? GILK_IOC_SPLICE : GILK_IOC_SPLICE_BATCH,
 			  n == 1 ? (void *)reqs : (void *)&b) < 0) {
 			const struct gilk_splice *bad = &reqs[b.failed < n ? b.failed : 0];
+			const struct gilk_refusal_row *why = gilk_refusal_of(bad->refusal);
 
 			err = errno;
-			gerr_setc(e, err, "gilk.ko refused the splice at 0x%llx: %s (%s)",
+			gerr_setc(e, err, "gilk.ko refused the splice at 0x%llx: %s (%s%s%s)",
 				 (unsigned long long)bad->site,
-				 bad->reason[0] ? bad->reason : strerror(err), strerror(err));
+				 bad->reason[0] ? bad->reason : strerror(err), why ? why->name : "",
+				 why ? ": " : "", strerror(err));
 			errno = err;
 			rc = -1;
 		}

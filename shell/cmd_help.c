@@ -20,9 +20,14 @@ static void errors(FILE *out)
 {
 	const struct gilk_errno *g;
 
+	const struct gilk_refusal_row *r;
+
 	fprintf(out, "What gilk.ko's errors mean (a refused splice also says why):\n");
 	for (size_t i = 0; (g = gilk_errno_at(i)); i++)
 		fprintf(out, "  %-14s %s: %s\n", g->name, strerror(g->err), g->meaning);
+	fprintf(out, "\nWhy gilk.ko refuses a splice, by the name its message gives, with its errno:\n");
+	for (size_t i = 0; (r = gilk_refusal_at(i)); i++)
+		fprintf(out, "  %-22s %-14s %s\n", r->name, r->err_name, r->meaning);
 }
 
 /* "Needs live mode: info splices, info instruments." from the rows. */
@@ -89,6 +94,7 @@ const struct command cmd_help = {
 		"command's name also names it (\"dis\" is \"disas\").\n"
 		"help refusals: every reason a site can be refused, by the name blocks,\n"
 		"plan and coverage give it. help errors: every error gilk.ko returns,\n"
-		"with the message it prints as and what it means.",
+		"with the message it prints as and what it means, then every kind of\n"
+		"reason gilk.ko refuses a splice for, by the name its message gives.",
 	.complete = COMPLETE_COMMAND,
 };

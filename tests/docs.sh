@@ -25,11 +25,16 @@ table() { # table FILE MARKER: the rows between <!-- MARKER --> and <!-- end -->
 	sed -n "/^<!-- $2 -->\$/,/^<!-- end -->\$/p" "$1" | grep '^| ' | tail -n +3
 }
 "${G[@]}" -c 'help refusals' 2>/dev/null | sed -n 's/^  \([a-z0-9-]*\) *\(.*\)$/| `\1` | \2 |/p' >"$t/refusals"
-"${G[@]}" -c 'help errors' 2>/dev/null | sed -n 's/^  \([A-Z0-9]*\) *\([^:]*\): \(.*\)$/| \1 | \2 | \3 |/p' >"$t/errors"
+"${G[@]}" -c 'help errors' 2>/dev/null | sed -n 's/^  \(E[A-Z0-9]*\) *\([^:]*\): \(.*\)$/| \1 | \2 | \3 |/p' >"$t/errors"
+"${G[@]}" -c 'help errors' 2>/dev/null | sed -n '/^Why gilk.ko refuses a splice/,$p' |
+	sed -n 's/^  \([a-z0-9-]*\) *\(E[A-Z0-9]*\) *\(.*\)$/| `\1` | \2 | \3 |/p' >"$t/kernel-refusals"
 check "docs/security.md: the refusal table is help refusals ($(wc -l <"$t/refusals") rows)" \
 	"$([ -s "$t/refusals" ] && table docs/security.md 'help refusals' | diff "$t/refusals" - >&2; echo $?)"
 check "docs/security.md: the errno table is help errors ($(wc -l <"$t/errors") rows)" \
 	"$([ -s "$t/errors" ] && table docs/security.md 'help errors' | diff "$t/errors" - >&2; echo $?)"
+check "docs/security.md: gilk.ko's refusal table is help errors' ($(wc -l <"$t/kernel-refusals") rows)" \
+	"$([ -s "$t/kernel-refusals" ] && table docs/security.md 'help errors: refusals' |
+	   diff "$t/kernel-refusals" - >&2; echo $?)"
 
 # make check-install runs the tutorial on a Debian system from a checked
 # transcript: the same commands, in the same order

@@ -21,6 +21,7 @@ check "make install DESTDIR=... PREFIX=/usr succeeds" "$?"
 (cd "$t/root" && find . -type f | sort) >"$t/tree"
 {
 	printf '%s\n' ./usr/bin/gilk ./usr/include/gilk/gilk.h ./usr/include/gilk/uapi/gilk.h \
+		./usr/include/gilk/uapi/gilk_refusals.h \
 		./usr/share/bash-completion/completions/gilk ./usr/share/man/man1/gilk.1 \
 		./usr/share/zsh/site-functions/_gilk "./usr/src/gilk-$version/dkms.conf"
 	# every file of kmod/ and instruments/ but the Makefiles (builds go to

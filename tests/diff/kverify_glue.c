@@ -109,7 +109,12 @@ int kv_verify(const struct gilk_splice *req, const struct kv_env *e,
 	int ret;
 
 	env_of(e, &env);
-	ret = gilk_verify(req, &env, reason, rlen, &kind);
+	{
+		__u32 code;
+		struct gilk_why why = { &code, reason, rlen };
+
+		ret = gilk_verify(req, &env, &why, &kind);
+	}
 	if (!ret && tmpl)
 		*tmpl = (enum kv_template)kind;
 	return ret;

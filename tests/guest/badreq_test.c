@@ -18,6 +18,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "errnos.h"
 #include "guest.h"
 
 struct field {
@@ -40,25 +41,21 @@ static const struct field fields[] = {
 	P(1, "addr", addr), P(1, "divert", divert), P(1, "len", len), P(1, "kind", kind),
 	P(1, "bytes", bytes), P(1, "orig", orig),
 	F("tramp_len", tramp_len), F("evict_len", evict_len), F("tramp", tramp),
-	F("evict", evict), F("instrument", instrument), F("arg", arg),
+	F("evict", evict), F("instrument", instrument), F("arg", arg), F("pad", pad),
 	/* the template chooser: count's inline trampoline proposed as full
 	 * (refused), argfilter's full one asked full again (harmless) */
 	{ "flags.full", offsetof(struct gilk_splice, flags), 0 },
 };
 
-/* The errnos gilk.ko refuses a splice with, each for its own reason. */
-static bool specific(int err)
+/*
+ * A refusal through gilk.ko's table: a kind of reason it names, whose errno
+ * is the one the ioctl failed with, and a sentence.
+ */
+static bool specific(int err, const struct gilk_splice *req)
 {
-	static const int known[] = {
-		EINVAL, ENOENT, EBUSY, EFAULT, ELOOP, EACCES, EADDRINUSE, EALREADY,
-		ETXTBSY, EEXIST, ENOEXEC, EILSEQ, EPROTO, EBADMSG, EADDRNOTAVAIL,
-		EXDEV, ENOSPC, EPERM,
-	};
+	const struct gilk_refusal_row *r = gilk_refusal_of(req->refusal);
 
-	for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++)
-		if (err == known[i])
-			return true;
-	return false;
+	return r && r->err == err && req->reason[0];
 }
 
 static uint64_t boundary(uint64_t *rng, size_t size, uint64_t now)
@@ -237,7 +234,8 @@ static void bad_batches(struct live *lv, const struct splice_plan *p)
 		reqs[1] = reqs[0];
 		reqs[1].id = 0;	/* no reservation 0 */
 		if (ioctl(lv->fd, GILK_IOC_SPLICE_BATCH, &b) == 0 || errno != EINVAL ||
-		    b.failed != 1 || !strstr(reqs[1].reason, "reservation 0")) {
+		    b.failed != 1 || !strstr(reqs[1].reason, "reservation 0") ||
+		    reqs[1].refusal != GILK_REFUSED_MALFORMED) {
 			printf("  note: a bad request inside a batch: %s, failed %u, \"%s\"\n",
 			       strerror(errno), b.failed, reqs[1].reason);
 			bad++;
@@ -304,10 +302,10 @@ void test_badreq(struct live *lv, int count)
 		}
 		refused++;
 		by_field[f - fields]++;
-		if (!specific(err) || !req.reason[0]) {
+		if (!specific(err, &req)) {
 			if (vague++ < 5)
-				printf("  note: %s changed: %s, reason \"%s\"\n", f->name, strerror(err),
-				       req.reason);
+				printf("  note: %s changed: %s, refusal %u, reason \"%s\"\n", f->name,
+				       strerror(err), req.refusal, req.reason);
 		}
 	}
 	kill(race, SIGKILL);

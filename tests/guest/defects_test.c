@@ -434,7 +434,8 @@ return_thunk:
 		int err = send_forced(lv, thunk->addr, 1, &req);
 
 		/* forced: the planner refuses it already */
-		check(err == ELOOP && strstr(req.reason, "thunk"),
+		check(err == ELOOP && req.refusal == GILK_REFUSED_GILK_PATH &&
+		      strstr(req.reason, "thunk"),
 		      "defect 5: the return thunk gilk_entry returns through is refused: %s (%s)",
 		      err > 0 ? strerror(err) : "accepted", req.reason);
 	}
@@ -475,7 +476,8 @@ static void defect_idle(struct live *lv)
 		static struct gilk_splice req;
 		int err = send_forced(lv, hlt, 1, &req);
 
-		check(err == EBADMSG && strstr(req.reason, "hlt"),
+		check(err == EBADMSG && req.refusal == GILK_REFUSED_UNVERIFIED_SITE &&
+		      strstr(req.reason, "hlt"),
 		      "defect 6: gilk.ko refuses a region holding hlt: %s (%s)",
 		      err > 0 ? strerror(err) : "accepted", req.reason);
 	}
@@ -504,7 +506,7 @@ static void defect_patch_outside(struct live *lv)
 		ioctl(lv->fd, GILK_IOC_RELEASE, &req.id);
 	else
 		live_unsplice(lv, req.id, &e);
-	check(err == EXDEV && strstr(req.reason, "outside"),
+	check(err == EXDEV && req.refusal == GILK_REFUSED_OTHER_TEXT && strstr(req.reason, "outside"),
 	      "defect 7: a patch outside the spliced text is refused: %s (%s)",
 	      err ? strerror(err) : "accepted", req.reason);
 }
@@ -632,7 +634,8 @@ static void defect_blacklist_bytes(struct live *lv)
 		static struct gilk_splice req;
 		int err = send_forced(lv, site, 5, &req);
 
-		check(err == EACCES && strstr(req.reason, "blacklisted"),
+		check(err == EACCES && req.refusal == GILK_REFUSED_BLACKLIST &&
+		      strstr(req.reason, "blacklisted"),
 		      "defect 9: 5 bytes from 3 before blacklisted %s are refused: %s (%s)", name,
 		      err > 0 ? strerror(err) : "accepted", req.reason);
 	}
@@ -911,7 +914,8 @@ static void defect_jump_label_flip(struct live *lv)
 		if (asked % 4 == 0) {
 			tries++;
 			err = send_forced(lv, site, 5, &req);
-			refused += err == EBUSY && strstr(req.reason, "jump label") != NULL;
+			refused += err == EBUSY && req.refusal == GILK_REFUSED_JUMP_LABEL &&
+				   strstr(req.reason, "jump label") != NULL;
 		}
 	}
 	pthread_join(t1, NULL);

@@ -33,6 +33,20 @@
  */
 #define GILK_BATCH_MAX (1 << 20)
 
+/*
+ * What gilk.ko's code checker holds a plan to, and so what the planner
+ * (core/) must plan within: where the checker looks further than the
+ * planner, it refuses a region the planner thought free. core/ keeps its
+ * own copies (it sees no uapi); lib/ asserts they are these.
+ */
+#define GILK_NEIGHBOUR_REACH 4096	/* symbols starting this near either side are walked too */
+#define GILK_NEIGHBOUR_SPAN 16384	/* each of them this far at most */
+#define GILK_TABLE_MAX 4096	/* the most words of a jump table read */
+#define GILK_TABLE_GAP_MAX 64	/* 0 words in a row: zeroed data, the table's end */
+#define GILK_FLAGS_WALK_MAX 16	/* instructions walked to find the flags dead */
+#define GILK_KERNEL_CS 0x10	/* __KERNEL_CS: cs in a full template's pt_regs */
+#define GILK_KERNEL_DS 0x18	/* __KERNEL_DS: ss there */
+
 struct gilk_version {
 	__u32 abi;		/* out: GILK_ABI_VERSION */
 	__u32 max_batch;	/* out: GILK_BATCH_MAX */
@@ -312,7 +326,18 @@ struct gilk_splice {
 	char instrument[GILK_NAME_MAX];
 	char arg[GILK_ARG_MAX];
 	char reason[GILK_REASON_MAX];	/* out: why it was refused */
+	__u32 refusal;		/* out: GILK_REFUSED_* (gilk_refusals.h) */
+	__u32 pad;		/* 0 */
 	struct gilk_filter filter;
+};
+
+/* Why a splice was refused: gilk_refusals.h's rows, in order. */
+enum gilk_refusal {
+	GILK_REFUSED_NONE,
+#define GILK_REFUSAL(code, err, name, meaning) GILK_REFUSED_##code,
+#include "gilk_refusals.h"
+#undef GILK_REFUSAL
+	GILK_NREFUSALS
 };
 
 struct gilk_owned {

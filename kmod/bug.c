@@ -16,6 +16,7 @@
  */
 #include <linux/bug.h>
 #include <linux/kdebug.h>
+#include <linux/kprobes.h>
 #include <linux/module.h>
 #include <linux/printk.h>
 #include <linux/uaccess.h>
@@ -23,7 +24,7 @@
 #include "gilk_internal.h"
 #include "verify_env.h"
 
-static enum bug_trap_type report(unsigned long addr, struct pt_regs *regs)
+static notrace enum bug_trap_type report(unsigned long addr, struct pt_regs *regs)
 {
 	struct bug_entry *bug = gilk_ks.find_bug(addr);
 	bool warning, once;
@@ -53,8 +54,10 @@ static enum bug_trap_type report(unsigned long addr, struct pt_regs *regs)
 		pr_crit("Kernel BUG at %pB [verbose debug info unavailable]\n", (void *)addr);
 	return BUG_TRAP_TYPE_BUG;
 }
+NOKPROBE_SYMBOL(report);
 
-void gilk_bug_replay(unsigned long addr, struct pt_regs *regs)
+/* On the hit path, after the guard (hitpath.c): kprobes may not be put here. */
+notrace void gilk_bug_replay(unsigned long addr, struct pt_regs *regs)
 {
 	/* die() returns only when a debugger stopped the oops; the CPU would
 	 * then run the ud2 again, and so do we.
@@ -65,6 +68,7 @@ void gilk_bug_replay(unsigned long addr, struct pt_regs *regs)
 		gilk_ks.die("invalid opcode", regs, 0);
 	}
 }
+NOKPROBE_SYMBOL(gilk_bug_replay);
 
 static unsigned long entry_addr(const struct bug_entry *b)
 {

@@ -396,6 +396,8 @@ struct gilk_who {
 };
 
 /* An event of the hit running now, on cpu. */
+struct trace_buffer;
+extern struct trace_buffer *gilk_events_rb;	/* events.c makes it */
 int gilk_event_write(struct gilk_splice_obj *s, int cpu, const void *p, u16 len);
 /* An event that happened at ns (ktime_get_mono_fast_ns()'s clock), run by who. */
 int gilk_event_write_at(struct gilk_splice_obj *s, int cpu, u64 ns,

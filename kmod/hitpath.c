@@ -1,17 +1,193 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The hit path: what every trampoline but the inline ones (count,
- * count_task, tsc) calls. It runs at any site gilk splices, so it calls
- * nothing a splice can be on outside the per-CPU recursion guard (ownpath.c
- * refuses what it reaches), and kprobes may not be put on it.
+ * The hit path, all of it gilk.ko's own: what every trampoline but the
+ * inline ones (count, count_task, tsc) calls, the filter it runs first, and
+ * the event an instrument writes. It runs at any site gilk splices, in any
+ * context up to NMI, so it calls nothing a splice can be on outside the
+ * per-CPU recursion guard (ownpath.c refuses what it reaches); every
+ * function here is notrace and NOKPROBE. The instrument it calls (and the
+ * BUG/WARN replay after it, bug.c) are the only code it runs elsewhere.
  */
+#include <linux/hardirq.h>
 #include <linux/kprobes.h>
 #include <linux/percpu.h>
 #include <linux/preempt.h>
+#include <linux/ring_buffer.h>
+#include <linux/sched.h>
+#include <linux/timekeeping.h>
 
 #include "gilk_internal.h"
+#include "compat.h"
+
+#define GILK_EVENT_MAX 4000
 
 static DEFINE_PER_CPU(int, gilk_depth);
+
+/*
+ * fnmatch(3) with FNM_NOESCAPE, over a comm: *, ? and [...] classes (! or ^
+ * negates, a-z ranges); the shell refuses a backslash and a [ without its ].
+ * By hand: the kernel's glob_match() could itself be spliced, and a filter
+ * there would call it again without end. Inline, as everything the hit
+ * path runs here: no call, nothing a kprobe could be put on.
+ */
+static __always_inline const char *class_end(const char *p)
+{
+	const char *q = p + 1;
+
+	if (*q == '!' || *q == '^')
+		q++;
+	if (*q == ']')		/* first, a ] is itself */
+		q++;
+	while (*q && *q != ']')
+		q++;
+	return *q ? q : NULL;
+}
+
+static __always_inline bool class_has(const char *p, const char *end, char c)
+{
+	bool neg = p[1] == '!' || p[1] == '^', hit = false;
+
+	for (p += neg ? 2 : 1; p < end; ) {
+		if (p[1] == '-' && p + 2 < end) {
+			hit |= c >= p[0] && c <= p[2];
+			p += 3;
+		} else {
+			hit |= c == *p++;
+		}
+	}
+	return hit != neg;
+}
+
+static __always_inline bool glob(const char *p, const char *s)
+{
+	const char *star = NULL, *resume = NULL, *next, *end;
+	bool ok;
+
+	while (*s) {
+		if (*p == '*') {
+			star = ++p;
+			resume = s;
+			continue;
+		}
+		if (*p) {
+			next = p + 1;
+			end = *p == '[' ? class_end(p) : NULL;
+			if (*p == '?') {
+				ok = true;
+			} else if (end) {
+				ok = class_has(p, end, *s);
+				next = end + 1;
+			} else {
+				ok = *p == *s;
+			}
+			if (ok) {
+				p = next;
+				s++;
+				continue;
+			}
+		}
+		if (!star)
+			return false;
+		p = star;
+		s = ++resume;
+	}
+	while (*p == '*')
+		p++;
+	return !*p;
+}
+
+static __always_inline u64 field(u8 f, const struct pt_regs *r)
+{
+	struct task_struct *t = current;
+
+	switch (f) {
+	case GILK_FF_PID:
+		return t->tgid;
+	case GILK_FF_TID:
+		return t->pid;
+	case GILK_FF_CPU:
+		return raw_smp_processor_id();
+	case GILK_FF_CONTEXT:
+		return in_nmi() ? GILK_CTX_NMI : in_hardirq() ? GILK_CTX_IRQ :
+		       in_serving_softirq() ? GILK_CTX_SOFTIRQ : GILK_CTX_TASK;
+	}
+	if (!r)		/* the check gave it the full template: not reached */
+		return 0;
+	switch (f) {
+	case GILK_FF_ARG0: return r->di;
+	case GILK_FF_ARG0 + 1: return r->si;
+	case GILK_FF_ARG0 + 2: return r->dx;
+	case GILK_FF_ARG0 + 3: return r->cx;
+	case GILK_FF_ARG0 + 4: return r->r8;
+	case GILK_FF_ARG0 + 5: return r->r9;
+	case GILK_FF_RAX: return r->ax;
+	case GILK_FF_RAX + 1: return r->bx;
+	case GILK_FF_RAX + 2: return r->cx;
+	case GILK_FF_RAX + 3: return r->dx;
+	case GILK_FF_RAX + 4: return r->si;
+	case GILK_FF_RAX + 5: return r->di;
+	case GILK_FF_RAX + 6: return r->bp;
+	case GILK_FF_RAX + 7: return r->sp;
+	case GILK_FF_RAX + 8: return r->r8;
+	case GILK_FF_RAX + 9: return r->r9;
+	case GILK_FF_RAX + 10: return r->r10;
+	case GILK_FF_RAX + 11: return r->r11;
+	case GILK_FF_RAX + 12: return r->r12;
+	case GILK_FF_RAX + 13: return r->r13;
+	case GILK_FF_RAX + 14: return r->r14;
+	case GILK_FF_RAX + 15: return r->r15;
+	case GILK_FF_RIP: return r->ip;
+	case GILK_FF_FLAGS: return r->flags;
+	}
+	return 0;
+}
+
+/*
+ * The task's name is read without task_lock(), as events read it: a rename
+ * at that moment may show half of each, and only this hit sees it.
+ */
+static __always_inline bool comm_test(const struct gilk_filter_prog *f,
+				      const struct gilk_filter_test *t)
+{
+	const char *want = f->str[t->value];
+	char comm[TASK_COMM_LEN];
+	int i;
+
+	for (i = 0; i < TASK_COMM_LEN - 1; i++)
+		comm[i] = READ_ONCE(current->comm[i]);
+	comm[i] = '\0';
+	if (t->op == GILK_FOP_GLOB)
+		return glob(want, comm);
+	for (i = 0; comm[i] && comm[i] == want[i]; i++)
+		;
+	return comm[i] == want[i];
+}
+
+notrace bool gilk_filter_pass(const struct gilk_filter_prog *f, const struct pt_regs *regs)
+{
+	u32 i = 0;
+
+	for (;;) {
+		const struct gilk_filter_test *t = &f->test[i];
+		u64 v;
+		bool ok;
+
+		if (t->op == GILK_FOP_RET)
+			return t->value;
+		if (t->field == GILK_FF_COMM) {
+			ok = comm_test(f, t);
+		} else {
+			v = field(t->field, regs) & t->mask;
+			ok = t->op == GILK_FOP_EQ ? v == t->value :
+			     t->op == GILK_FOP_LT ? v < t->value :
+			     t->op == GILK_FOP_LE ? v <= t->value :
+			     t->op == GILK_FOP_GT ? v > t->value : v >= t->value;
+		}
+		i += 1 + (ok ? t->jt : t->jf);
+	}
+}
+
+NOKPROBE_SYMBOL(gilk_filter_pass);
 
 /*
  * Called by every trampoline but count's, with the splice and the site's
@@ -61,3 +237,75 @@ out:
 		gilk_bug_replay(s->site, regs);
 }
 NOKPROBE_SYMBOL(gilk_entry);
+
+notrace struct gilk_splice_obj *gilk_hit_splice(const struct gilk_ctx *ctx)
+{
+	return container_of(ctx, struct gilk_hit, ctx)->s;
+}
+NOKPROBE_SYMBOL(gilk_hit_splice);
+
+/*
+ * The task at the site, and whether an interrupt of it runs there. Inline
+ * reads only: this is the hit path, in any context up to NMI. The name is
+ * copied without task_lock(), as ftrace records it: a rename at that very
+ * moment may show half of each.
+ */
+static __always_inline void who_now(struct gilk_who *w)
+{
+	struct task_struct *t = current;
+
+	w->tid = t->pid;
+	w->pid = t->tgid;
+	w->context = in_nmi() ? GILK_CTX_NMI : in_hardirq() ? GILK_CTX_IRQ :
+		     in_serving_softirq() ? GILK_CTX_SOFTIRQ : GILK_CTX_TASK;
+	w->gone = 0;
+	memcpy(w->comm, t->comm, sizeof(w->comm));
+	w->comm[sizeof(w->comm) - 1] = '\0';
+}
+
+notrace int gilk_event_write(struct gilk_splice_obj *s, int cpu, const void *p, u16 len)
+{
+	struct gilk_who who;
+
+	who_now(&who);
+	/* NMI-safe: splices run in NMIs */
+	return gilk_event_write_at(s, cpu, ktime_get_mono_fast_ns(), &who, p, len);
+}
+NOKPROBE_SYMBOL(gilk_event_write);
+
+notrace int gilk_event_write_at(struct gilk_splice_obj *s, int cpu, u64 ns,
+				const struct gilk_who *who, const void *p, u16 len)
+{
+	struct ring_buffer_event *e;
+	struct gilk_event *h;
+
+	if (len > GILK_EVENT_MAX)
+		return -EINVAL;
+	e = ring_buffer_lock_reserve(gilk_events_rb, sizeof(*h) + len);
+	if (!e) {
+		atomic64_inc(&s->lost);
+		return -ENOSPC;
+	}
+	h = ring_buffer_event_data(e);
+	h->ns = ns;
+	h->splice = s->id;
+	h->cpu = cpu;
+	h->len = len;
+	h->tid = who->tid;
+	h->pid = who->pid;
+	h->context = who->context;
+	h->task_gone = who->gone;
+	memset(h->pad, 0, sizeof(h->pad));
+	memcpy(h->comm, who->comm, sizeof(h->comm));
+	memcpy(h + 1, p, len);
+	gilk_rb_unlock_commit(gilk_events_rb, e);
+	return 0;
+}
+NOKPROBE_SYMBOL(gilk_event_write_at);
+
+notrace int gilk_emit(const struct gilk_ctx *ctx, const void *payload, u16 len)
+{
+	return gilk_event_write(gilk_hit_splice(ctx), ctx->cpu, payload, len);
+}
+EXPORT_SYMBOL_GPL(gilk_emit);
+NOKPROBE_SYMBOL(gilk_emit);

@@ -13,6 +13,7 @@
 #include <asm/tsc.h>
 #include <linux/ctype.h>
 #include <linux/delay.h>
+#include <linux/kprobes.h>
 #include <linux/list.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
@@ -181,19 +182,22 @@ int gilk_instruments_list(struct gilk_instrument_info *out, u32 max, u32 *count)
 	return 0;
 }
 
-static void count_fn(const struct gilk_ctx *ctx)
+/* The builtins' functions run on the hit path (hitpath.c): no kprobe there. */
+static notrace void count_fn(const struct gilk_ctx *ctx)
 {
 }
+NOKPROBE_SYMBOL(count_fn);
 
-static void tsc_fn(const struct gilk_ctx *ctx)
+static notrace void tsc_fn(const struct gilk_ctx *ctx)
 {
 	struct gilk_tsc_event ev = { .tsc = rdtsc_ordered() };
 
 	gilk_emit(ctx, &ev, sizeof(ev));
 }
+NOKPROBE_SYMBOL(tsc_fn);
 
 /* rax..r15, rip, rflags: the order of regs_fields */
-static void regs_fn(const struct gilk_ctx *ctx)
+static notrace void regs_fn(const struct gilk_ctx *ctx)
 {
 	const struct pt_regs *r = ctx->regs;
 	u64 ev[18] = {
@@ -204,6 +208,7 @@ static void regs_fn(const struct gilk_ctx *ctx)
 
 	gilk_emit(ctx, ev, sizeof(ev));
 }
+NOKPROBE_SYMBOL(regs_fn);
 
 enum { BUILTIN_COUNT, BUILTIN_TSC, BUILTIN_REGS };
 

@@ -31,6 +31,16 @@ check "gilk without gilk.ko says so, and how to work offline" \
 
 insmod build/gilk.ko
 check "gilk.ko loads and creates /dev/gilk" "$([ -c /dev/gilk ]; echo $?)"
+# the hit path runs at any site: no kprobe may be put on any of it
+mount -t debugfs nodev /sys/kernel/debug 2>/dev/null
+bl=$(awk '{print $2}' /sys/kernel/debug/kprobes/blacklist 2>/dev/null)
+missing=
+for f in gilk_entry gilk_filter_pass gilk_hit_splice gilk_event_write gilk_event_write_at gilk_emit \
+	gilk_bug_replay count_fn tsc_fn regs_fn gilk_int3_notify; do
+	echo "$bl" | grep -qx "$f" || missing="$missing $f"
+done
+check "gilk's hit path is in the kprobe blacklist, every function of it (missing:${missing:- none})" \
+	"$([ -n "$bl" ] && [ -z "$missing" ]; echo $?)"
 insmod build/instruments/argfilter.ko
 check "the argfilter instrument module loads" "$(grep -q '^argfilter ' /proc/modules; echo $?)"
 

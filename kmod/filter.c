@@ -34,7 +34,8 @@ int gilk_filter_check(const struct gilk_filter *f, struct gilk_why *why)
 			return gilk_refuse(why, GILK_REFUSED_BAD_FILTER,
 					   "filter string %u is not NUL-terminated", s);
 	if (!memchr(f->text, 0, GILK_FILTER_TEXT_MAX))
-		return bad_filter(why, "the text is not NUL-terminated");
+		return gilk_refuse(why, GILK_REFUSED_BAD_FILTER,
+				   "the filter's text is not NUL-terminated");
 	for (i = 0; i < f->len; i++) {
 		const struct gilk_filter_test *t = &f->test[i];
 		bool string = t->op == GILK_FOP_STR_EQ || t->op == GILK_FOP_GLOB;

@@ -24,7 +24,7 @@
 #include "gilk_internal.h"
 #include "verify_env.h"
 
-static notrace enum bug_trap_type report(unsigned long addr, struct pt_regs *regs)
+static notrace enum bug_trap_type gilk_bug_report(unsigned long addr, struct pt_regs *regs)
 {
 	struct bug_entry *bug = gilk_ks.find_bug(addr);
 	bool warning, once;
@@ -54,7 +54,7 @@ static notrace enum bug_trap_type report(unsigned long addr, struct pt_regs *reg
 		pr_crit("Kernel BUG at %pB [verbose debug info unavailable]\n", (void *)addr);
 	return BUG_TRAP_TYPE_BUG;
 }
-NOKPROBE_SYMBOL(report);
+NOKPROBE_SYMBOL(gilk_bug_report);
 
 /* On the hit path, after the guard (hitpath.c): kprobes may not be put here. */
 notrace void gilk_bug_replay(unsigned long addr, struct pt_regs *regs)
@@ -63,7 +63,7 @@ notrace void gilk_bug_replay(unsigned long addr, struct pt_regs *regs)
 	 * then run the ud2 again, and so do we.
 	 */
 	for (;;) {
-		if (report(addr, regs) == BUG_TRAP_TYPE_WARN)
+		if (gilk_bug_report(addr, regs) == BUG_TRAP_TYPE_WARN)
 			return;
 		gilk_ks.die("invalid opcode", regs, 0);
 	}

@@ -126,7 +126,8 @@ static long do_instruments(void __user *arg)
 		return -EFAULT;
 	if (l.max > 256)
 		l.max = 256;
-	out = kcalloc(l.max ? l.max : 1, sizeof(*out), GFP_KERNEL);
+	/* 256 of them are 133 KiB: not one high-order allocation */
+	out = kvcalloc(l.max ? l.max : 1, sizeof(*out), GFP_KERNEL);
 	if (!out)
 		return -ENOMEM;
 	ret = gilk_instruments_list(out, l.max, &l.count);
@@ -134,7 +135,7 @@ static long do_instruments(void __user *arg)
 				  min(l.max, l.count) * sizeof(*out)) ||
 		     copy_to_user(arg, &l, sizeof(l))))
 		ret = -EFAULT;
-	kfree(out);
+	kvfree(out);
 	return ret;
 }
 

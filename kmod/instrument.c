@@ -11,7 +11,6 @@
  */
 #include <asm/msr.h>
 #include <asm/tsc.h>
-#include <linux/ctype.h>
 #include <linux/delay.h>
 #include <linux/kprobes.h>
 #include <linux/list.h>
@@ -26,15 +25,19 @@
 static LIST_HEAD(instruments);
 static DEFINE_MUTEX(instruments_lock);
 
-/* A name user space can filter by: a filter's identifier, not data.NAME */
+/*
+ * A name user space can filter by: a filter's identifier, not data.NAME.
+ * ASCII only: the kernel's islower() takes Latin-1's letters too.
+ */
 static bool field_name_valid(const char *name)
 {
 	size_t i, len = name ? strnlen(name, GILK_FIELD_NAME_MAX) : 0;
 
-	if (!len || len == GILK_FIELD_NAME_MAX || isdigit(name[0]))
+	if (!len || len == GILK_FIELD_NAME_MAX || (name[0] >= '0' && name[0] <= '9'))
 		return false;
 	for (i = 0; i < len; i++)
-		if (!islower(name[i]) && !isdigit(name[i]) && name[i] != '_')
+		if (!(name[i] >= 'a' && name[i] <= 'z') && !(name[i] >= '0' && name[i] <= '9') &&
+		    name[i] != '_')
 			return false;
 	return true;
 }

@@ -12,6 +12,9 @@ int gilk_refuse(struct gilk_why *why, u32 code, const char *fmt, ...)
 {
 	va_list ap;
 
+	/* a refusal always says its kind: a code of none is gilk's own bug */
+	if (WARN_ON_ONCE(!code || code >= GILK_NREFUSALS))
+		code = GILK_REFUSED_MALFORMED;
 	*why->code = code;
 	va_start(ap, fmt);
 	vsnprintf(why->text, why->len, fmt, ap);

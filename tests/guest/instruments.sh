@@ -128,8 +128,8 @@ build/gilk -c 'unsplice all' >/dev/null
 # what it publishes, and knows nothing of it otherwise.
 insmod build/tests/gilk_fields.ko
 r=$(cat /sys/module/gilk_fields/parameters/refused 2>/dev/null)
-check "gilk.ko refuses an instrument's field list that is wrong in one thing, and registers the good one ($r of 11 refused)" \
-	"$([ "$r" = 11 ] && build/gilk -c 'info instruments' | grep -q '^gilk_fields '; echo $?)"
+check "gilk.ko refuses an instrument's field list that is wrong in one thing, and registers the good one ($r of 12 refused)" \
+	"$([ "$r" = 12 ] && build/gilk -c 'info instruments' | grep -q '^gilk_fields '; echo $?)"
 out=$(build/gilk -c 'info instruments')
 check "info instruments lists the fields each instrument publishes ($(echo "$out" | grep -A1 '^gilk_fields ' | tail -1))" \
 	"$(echo "$out" | grep -A1 '^gilk_fields ' | tail -1 | grep -qx '  fields: answer where/x \[pid\]' &&

@@ -326,7 +326,7 @@ struct gilk_splice {
 	char instrument[GILK_NAME_MAX];
 	char arg[GILK_ARG_MAX];
 	char reason[GILK_REASON_MAX];	/* out: why it was refused */
-	__u32 refusal;		/* out: GILK_REFUSED_* (gilk_refusals.h) */
+	__u32 refusal;		/* out, with reason: GILK_REFUSED_* (gilk_refusals.h) */
 	__u32 pad;		/* 0 */
 	struct gilk_filter filter;
 };

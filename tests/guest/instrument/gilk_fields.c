@@ -39,6 +39,7 @@ static struct gilk_instrument fields_instrument = {
 
 /* Each is one fault away from a good list. */
 static const struct gilk_field upper[] = { { "Answer" } };
+static const struct gilk_field latin1[] = { { "caf\xe9" } };
 static const struct gilk_field digit_first[] = { { "0x" } };
 static const struct gilk_field dotted[] = { { "data.x" } };
 static const struct gilk_field empty[] = { { "" } };
@@ -59,7 +60,7 @@ static const struct {
 	const struct gilk_field *fields;
 	u32 n;
 } bad[] = {
-	{ upper, 1 }, { digit_first, 1 }, { dotted, 1 }, { empty, 1 }, { unnamed, 1 },
+	{ upper, 1 }, { latin1, 1 }, { digit_first, 1 }, { dotted, 1 }, { empty, 1 }, { unnamed, 1 },
 	{ too_long, 1 }, { twice, 3 }, { unknown_flag, 1 }, { required_after_optional, 3 },
 	{ many, GILK_FIELDS_MAX + 1 }, { NULL, 1 },
 };

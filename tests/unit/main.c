@@ -19,6 +19,7 @@ int main(void)
 	failed += _cmocka_run_group_tests("symtab", symtab_tests, symtab_ntests, NULL, NULL);
 	failed += _cmocka_run_group_tests("image", image_tests, image_ntests, NULL, NULL);
 	failed += _cmocka_run_group_tests("histogram", histogram_tests, histogram_ntests, NULL, NULL);
+	failed += _cmocka_run_group_tests("payload", payload_tests, payload_ntests, NULL, NULL);
 	failed += _cmocka_run_group_tests("live", live_tests, live_ntests, NULL, NULL);
 	failed += _cmocka_run_group_tests("gerr", gerr_tests, gerr_ntests, NULL, NULL);
 	failed += _cmocka_run_group_tests("bench", bench_tests, bench_ntests, NULL, NULL);

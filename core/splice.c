@@ -12,8 +12,6 @@
 #define JMP32_LEN 5
 #define JMP8_LEN 2
 #define EVICT_MIN 10               /* a jmp rel32 plus a 5-byte slot */
-#define TRAMP_HEADER_MAX 320       /* register save, call, restore */
-
 
 static const struct cfg *cfg_for(const struct splice_env *env, uint64_t addr)
 {
@@ -577,274 +575,9 @@ static enum splice_reason emit_relocated(struct x86w *w,
 	       : w->err == XW_RANGE ? SR_BRANCH_RANGE : SR_UNRELOCATABLE;
 }
 
-static const enum x86reg saved_regs[] = {
-	R_R15, R_R14, R_R13, R_R12, R_RBP, R_RBX, R_R11, R_R10,
-	R_R9, R_R8, R_RAX, R_RCX, R_RDX, R_RSI, R_RDI,
-};
-
-/* What a C call may clobber besides the flags, in push order. */
-static const enum x86reg scratch_regs[] = {
-	R_RAX, R_RCX, R_RDX, R_RSI, R_RDI, R_R8, R_R9, R_R10, R_R11,
-};
-
-/* clac where SMAP is on, handler(ctx, rsi as it is): a rel32 call where it
- * reaches the handler, else through rax (already saved). */
-static void emit_clac_ctx(struct x86w *w, const struct splice_params *sp)
+size_t splice_tramp_size(const struct splice_plan *p, size_t header_max)
 {
-	if (sp->clac)
-		xw_clac(w);
-	xw_movabs(w, R_RDI, sp->ctx);
-}
-
-static void emit_call_handler(struct x86w *w, const struct splice_params *sp)
-{
-	if (rel32_fits(xw_pc(w) + 5, sp->handler)) {
-		xw_call(w, sp->handler);
-	} else {
-		xw_movabs(w, R_RAX, sp->handler);
-		xw_call_reg(w, R_RAX);
-	}
-}
-
-/*
- * Builds a struct pt_regs on the stack as the site saw the machine, calls
- * handler(ctx, regs), restores everything from pt_regs (an instrument may
- * change registers), and leaves rsp and flags as they were at the site.
- */
-static void emit_call_instrument(struct x86w *w, uint64_t site,
-				 const struct splice_params *sp)
-{
-	const int32_t frame = PT_NSLOTS * 8;
-
-	/* lea leaves flags alone; the kernel has no red zone to skip. */
-	xw_lea_rsp(w, -frame);
-	for (unsigned i = 0; i < sizeof(saved_regs) / sizeof(saved_regs[0]); i++)
-		xw_store_rsp(w, (int32_t)i * 8, saved_regs[i]);
-	xw_pushfq(w);
-	xw_pop(w, R_RAX);
-	xw_store_rsp(w, PT_FLAGS * 8, R_RAX);
-	/* A site between std and cld (memmove copying backwards) must not
-	 * hand the instrument DF set; popfq puts the site's back. */
-	xw_cld(w);
-	xw_lea_reg_rsp(w, R_RAX, frame);
-	xw_store_rsp(w, PT_SP * 8, R_RAX);
-	xw_movabs(w, R_RAX, site);
-	xw_store_rsp(w, PT_IP * 8, R_RAX);
-	xw_store_rsp_imm(w, PT_ORIG_AX * 8, -1);
-	xw_store_rsp_imm(w, PT_CS * 8, KERNEL_CS);
-	xw_store_rsp_imm(w, PT_SS * 8, KERNEL_DS);
-	emit_clac_ctx(w, sp);
-	xw_mov_reg(w, R_RSI, R_RSP);
-	emit_call_handler(w, sp);
-	for (unsigned i = 0; i < sizeof(saved_regs) / sizeof(saved_regs[0]); i++)
-		xw_load_rsp(w, saved_regs[i], (int32_t)i * 8);
-	xw_push_rsp_mem(w, PT_FLAGS * 8);
-	xw_popfq(w);
-	xw_lea_rsp(w, frame);
-}
-
-/* handler(ctx, NULL) with only what the call clobbers saved: an instrument
- * that needs none of the site's registers. */
-static void emit_call_scratch(struct x86w *w, const struct splice_params *sp)
-{
-	const size_t n = sizeof(scratch_regs) / sizeof(scratch_regs[0]);
-
-	xw_pushfq(w);
-	for (size_t i = 0; i < n; i++)
-		xw_push(w, scratch_regs[i]);
-	xw_cld(w);
-	emit_clac_ctx(w, sp);
-	xw_xor32(w, R_RSI);
-	emit_call_handler(w, sp);
-	for (size_t i = n; i-- > 0;)
-		xw_pop(w, scratch_regs[i]);
-	xw_popfq(w);
-}
-
-/* The splice's per-CPU counter, incremented by one instruction (an
- * interrupt or NMI on the same CPU cannot split it); its address in rax
- * when it does not fit a disp32. */
-static void emit_count(struct x86w *w, const struct splice_params *sp,
-		       bool flags_dead)
-{
-	if (!flags_dead)
-		xw_pushfq(w);
-	if (imm32_sext_fits(sp->counter)) {
-		xw_inc_gs_abs(w, (int32_t)sp->counter);
-	} else {
-		xw_push(w, R_RAX);
-		xw_movabs(w, R_RAX, sp->counter);
-		xw_inc_gs_reg(w, R_RAX);
-		xw_pop(w, R_RAX);
-	}
-	if (!flags_dead)
-		xw_popfq(w);
-}
-
-/* TT_COUNT_TASK: the task compared in place, then the hit counter or the
- * filtered counter right after it (struct gilk_counts) incremented by one
- * instruction indexed by the test's outcome, as count increments: an
- * interrupt or NMI on this CPU that hits the same splice counts in full.
- * No branch: the trampoline runs straight through. The counter's address
- * goes in rcx when it does not fit a disp32. */
-static void emit_count_task(struct x86w *w, const struct splice_params *sp, bool flags_dead)
-{
-	bool near = imm32_sext_fits(sp->counter);
-	bool rcx = sp->task_len > 4 || !near, rdx = sp->task_len == 16;
-	uint64_t lo, hi;
-	uint32_t v;
-
-	if (!imm32_sext_fits(sp->current_task) || sp->task_field > 0x7fffffff - 16 ||
-	    (sp->task_len != 4 && sp->task_len != 8 && sp->task_len != 16) ||
-	    sp->filtered != sp->counter + 8) {
-		if (w->err == XW_OK)
-			w->err = XW_RANGE;
-		return;
-	}
-	if (!flags_dead)
-		xw_pushfq(w);
-	xw_push(w, R_RAX);
-	if (rcx)
-		xw_push(w, R_RCX);
-	if (rdx)
-		xw_push(w, R_RDX);
-	xw_mov64_gs_abs(w, R_RAX, (int32_t)sp->current_task);
-	memcpy(&lo, sp->task_bytes, 8);
-	memcpy(&hi, sp->task_bytes + 8, 8);
-	if (sp->task_len == 16) {
-		/* (comm ^ name) | (comm + 8 ^ name + 8): 0 when equal */
-		xw_movabs(w, R_RCX, lo);
-		xw_xor64_mem(w, R_RCX, R_RAX, (int32_t)sp->task_field);
-		xw_movabs(w, R_RDX, hi);
-		xw_xor64_mem(w, R_RDX, R_RAX, (int32_t)(sp->task_field + 8));
-		xw_or64(w, R_RCX, R_RDX);
-	} else if (sp->task_len == 8) {
-		xw_movabs(w, R_RCX, lo);
-		xw_cmp64_mem_reg(w, R_RAX, (int32_t)sp->task_field, R_RCX);
-	} else {
-		memcpy(&v, sp->task_bytes, 4);
-		xw_cmp32_mem_imm(w, R_RAX, (int32_t)sp->task_field, v);
-	}
-	/* rax = 1 (filtered) or 0 (a hit); mov leaves the flags alone */
-	xw_mov32_imm(w, R_RAX, 0);
-	xw_setcc8(w, sp->pass_if_equal ? 0x5 : 0x4, R_RAX);
-	if (near) {
-		xw_inc_gs_index8(w, R_RAX, (int32_t)sp->counter);
-	} else {
-		xw_movabs(w, R_RCX, sp->counter);
-		xw_inc_gs_base_index8(w, R_RCX, R_RAX);
-	}
-	if (rdx)
-		xw_pop(w, R_RDX);
-	if (rcx)
-		xw_pop(w, R_RCX);
-	xw_pop(w, R_RAX);
-	if (!flags_dead)
-		xw_popfq(w);
-}
-
-/* What the tsc template pushes, in push order. */
-static const enum x86reg tsc_regs[] = { R_RAX, R_RCX, R_RDX, R_RSI, R_RDI };
-
-/* A slot field's displacement from rdi = ring + (index << shift). */
-static int8_t tsc_field(unsigned i)
-{
-	return (int8_t)(TSC_RING_SLOT0 + 8 * i);
-}
-
-/* Who (see TSC_RING_SLOTS) into rsi; rdi is free. */
-static void emit_who(struct x86w *w, const struct splice_params *sp)
-{
-	xw_mov32_gs_abs(w, R_RSI, (int32_t)sp->cpu_number);
-	xw_mov32_gs_abs(w, R_RDI, (int32_t)sp->preempt_count);
-	xw_and32_imm(w, R_RDI, TSC_WHO_PREEMPT_MASK);
-	xw_shl32_imm(w, R_RDI, TSC_WHO_PREEMPT_SHIFT);
-	xw_or32(w, R_RSI, R_RDI);
-	xw_mov64_gs_abs(w, R_RDI, (int32_t)sp->current_task);
-	xw_load32_disp32(w, R_RDI, R_RDI, (int32_t)sp->task_pid);
-	xw_shl64_imm(w, R_RDI, 32);
-	xw_or64(w, R_RSI, R_RDI);
-	if ((!imm32_sext_fits(sp->cpu_number) || !imm32_sext_fits(sp->preempt_count) ||
-	     !imm32_sext_fits(sp->current_task) || !imm32_sext_fits(sp->task_pid)) &&
-	    w->err == XW_OK)
-		w->err = XW_RANGE;
-}
-
-/* One hit into the splice's ring: who ran it and the TSC, a sequence
- * number reserved by lock xadd (one instruction: nothing on this or another
- * CPU splits it), then the slot, begin first and last end, a check of the
- * fields, so that gilk.ko can tell a slot being written or torn by a writer
- * of another lap. */
-static void emit_tsc(struct x86w *w, const struct splice_params *sp, bool flags_dead)
-{
-	const size_t n = sizeof(tsc_regs) / sizeof(tsc_regs[0]);
-
-	if (!flags_dead)
-		xw_pushfq(w);
-	for (size_t i = 0; i < n; i++)
-		xw_push(w, tsc_regs[i]);
-	emit_who(w, sp);
-	xw_rdtsc_ordered(w);
-	xw_shl64_imm(w, R_RDX, 32);
-	xw_or64(w, R_RAX, R_RDX);            /* rax = TSC */
-	xw_mov32_imm(w, R_RCX, 1);
-	xw_movabs(w, R_RDX, sp->tsc_ring);
-	xw_lock_xadd64(w, R_RDX, R_RCX);     /* rcx = sequence number */
-	xw_mov32(w, R_RDI, R_RCX);
-	xw_and32_imm(w, R_RDI, TSC_RING_SLOTS - 1);
-	xw_shl32_imm(w, R_RDI, TSC_RING_SLOT_SHIFT);
-	xw_add64(w, R_RDI, R_RDX);
-	xw_store64_disp8(w, R_RDI, tsc_field(0), R_RCX);   /* begin */
-	xw_store64_disp8(w, R_RDI, tsc_field(1), R_RAX);   /* tsc */
-	xw_store64_disp8(w, R_RDI, tsc_field(2), R_RSI);   /* who */
-	xw_xor64(w, R_RCX, R_RAX);
-	xw_xor64(w, R_RCX, R_RSI);
-	xw_store64_disp8(w, R_RDI, tsc_field(3), R_RCX);   /* end */
-	for (size_t i = n; i-- > 0;)
-		xw_pop(w, tsc_regs[i]);
-	if (!flags_dead)
-		xw_popfq(w);
-}
-
-/* The longest header template t can be: emitted with all that lengthens it
- * (the flags live, clac, a handler and a counter out of rel32/disp32 reach),
- * so that a count splice reserves a count header's bytes, not a full one's. */
-static size_t header_max(enum tramp_template t)
-{
-	static const struct splice_params far = {
-		.tramp = 0, .handler = 1ull << 63, .ctx = ~0ull, .clac = true,
-		.counter = 1ull << 40, .tsc_ring = ~0ull, .cpu_number = 0x7ffffff0,
-		.preempt_count = 0x7ffffff0, .current_task = 0x7ffffff0, .task_pid = 0x7ffffff0,
-		.filtered = (1ull << 40) + 8, .task_field = 0x7fff0000, .task_len = 16,
-	};
-	uint8_t buf[TRAMP_HEADER_MAX];
-	struct x86w w;
-
-	xw_init(&w, buf, sizeof(buf), far.tramp);
-	switch (t) {
-	case TT_COUNT:
-		emit_count(&w, &far, false);
-		break;
-	case TT_TSC:
-		emit_tsc(&w, &far, false);
-		break;
-	case TT_COUNT_TASK:
-		emit_count_task(&w, &far, false);
-		break;
-	case TT_SCRATCH:
-		emit_call_scratch(&w, &far);
-		break;
-	default:
-		emit_call_instrument(&w, 0, &far);
-		break;
-	}
-	return w.err ? TRAMP_HEADER_MAX : w.len;
-}
-
-size_t splice_tramp_size(const struct splice_plan *p, enum tramp_template t)
-{
-	/* as splice_emit: a BUG/WARN replay reads pt_regs */
-	size_t n = header_max(p->bug != BUG_NONE ? TT_FULL : t) + JMP32_LEN;
+	size_t n = header_max + JMP32_LEN;
 
 	for (unsigned i = 0; i < p->region.ninsn; i++)
 		n += reloc_max_len(&p->region.insns[i]);
@@ -888,26 +621,15 @@ int splice_emit(const struct splice_plan *p, const struct splice_params *sp,
 		*why = p->reason != SPLICE_OK ? p->reason : SR_TOO_SHORT;
 		return -1;
 	}
-	xw_init(&w, out->tramp, sizeof(out->tramp), sp->tramp);
-	out->tmpl = p->bug != BUG_NONE ? TT_FULL : sp->tmpl;
-	switch (out->tmpl) {
-	case TT_COUNT:
-		emit_count(&w, sp, p->flags_dead);
-		break;
-	case TT_TSC:
-		emit_tsc(&w, sp, p->flags_dead);
-		break;
-	case TT_COUNT_TASK:
-		emit_count_task(&w, sp, p->flags_dead);
-		break;
-	case TT_SCRATCH:
-		emit_call_scratch(&w, sp);
-		break;
-	default:
-		emit_call_instrument(&w, p->region.addr, sp);
-		break;
+	/* a BUG/WARN replay reads pt_regs */
+	out->reloc_off = sp->header->write(sp->header, sp->tramp, p->region.addr,
+					   p->bug != BUG_NONE, p->flags_dead, out->tramp);
+	if (!out->reloc_off) {
+		*why = SR_BRANCH_RANGE;
+		return -1;
 	}
-	out->reloc_off = w.len;
+	xw_init(&w, out->tramp, sizeof(out->tramp), sp->tramp);
+	w.len = out->reloc_off;	/* the relocated instructions follow it */
 	r = emit_relocated(&w, &p->region, p->bug != BUG_NONE, out->insn_off);
 	if (r != SPLICE_OK) {
 		*why = r;

@@ -35,9 +35,8 @@
 #define SPLICE_REGION_MAX 32
 #define SPLICE_INSN_MAX 16
 #define SPLICE_TRAMP_MAX 512
-/* __KERNEL_CS and __KERNEL_DS, as a full template's pt_regs holds them */
-#define KERNEL_CS 0x10
-#define KERNEL_DS 0x18
+/* The longest header a trampoline may start with (gilk.ko's templates) */
+#define SPLICE_HEADER_MAX 320
 
 enum splice_reason {
 	SPLICE_OK,
@@ -141,65 +140,29 @@ int splice_plan(const struct splice_env *env, uint64_t site,
 uint64_t splice_site_for_block(const struct splice_env *env, uint64_t addr);
 
 /*
- * What runs before the relocated instructions, chosen by what the instrument
- * needs (gilk.ko's templates, kmod/tramp.h, byte for byte):
- *  TT_FULL     a struct pt_regs on the stack, handler(ctx, regs), all
- *              restored from it;
- *  TT_SCRATCH  flags and the registers a C call clobbers pushed,
- *              handler(ctx, NULL), popped;
- *  TT_COUNT    no call: the splice's per-CPU counter incremented inline,
- *              the flags saved around it unless the plan found them dead.
- *  TT_COUNT_TASK  no call: count behind a test of the running task (a
- *              filter of one test: pid, tid or comm equal, or not), rax
- *              pushed (rcx too for a name longer than 3 or a counter
- *              beyond a disp32, rdx for a name longer than 7; the flags as
- *              count), the task's field compared in place (comm: its
- *              first gilk_comm_width() bytes), the outcome set in rax (0 a
- *              hit, 1 filtered) and the counter it indexes incremented:
- *              the filtered counter lies right after the hit counter. No
- *              branch.
- *  TT_TSC      no call: rax, rcx, rdx, rsi, rdi pushed (and the flags, as
- *              count), the CPU's number (%gs-relative) and the TSC written
- *              into the next slot of the splice's ring, reserved by lock
- *              xadd, with a check of them; popped.
- * A plan that replays a BUG()/WARN() always gets TT_FULL.
+ * What runs before the relocated instructions: the header of one of
+ * gilk.ko's templates (kmod/include/gilk_tramp.h), chosen by what the
+ * instrument needs. core/ writes no header itself: the template code is
+ * gilk.ko's own (kmod/tramp.c), which lib/ links and reaches through
+ * write(), so the bytes gilk.ko's checker compares with have one producer.
+ * core/ writes the relocated instructions after it and the jumps to it.
  */
-enum tramp_template { TT_FULL, TT_SCRATCH, TT_COUNT, TT_TSC, TT_COUNT_TASK, TT_NTEMPLATES };
-
-/*
- * The ring TT_TSC writes (gilk.ko's struct gilk_tsc_ring, whose layout
- * lib/live_plan.c checks against these): a u64 head at offset 0, then
- * TSC_RING_SLOTS slots of four u64 each from TSC_RING_SLOT0: begin (the
- * sequence number), tsc, who, end (begin ^ tsc ^ who). Who is the CPU's
- * number, its preempt count's bits of TSC_WHO_PREEMPT_MASK shifted left by
- * TSC_WHO_PREEMPT_SHIFT, and the task's pid in the high half.
- */
-#define TSC_RING_SLOTS 4096u
-#define TSC_RING_SLOT0 64
-#define TSC_RING_SLOT_SHIFT 5
-#define TSC_WHO_PREEMPT_MASK 0x00ff0100u
-#define TSC_WHO_PREEMPT_SHIFT 8
+struct splice_header {
+	/* Writes the header of a trampoline at tramp, for a site whose
+	 * pt_regs->ip is site, into out (SPLICE_HEADER_MAX bytes): full, a
+	 * struct pt_regs whatever the instrument needs (the plan replays a
+	 * BUG()/WARN(), which reads it); flags_dead, the plan found the flags
+	 * dead at the site. Returns its length, or 0 when the template
+	 * cannot reach what it addresses. */
+	size_t (*write)(const struct splice_header *h, uint64_t tramp, uint64_t site,
+			bool full, bool flags_dead, uint8_t *out);
+	const void *arg;	/* the template and its parameters, write()'s */
+};
 
 struct splice_params {
 	uint64_t tramp;        /* trampoline address (reserved by gilk.ko) */
 	uint64_t evict_tramp;  /* the evicted neighbour's trampoline, if any */
-	uint64_t handler;      /* called as handler(ctx, struct pt_regs *) */
-	uint64_t ctx;
-	bool clac;             /* clear AC before the call (SMAP) */
-	enum tramp_template tmpl;
-	uint64_t counter;      /* TT_COUNT: a %gs-relative (__percpu) address */
-	uint64_t tsc_ring;     /* TT_TSC: the splice's ring */
-	uint64_t cpu_number;   /* TT_TSC: %gs-relative, the kernel's CPU number */
-	uint64_t preempt_count; /* TT_TSC: %gs-relative, the CPU's preempt count */
-	uint64_t current_task; /* TT_TSC: %gs-relative, the task it runs */
-	uint64_t task_pid;     /* TT_TSC: offsetof(struct task_struct, pid) */
-	/* TT_COUNT_TASK: the filtered counter (%gs-relative: counter + 8), the test:
-	 * task_len bytes at task_field in the task (current_task) against
-	 * task_bytes; an equal task counts as a hit if pass_if_equal */
-	uint64_t filtered;
-	uint32_t task_field, task_len;
-	uint8_t task_bytes[16];
-	bool pass_if_equal;
+	const struct splice_header *header;
 };
 
 struct splice_patch {
@@ -210,7 +173,6 @@ struct splice_patch {
 };
 
 struct splice_code {
-	enum tramp_template tmpl;  /* what the trampoline got */
 	uint8_t tramp[SPLICE_TRAMP_MAX];
 	size_t tramp_len;
 	size_t reloc_off;        /* where the relocated instructions start */
@@ -234,22 +196,16 @@ uint64_t splice_original_addr(const struct splice_plan *p,
 			      const struct splice_params *sp,
 			      const struct splice_code *code, uint64_t a);
 
-/* The most trampoline bytes a plan can need with template t (what to
- * reserve). */
-size_t splice_tramp_size(const struct splice_plan *p, enum tramp_template t);
+/* The most trampoline bytes a plan can need behind a header of at most
+ * header_max bytes (what to reserve). */
+size_t splice_tramp_size(const struct splice_plan *p, size_t header_max);
 size_t splice_evict_tramp_size(const struct splice_plan *p);
 
-/* Emits trampolines and patches. Returns 0, or -1 with *why set (the
- * trampoline turned out out of reach of a RIP-relative operand or target). */
+/* Emits trampolines, sp's header first, and patches. Returns 0, or -1 with
+ * *why set (the trampoline turned out out of reach of a RIP-relative
+ * operand or target, or the header of what it addresses). */
 int splice_emit(const struct splice_plan *p, const struct splice_params *sp,
 		struct splice_code *out, enum splice_reason *why);
-
-/* Offsets in the struct pt_regs a trampoline builds (x86-64 layout). */
-enum ptregs_slot {
-	PT_R15, PT_R14, PT_R13, PT_R12, PT_RBP, PT_RBX, PT_R11, PT_R10,
-	PT_R9, PT_R8, PT_RAX, PT_RCX, PT_RDX, PT_RSI, PT_RDI, PT_ORIG_AX,
-	PT_IP, PT_CS, PT_FLAGS, PT_SP, PT_SS, PT_NSLOTS
-};
 
 const char *splice_reason_name(enum splice_reason r); /* short, for tables */
 const char *splice_reason_str(enum splice_reason r);  /* a sentence */

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * gilk.ko's trampoline templates (see tramp.h), emitted here independently
- * of user space's writer: the checker trusts these bytes and nothing else.
+ * The trampoline templates (see gilk_tramp.h): the one producer of a
+ * header's bytes. gilk.ko's checker trusts these and nothing else, and the
+ * planner links this file (lib/template.c) to propose the same.
  */
-#include "tramp.h"
+#include "include/gilk_tramp.h"
 
 /* x86-64 register numbers, and the pt_regs slots (8 bytes each) of x86-64. */
 enum { RAX, RCX, RDX, RBX, RSP, RBP, RSI, RDI, R8, R9, R10, R11, R12, R13,
@@ -178,7 +179,7 @@ static void scratch_call(struct emit *e, const struct gilk_tramp_params *p)
 	int i;
 
 	b1(e, 0x9c);			/* pushfq */
-	for (i = 0; i < ARRAY_SIZE(scratch); i++)
+	for (i = 0; i < (int)ARRAY_SIZE(scratch); i++)
 		push_pop(e, 0x50, scratch[i]);
 	b1(e, 0xfc);			/* cld */
 	clac_ctx(e, p);
@@ -436,7 +437,7 @@ static void tsc(struct emit *e, const struct gilk_tramp_params *p)
 
 	if (p->kind == GILK_TRAMP_TSC_FLAGS)
 		b1(e, 0x9c);
-	for (i = 0; i < ARRAY_SIZE(tsc_saved); i++)
+	for (i = 0; i < (int)ARRAY_SIZE(tsc_saved); i++)
 		push_pop(e, 0x50, tsc_saved[i]);
 	who(e, p);
 	b1(e, 0x0f);			/* lfence; rdtsc: edx:eax */

@@ -18,7 +18,8 @@
 
 #include "gilk_internal.h"
 #include "compat.h"
-#include "tramp.h"
+#include "include/gilk_tramp.h"
+#include "verify_env.h"
 
 /*
  * Whether the bytes a splice wrote are still its own, with no kprobe on or

@@ -148,7 +148,7 @@ static int check_evicted(struct vctx *v, unsigned long slot)
 }
 
 /*
- * The header of the template the request gets (tramp.h) at the start of the
+ * The header of the template the request gets (gilk_tramp.h) at the start of the
  * trampoline: its length, or -1 with the offset of the first byte refused.
  * The template is what the instrument and the filter need together (uapi
  * gilk_filter_needs()); a count whose filter is one test of the task may

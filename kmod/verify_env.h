@@ -1,34 +1,21 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * What gilk.ko's code checker (verify.c) and templates (tramp.c) need from
- * their surroundings. Both are built into gilk.ko and, unchanged, into the
- * user-space tests with the kernel's own instruction decoder from its tools
- * tree (arch/x86/lib/insn.c there is the same decoder), so the checker that
+ * What gilk.ko's code checker (verify.c) needs from its surroundings
+ * beyond the types every neutral file has (gilk_neutral.h). It is built into
+ * gilk.ko and, unchanged, into the user-space tests with the kernel's own
+ * instruction decoder from its tools tree (arch/x86/lib/insn.c there is the same decoder), so the checker that
  * runs in the kernel is the one the tests feed every plan and mutation to.
  */
 #ifndef _GILK_VERIFY_ENV_H
 #define _GILK_VERIFY_ENV_H
 
-#ifdef __KERNEL__
-#include <linux/errno.h>
-#include <linux/kernel.h>
-#include <linux/string.h>
-#include <linux/types.h>
-#else
-#include <errno.h>
-#include <stdbool.h>
-#include <stddef.h>
+#include "include/gilk_neutral.h"
+#ifndef __KERNEL__
 #include <stdio.h>
-#include <string.h>
 #include <linux/compiler.h>
-#include <linux/types.h>
-#ifndef ARRAY_SIZE
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
-#endif
 #endif
 #include <asm/insn.h>
 
-#include "include/uapi/gilk.h"
 #include "refusal.h"
 
 /*

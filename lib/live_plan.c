@@ -4,6 +4,7 @@
 #include "flags.h"
 #include "live_internal.h"
 #include "request.h"
+#include "template.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -17,8 +18,7 @@
  */
 _Static_assert(NEIGHBOUR_REACH == GILK_NEIGHBOUR_REACH && NEIGHBOUR_SPAN == GILK_NEIGHBOUR_SPAN &&
 	       TABLE_MAX == GILK_TABLE_MAX && TABLE_GAP_MAX == GILK_TABLE_GAP_MAX &&
-	       FLAGS_WALK_MAX == GILK_FLAGS_WALK_MAX && KERNEL_CS == GILK_KERNEL_CS &&
-	       KERNEL_DS == GILK_KERNEL_DS && SPLICE_TRAMP_MAX == GILK_TRAMP_MAX &&
+	       FLAGS_WALK_MAX == GILK_FLAGS_WALK_MAX && SPLICE_TRAMP_MAX == GILK_TRAMP_MAX &&
 	       SPLICE_REGION_MAX == GILK_PATCH_MAX_LEN,
 	       "core/ and gilk.ko's checker agree on their limits");
 
@@ -107,49 +107,20 @@ static uint32_t needs_of(struct live *lv, const char *instrument)
 	return needs;
 }
 
-/* The template gilk.ko gives a splice (kmod/tramp.h): what the instrument
- * and the filter need together, as gilk_filter_needs() in the uapi says. */
-static enum tramp_template template_of(uint32_t needs, const struct gilk_filter *f)
-{
-	__u64 value;
-	__u8 field;
-	int pass;
-
-	/* one test of the task: inline, as gilk.ko's count_task */
-	if (f && needs == GILK_NEEDS_NOTHING && gilk_filter_task_test(f, &field, &value, &pass))
-		return TT_COUNT_TASK;
-	if (f)
-		needs = gilk_filter_needs(f, needs);
-	return needs == GILK_NEEDS_NOTHING ? TT_COUNT :
-	       needs == GILK_NEEDS_TSC ? TT_TSC :
-	       needs == GILK_NEEDS_SCRATCH ? TT_SCRATCH : TT_FULL;
-}
-
-/* The inline tsc template writes gilk.ko's ring as core/splice.h lays it out. */
-_Static_assert(TSC_RING_SLOTS == GILK_TSC_SLOTS &&
-	       TSC_RING_SLOT0 == offsetof(struct gilk_tsc_ring, slot) &&
-	       sizeof(struct gilk_tsc_slot) == 1u << TSC_RING_SLOT_SHIFT &&
-	       offsetof(struct gilk_tsc_slot, begin) == 0 &&
-	       offsetof(struct gilk_tsc_slot, tsc) == 8 &&
-	       offsetof(struct gilk_tsc_slot, who) == 16 &&
-	       TSC_WHO_PREEMPT_MASK == GILK_WHO_PREEMPT_MASK &&
-	       TSC_WHO_PREEMPT_SHIFT == GILK_WHO_PREEMPT_SHIFT &&
-	       offsetof(struct gilk_tsc_slot, end) == 24,
-	       "core/splice.h's tsc ring is gilk.ko's");
-
 static int request_as(struct live *lv, const struct splice_plan *p,
-		      const struct live_use *u, enum tramp_template tmpl,
+		      const struct live_use *u, enum gilk_tramp_kind kind,
 		      struct gilk_splice *req, size_t *reloc_off, struct gerr *e)
 {
 	struct gilk_reserve r = {
-		.tramp_size = (uint32_t)splice_tramp_size(p, tmpl),
+		.tramp_size = (uint32_t)template_tramp_size(p, kind),
 		.evict_size = (uint32_t)splice_evict_tramp_size(p),
 		/* a BUG/WARN replay gets the full template, which calls */
-		.flags = tmpl == TT_TSC && p->bug == BUG_NONE ? GILK_RESERVE_TSC_RING : 0,
+		.flags = kind == GILK_TRAMP_TSC && p->bug == BUG_NONE ? GILK_RESERVE_TSC_RING : 0,
 	};
 	struct splice_params sp;
 	struct splice_code code;
 	enum splice_reason why;
+	struct template t;
 
 	const char *instrument = u->instrument, *arg = u->arg;
 
@@ -158,26 +129,23 @@ static int request_as(struct live *lv, const struct splice_plan *p,
 	if (ioctl(lv->fd, GILK_IOC_RESERVE, &r) < 0) {
 		/* the rings' budget is spent: the tsc instrument's C function
 		 * records the same events through the full template */
-		if (errno == EDQUOT && tmpl == TT_TSC)
-			return request_as(lv, p, u, TT_FULL, req, reloc_off, e);
+		if (errno == EDQUOT && kind == GILK_TRAMP_TSC)
+			return request_as(lv, p, u, GILK_TRAMP_FULL, req, reloc_off, e);
 		return gerr_setc(e, errno, "reserving trampoline memory: %s", strerror(errno));
 	}
-	sp = (struct splice_params){ .tramp = r.tramp, .evict_tramp = r.evict_tramp,
-				     .handler = r.handler, .ctx = r.ctx, .clac = lv->smap,
-				     .tmpl = tmpl, .counter = r.counter, .tsc_ring = r.tsc_ring,
-				     .cpu_number = r.cpu_number, .preempt_count = r.preempt_count,
-				     .current_task = r.current_task, .task_pid = r.task_pid };
 	/* where the task's fields are out of the template's reach: a call */
-	if (tmpl == TT_COUNT_TASK && !request_task_test(&sp, u->filter, &r)) {
+	if (!template_init(&t, kind, &r, lv->smap, u->filter)) {
 		ioctl(lv->fd, GILK_IOC_RELEASE, &r.id);
-		return request_as(lv, p, u, TT_SCRATCH, req, reloc_off, e);
+		return request_as(lv, p, u, GILK_TRAMP_SCRATCH, req, reloc_off, e);
 	}
+	sp = (struct splice_params){ .tramp = r.tramp, .evict_tramp = r.evict_tramp,
+				     .header = &t.header };
 	if (splice_emit(p, &sp, &code, &why)) {
 		ioctl(lv->fd, GILK_IOC_RELEASE, &r.id);
 		return gerr_set(e, "trampoline at 0x%llx: %s", (unsigned long long)r.tramp,
 				splice_reason_str(why));
 	}
-	request_from_plan(p, &code, &r, req);
+	request_from_plan(p, &code, &r, kind, req);
 	if (reloc_off)
 		*reloc_off = code.reloc_off;
 	snprintf(req->instrument, sizeof(req->instrument), "%s", instrument);

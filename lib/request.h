@@ -8,19 +8,14 @@
 
 #include <stdbool.h>
 
+#include "gilk_tramp.h"
 #include "splice.h"
 #include "uapi/gilk.h"
 
-/*
- * The inline test of TT_COUNT_TASK for filter f (uapi
- * gilk_filter_task_test()), with the task's offsets r gives: false when f is
- * not one test of the task, or its offsets do not fit the template.
- */
-bool request_task_test(struct splice_params *sp, const struct gilk_filter *f,
-		       const struct gilk_reserve *r);
-
-/* r: the reservation the code was emitted for (id, trampoline addresses). */
+/* r: the reservation the code was emitted for (id, trampoline addresses);
+ * kind: the template it was emitted with (template.h). */
 void request_from_plan(const struct splice_plan *p, const struct splice_code *c,
-		       const struct gilk_reserve *r, struct gilk_splice *req);
+		       const struct gilk_reserve *r, enum gilk_tramp_kind kind,
+		       struct gilk_splice *req);
 
 #endif

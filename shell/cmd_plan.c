@@ -10,6 +10,7 @@
 #include "commands.h"
 #include "location.h"
 #include "reloc_arm64.h"
+#include "template.h"
 #include "verdict.h"
 
 /* replayed: the first instruction is a BUG/WARN ud2 gilk.ko replays. */
@@ -128,7 +129,7 @@ static int run(struct session *s, int argc, char **argv, struct gerr *e)
 	if (p.region.insns[0].arch == ARCH_ARM64)
 		return show_arm64_relocated(s, &p, e);
 	fprintf(s->out, "trampoline: up to %zu bytes (%zu with count)%s\n",
-		splice_tramp_size(&p, TT_FULL), splice_tramp_size(&p, TT_COUNT),
+		template_tramp_size(&p, GILK_TRAMP_FULL), template_tramp_size(&p, GILK_TRAMP_COUNT),
 		p.bounce_kind == BOUNCE_EVICT ? " (and one for the evicted code)" : "");
 	if (p.bug != BUG_NONE)
 		fprintf(s->out, "the ud2 is a %s site: it stays out of the trampoline, and gilk.ko replays\n"

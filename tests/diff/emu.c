@@ -291,7 +291,7 @@ static int tsc_ring_clear(struct emu *m, uint64_t n)
 		n = TSC_RING_SLOTS;
 	for (uint64_t i = 0; i < n; i++)
 		if (uc_mem_write(m->uc, TSC_RING_ADDR + TSC_RING_SLOT0 +
-				 (i << TSC_RING_SLOT_SHIFT), empty, sizeof(empty)))
+				 (i * sizeof(struct gilk_tsc_slot)), empty, sizeof(empty)))
 			return -1;
 	return uc_mem_write(m->uc, TSC_RING_ADDR, &zero, sizeof(zero)) ? -1 : 0;
 }

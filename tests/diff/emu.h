@@ -16,6 +16,14 @@
 #include <unicorn/unicorn.h>
 
 #include "splice.h"
+#include "uapi/gilk.h"
+
+/* Offsets in the struct pt_regs a full template builds (x86-64 layout). */
+enum ptregs_slot {
+	PT_R15, PT_R14, PT_R13, PT_R12, PT_RBP, PT_RBX, PT_R11, PT_R10,
+	PT_R9, PT_R8, PT_RAX, PT_RCX, PT_RDX, PT_RSI, PT_RDI, PT_ORIG_AX,
+	PT_IP, PT_CS, PT_FLAGS, PT_SP, PT_SS, PT_NSLOTS
+};
 
 #define EMU_NREGS 17          /* rax..r15 (16) + rflags */
 #define EMU_MAX_DATA_PAGES 64
@@ -35,12 +43,14 @@
  * fits a disp32, one that needs a register. */
 #define COUNTER_NEAR 0x200000ull
 #define COUNTER_FAR  (TRAMP_AREA + 0x3000 - GS_BASE)
-/* The tsc template's ring (core/splice.h's layout), in the module area,
+/* The tsc template's ring (uapi struct gilk_tsc_ring), in the module area,
  * and, %gs-relative, the per-CPU number of the CPU it runs on (3), its
  * preempt count (in a hard interrupt over a softirq) and current task (one
  * whose pid is 1234, at TASK_PID_OFF in a task of the per-CPU page). */
 #define TSC_RING_ADDR (TRAMP_AREA + 0x100000)
-#define TSC_RING_SIZE (((TSC_RING_SLOT0 + ((uint64_t)TSC_RING_SLOTS << TSC_RING_SLOT_SHIFT)) + 4095) & ~4095ull)
+#define TSC_RING_SLOTS GILK_TSC_SLOTS
+#define TSC_RING_SLOT0 offsetof(struct gilk_tsc_ring, slot)
+#define TSC_RING_SIZE ((sizeof(struct gilk_tsc_ring) + 4095) & ~4095ull)
 #define CPU_NUMBER_OFF (COUNTER_NEAR + 0x800)
 #define CPU_NUMBER 3u
 #define PREEMPT_COUNT_OFF (COUNTER_NEAR + 0x808)
@@ -64,7 +74,7 @@
 #define TASK_COMM4 "dt3"
 /* What the template must write as who: CPU, interrupt bits, pid. */
 #define TSC_WHO ((uint64_t)TASK_PID << 32 | \
-		 (uint64_t)((PREEMPT_COUNT & TSC_WHO_PREEMPT_MASK) << TSC_WHO_PREEMPT_SHIFT) | \
+		 (uint64_t)((PREEMPT_COUNT & GILK_WHO_PREEMPT_MASK) << GILK_WHO_PREEMPT_SHIFT) | \
 		 CPU_NUMBER)
 #define TSC_SLOTS_KEPT 8
 

@@ -1,6 +1,7 @@
 /*
  * kverify: gilk.ko's code checker (kmod/verify.c) as the tests call it, with
- * plain C types, so test code need not see the kernel's headers. The glue
+ * plain C types and the neutral templates' names (gilk_tramp.h), so test
+ * code need not see the kernel's headers. The glue
  * (kverify_glue.c) is built with them, beside the checker.
  */
 #ifndef GILK_TEST_KVERIFY_H
@@ -10,13 +11,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "gilk_tramp.h"
 #include "uapi/gilk.h"
 
 enum kv_bug { KV_NOT_BUG, KV_BUG, KV_WARN };
 
-/* gilk.ko's templates (kmod/tramp.h), as the checker reports which it took. */
-enum kv_template { KV_FULL, KV_SCRATCH, KV_COUNT, KV_COUNT_FLAGS, KV_TSC, KV_TSC_FLAGS,
-		   KV_COUNT_TASK, KV_COUNT_TASK_FLAGS, KV_NTEMPLATES };
 
 struct kv_env {
 	uint64_t tramp, evict_tramp, handler, ctx;
@@ -54,7 +53,7 @@ void kv_memo_copy(void *to, const void *from);
 /* gilk_verify(): 0 with the template accepted in *tmpl (may be NULL), or
  * -EBADMSG with the reason. */
 int kv_verify(const struct gilk_splice *req, const struct kv_env *env,
-	      char *reason, size_t rlen, enum kv_template *tmpl);
+	      char *reason, size_t rlen, enum gilk_tramp_kind *tmpl);
 
 /* The checker's own answer: whether the flags are dead at site (flags.h). */
 bool kv_flags_dead(const struct kv_env *env, uint64_t site);

@@ -5,15 +5,7 @@
 
 #include "flags.h"
 #include "kverify.h"
-#include "tramp.h"
 #include "verify.h"
-
-_Static_assert((int)KV_FULL == GILK_TRAMP_FULL && (int)KV_SCRATCH == GILK_TRAMP_SCRATCH &&
-	       (int)KV_COUNT == GILK_TRAMP_COUNT && (int)KV_COUNT_FLAGS == GILK_TRAMP_COUNT_FLAGS &&
-	       (int)KV_TSC == GILK_TRAMP_TSC && (int)KV_TSC_FLAGS == GILK_TRAMP_TSC_FLAGS &&
-	       (int)KV_COUNT_TASK == GILK_TRAMP_COUNT_TASK &&
-	       (int)KV_COUNT_TASK_FLAGS == GILK_TRAMP_COUNT_TASK_FLAGS,
-	       "kverify.h names gilk.ko's templates");
 
 static const struct kv_env *kv(const struct gilk_verify_env *env)
 {
@@ -102,7 +94,7 @@ void kv_memo_copy(void *to, const void *from)
 }
 
 int kv_verify(const struct gilk_splice *req, const struct kv_env *e,
-	      char *reason, size_t rlen, enum kv_template *tmpl)
+	      char *reason, size_t rlen, enum gilk_tramp_kind *tmpl)
 {
 	struct gilk_verify_env env;
 	enum gilk_tramp_kind kind;
@@ -116,7 +108,7 @@ int kv_verify(const struct gilk_splice *req, const struct kv_env *e,
 		ret = gilk_verify(req, &env, &why, &kind);
 	}
 	if (!ret && tmpl)
-		*tmpl = (enum kv_template)kind;
+		*tmpl = kind;
 	return ret;
 }
 

@@ -25,20 +25,20 @@
 
 struct tally {
 	size_t runs, diverged, looping, sites[3], bounce[4], bugs[3], functions;
-	size_t by_template[TT_NTEMPLATES], flags_dead[TT_NTEMPLATES];
+	size_t by_template[GILK_TRAMP_NKINDS], flags_dead[GILK_TRAMP_NKINDS];
 	/* count plans run with the flags claimed dead where the planner
 	 * found them live, and how many of those runs diverged */
-	size_t mutant_runs[TT_NTEMPLATES], mutants_caught[TT_NTEMPLATES];
+	size_t mutant_runs[GILK_TRAMP_NKINDS], mutants_caught[GILK_TRAMP_NKINDS];
 	struct vc_tally verify;
 };
 
 /* How a plan runs: which template, and whether its flags liveness is the
  * planner's or a mutant's that claims them dead. */
 struct run_opts {
-	enum tramp_template tmpl;
+	enum gilk_tramp_kind tmpl;
 	uint64_t counter;
 	bool mutant;
-	int task;	/* TT_COUNT_TASK: which of task_tests[] */
+	int task;	/* count_task: which of task_tests[] */
 };
 
 /* Count_task's filters, each one test of the emulated task (pid TASK_PID,
@@ -125,14 +125,14 @@ static bool template_ok(const struct run_opts *o, const struct emu_state *s,
 			const struct splice_plan *p, const struct emu_result *ra,
 			const struct emu_result *rb, char *msg, size_t len)
 {
-	switch (p->bug != BUG_NONE ? TT_FULL : o->tmpl) {
-	case TT_COUNT:
+	switch (p->bug != BUG_NONE ? GILK_TRAMP_FULL : o->tmpl) {
+	case GILK_TRAMP_COUNT:
 		if (rb->counted == ra->site_hits && rb->instrument_calls == 0)
 			return true;
 		snprintf(msg, len, "counter %" PRIu64 " after %u passes through the site, %u calls",
 			 rb->counted, ra->site_hits, rb->instrument_calls);
 		return false;
-	case TT_COUNT_TASK: {
+	case GILK_TRAMP_COUNT_TASK: {
 		bool pass = task_tests[o->task].passes;
 
 		if (rb->instrument_calls == 0 && rb->counted == (pass ? ra->site_hits : 0) &&
@@ -143,9 +143,9 @@ static bool template_ok(const struct run_opts *o, const struct emu_state *s,
 			 ra->site_hits, pass ? "passes" : "does not pass", rb->instrument_calls);
 		return false;
 	}
-	case TT_TSC:
+	case GILK_TRAMP_TSC:
 		return emu_tsc_ok(rb, ra->site_hits, msg, len);
-	case TT_SCRATCH:
+	case GILK_TRAMP_SCRATCH:
 		return emu_scratch_ok(rb, msg, len);
 	default:
 		return emu_instrument_ok(s, p->region.addr, rb, msg, len);
@@ -157,34 +157,35 @@ static void run_plan(struct emu *a, struct emu *b, const struct splice_plan *pla
 		     const char *name, const struct vc_text *vt,
 		     const struct run_opts *o, struct tally *t)
 {
-	struct splice_params sp = {
-		.tramp = TRAMP_ADDR, .evict_tramp = EVICT_ADDR,
-		.handler = STUB_ADDR, .ctx = INSTR_CTX, .clac = false,
-		.tmpl = o->tmpl, .counter = o->counter, .tsc_ring = TSC_RING_ADDR,
-		.cpu_number = CPU_NUMBER_OFF, .preempt_count = PREEMPT_COUNT_OFF,
-		.current_task = CURRENT_TASK_OFF, .task_pid = TASK_PID_OFF,
-	};
 	struct splice_plan mutant;
 	const struct splice_plan *p = plan;
 	struct splice_code code;
 	enum splice_reason why;
 	struct gilk_filter filter;
-	const struct gilk_reserve task_r = {
+	const struct gilk_reserve res = {
+		.tramp = TRAMP_ADDR, .evict_tramp = EVICT_ADDR,
+		.handler = STUB_ADDR, .ctx = INSTR_CTX, .tsc_ring = TSC_RING_ADDR,
+		.cpu_number = CPU_NUMBER_OFF, .preempt_count = PREEMPT_COUNT_OFF,
 		.current_task = CURRENT_TASK_OFF, .task_pid = TASK_PID_OFF,
 		.task_tgid = TASK_TGID_OFF,
-		.task_comm = o->tmpl == TT_COUNT_TASK && task_tests[o->task].comm_off ?
+		.task_comm = o->tmpl == GILK_TRAMP_COUNT_TASK && task_tests[o->task].comm_off ?
 			     task_tests[o->task].comm_off : TASK_COMM_OFF,
 		.counter = o->counter, .filtered = o->counter + 8,	/* as struct gilk_counts */
 	};
+	struct template tpl;
+	struct splice_params sp = { .tramp = TRAMP_ADDR, .evict_tramp = EVICT_ADDR,
+				    .header = &tpl.header };
+	/* which template the trampoline got: full for a BUG/WARN replay */
+	enum gilk_tramp_kind got = p->bug != BUG_NONE ? GILK_TRAMP_FULL : o->tmpl;
 
-	if (o->tmpl == TT_COUNT_TASK) {
+	if (o->tmpl == GILK_TRAMP_COUNT_TASK)
 		task_filter(&filter, o->task);
-		if (!request_task_test(&sp, &filter, &task_r)) {
-			t->diverged++;
-			fprintf(stderr, "FAIL-DETAIL %s: filter %d is no inline test of the task\n",
-				name, o->task);
-			return;
-		}
+	if (!template_init(&tpl, o->tmpl, &res, false,
+			   o->tmpl == GILK_TRAMP_COUNT_TASK ? &filter : NULL)) {
+		t->diverged++;
+		fprintf(stderr, "FAIL-DETAIL %s: filter %d is no inline test of the task\n",
+			name, o->task);
+		return;
 	}
 	if (o->mutant) {
 		mutant = *plan;
@@ -198,18 +199,18 @@ static void run_plan(struct emu *a, struct emu *b, const struct splice_plan *pla
 		return;
 	}
 	/* what live splicing reserves for it must hold it */
-	if (code.tramp_len > splice_tramp_size(p, o->tmpl) ||
+	if (code.tramp_len > template_tramp_size(p, o->tmpl) ||
 	    code.evict_tramp_len > splice_evict_tramp_size(p)) {
 		t->diverged++;
 		fprintf(stderr, "FAIL-DETAIL %s: plan at 0x%" PRIx64 " emits %zu+%zu trampoline bytes, "
 			"more than the %zu+%zu reserved for it\n", name, p->region.addr,
 			(size_t)code.tramp_len, (size_t)code.evict_tramp_len,
-			splice_tramp_size(p, o->tmpl), splice_evict_tramp_size(p));
+			template_tramp_size(p, o->tmpl), splice_evict_tramp_size(p));
 		return;
 	}
 	if (!o->mutant)
-		vc_check_plan(p, &sp, &code, o->tmpl == TT_COUNT_TASK ? &filter : NULL, vt,
-			      MUTATIONS_PER_PLAN, &t->verify);
+		vc_check_plan(p, &sp, &tpl, &code, o->tmpl == GILK_TRAMP_COUNT_TASK ? &filter : NULL,
+			      vt, MUTATIONS_PER_PLAN, &t->verify);
 	emu_write(b, TRAMP_ADDR, code.tramp, code.tramp_len);
 	if (code.evict_tramp_len)
 		emu_write(b, EVICT_ADDR, code.evict_tramp, code.evict_tramp_len);
@@ -220,10 +221,10 @@ static void run_plan(struct emu *a, struct emu *b, const struct splice_plan *pla
 	a->bug_site = b->bug_site = p->bug != BUG_NONE ? p->region.addr : 0;
 	a->bug_warn = b->bug_warn = p->bug == BUG_WARN;
 	a->count_site = p->region.addr;
-	b->counter_addr = code.tmpl == TT_COUNT || code.tmpl == TT_COUNT_TASK ?
+	b->counter_addr = got == GILK_TRAMP_COUNT || got == GILK_TRAMP_COUNT_TASK ?
 			  GS_BASE + o->counter : 0;
-	b->filtered_addr = code.tmpl == TT_COUNT_TASK ? GS_BASE + o->counter + 8 : 0;
-	b->tsc_ring = code.tmpl == TT_TSC ? TSC_RING_ADDR : 0;
+	b->filtered_addr = got == GILK_TRAMP_COUNT_TASK ? GS_BASE + o->counter + 8 : 0;
+	b->tsc_ring = got == GILK_TRAMP_TSC ? TSC_RING_ADDR : 0;
 	emu_reset_allowed(a);
 	emu_allow(a, fn_lo, fn_hi);
 	emu_reset_allowed(b);
@@ -263,14 +264,14 @@ static void run_plan(struct emu *a, struct emu *b, const struct splice_plan *pla
 		/* Dead flags are dead to the code: a run that ends in a fault
 		 * before they are written hands them to the fault handler,
 		 * which returns them as they were (or oopses). */
-		if ((code.tmpl == TT_COUNT || code.tmpl == TT_TSC || code.tmpl == TT_COUNT_TASK) &&
+		if ((got == GILK_TRAMP_COUNT || got == GILK_TRAMP_TSC || got == GILK_TRAMP_COUNT_TASK) &&
 		    p->flags_dead &&
 		    ra.err != UC_ERR_OK &&
 		    ra.err == rb.err)
 			rb.end.regs[16] = ra.end.regs[16];
 		if (o->mutant) {
-			t->mutant_runs[code.tmpl]++;
-			t->mutants_caught[code.tmpl] += !emu_same(a, &ra, b, &rb, msg, sizeof(msg));
+			t->mutant_runs[got]++;
+			t->mutants_caught[got] += !emu_same(a, &ra, b, &rb, msg, sizeof(msg));
 			continue;
 		}
 		if (emu_same(a, &ra, b, &rb, msg, sizeof(msg)) &&
@@ -302,8 +303,8 @@ static void run_plan(struct emu *a, struct emu *b, const struct splice_plan *pla
 	b->tsc_ring = 0;
 	if (o->mutant)
 		return;
-	t->by_template[code.tmpl]++;
-	t->flags_dead[code.tmpl] += p->flags_dead;
+	t->by_template[got]++;
+	t->flags_dead[got] += p->flags_dead;
 	t->sites[p->mode]++;
 	t->bugs[p->bug]++;
 	if (p->mode == SPLICE_BOUNCE)
@@ -322,19 +323,19 @@ static void run_templates(struct emu *a, struct emu *b, const struct splice_plan
 			  struct tally *t)
 {
 	static const struct run_opts other[] = {
-		{ TT_COUNT, COUNTER_NEAR, false, 0 },
-		{ TT_SCRATCH, 0, false, 0 },
-		{ TT_COUNT, COUNTER_FAR, false, 0 },
-		{ TT_TSC, 0, false, 0 },
+		{ GILK_TRAMP_COUNT, COUNTER_NEAR, false, 0 },
+		{ GILK_TRAMP_SCRATCH, 0, false, 0 },
+		{ GILK_TRAMP_COUNT, COUNTER_FAR, false, 0 },
+		{ GILK_TRAMP_TSC, 0, false, 0 },
 	};
-	const struct run_opts full = { TT_FULL, 0, false, 0 };
+	const struct run_opts full = { GILK_TRAMP_FULL, 0, false, 0 };
 	size_t nother = sizeof(other) / sizeof(other[0]);
 	struct run_opts o = other[turn % nother];
 	/* count_task on every third plan, each of its filters in turn, the
 	 * counter near and far; from states of its own, so that the other
 	 * templates' runs are the ones they always were */
 	struct run_opts task = {
-		TT_COUNT_TASK, turn % 6 == 3 ? COUNTER_FAR : COUNTER_NEAR, false,
+		GILK_TRAMP_COUNT_TASK, turn % 6 == 3 ? COUNTER_FAR : COUNTER_NEAR, false,
 		(int)((turn / 3) % (sizeof(task_tests) / sizeof(task_tests[0])))
 	};
 	uint64_t task_rng = *rng ^ 0x5deece66dull;
@@ -343,7 +344,7 @@ static void run_templates(struct emu *a, struct emu *b, const struct splice_plan
 	if (p->bug != BUG_NONE)
 		return;
 	run_plan(a, b, p, fn_lo, fn_hi, rng, states, name, vt, &o, t);
-	if ((o.tmpl == TT_COUNT || o.tmpl == TT_TSC) && !p->flags_dead) {
+	if ((o.tmpl == GILK_TRAMP_COUNT || o.tmpl == GILK_TRAMP_TSC) && !p->flags_dead) {
 		o.mutant = true;
 		run_plan(a, b, p, fn_lo, fn_hi, rng, states, name, vt, &o, t);
 	}
@@ -524,24 +525,27 @@ static void check(bool ok, const char *what)
  * and flags claimed dead where they are live show in the runs of each. */
 static void templates_report(const char *suite, const struct tally *t)
 {
-	static const enum tramp_template inl[] = { TT_COUNT, TT_TSC, TT_COUNT_TASK };
-	static const char *const name[TT_NTEMPLATES] = {
-		"full", "scratch", "count", "tsc", "count_task" };
+	static const enum gilk_tramp_kind inl[] = { GILK_TRAMP_COUNT, GILK_TRAMP_TSC, GILK_TRAMP_COUNT_TASK };
+	static const char *const name[GILK_TRAMP_NKINDS] = {
+		[GILK_TRAMP_FULL] = "full", [GILK_TRAMP_SCRATCH] = "scratch",
+		[GILK_TRAMP_COUNT] = "count", [GILK_TRAMP_TSC] = "tsc",
+		[GILK_TRAMP_COUNT_TASK] = "count_task",
+	};
 	char line[256];
 
 	printf("templates, %s: full %zu, scratch %zu, count %zu (flags dead at %zu), tsc %zu (flags dead at %zu), count_task %zu (flags dead at %zu)\n",
-	       suite, t->by_template[TT_FULL], t->by_template[TT_SCRATCH], t->by_template[TT_COUNT],
-	       t->flags_dead[TT_COUNT], t->by_template[TT_TSC], t->flags_dead[TT_TSC],
-	       t->by_template[TT_COUNT_TASK], t->flags_dead[TT_COUNT_TASK]);
+	       suite, t->by_template[GILK_TRAMP_FULL], t->by_template[GILK_TRAMP_SCRATCH], t->by_template[GILK_TRAMP_COUNT],
+	       t->flags_dead[GILK_TRAMP_COUNT], t->by_template[GILK_TRAMP_TSC], t->flags_dead[GILK_TRAMP_TSC],
+	       t->by_template[GILK_TRAMP_COUNT_TASK], t->flags_dead[GILK_TRAMP_COUNT_TASK]);
 	snprintf(line, sizeof(line), "differential: %s plans run with every template, count, tsc and count_task with and without the flags saved",
 		 suite);
-	check(t->by_template[TT_FULL] && t->by_template[TT_SCRATCH] &&
-	      t->flags_dead[TT_COUNT] && t->by_template[TT_COUNT] > t->flags_dead[TT_COUNT] &&
-	      t->flags_dead[TT_TSC] && t->by_template[TT_TSC] > t->flags_dead[TT_TSC] &&
-	      t->flags_dead[TT_COUNT_TASK] &&
-	      t->by_template[TT_COUNT_TASK] > t->flags_dead[TT_COUNT_TASK], line);
+	check(t->by_template[GILK_TRAMP_FULL] && t->by_template[GILK_TRAMP_SCRATCH] &&
+	      t->flags_dead[GILK_TRAMP_COUNT] && t->by_template[GILK_TRAMP_COUNT] > t->flags_dead[GILK_TRAMP_COUNT] &&
+	      t->flags_dead[GILK_TRAMP_TSC] && t->by_template[GILK_TRAMP_TSC] > t->flags_dead[GILK_TRAMP_TSC] &&
+	      t->flags_dead[GILK_TRAMP_COUNT_TASK] &&
+	      t->by_template[GILK_TRAMP_COUNT_TASK] > t->flags_dead[GILK_TRAMP_COUNT_TASK], line);
 	for (size_t i = 0; i < sizeof(inl) / sizeof(inl[0]); i++) {
-		enum tramp_template tt = inl[i];
+		enum gilk_tramp_kind tt = inl[i];
 
 		snprintf(line, sizeof(line), "differential: %s %s plans with flags wrongly claimed dead diverge (%zu of %zu runs)",
 			 suite, name[tt], t->mutants_caught[tt], t->mutant_runs[tt]);
@@ -564,20 +568,20 @@ static void verify_report(const char *suite, const struct vc_tally *v)
 		 suite, v->accepted);
 	check(v->refused_plans == 0 && v->accepted >= 10000, line);
 	printf("checker, %s: templates full %zu, scratch %zu, count %zu, count saving the flags %zu, tsc %zu, tsc saving the flags %zu, count_task %zu, count_task saving the flags %zu; count, tsc or count_task without saving live flags: %zu proposed, %zu refused, %zu dead by the checker's walk; tsc without its ring: %zu proposed, %zu refused\n",
-	       suite, v->by_template[KV_FULL], v->by_template[KV_SCRATCH], v->by_template[KV_COUNT],
-	       v->by_template[KV_COUNT_FLAGS], v->by_template[KV_TSC], v->by_template[KV_TSC_FLAGS],
-	       v->by_template[KV_COUNT_TASK], v->by_template[KV_COUNT_TASK_FLAGS],
+	       suite, v->by_template[GILK_TRAMP_FULL], v->by_template[GILK_TRAMP_SCRATCH], v->by_template[GILK_TRAMP_COUNT],
+	       v->by_template[GILK_TRAMP_COUNT_FLAGS], v->by_template[GILK_TRAMP_TSC], v->by_template[GILK_TRAMP_TSC_FLAGS],
+	       v->by_template[GILK_TRAMP_COUNT_TASK], v->by_template[GILK_TRAMP_COUNT_TASK_FLAGS],
 	       v->unsaved, v->unsaved_refused, v->unsaved_checker_dead,
 	       v->ringless, v->ringless_refused);
 	snprintf(line, sizeof(line), "checker: every %s count, tsc or count_task trampoline that leaves live flags unsaved is refused (%zu)",
 		 suite, v->unsaved_refused);
 	check(v->unsaved_refused > 0 && v->unsaved == v->unsaved_refused + v->unsaved_checker_dead, line);
 	snprintf(line, sizeof(line), "checker: %s plans accepted with each of the %d templates",
-		 suite, (int)KV_NTEMPLATES);
+		 suite, (int)GILK_TRAMP_NKINDS);
 	n = 0;
-	for (int k = 0; k < KV_NTEMPLATES; k++)
+	for (int k = 0; k < GILK_TRAMP_NKINDS; k++)
 		n += v->by_template[k] > 0;
-	check(n == KV_NTEMPLATES, line);
+	check(n == GILK_TRAMP_NKINDS, line);
 	snprintf(line, sizeof(line), "checker: every %s tsc trampoline without a ring reserved is refused (%zu)",
 		 suite, v->ringless_refused);
 	check(v->ringless > 0 && v->ringless == v->ringless_refused, line);

@@ -10,6 +10,7 @@
 #include "gen.h"
 #include "kverify.h"
 #include "request.h"
+#include "template.h"
 
 enum mutation {
 	MUT_BYTE,        /* one byte of the relocated code changed */
@@ -116,23 +117,21 @@ static bool text_fixup(void *priv, uint64_t addr, uint32_t len)
 	return t->facts && textfacts_overlaps(t->facts, addr, addr + len, RES_EXTABLE);
 }
 
-/* The instrument's needs that make gilk.ko pick template tt. */
-static uint32_t needs_of(enum tramp_template tt)
+/* The instrument's needs that make gilk.ko pick template kind. */
+static uint32_t needs_of(enum gilk_tramp_kind kind)
 {
-	return tt == TT_COUNT || tt == TT_COUNT_TASK ? GILK_NEEDS_NOTHING :
-	       tt == TT_TSC ? GILK_NEEDS_TSC :
-	       tt == TT_SCRATCH ? GILK_NEEDS_SCRATCH : GILK_NEEDS_REGS;
+	return kind == GILK_TRAMP_COUNT || kind == GILK_TRAMP_COUNT_TASK ? GILK_NEEDS_NOTHING :
+	       kind == GILK_TRAMP_TSC ? GILK_NEEDS_TSC :
+	       kind == GILK_TRAMP_SCRATCH ? GILK_NEEDS_SCRATCH : GILK_NEEDS_REGS;
 }
 
-static enum kv_template expected(const struct splice_plan *p, const struct splice_code *c)
+/* The template plan p gets as kind: full for a BUG/WARN replay, the
+ * flags saved around an inline one unless the plan found them dead. */
+static enum gilk_tramp_kind expected(const struct splice_plan *p, enum gilk_tramp_kind kind)
 {
-	switch (c->tmpl) {
-	case TT_COUNT: return p->flags_dead ? KV_COUNT : KV_COUNT_FLAGS;
-	case TT_TSC: return p->flags_dead ? KV_TSC : KV_TSC_FLAGS;
-	case TT_COUNT_TASK: return p->flags_dead ? KV_COUNT_TASK : KV_COUNT_TASK_FLAGS;
-	case TT_SCRATCH: return KV_SCRATCH;
-	default: return KV_FULL;
-	}
+	if (p->bug != BUG_NONE)
+		return GILK_TRAMP_FULL;
+	return p->flags_dead ? kind : gilk_tramp_flags_kept(kind);
 }
 
 /*
@@ -141,8 +140,9 @@ static enum kv_template expected(const struct splice_plan *p, const struct splic
  * walk may see further than the planner's CFG, which ends at the function).
  */
 static void check_unsaved_flags(const struct splice_plan *p, const struct splice_params *sp,
-				const struct gilk_reserve *r, const struct gilk_filter *filter,
-				const struct kv_env *env, struct vc_tally *t)
+				enum gilk_tramp_kind kind, const struct gilk_reserve *r,
+				const struct gilk_filter *filter, const struct kv_env *env,
+				struct vc_tally *t)
 {
 	static struct gilk_splice m;
 	static struct splice_code c;
@@ -153,7 +153,7 @@ static void check_unsaved_flags(const struct splice_plan *p, const struct splice
 	bad.flags_dead = true;
 	if (splice_emit(&bad, sp, &c, &why))
 		return;
-	request_from_plan(&bad, &c, r, &m);
+	request_from_plan(&bad, &c, r, kind, &m);
 	if (filter)
 		m.filter = *filter;
 	t->unsaved++;
@@ -166,7 +166,7 @@ static void check_unsaved_flags(const struct splice_plan *p, const struct splice
 		return;
 	}
 	fprintf(stderr, "FAIL-DETAIL the checker accepts a %s trampoline without its pushfq at 0x%" PRIx64 ", where the flags are live\n",
-		c.tmpl == TT_TSC ? "tsc" : c.tmpl == TT_COUNT_TASK ? "count_task" : "count",
+		kind == GILK_TRAMP_TSC ? "tsc" : kind == GILK_TRAMP_COUNT_TASK ? "count_task" : "count",
 		p->region.addr);
 }
 
@@ -422,10 +422,10 @@ static void verify_flipped(const struct gilk_splice *req, const struct kv_env *e
  * reason included. Returns the first.
  */
 static int verify_both(const struct gilk_splice *req, struct kv_env *env, char *why,
-		       size_t len, enum kv_template *tmpl, struct vc_tally *t)
+		       size_t len, enum gilk_tramp_kind *tmpl, struct vc_tally *t)
 {
 	char why2[GILK_REASON_MAX] = "";
-	enum kv_template got2 = KV_FULL;
+	enum gilk_tramp_kind got2 = GILK_TRAMP_FULL;
 	int ret, ret2;
 
 	env->memo = NULL;
@@ -446,34 +446,38 @@ static int verify_both(const struct gilk_splice *req, struct kv_env *env, char *
 }
 
 void vc_check_plan(const struct splice_plan *p, const struct splice_params *sp,
-		   const struct splice_code *code, const struct gilk_filter *filter,
-		   const struct vc_text *text, unsigned mutations, struct vc_tally *t)
+		   const struct template *tpl, const struct splice_code *code,
+		   const struct gilk_filter *filter, const struct vc_text *text,
+		   unsigned mutations, struct vc_tally *t)
 {
+	const struct gilk_tramp_params *tp = &tpl->params;
 	uint64_t *rng = &t->rng;
 	struct gilk_reserve r = { .id = 1, .tramp = sp->tramp,
 				  .evict_tramp = code->evict_tramp_len ? sp->evict_tramp : 0 };
 	struct kv_env env = {
 		.tramp = sp->tramp, .evict_tramp = sp->evict_tramp,
-		.handler = sp->handler, .ctx = sp->ctx, .clac = sp->clac,
+		.handler = tp->handler, .ctx = tp->ctx, .clac = tp->clac,
 		.read = text_read, .func_start = text_func_start,
 		.func_end = text_func_end, .hidden_edge = text_hidden_edge,
 		.bug_kind = text_bug, .jump_label = text_jump_label,
 		.fixup = text_fixup, .priv = (void *)text,
-		.needs = needs_of(sp->tmpl), .counter = sp->counter, .ring = sp->tsc_ring,
-		.cpu_number = sp->cpu_number, .preempt_count = sp->preempt_count,
-		.current_task = sp->current_task, .task_pid = sp->task_pid,
+		.needs = needs_of(tp->kind), .counter = tp->counter, .ring = tp->ring,
+		.cpu_number = tp->cpu_number, .preempt_count = tp->preempt_count,
+		.current_task = tp->current_task, .task_pid = tp->task_pid,
 		.task_tgid = TASK_TGID_OFF,
 		/* where the request's test reads comm: the harness keeps the
 		 * task's names of each width at their own offsets */
 		.task_comm = filter && filter->test[0].field == GILK_FF_COMM ?
-			     sp->task_field : TASK_COMM_OFF,
+			     tp->task_field : TASK_COMM_OFF,
 	};
+	bool inline_kind = tp->kind == GILK_TRAMP_COUNT || tp->kind == GILK_TRAMP_TSC ||
+			   tp->kind == GILK_TRAMP_COUNT_TASK;
 	static struct gilk_splice req, m;
 	char why[GILK_REASON_MAX];
 	size_t hlen = code->reloc_off;
-	enum kv_template got;
+	enum gilk_tramp_kind got;
 
-	request_from_plan(p, code, &r, &req);
+	request_from_plan(p, code, &r, tp->kind, &req);
 	if (filter)
 		req.filter = *filter;
 	if (verify_both(&req, &env, why, sizeof(why), &got, t)) {
@@ -482,18 +486,17 @@ void vc_check_plan(const struct splice_plan *p, const struct splice_params *sp,
 				splice_mode_name(p->mode), p->region.addr, why);
 		return;
 	}
-	if (got != expected(p, code)) {
+	if (got != expected(p, tp->kind)) {
 		if (t->refused_plans++ < 10)
 			fprintf(stderr, "FAIL-DETAIL the checker took template %d for the plan at 0x%" PRIx64 ", not %d\n",
-				got, p->region.addr, expected(p, code));
+				got, p->region.addr, expected(p, tp->kind));
 		return;
 	}
 	t->accepted++;
 	t->by_template[got]++;
-	if ((code->tmpl == TT_COUNT || code->tmpl == TT_TSC || code->tmpl == TT_COUNT_TASK) &&
-	    !p->flags_dead)
-		check_unsaved_flags(p, sp, &r, filter, &env, t);
-	if (code->tmpl == TT_TSC) {
+	if (inline_kind && p->bug == BUG_NONE && !p->flags_dead)
+		check_unsaved_flags(p, sp, tp->kind, &r, filter, &env, t);
+	if (tp->kind == GILK_TRAMP_TSC && p->bug == BUG_NONE) {
 		struct kv_env ringless = env;
 
 		ringless.ring = 0;
@@ -554,6 +557,18 @@ static struct kv_env gen_kenv(struct vc_text *text)
 	};
 }
 
+/* The full template's parameters for the generated functions: the handler
+ * and its argument gen_kenv() gives the checker. */
+static struct splice_params gen_params(struct template *t)
+{
+	const struct gilk_reserve r = { .tramp = TRAMP_ADDR, .evict_tramp = EVICT_ADDR,
+					.handler = STUB_ADDR, .ctx = INSTR_CTX };
+
+	template_init(t, GILK_TRAMP_FULL, &r, false, NULL);
+	return (struct splice_params){ .tramp = r.tramp, .evict_tramp = r.evict_tramp,
+				       .header = &t->header };
+}
+
 /*
  * VEX-encoded instructions whose opcode byte is a legacy branch's (vpor is
  * eb, vpavgb e0, vcmpps c2, vmovdqu 7f) must be copied, never taken for
@@ -572,8 +587,8 @@ bool vc_vex_copied(char *why, size_t len)
 	uint8_t buf[GEN_MAX + 64];
 	struct vc_text text = { .func_start = GEN_BASE, .func_end = GEN_BASE + GEN_MAX + 64 };
 	struct code_src { const uint8_t *base; uint64_t lo, hi; } src = { buf, GEN_BASE, GEN_BASE + sizeof(buf) };
-	struct splice_params sp = { .tramp = TRAMP_ADDR, .evict_tramp = EVICT_ADDR,
-				    .handler = STUB_ADDR, .ctx = INSTR_CTX };
+	struct template tpl;
+	struct splice_params sp = gen_params(&tpl);
 	struct gilk_reserve r = { .id = 1, .tramp = TRAMP_ADDR };
 	static struct gilk_splice req;
 	static struct splice_code c;
@@ -602,7 +617,7 @@ bool vc_vex_copied(char *why, size_t len)
 		if (splice_plan(&env, GEN_BASE, &p) || splice_emit(&p, &sp, &c, &bad)) {
 			snprintf(why, len, "no plan at the VEX code");
 		} else {
-			request_from_plan(&p, &c, &r, &req);
+			request_from_plan(&p, &c, &r, GILK_TRAMP_FULL, &req);
 			if (kv_verify(&req, &kenv, why, len, NULL)) {
 				/* why says it */
 			} else {
@@ -670,8 +685,8 @@ static int edge_verdict_swapped(const struct edge_case *k, const struct edge_swa
 	struct vc_text text = { .byte = src_byte, .ctx = &src, .func_start = GEN_BASE,
 				.func_end = GEN_BASE + k->len,
 				.split = k->split ? GEN_BASE + k->split : 0 };
-	struct splice_params sp = { .tramp = TRAMP_ADDR, .evict_tramp = EVICT_ADDR,
-				    .handler = STUB_ADDR, .ctx = INSTR_CTX };
+	struct template tpl;
+	struct splice_params sp = gen_params(&tpl);
 	struct gilk_reserve r = { .id = 1, .tramp = TRAMP_ADDR };
 	struct kv_env kenv = gen_kenv(&text);
 	static struct gilk_splice req;
@@ -712,7 +727,7 @@ static int edge_verdict_swapped(const struct edge_case *k, const struct edge_swa
 			goto out;
 		}
 	}
-	request_from_plan(&p, &c, &r, &req);
+	request_from_plan(&p, &c, &r, GILK_TRAMP_FULL, &req);
 	if (swap) {
 		size_t off = swap->at - k->site, i;
 

@@ -17,6 +17,7 @@
 #include "kverify.h"
 #include "splice.h"
 #include "symtab.h"
+#include "template.h"
 #include "textfacts.h"
 
 /* Where the code the checker reads comes from: the image as the kernel has it. */
@@ -42,7 +43,7 @@ struct vc_tally {
 					 * without the checker */
 	size_t accepted, refused_plans, mutations, mutations_refused;
 	size_t by_kind[16], escaped_by_kind[16];
-	size_t by_template[KV_NTEMPLATES]; /* enum kv_template of accepted plans */
+	size_t by_template[GILK_TRAMP_NKINDS]; /* templates of accepted plans */
 	/* count plans with flags live, proposed without saving them: how
 	 * many, refused, and accepted because the checker found them dead */
 	size_t unsaved, unsaved_refused, unsaved_checker_dead;
@@ -60,11 +61,13 @@ struct vc_tally {
 	size_t flip_checks, flip_refused, flip_looser;
 };
 
-/* Checks one emitted plan (its request carrying filter, or none) and count
- * mutations of it; failures go to stderr. */
+/* Checks one plan emitted with sp, whose header is tpl's (its request
+ * carrying filter, or none), and count mutations of it; failures go to
+ * stderr. */
 void vc_check_plan(const struct splice_plan *p, const struct splice_params *sp,
-		   const struct splice_code *code, const struct gilk_filter *filter,
-		   const struct vc_text *text, unsigned mutations, struct vc_tally *t);
+		   const struct template *tpl, const struct splice_code *code,
+		   const struct gilk_filter *filter, const struct vc_text *text,
+		   unsigned mutations, struct vc_tally *t);
 
 /* The text the next plans are read from is not the last ones': the walk
  * memory starts empty (made on the first call). */

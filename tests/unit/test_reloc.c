@@ -224,44 +224,6 @@ static void plain_copied_and_traps_refused(void **st)
 	assert_int_equal(relocate(xen, sizeof(xen), out, &len, DST), RELOC_UNSUPPORTED);
 }
 
-/* The tsc template's encoders write its low registers, and refuse what
- * they cannot encode (a high register, [rsp] or [rbp] as a plain base)
- * with XW_RANGE and no byte written. */
-static void tsc_encoders_refuse_what_they_cannot_encode(void **st)
-{
-	uint8_t out[16];
-	struct x86w w;
-
-	(void)st;
-	xw_init(&w, out, sizeof(out), DST);
-	xw_lock_xadd64(&w, R_RDX, R_RCX);
-	assert_int_equal(w.err, XW_OK);
-	assert_memory_equal(out, ((uint8_t[]){ 0xf0, 0x48, 0x0f, 0xc1, 0x0a }), 5);
-	xw_init(&w, out, sizeof(out), DST);
-	xw_store64_disp8(&w, R_RDI, 8, R_RAX);
-	assert_int_equal(w.err, XW_OK);
-	assert_memory_equal(out, ((uint8_t[]){ 0x48, 0x89, 0x47, 0x08 }), 4);
-	{
-		static const enum x86reg bad_xadd[][2] = {
-			{ R_RSP, R_RCX }, { R_RBP, R_RCX }, { R_R8, R_RCX }, { R_RDX, R_R9 },
-		};
-
-		for (size_t i = 0; i < sizeof(bad_xadd) / sizeof(bad_xadd[0]); i++) {
-			xw_init(&w, out, sizeof(out), DST);
-			xw_lock_xadd64(&w, bad_xadd[i][0], bad_xadd[i][1]);
-			assert_int_equal(w.err, XW_RANGE);
-			assert_int_equal(w.len, 0);
-		}
-	}
-	xw_init(&w, out, sizeof(out), DST);
-	xw_store64_disp8(&w, R_RSP, 8, R_RAX);
-	assert_int_equal(w.err, XW_RANGE);
-	xw_init(&w, out, sizeof(out), DST);
-	xw_mov32_imm(&w, R_R10, 1);
-	assert_int_equal(w.err, XW_RANGE);
-	assert_int_equal(w.len, 0);
-}
-
 const struct CMUnitTest reloc_tests[] = {
 	cmocka_unit_test(jmp_rel8_widened),
 	cmocka_unit_test(jcc_rel8_and_rel32_widened),
@@ -273,6 +235,5 @@ const struct CMUnitTest reloc_tests[] = {
 	cmocka_unit_test(rip_relative_rebased),
 	cmocka_unit_test(out_of_reach_refused),
 	cmocka_unit_test(plain_copied_and_traps_refused),
-	cmocka_unit_test(tsc_encoders_refuse_what_they_cannot_encode),
 };
 const size_t reloc_ntests = sizeof(reloc_tests) / sizeof(reloc_tests[0]);

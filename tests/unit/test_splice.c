@@ -9,10 +9,31 @@
 
 #include "cfg.h"
 #include "splice.h"
+#include "template.h"
 #include "textfacts.h"
 #include "unit.h"
 
 #define F 0xffffffff81001000ull
+#define TRAMP 0xffffffffc0001000ull
+#define EVICT 0xffffffffc0002000ull
+
+/* A splice's parameters as live splicing gets them: gilk.ko's template
+ * kind, with a reservation's handler and per-CPU counter (the filtered
+ * counter right after it). */
+static struct splice_params params_for(struct template *t, enum gilk_tramp_kind kind,
+				       bool clac, uint64_t counter)
+{
+	const struct gilk_reserve r = {
+		.tramp = TRAMP, .evict_tramp = EVICT, .handler = 0xffffffffc0000000ull,
+		.counter = counter, .filtered = counter + 8, .cpu_number = 0x1000,
+		.preempt_count = 0x1008, .current_task = 0x1010, .task_pid = 0x500,
+		.tsc_ring = 0xffffffffc0100000ull,
+	};
+
+	assert_true(template_init(t, kind, &r, clac, NULL));
+	return (struct splice_params){ .tramp = r.tramp, .evict_tramp = r.evict_tramp,
+				       .header = &t->header };
+}
 
 struct fixture {
 	struct decoder *d;
@@ -71,7 +92,8 @@ static void plain_jmp(void **st)
 	struct fixture *fx = fn(simple, sizeof(simple), NULL, 0);
 	struct splice_plan p;
 	struct splice_code c;
-	struct splice_params sp = { .tramp = 0xffffffffc0001000ull, .handler = 0xffffffffc0000000ull };
+	struct template t;
+	struct splice_params sp = params_for(&t, GILK_TRAMP_FULL, false, 0);
 	enum splice_reason why;
 
 	(void)st;
@@ -84,7 +106,7 @@ static void plain_jmp(void **st)
 	assert_memory_equal(c.patches[0].orig, simple, 5);
 	/* no clac unless asked for */
 	assert_null(memmem(c.tramp, c.reloc_off, "\x0f\x01\xca", 3));
-	sp.clac = true;
+	sp = params_for(&t, GILK_TRAMP_FULL, true, 0);
 	assert_int_equal(splice_emit(&p, &sp, &c, &why), 0);
 	assert_non_null(memmem(c.tramp, c.reloc_off, "\x0f\x01\xca", 3));
 }
@@ -136,7 +158,8 @@ static void bounce_via_padding(void **st)
 	struct fixture *fx = fn(b, sizeof(b), NULL, 0);
 	struct splice_plan p;
 	struct splice_code c;
-	struct splice_params sp = { .tramp = 0xffffffffc0001000ull, .handler = 0xffffffffc0000000ull };
+	struct template t;
+	struct splice_params sp = params_for(&t, GILK_TRAMP_FULL, false, 0);
 	enum splice_reason why;
 
 	(void)st;
@@ -171,8 +194,8 @@ static void bounce_via_eviction(void **st)
 	struct fixture *fx = fn(b, sizeof(b), NULL, 0);
 	struct splice_plan p;
 	struct splice_code c;
-	struct splice_params sp = { .tramp = 0xffffffffc0001000ull, .evict_tramp = 0xffffffffc0002000ull,
-				    .handler = 0xffffffffc0000000ull };
+	struct template t;
+	struct splice_params sp = params_for(&t, GILK_TRAMP_FULL, false, 0);
 	enum splice_reason why;
 
 	(void)st;
@@ -232,7 +255,8 @@ static void bug_and_warn_sites_replayed(void **st)
 		0x0f, 0x0b,             /* 5 BUG */
 		0xcc, 0xcc, 0xcc, 0xcc, 0xcc, 0xcc, 0xcc, 0xcc,
 	};
-	struct splice_params sp = { .tramp = 0xffffffffc0001000ull, .handler = 0xffffffffc0000000ull };
+	struct template t;
+	struct splice_params sp = params_for(&t, GILK_TRAMP_FULL, false, 0);
 	struct fixture *fx;
 	struct splice_plan p;
 	struct splice_code c;
@@ -556,7 +580,8 @@ static void endbr_kept_in_place(void **st)
 static void refused_plan_not_emitted(void **st)
 {
 	struct fixture *fx = fn(simple, sizeof(simple), NULL, 0);
-	struct splice_params sp = { .tramp = 0xffffffffc0001000ull, .handler = 0xffffffffc0000000ull };
+	struct template t;
+	struct splice_params sp = params_for(&t, GILK_TRAMP_FULL, false, 0);
 	static struct splice_code c;
 	struct splice_plan p;
 	enum splice_reason why = SPLICE_OK;
@@ -636,8 +661,8 @@ static void count_template(void **state)
 	static const uint8_t cmp_first[] = { 0x48, 0x89, 0xf8, 0x48, 0x83, 0xff, 0x0a, 0x7c, 0x01, 0xc3, 0xc3 };
 	static const uint8_t near[] = { 0x65, 0x48, 0xff, 0x04, 0x25, 0x00, 0x20, 0x00, 0x00 };
 	static const uint8_t far[] = { 0x50, 0x48, 0xb8 };
-	struct splice_params sp = { .tramp = 0xffffffffc0001000ull, .handler = 0xffffffffc0000000ull,
-				    .tmpl = TT_COUNT, .counter = 0x2000 };
+	struct template t;
+	struct splice_params sp = params_for(&t, GILK_TRAMP_COUNT, false, 0x2000);
 	static struct splice_code c;
 	struct splice_plan p;
 	enum splice_reason why;
@@ -646,34 +671,115 @@ static void count_template(void **state)
 	(void)state;
 	assert_int_equal(splice_plan(&fx->env, F, &p), 0);
 	assert_int_equal(splice_emit(&p, &sp, &c, &why), 0);
-	assert_int_equal(c.tmpl, TT_COUNT);
 	assert_int_equal(c.reloc_off, sizeof(near));
 	assert_memory_equal(c.tramp, near, sizeof(near));
-	sp.counter = 0x0000777f3ff03000ull;
+	t.params.counter = 0x0000777f3ff03000ull;
 	assert_int_equal(splice_emit(&p, &sp, &c, &why), 0);
 	assert_memory_equal(c.tramp, far, sizeof(far));
 	assert_int_equal(c.reloc_off, 1 + 10 + 4 + 1);
 	/* what is reserved is what the template can take, not a full header */
-	assert_true(c.tramp_len <= splice_tramp_size(&p, TT_COUNT));
-	assert_true(splice_tramp_size(&p, TT_COUNT) < splice_tramp_size(&p, TT_SCRATCH));
-	assert_true(splice_tramp_size(&p, TT_SCRATCH) < splice_tramp_size(&p, TT_FULL));
-	assert_true(splice_tramp_size(&p, TT_COUNT) <= 64);
+	assert_true(c.tramp_len <= template_tramp_size(&p, GILK_TRAMP_COUNT));
+	assert_true(template_tramp_size(&p, GILK_TRAMP_COUNT) < template_tramp_size(&p, GILK_TRAMP_SCRATCH));
+	assert_true(template_tramp_size(&p, GILK_TRAMP_SCRATCH) < template_tramp_size(&p, GILK_TRAMP_FULL));
+	assert_true(template_tramp_size(&p, GILK_TRAMP_COUNT) <= 64);
 	fx = fn(jcc_first, sizeof(jcc_first), NULL, 0);
 	assert_int_equal(splice_plan(&fx->env, F, &p), 0);
-	sp.counter = 0x2000;
+	t.params.counter = 0x2000;
 	assert_int_equal(splice_emit(&p, &sp, &c, &why), 0);
 	assert_int_equal(c.tramp[0], 0x9c);
 	assert_memory_equal(c.tramp + 1, near, sizeof(near));
 	assert_int_equal(c.tramp[1 + sizeof(near)], 0x9d);
 	/* scratch: flags, then the nine registers a call clobbers */
-	sp.tmpl = TT_SCRATCH;
+	t.params.kind = GILK_TRAMP_SCRATCH;
 	assert_int_equal(splice_emit(&p, &sp, &c, &why), 0);
 	assert_memory_equal(c.tramp, ((const uint8_t[]){ 0x9c, 0x50, 0x51, 0x52, 0x56, 0x57,
 							 0x41, 0x50, 0x41, 0x51, 0x41, 0x52,
 							 0x41, 0x53, 0xfc }), 15);
 }
 
+/* The header is gilk.ko's template, written by its own code (kmod/tramp.c):
+ * the flags saved where the plan finds them live, the full template for a
+ * BUG()/WARN() replay, nothing where the template cannot reach what it
+ * addresses, and count_task only for a filter it can test inline. */
+static void header_is_gilk_template(void **state)
+{
+	static const uint8_t cmp_first[] = { 0x48, 0x89, 0xf8, 0x48, 0x83, 0xff, 0x0a, 0x7c, 0x01, 0xc3, 0xc3 };
+	struct fixture *fx = fn(cmp_first, sizeof(cmp_first), NULL, 0);
+	struct gilk_filter f = { .len = 3 };
+	static struct splice_code c;
+	struct gilk_reserve r = { .counter = 0x2000, .filtered = 0x2008,
+				  .current_task = 0x1010, .task_pid = 0x500,
+				  .task_tgid = 0x504, .task_comm = 0x700 };
+	uint8_t expect[GILK_TRAMP_HEADER_MAX];
+	struct gilk_tramp_params tp;
+	struct template t;
+	struct splice_params sp;
+	struct splice_plan p;
+	enum splice_reason why;
+
+	(void)state;
+	assert_int_equal(splice_plan(&fx->env, F, &p), 0);
+	assert_true(p.flags_dead);
+	/* tsc, the flags dead: gilk.ko's bytes for tsc, not tsc_flags */
+	sp = params_for(&t, GILK_TRAMP_TSC, false, 0x2000);
+	assert_int_equal(splice_emit(&p, &sp, &c, &why), 0);
+	tp = t.params;
+	tp.tramp = TRAMP;
+	tp.site = F;
+	assert_int_equal(c.reloc_off, gilk_tramp_header(expect, &tp));
+	assert_memory_equal(c.tramp, expect, c.reloc_off);
+	/* and a %gs offset beyond a disp32 is out of the template's reach */
+	t.params.cpu_number = 1ull << 40;
+	assert_int_equal(splice_emit(&p, &sp, &c, &why), -1);
+	assert_int_equal(why, SR_BRANCH_RANGE);
+	/* flags live: count with pushfq/popfq */
+	p.flags_dead = false;
+	sp = params_for(&t, GILK_TRAMP_COUNT, false, 0x2000);
+	assert_int_equal(splice_emit(&p, &sp, &c, &why), 0);
+	tp = t.params;
+	tp.kind = GILK_TRAMP_COUNT_FLAGS;
+	tp.tramp = TRAMP;
+	assert_int_equal(c.reloc_off, gilk_tramp_header(expect, &tp));
+	assert_memory_equal(c.tramp, expect, c.reloc_off);
+	/* a replayed BUG()/WARN() reads pt_regs: the full template */
+	p.bug = BUG_WARN;
+	assert_int_equal(splice_emit(&p, &sp, &c, &why), 0);
+	tp.kind = GILK_TRAMP_FULL;
+	tp.site = F;
+	assert_int_equal(c.reloc_off, gilk_tramp_header(expect, &tp));
+	assert_memory_equal(c.tramp, expect, c.reloc_off);
+	assert_true(template_tramp_size(&p, GILK_TRAMP_COUNT) ==
+		    template_tramp_size(&p, GILK_TRAMP_FULL));
+	p.bug = BUG_NONE;
+	/* count_task: one test of the task (tid == 42), else no template */
+	f.test[0] = (struct gilk_filter_test){ .op = GILK_FOP_EQ, .field = GILK_FF_TID,
+					       .jt = 0, .jf = 1, .mask = ~0ull, .value = 42 };
+	f.test[1] = (struct gilk_filter_test){ .op = GILK_FOP_RET, .value = 1 };
+	f.test[2] = (struct gilk_filter_test){ .op = GILK_FOP_RET, .value = 0 };
+	assert_int_equal(template_of(GILK_NEEDS_NOTHING, &f), GILK_TRAMP_COUNT_TASK);
+	assert_int_equal(template_of(GILK_NEEDS_REGS, &f), GILK_TRAMP_FULL);
+	assert_true(template_init(&t, GILK_TRAMP_COUNT_TASK, &r, false, &f));
+	assert_int_equal(t.params.task_field, 0x500);
+	assert_int_equal(t.params.task_len, 4);
+	sp = (struct splice_params){ .tramp = TRAMP, .header = &t.header };
+	assert_int_equal(splice_emit(&p, &sp, &c, &why), 0);
+	/* cmp dword [rax + 0x500], 42 */
+	assert_non_null(memmem(c.tramp, c.reloc_off,
+			       "\x81\xb8\x00\x05\x00\x00\x2a\x00\x00\x00", 10));
+	r.filtered = 0x3000;	/* not the counter's neighbour */
+	assert_false(template_init(&t, GILK_TRAMP_COUNT_TASK, &r, false, &f));
+	r.filtered = 0x2008;
+	r.current_task = 1ull << 40;
+	assert_false(template_init(&t, GILK_TRAMP_COUNT_TASK, &r, false, &f));
+	f.len = 0;
+	assert_false(template_init(&t, GILK_TRAMP_COUNT_TASK, &r, false, &f));
+	assert_int_equal(template_of(GILK_NEEDS_NOTHING, NULL), GILK_TRAMP_COUNT);
+	assert_int_equal(template_of(GILK_NEEDS_TSC, NULL), GILK_TRAMP_TSC);
+	assert_int_equal(template_of(GILK_NEEDS_SCRATCH, NULL), GILK_TRAMP_SCRATCH);
+}
+
 const struct CMUnitTest splice_tests[] = {
+	cmocka_unit_test(header_is_gilk_template),
 	cmocka_unit_test(flags_liveness),
 	cmocka_unit_test(count_template),
 	cmocka_unit_test(plain_jmp),

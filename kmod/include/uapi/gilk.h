@@ -140,7 +140,7 @@ struct gilk_tsc_ring {
 
 /*
  * What an instrument needs of the site, which chooses the trampoline's
- * template (kmod/tramp.h):
+ * template (kmod/include/gilk_tramp.h):
  *  REGS     a struct pt_regs as the site saw it (the full template);
  *  SCRATCH  nothing of the site's registers: the trampoline saves only what
  *           a C call clobbers (flags, rax, rcx, rdx, rsi, rdi, r8-r11), and
@@ -240,7 +240,7 @@ static inline __u32 gilk_filter_needs(const struct gilk_filter *f, __u32 needs)
 }
 
 /*
- * A filter count can test inline, calling nothing (kmod/tramp.h's
+ * A filter count can test inline, calling nothing (gilk_tramp.h's
  * count_task template): one test, pid or tid == a number below 2^32 or comm
  * == a string of at most 15 characters, or its negation, then the two RETs.
  * Returns 1 with the field, the value (comm: the string's index) and

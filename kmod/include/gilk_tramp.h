@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * gilk.ko's own trampoline templates: the bytes a trampoline runs before the
- * relocated instructions. The checker (verify.c) compares what user space
- * proposes with these, byte for byte, so every template a plan may use is
- * listed here and nowhere else in the kernel.
+ * The trampoline templates: the bytes a trampoline runs before the
+ * relocated instructions. They have one producer, kmod/tramp.c: gilk.ko's
+ * checker (verify.c) compares what user space proposes with its bytes, and
+ * the planner (lib/template.c) links the same code to propose them, so
+ * every template a plan may use is written here and nowhere else.
  *
  * The templates, chosen by what the instrument needs (GILK_NEEDS_* in the
  * uapi header) and the request's flags (gilk_tramp_kind()):
@@ -44,7 +45,7 @@
 #ifndef _GILK_TRAMP_H
 #define _GILK_TRAMP_H
 
-#include "verify_env.h"
+#include "gilk_neutral.h"
 
 #define GILK_TRAMP_HEADER_MAX 320
 
@@ -57,6 +58,7 @@ enum gilk_tramp_kind {
 	GILK_TRAMP_TSC_FLAGS,
 	GILK_TRAMP_COUNT_TASK,	/* the flags left alone: dead at the site */
 	GILK_TRAMP_COUNT_TASK_FLAGS,
+	GILK_TRAMP_NKINDS
 };
 
 struct gilk_tramp_params {

@@ -294,7 +294,7 @@ bench-live:
 	@scripts/setup --bench
 	@$(MAKE) --no-print-directory all
 	@scripts/lab --kernel $(KERNEL) --with-bpftrace --mem 2048 --timeout 3600 \
-		--run 'insmod build/gilk.ko && \
+		--run 'insmod build/gilk.ko && insmod build/instruments/hello.ko && \
 		mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null; build/bench-live'
 
 # (arm64's: gilk cross-built for it; gilk.ko is not built for arm64 yet)

@@ -21,7 +21,9 @@
  *          tsc writes one into gilk's);
  *   entry  a function getppid calls, that has BTF: gilk count at its
  *          entry block, a kprobe event at function+0 (through ftrace),
- *          bpftrace's kprobe (also ftrace) and kfunc (a BPF trampoline).
+ *          bpftrace's kprobe (also ftrace) and kfunc (a BPF trampoline);
+ *          gilk's hello there (an event with the pid) in turn with
+ *          bpftrace's kfunc printing the pid.
  * Turnaround: one splice against one kprobe event (defined and enabled);
  * a 100-block batch against as many kprobe events and bpftrace's attach
  * time for the same probes; the networking-core coverage batch (the
@@ -130,6 +132,7 @@ struct probe {
 	struct splice_plan plan;
 	const char *instrument, *where;
 	const struct gilk_filter *filter;	/* a splice's, or NULL */
+	const char *action;	/* bpftrace's on each hit besides counting, or NULL */
 	uint64_t optimized;	/* the kprobe's address, to wait for it */
 	bool record;		/* a kprobe event with tracing on */
 	uint32_t id;
@@ -331,7 +334,7 @@ static double with_kprobe(struct bench *b, const char *figure, const char *where
 static int bpftrace_on(struct bench *b, struct probe *p, struct gerr *e)
 {
 	(void)b;
-	return bpftrace_start(&p->bt, p->where, e);
+	return bpftrace_start_action(&p->bt, p->where, p->action, e);
 }
 
 static int bpftrace_off(struct bench *b, struct probe *p, struct gerr *e)
@@ -351,6 +354,28 @@ static double with_bpftrace(struct bench *b, const char *figure, const char *pro
 			   .where = probe };
 
 	return paired(b, &p);
+}
+
+/*
+ * hello at site (an event with the pid a hit, into gilk's ring) in turn
+ * with bpftrace's kfunc at the function printing the pid (8 bytes a hit
+ * into its perf buffer, which bpftrace reads and prints as it goes): the
+ * same event, each tool's way. hello alone where bpftrace is not there.
+ */
+static void hello_vs_bpftrace(struct bench *b, uint64_t site, const char *kfunc,
+			      double *hello, double *bt)
+{
+	struct probe p, q = { .figure = "bpftrace kfunc printing the pid", .on = bpftrace_on,
+			      .off = bpftrace_off, .where = kfunc,
+			      .action = "printf(\"%d\\n\", pid);" };
+
+	*hello = *bt = NAN;
+	if (splice_probe(b, "hello at entry", site, "hello", false, NULL, &p, NULL))
+		return;
+	if (kfunc[0] && !paired_two(b, b->runs, &p, &q, hello, bt))
+		return;
+	*bt = NAN;
+	*hello = paired(b, &p);
 }
 
 static uint64_t function_addr(struct bench *b, const char *name)
@@ -399,7 +424,7 @@ static void per_hit(struct bench *b)
 	double none, count, tsc, regs, trap, kp_int3, bt_int3;
 	double opt_count = NAN, opt_tsc = NAN, kp_opt = NAN, kp_opt_rec = NAN;
 	double e_count, kp_ftrace, bt_ftrace, bt_kfunc = NAN;
-	double f_pid, f_comm, f_any, c_pid, c_comm;
+	double f_pid, f_comm, f_any, c_pid, c_comm, e_hello = NAN, bt_printf = NAN;
 	struct bpftrace bt;
 	uint64_t unused;
 	struct gerr e;
@@ -466,6 +491,8 @@ static void per_hit(struct bench *b)
 	bt_ftrace = with_bpftrace(b, "bpftrace kprobe ftrace", bt_probe);
 	if (kfunc[0])
 		bt_kfunc = with_bpftrace(b, "bpftrace kfunc", kfunc);
+	if (entry)
+		hello_vs_bpftrace(b, entry, kfunc, &e_hello, &bt_printf);
 
 	bench_line(stdout, "hit-none", none, "ns/call", "kprobe-int3 per hit", kp_int3);
 	bench_line(stdout, "hit-count", count, "ns/hit", "kprobe-int3", kp_int3);
@@ -487,6 +514,8 @@ static void per_hit(struct bench *b)
 	bench_line(stdout, "hit-kprobe-ftrace", kp_ftrace, "ns/hit", "kprobe-int3", kp_int3);
 	bench_line(stdout, "hit-bpftrace-kprobe-ftrace", bt_ftrace, "ns/hit", "kprobe-ftrace", kp_ftrace);
 	bench_line(stdout, "hit-bpftrace-kfunc", bt_kfunc, "ns/hit", "kprobe-ftrace", kp_ftrace);
+	bench_line(stdout, "hit-hello-entry", e_hello, "ns/hit", "bpftrace-kfunc-printf-pid-in-turn",
+		   bt_printf);
 }
 
 /* The block sites of fn. */

@@ -145,14 +145,48 @@ static bool read_until(int fd, const char *want, char *line, size_t len,
 	return false;
 }
 
-int bpftrace_start(struct bpftrace *bt, const char *probes, struct gerr *e)
+/*
+ * Reads bpftrace's output from in to its end and writes each line that
+ * does not start with a digit to out: what a hit prints (a number) is
+ * drained as bpftrace writes it, so that it never waits on a full pipe,
+ * and what it says (its count, a lost event) goes on to the reader.
+ */
+static void drain(int in, int out)
+{
+	char buf[4096];
+	bool at_start = true, keep = false;
+	ssize_t n;
+
+	while ((n = read(in, buf, sizeof(buf))) > 0) {
+		for (ssize_t i = 0; i < n; i++) {
+			if (at_start)
+				keep = buf[i] < '0' || buf[i] > '9';
+			at_start = buf[i] == '\n';
+			if (keep && write(out, &buf[i], 1) != 1)
+				return;
+		}
+	}
+}
+
+/* A bpftrace that could not be started as asked, gone. */
+static void abandon(struct bpftrace *bt)
+{
+	close(bt->out);
+	kill(bt->pid, SIGKILL);
+	waitpid(bt->pid, NULL, 0);
+}
+
+int bpftrace_start_action(struct bpftrace *bt, const char *probes, const char *action,
+			  struct gerr *e)
 {
 	char prog[1 << 16], line[512], last[512] = "no output";
-	int fds[2];
+	int fds[2], kept[2];
+	pid_t drainer;
 	int len = snprintf(prog, sizeof(prog),
-			   "%s { @ = count(); } BEGIN { printf(\"" GO "\\n\"); }",
-			   probes);
+			   "%s { %s @ = count(); } BEGIN { printf(\"" GO "\\n\"); }",
+			   probes, action ? action : "");
 
+	bt->drainer = 0;
 	if (len < 0 || (size_t)len >= sizeof(prog))
 		return gerr_set(e, "bpftrace: %zu bytes of probes is too long", strlen(probes));
 	if (access(BPFTRACE, X_OK))
@@ -178,13 +212,41 @@ int bpftrace_start(struct bpftrace *bt, const char *probes, struct gerr *e)
 	}
 	close(fds[1]);
 	bt->out = fds[0];
-	if (read_until(bt->out, GO, line, sizeof(line), last, sizeof(last), ATTACH_SECONDS))
+	if (!read_until(bt->out, GO, line, sizeof(line), last, sizeof(last), ATTACH_SECONDS)) {
+		abandon(bt);
+		return gerr_set(e, "bpftrace did not attach %.60s%s: %s", probes,
+				strlen(probes) > 60 ? "..." : "", last);
+	}
+	if (!action)
 		return 0;
+	/* a hit prints: a child drains it from here on */
+	if (pipe(kept)) {
+		sys_fail(e, "pipe");
+		abandon(bt);
+		return -1;
+	}
+	drainer = fork();
+	if (drainer == 0) {
+		close(kept[0]);
+		drain(bt->out, kept[1]);
+		_exit(0);
+	}
+	close(kept[1]);
+	if (drainer < 0) {
+		sys_fail(e, "fork");
+		close(kept[0]);
+		abandon(bt);
+		return -1;
+	}
 	close(bt->out);
-	kill(bt->pid, SIGKILL);
-	waitpid(bt->pid, NULL, 0);
-	return gerr_set(e, "bpftrace did not attach %.60s%s: %s", probes,
-			strlen(probes) > 60 ? "..." : "", last);
+	bt->out = kept[0];
+	bt->drainer = drainer;
+	return 0;
+}
+
+int bpftrace_start(struct bpftrace *bt, const char *probes, struct gerr *e)
+{
+	return bpftrace_start_action(bt, probes, NULL, e);
 }
 
 int bpftrace_stop(struct bpftrace *bt, uint64_t *count, struct gerr *e)
@@ -198,6 +260,9 @@ int bpftrace_stop(struct bpftrace *bt, uint64_t *count, struct gerr *e)
 	close(bt->out);
 	kill(bt->pid, SIGKILL);	/* if SIGINT did not end it */
 	waitpid(bt->pid, &status, 0);
+	if (bt->drainer > 0)	/* its input ended with bpftrace */
+		waitpid(bt->drainer, NULL, 0);
+	bt->drainer = 0;
 	if (!found)
 		return gerr_set(e, "bpftrace printed no count: %s", last);
 	*count = strtoull(line + 3, NULL, 10);

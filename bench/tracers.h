@@ -37,12 +37,18 @@ int graph_longest(const char *const *fns, size_t n, void (*work)(void *), void *
 struct bpftrace {
 	pid_t pid;
 	int out;                   /* its stdout and stderr */
+	pid_t drainer;             /* what reads a printing program's hits, or 0 */
 };
 
 /* Starts bpftrace on probes ("kprobe:f", "kfunc:f", comma-separated) that
  * count their hits into @, and returns once all are attached (bpftrace
  * runs BEGIN after attaching every probe). */
 int bpftrace_start(struct bpftrace *bt, const char *probes, struct gerr *e);
+/* The same, with action run on each hit too: a printf of numbers, which a
+ * child process reads as bpftrace writes them (as a user's terminal or
+ * file would take them), so that bpftrace never waits on its output. */
+int bpftrace_start_action(struct bpftrace *bt, const char *probes, const char *action,
+			  struct gerr *e);
 /* Stops it (SIGINT, as Ctrl-C) and reads the count it printed. */
 int bpftrace_stop(struct bpftrace *bt, uint64_t *count, struct gerr *e);
 

@@ -24,17 +24,20 @@
 #include "image.h"
 #include "symtab.h"
 
+/* Numbered as gilk.ko's FACTS numbers the kinds it reports (GILK_RES_* in
+ * the uapi; lib/ asserts each equal): those first, then the two only the
+ * planner reads from the image. */
 enum res_kind {
 	RES_JUMP_LABEL,
 	RES_STATIC_CALL,
 	RES_FTRACE,
 	RES_EXTABLE,
-	RES_ALTERNATIVE,
 	RES_BLACKLIST,
 	RES_KPROBE,      /* live only: a kprobe is registered there */
 	RES_SMP_LOCK,    /* live only: a lock prefix rewritten on CPU hotplug */
-	RES_IDLE,        /* .cpuidle.text: RCU-tasks does not wait for idle */
 	RES_OWN_PATH,    /* live only: gilk's int3 divert or hit path runs it */
+	RES_ALTERNATIVE,
+	RES_IDLE,        /* .cpuidle.text: RCU-tasks does not wait for idle */
 	RES_NKINDS
 };
 

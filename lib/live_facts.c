@@ -39,19 +39,15 @@ int lv_near_ranges(struct live *lv, uint64_t lo, uint64_t hi)
 	return 0;
 }
 
+/* A fact's kind is the planner's reservation of the same number. */
+_Static_assert(RES_JUMP_LABEL == GILK_RES_JUMP_LABEL && RES_STATIC_CALL == GILK_RES_STATIC_CALL &&
+	       RES_FTRACE == GILK_RES_FTRACE && RES_EXTABLE == GILK_RES_EXTABLE &&
+	       RES_BLACKLIST == GILK_RES_BLACKLIST && RES_KPROBE == GILK_RES_KPROBE &&
+	       RES_SMP_LOCK == GILK_RES_SMP_LOCK && RES_OWN_PATH == GILK_RES_OWN_PATH,
+	       "core/'s reservation kinds are numbered as gilk.ko's facts");
+
 static int add_fact(struct textfacts *tf, const struct gilk_fact *f)
 {
-	static const enum res_kind kinds[] = {
-		[GILK_RES_JUMP_LABEL] = RES_JUMP_LABEL,
-		[GILK_RES_STATIC_CALL] = RES_STATIC_CALL,
-		[GILK_RES_FTRACE] = RES_FTRACE,
-		[GILK_RES_EXTABLE] = RES_EXTABLE,
-		[GILK_RES_BLACKLIST] = RES_BLACKLIST,
-		[GILK_RES_KPROBE] = RES_KPROBE,
-		[GILK_RES_SMP_LOCK] = RES_SMP_LOCK,
-		[GILK_RES_OWN_PATH] = RES_OWN_PATH,
-	};
-
 	switch (f->kind) {
 	case GILK_FACT_TARGET:
 		return textfacts_add_target(tf, f->start);
@@ -60,8 +56,9 @@ static int add_fact(struct textfacts *tf, const struct gilk_fact *f)
 		/* gilk.ko runs on x86-64: the trap is a 2-byte ud2 */
 		return textfacts_add_bug(tf, f->start, 2, f->kind == GILK_FACT_WARN);
 	default:
-		if (f->kind < sizeof(kinds) / sizeof(kinds[0]))
-			return textfacts_add_range(tf, f->start, f->end, kinds[f->kind]);
+		/* a kind this planner does not know is left out */
+		if (f->kind <= GILK_RES_OWN_PATH)
+			return textfacts_add_range(tf, f->start, f->end, (enum res_kind)f->kind);
 		return 0;
 	}
 }

@@ -126,8 +126,8 @@ $(B)/kverify/%.o: $(KD)/arch/x86/lib/%.c
 	@mkdir -p $(dir $@)
 	$(CC) -O2 -g -w $(KV_INC) -I$(KD)/arch/x86/lib -c $< -o $@
 # (The templates it compares with come from libgilklive.a, as the planner's.)
-$(B)/libkverify.a: $(B)/kverify/verify.o $(B)/kverify/verify_reloc.o $(B)/kverify/verify_walk.o \
-		$(B)/kverify/flags.o $(B)/kverify/insn.o $(B)/kverify/inat.o
+$(B)/libkverify.a: $(B)/kverify/verify.o $(B)/kverify/verify_ctx.o $(B)/kverify/verify_reloc.o \
+		$(B)/kverify/verify_walk.o $(B)/kverify/flags.o $(B)/kverify/insn.o $(B)/kverify/inat.o
 	ar rcs $@ $^
 
 $(B)/bin/test-json: $(B)/tests/json_check.o

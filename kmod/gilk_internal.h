@@ -252,21 +252,59 @@ void gilk_modules_exit(void);
 /* checks.c: re-validation before any write. */
 int gilk_check_range(unsigned long addr, u32 len, const u8 *expect,
 		     const struct gilk_instrument *ins, struct gilk_why *why);
+
+/* textkind.c: what an address is. */
 bool gilk_is_text(unsigned long addr, int *kind);
+/*
+ * A retpoline, return thunk or other thunk gilk's path runs through (by
+ * address, or by its symbol's name).
+ */
+bool gilk_is_thunk(unsigned long a);
+bool gilk_thunk_name(const char *name);
+
+/* reserved.c: what the kernel reserves in a range. */
 bool gilk_kprobe_near(unsigned long a, u32 len);
 /* A kprobe at one of the bytes [a, a + len). */
 bool gilk_kprobe_on(unsigned long a, u32 len);
+/* The static call trampolines (__SCT__*), the core kernel's and a module's. */
+bool gilk_in_static_call_tramps(unsigned long lo, unsigned long hi);
+bool gilk_in_module_static_call_tramp(unsigned long lo, unsigned long hi);
+/* The kernel's predicates, end exclusive: nonzero where [lo, hi) holds one. */
+int gilk_alt_reserved(unsigned long lo, unsigned long hi);
+int gilk_static_call_reserved(unsigned long lo, unsigned long hi);
+bool gilk_in_idle_text(unsigned long a);
+/* The jump label sites in [lo, hi) of text of kind text, as facts of kind. */
+void gilk_jump_facts(int text, unsigned long lo, unsigned long hi, u32 kind,
+		     struct gilk_facts *f, struct gilk_fact *out);
+bool gilk_static_reserved(int text, unsigned long lo, unsigned long hi);
 /* Whether [addr, addr + len) holds a jump label site. */
 bool gilk_jump_label_reserved(unsigned long addr, u32 len);
+
 /*
- * An edge into [lo, hi) that decoding code near it does not find: a jump
- * label's target, an exception fixup's landing, a branch between a
- * function and its .cold part.
+ * facts.c: the FACTS answer, from every provider; and an edge into
+ * [lo, hi) that decoding code near it does not find: a jump label's
+ * target, an exception fixup's landing, a branch between a function and
+ * its .cold part.
  */
 bool gilk_hidden_edge(unsigned long lo, unsigned long hi);
 int gilk_facts(struct gilk_facts *f, struct gilk_fact *out);
-void gilk_add_fact(struct gilk_facts *f, struct gilk_fact *out,
-		   unsigned long lo, unsigned long hi, u32 kind);
+
+/*
+ * A range of kind added to a FACTS answer, merged with the last one where
+ * they touch; counted past max, so the caller learns the room it needs.
+ */
+static inline void gilk_add_fact(struct gilk_facts *f, struct gilk_fact *out,
+				 unsigned long lo, unsigned long hi, u32 kind)
+{
+	if (f->count && f->count <= f->max && out[f->count - 1].kind == kind &&
+	    out[f->count - 1].end == lo) {
+		out[f->count - 1].end = hi;
+		return;
+	}
+	if (f->count < f->max)
+		out[f->count] = (struct gilk_fact){ lo, hi, kind, 0 };
+	f->count++;
+}
 
 /*
  * siteindex.c: the core kernel's jump label and static call sites, sorted,
@@ -340,12 +378,6 @@ int gilk_own_path_init(void);
 void gilk_own_path_exit(void);
 void gilk_own_path_facts(struct gilk_facts *f, struct gilk_fact *out,
 			 unsigned long lo, unsigned long hi);
-/*
- * checks.c: a retpoline, return thunk or other thunk gilk's path runs
- * through (by address, or by its symbol's name).
- */
-bool gilk_is_thunk(unsigned long a);
-bool gilk_thunk_name(const char *name);
 
 /* trampmem.c: trampolines packed in module-area chunks. gilk_lock held. */
 unsigned long gilk_tramp_alloc(size_t size);
@@ -375,8 +407,13 @@ int gilk_bug_kind(unsigned long addr);
 void gilk_bug_facts(struct gilk_facts *f, struct gilk_fact *out,
 		    unsigned long lo, unsigned long hi);
 
-/* instrument.c */
+/*
+ * instrument.c: the registry. gilk_unregister_instrument() is unsplice.c's:
+ * the instrument's splices go with it.
+ */
 struct gilk_instrument *gilk_instrument_get(const char *name);
+/* Off the registry's list: no new splice finds it. */
+void gilk_instrument_unlist(struct gilk_instrument *ins);
 u32 gilk_instrument_needs(const struct gilk_instrument *ins);
 void gilk_instrument_put(struct gilk_instrument *ins);
 int gilk_instruments_list(struct gilk_instrument_info *out, u32 max, u32 *count);

@@ -11,7 +11,6 @@
  */
 #include <asm/msr.h>
 #include <asm/tsc.h>
-#include <linux/delay.h>
 #include <linux/kprobes.h>
 #include <linux/list.h>
 #include <linux/module.h>
@@ -91,34 +90,12 @@ int gilk_register_instrument(struct gilk_instrument *ins)
 }
 EXPORT_SYMBOL_GPL(gilk_register_instrument);
 
-void gilk_unregister_instrument(struct gilk_instrument *ins)
+void gilk_instrument_unlist(struct gilk_instrument *ins)
 {
-	int waited = 0;
-
-	/* off the list first: no new splice finds it */
 	mutex_lock(&instruments_lock);
 	list_del(&ins->node);
 	mutex_unlock(&instruments_lock);
-	/*
-	 * A splice using it holds its module, so none is left here, unless
-	 * the module is force-unloaded (rmmod -f), whose exit runs before
-	 * anything else hears of it: its splices go now, while its code is
-	 * still there. One being made with it now becomes active (or fails)
-	 * within a grace period or two, and goes then.
-	 */
-	while (atomic_read(&ins->users)) {
-		gilk_unsplice_dependents(NULL, ins);
-		if (!atomic_read(&ins->users))
-			break;
-		if (waited++ == 500) {
-			pr_warn("gilk: instrument %s still has %d users\n", ins->name,
-				atomic_read(&ins->users));
-			break;
-		}
-		msleep(20);
-	}
 }
-EXPORT_SYMBOL_GPL(gilk_unregister_instrument);
 
 struct gilk_instrument *gilk_instrument_get(const char *name)
 {
@@ -256,17 +233,25 @@ int gilk_builtin_init(void)
 		ret = gilk_register_instrument(&builtins[i]);
 		if (ret) {
 			while (i--)
-				gilk_unregister_instrument(&builtins[i]);
+				gilk_instrument_unlist(&builtins[i]);
 			return ret;
 		}
 	}
 	return 0;
 }
 
+/*
+ * After gilk_unsplice_all() (or before the device was there): no splice
+ * holds them, unless one was abandoned, which never lets go of them.
+ */
 void gilk_builtin_exit(void)
 {
 	int i;
 
-	for (i = 0; i < ARRAY_SIZE(builtins); i++)
-		gilk_unregister_instrument(&builtins[i]);
+	for (i = 0; i < ARRAY_SIZE(builtins); i++) {
+		gilk_instrument_unlist(&builtins[i]);
+		if (atomic_read(&builtins[i].users))
+			pr_warn("gilk: instrument %s still has %d users\n", builtins[i].name,
+				atomic_read(&builtins[i].users));
+	}
 }

@@ -438,3 +438,30 @@ void gilk_unsplice_all(void)
 	gilk_trampmem_exit();
 	mutex_unlock(&gilk_lock);
 }
+
+void gilk_unregister_instrument(struct gilk_instrument *ins)
+{
+	int waited = 0;
+
+	/* off the list first: no new splice finds it */
+	gilk_instrument_unlist(ins);
+	/*
+	 * A splice using it holds its module, so none is left here, unless
+	 * the module is force-unloaded (rmmod -f), whose exit runs before
+	 * anything else hears of it: its splices go now, while its code is
+	 * still there. One being made with it now becomes active (or fails)
+	 * within a grace period or two, and goes then.
+	 */
+	while (atomic_read(&ins->users)) {
+		gilk_unsplice_dependents(NULL, ins);
+		if (!atomic_read(&ins->users))
+			break;
+		if (waited++ == 500) {
+			pr_warn("gilk: instrument %s still has %d users\n", ins->name,
+				atomic_read(&ins->users));
+			break;
+		}
+		msleep(20);
+	}
+}
+EXPORT_SYMBOL_GPL(gilk_unregister_instrument);

@@ -5,7 +5,8 @@
  * neighbour, and the trampoline's header; verify_reloc.c the displaced
  * instructions against their relocation; verify_walk.c the functions
  * around, walked for edges (branches, jump tables, neighbours' jumps, hidden
- * edges) into what the splice overwrites.
+ * edges) into what the splice overwrites. verify_ctx.c holds the functions
+ * below all three.
  */
 #ifndef _GILK_VERIFY_CTX_H
 #define _GILK_VERIFY_CTX_H

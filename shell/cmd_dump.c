@@ -136,13 +136,15 @@ static int dump_events(struct session *s, int argc, char **argv, struct gerr *e)
 	}
 	/* the events the filter does not match stay for the next reader */
 	event_log_keep(s, &log, v.keep);
+	const struct symbolizer y = session_symbolizer(s);
+
 	f = fopen(path, "w");
 	if (!f) {
 		/* What was drained is not lost: it goes to the screen. */
-		format_events(s->out, FMT_TEXT, s, &v.log, SIZE_MAX);
+		format_events(s->out, FMT_TEXT, &y, &v.log, SIZE_MAX);
 		rc = gerr_set(e, "%s: %m (the drained events are shown above)", path);
 	} else {
-		format_events(f, fmt, s, &v.log, SIZE_MAX);
+		format_events(f, fmt, &y, &v.log, SIZE_MAX);
 		rc = finish(f, path, e);
 	}
 	if (!rc)
@@ -190,7 +192,9 @@ static int dump_splices(struct session *s, int argc, char **argv, struct gerr *e
 		free(all);
 		return gerr_set(e, "%s: %m", path);
 	}
-	format_splices(f, fmt, s, all, n);
+	const struct symbolizer y = session_symbolizer(s);
+
+	format_splices(f, fmt, &y, all, n);
 	if (fmt == FMT_JSON)
 		fputc('\n', f);
 	free(all);

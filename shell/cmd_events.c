@@ -36,7 +36,9 @@ static int run(struct session *s, int argc, char **argv, struct gerr *e)
 		event_log_free(&log);
 		return -1;
 	}
-	format_events(s->out, FMT_TEXT, s, &v.log, limit);
+	const struct symbolizer y = session_symbolizer(s);
+
+	format_events(s->out, FMT_TEXT, &y, &v.log, limit);
 	for (size_t i = limit; i < v.log.n; i++)
 		v.keep[v.orig[i]] = true;
 	kept = event_log_keep(s, &log, v.keep);

@@ -18,7 +18,9 @@ static int info_splices(struct session *s, struct gerr *e)
 
 	if (live_list(&s->lv, &all, &n, e))
 		return -1;
-	format_splices(s->out, FMT_TEXT, s, all, n);
+	const struct symbolizer y = session_symbolizer(s);
+
+	format_splices(s->out, FMT_TEXT, &y, all, n);
 	free(all);
 	return 0;
 }

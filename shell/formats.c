@@ -6,7 +6,6 @@
 
 #include "event_fields.h"
 #include "payload.h"
-#include "symbolize.h"
 
 static const char *const names[] = {
 	[FMT_TEXT] = "text", [FMT_CSV] = "csv", [FMT_JSON] = "json", [FMT_CHROME] = "chrome",
@@ -71,10 +70,10 @@ static void csv_cell(FILE *out, const char *s)
 	fputc('"', out);
 }
 
-static void site_name(struct session *s, uint64_t site, char *buf, size_t len)
+static void site_name(const struct symbolizer *y, uint64_t site, char *buf, size_t len)
 {
 	if (site)
-		symtab_format(s->k->syms, site, buf, len);
+		symtab_format(y->syms, site, buf, len);
 	else
 		snprintf(buf, len, "(removed splice)");
 }
@@ -95,7 +94,7 @@ static void field_value(FILE *out, const struct payload_field *f, bool json)
 		fprintf(out, "%" PRIu64, f->value);
 }
 
-static void text_event(FILE *out, struct session *s, const struct event_log *log,
+static void text_event(FILE *out, const struct symbolizer *y, const struct event_log *log,
 		       const struct event_rec *r)
 {
 	struct payload_field f[PAYLOAD_FIELDS_MAX];
@@ -114,7 +113,7 @@ static void text_event(FILE *out, struct session *s, const struct event_log *log
 		fprintf(out, "%s%s=", i ? " " : "", f[i].name);
 		field_value(out, &f[i], false);
 		/* a kernel address (rip, a pointer) gets its symbol, as in gdb */
-		symbolize_addr(s, f[i].value, where, sizeof(where));
+		symbolizer_addr(y, f[i].value, false, where, sizeof(where));
 		sym = f[i].hex ? strstr(where, " <") : NULL;
 		if (sym)
 			fputs(sym, out);
@@ -150,7 +149,7 @@ static size_t csv_columns(const struct event_log *log, size_t limit,
 	return ncol;
 }
 
-static void csv_events(FILE *out, struct session *s, const struct event_log *log,
+static void csv_events(FILE *out, const struct symbolizer *y, const struct event_log *log,
 		       size_t limit)
 {
 	const char *cols[64];
@@ -168,7 +167,7 @@ static void csv_events(FILE *out, struct session *s, const struct event_log *log
 		size_t n = payload_decode(&log->layouts, r->instrument, p, r->len, f);
 		char site[160];
 
-		site_name(s, r->site, site, sizeof(site));
+		site_name(y, r->site, site, sizeof(site));
 		fprintf(out, "%" PRIu64 ",%u,", r->ns, r->cpu);
 		if (!r->task_gone)
 			fprintf(out, "%" PRIu32, r->pid);
@@ -225,17 +224,17 @@ static void json_task(FILE *out, const struct event_rec *r)
 	fprintf(out, ", \"context\": \"%s\"", event_context_name(r->context));
 }
 
-static void json_events(FILE *out, struct session *s, const struct event_log *log,
+static void json_events(FILE *out, const struct symbolizer *y, const struct event_log *log,
 			size_t limit)
 {
 	fprintf(out, "{\"splices\": ");
-	format_splices(out, FMT_JSON, s, log->splices, log->nsplices);
+	format_splices(out, FMT_JSON, y, log->splices, log->nsplices);
 	fprintf(out, ",\n\"events\": [");
 	for (size_t i = 0; i < log->n && i < limit; i++) {
 		const struct event_rec *r = &log->ev[i];
 		char site[160];
 
-		site_name(s, r->site, site, sizeof(site));
+		site_name(y, r->site, site, sizeof(site));
 		fprintf(out, "%s\n  {\"time_ns\": %" PRIu64 ", \"cpu\": %u, ", i ? "," : "", r->ns,
 			r->cpu);
 		json_task(out, r);
@@ -251,7 +250,7 @@ static void json_events(FILE *out, struct session *s, const struct event_log *lo
 }
 
 /* Instant events on one track per CPU, named by their site. */
-static void chrome_events(FILE *out, struct session *s, const struct event_log *log,
+static void chrome_events(FILE *out, const struct symbolizer *y, const struct event_log *log,
 			  size_t limit)
 {
 	bool named[65536] = { false };
@@ -268,7 +267,7 @@ static void chrome_events(FILE *out, struct session *s, const struct event_log *
 				sep, r->cpu, r->cpu);
 			sep = ",";
 		}
-		site_name(s, r->site, site, sizeof(site));
+		site_name(y, r->site, site, sizeof(site));
 		fprintf(out, "%s\n  {\"name\": ", sep);
 		json_str(out, site);
 		fprintf(out, ", \"cat\": ");
@@ -285,22 +284,22 @@ static void chrome_events(FILE *out, struct session *s, const struct event_log *
 	fprintf(out, "\n]}\n");
 }
 
-void format_events(FILE *out, enum format f, struct session *s,
+void format_events(FILE *out, enum format f, const struct symbolizer *y,
 		   const struct event_log *log, size_t limit)
 {
 	switch (f) {
 	case FMT_TEXT:
 		for (size_t i = 0; i < log->n && i < limit; i++)
-			text_event(out, s, log, &log->ev[i]);
+			text_event(out, y, log, &log->ev[i]);
 		break;
 	case FMT_CSV:
-		csv_events(out, s, log, limit);
+		csv_events(out, y, log, limit);
 		break;
 	case FMT_JSON:
-		json_events(out, s, log, limit);
+		json_events(out, y, log, limit);
 		break;
 	case FMT_CHROME:
-		chrome_events(out, s, log, limit);
+		chrome_events(out, y, log, limit);
 		break;
 	}
 }
@@ -310,7 +309,7 @@ static const char *mode_of(const struct gilk_splice_info *i)
 	return (i->flags & GILK_SPLICE_TRAP) ? "trap" : "jmp";
 }
 
-void format_splices(FILE *out, enum format f, struct session *s,
+void format_splices(FILE *out, enum format f, const struct symbolizer *y,
 		    const struct gilk_splice_info *all, size_t n)
 {
 	char where[160];
@@ -333,7 +332,7 @@ void format_splices(FILE *out, enum format f, struct session *s,
 
 		switch (f) {
 		case FMT_TEXT:
-			session_where(s, p->site, where, sizeof(where));
+			symbolizer_where(y, p->site, where, sizeof(where));
 			fprintf(out, "%4u  %-40s %12" PRIu64 " %8" PRIu64 " %8" PRIu64 " %10" PRIu64
 				"  %s%s%s%s%s%s%s\n",
 				p->id, where, (uint64_t)p->hits, (uint64_t)p->lost,
@@ -343,7 +342,7 @@ void format_splices(FILE *out, enum format f, struct session *s,
 				bug ? "  (BUG/WARN replayed)" : "");
 			break;
 		case FMT_CSV:
-			symtab_format(s->k->syms, p->site, where, sizeof(where));
+			symtab_format(y->syms, p->site, where, sizeof(where));
 			fprintf(out, "%u,", p->id);
 			csv_cell(out, where);
 			fprintf(out, ",0x%" PRIx64 ",", (uint64_t)p->site);
@@ -357,7 +356,7 @@ void format_splices(FILE *out, enum format f, struct session *s,
 			fputc('\n', out);
 			break;
 		default:
-			symtab_format(s->k->syms, p->site, where, sizeof(where));
+			symtab_format(y->syms, p->site, where, sizeof(where));
 			fprintf(out, "%s\n  {\"id\": %u, \"site\": ", i ? "," : "", p->id);
 			json_str(out, where);
 			fprintf(out, ", \"address\": \"0x%" PRIx64 "\", \"instrument\": ",

@@ -11,7 +11,7 @@
 #include <stdio.h>
 
 #include "event_log.h"
-#include "session.h"
+#include "symbolizer.h"
 
 enum format { FMT_TEXT, FMT_CSV, FMT_JSON, FMT_CHROME };
 
@@ -21,11 +21,12 @@ int format_parse(const char *name, enum format *f);
 enum format format_for_path(const char *path);
 const char *format_name(enum format f);
 
-/* The first limit events of log (SIZE_MAX: all), with log's splices. */
-void format_events(FILE *out, enum format f, struct session *s,
+/* The first limit events of log (SIZE_MAX: all), with log's splices, their
+ * addresses named by y. */
+void format_events(FILE *out, enum format f, const struct symbolizer *y,
 		   const struct event_log *log, size_t limit);
 /* Splices with their counters; the Chrome format is for events only. */
-void format_splices(FILE *out, enum format f, struct session *s,
+void format_splices(FILE *out, enum format f, const struct symbolizer *y,
 		    const struct gilk_splice_info *all, size_t n);
 
 #endif

@@ -6,12 +6,8 @@
 #include <string.h>
 #include <sys/ioctl.h>
 
-#include "complete.h"
-#include "coverage.h"
-#include "event_log.h"
 #include "interrupt.h"
 #include "pager.h"
-#include "record.h"
 
 int session_open_live(struct session *s, struct gerr *e)
 {
@@ -157,30 +153,6 @@ bool session_interrupted(const struct session *s)
 	return interrupt_pending() || (s->pager && pager_quit(s->pager));
 }
 
-void session_close(struct session *s)
-{
-	record_close(s);
-	pager_close(s->pager);
-	free(s->made);
-	free(s->lost_seen);
-	free(s->spliced);
-	if (s->held && s->held->n)
-		fprintf(s->out, "(%zu events kept and not shown are dropped: gilk ends)\n",
-			s->held->n);
-	event_log_drop_held(s);
-	if (s->cov)
-		coverage_free(s->cov);
-	free(s->cov);
-	complete_free(s);
-	cfg_free(&s->cfg);
-	window_free(&s->w);
-	if (s->live)
-		live_close(&s->lv);
-	else if (s->k)
-		kernel_close(&s->offline);
-	s->k = NULL;
-}
-
 int session_resolve(struct session *s, const char *expr, uint64_t *addr,
 		    struct gerr *e)
 {
@@ -266,15 +238,17 @@ int session_read(struct session *s, uint64_t addr, void *buf, size_t len,
 	return kimage_read(s->k->img, addr, buf, len, e);
 }
 
+struct symbolizer session_symbolizer(const struct session *s)
+{
+	return (struct symbolizer){ s->k->syms, s->live ? s->spliced : NULL,
+				    s->live ? s->nspliced : 0 };
+}
+
 void session_where(struct session *s, uint64_t addr, char *buf, size_t len)
 {
-	char sym[128];
+	const struct symbolizer y = session_symbolizer(s);
 
-	symtab_format(s->k->syms, addr, sym, sizeof(sym));
-	if (sym[0] == '0')
-		snprintf(buf, len, "%s", sym);
-	else
-		snprintf(buf, len, "%s (0x%" PRIx64 ")", sym, addr);
+	symbolizer_where(&y, addr, buf, len);
 }
 
 void session_where_as(struct session *s, uint64_t addr, const char *expr,

@@ -13,6 +13,7 @@
 #include "kernel.h"
 #include "live.h"
 #include "settings.h"
+#include "symbolizer.h"
 
 struct pager;
 struct coverage;
@@ -98,6 +99,10 @@ uint64_t session_splice_hits(const struct session *s, uint32_t id);
 /* Reads kernel bytes: live through gilk.ko, offline from the image. */
 int session_read(struct session *s, uint64_t addr, void *buf, size_t len,
 		 struct gerr *e);
+/* What names addresses for this session (symbolizer.h): its kernel's
+ * symbols and, live, the splices as session_splices_refresh() last read
+ * them; valid until the next refresh. */
+struct symbolizer session_symbolizer(const struct session *s);
 /* "sym+0x1f (0xffffffff81...)" */
 void session_where(struct session *s, uint64_t addr, char *buf, size_t len);
 /* The same, but relative to the symbol named in expr when it is the start of

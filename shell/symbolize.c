@@ -8,72 +8,19 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Kernel addresses start at the canonical upper half. */
-#define KERNEL_SPACE 0xffff800000000000ull
-
-/* The symbol near addr and the offset: false when none is. Per-CPU
- * variables (gs-relative) sit at small offsets, other symbols above
- * KERNEL_SPACE. */
-/* Live, an address in one of gilk's trampolines (as the splice list last
- * read them) is named by its splice: no kernel symbol is near it. */
-static bool in_trampoline(const struct session *s, uint64_t addr, char *name, size_t len,
-			  uint64_t *off)
-{
-	for (size_t i = 0; s->live && i < s->nspliced; i++) {
-		const struct gilk_splice_info *in = &s->spliced[i];
-
-		if (addr >= in->tramp && addr < in->tramp + in->tramp_len) {
-			snprintf(name, len, "gilk trampoline of splice %u", in->id);
-			*off = addr - in->tramp;
-			return true;
-		}
-		if (addr >= in->evict_tramp && addr < in->evict_tramp + in->evict_len) {
-			snprintf(name, len, "gilk trampoline of splice %u's evicted block", in->id);
-			*off = addr - in->evict_tramp;
-			return true;
-		}
-	}
-	return false;
-}
-
-static bool near_symbol_in(struct session *s, uint64_t addr, bool per_cpu, char *name,
-			   size_t len, uint64_t *off)
-{
-	char f[256];
-	char *plus;
-
-	if (per_cpu != (addr < KERNEL_SPACE))
-		return false;
-	if (in_trampoline(s, addr, name, len, off))
-		return true;
-	symtab_format(s->k->syms, addr, f, sizeof(f));
-	if (!strncmp(f, "0x", 2))
-		return false;
-	plus = strstr(f, "+0x");
-	*off = plus ? strtoull(plus + 3, NULL, 16) : 0;
-	if (plus)
-		*plus = '\0';
-	snprintf(name, len, "%s", f);
-	return true;
-}
-
 static bool near_symbol(struct session *s, uint64_t addr, char *name, size_t len,
 			uint64_t *off)
 {
-	return near_symbol_in(s, addr, false, name, len, off);
+	const struct symbolizer y = session_symbolizer(s);
+
+	return symbolizer_near(&y, addr, false, name, len, off);
 }
 
 static void addr_text(struct session *s, uint64_t addr, bool per_cpu, char *buf, size_t len)
 {
-	char name[256];
-	uint64_t off;
+	const struct symbolizer y = session_symbolizer(s);
 
-	if (!near_symbol_in(s, addr, per_cpu, name, sizeof(name), &off))
-		snprintf(buf, len, "0x%" PRIx64, addr);
-	else if (off)
-		snprintf(buf, len, "0x%" PRIx64 " <%s+%" PRIu64 ">", addr, name, off);
-	else
-		snprintf(buf, len, "0x%" PRIx64 " <%s>", addr, name);
+	symbolizer_addr(&y, addr, per_cpu, buf, len);
 }
 
 void symbolize_addr(struct session *s, uint64_t addr, char *buf, size_t len)

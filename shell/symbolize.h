@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "session.h"
+#include "symbolizer.h"
 
 /* "0xADDR <sym+off>", or "0xADDR" when no symbol is near. */
 void symbolize_addr(struct session *s, uint64_t addr, char *buf, size_t len);

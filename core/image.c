@@ -58,6 +58,8 @@ static int read_file(const char *path, uint8_t **out, size_t *len,
 	while (got < (size_t)st.st_size) {
 		ssize_t r = read(fd, buf + got, (size_t)st.st_size - got);
 
+		if (r < 0 && errno == EINTR)	/* a signal: read on */
+			continue;
 		if (r <= 0) {
 			free(buf);
 			close(fd);
@@ -505,7 +507,9 @@ int kimage_read(struct kimage *k, uint64_t addr, void *buf, size_t len,
 		memcpy(buf, k->buf + s->off + (addr - s->addr), len);
 		return 0;
 	}
-	r = pread(k->fd, buf, len, (off_t)(s->off + (addr - s->addr)));
+	do	/* a signal (Ctrl-C) interrupts nothing here: read on */
+		r = pread(k->fd, buf, len, (off_t)(s->off + (addr - s->addr)));
+	while (r < 0 && errno == EINTR);
 	if (r != (ssize_t)len)
 		return gerr_set(e, "kcore read at 0x%llx failed: %s",
 				(unsigned long long)addr,

@@ -177,6 +177,20 @@ int symtab_load(const char *path, struct symtab **out, struct gerr *e)
 		}
 		r = fread(buf + len, 1, cap - len, f);
 		len += r;
+		/* A signal (Ctrl-C while gilk starts) cuts a read of a slow
+		 * file such as /proc/kallsyms short: read on, or the table
+		 * would end where the signal came. */
+		if (!r && ferror(f)) {
+			int err = errno;
+
+			if (err != EINTR) {
+				free(buf);
+				fclose(f);
+				return gerr_set(e, "%s: %s", path, strerror(err));
+			}
+			clearerr(f);
+			r = 1;
+		}
 	} while (r > 0);
 	fclose(f);
 	rc = symtab_parse(buf ? buf : "", len, out, e);

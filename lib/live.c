@@ -18,9 +18,17 @@ static bool cpu_has_smap(void)
 
 	if (!f)
 		return false;
-	while (!yes && fgets(line, sizeof(line), f))
+	while (!yes) {
+		if (!fgets(line, sizeof(line), f)) {
+			/* a signal (Ctrl-C while gilk starts): read on */
+			if (!ferror(f) || errno != EINTR)
+				break;
+			clearerr(f);
+			continue;
+		}
 		if (!strncmp(line, "flags", 5) && strstr(line, " smap"))
 			yes = true;
+	}
 	fclose(f);
 	return yes;
 }

@@ -127,11 +127,28 @@ static int interactive(struct session *s)
 	return 0;
 }
 
+/*
+ * Ctrl-C before a command of -c or of a stream runs (while the session
+ * opened, or between two commands) stops gilk, as it would have stopped
+ * the command: each command starts with the flag cleared, and would
+ * otherwise run as if no one had asked.
+ */
+static int stopped_before(void)
+{
+	if (!interrupt_pending())
+		return 0;
+	interrupt_clear();
+	fprintf(stderr, "gilk: interrupted\n");
+	return 1;
+}
+
 static int from_stream(struct session *s, FILE *f)
 {
 	char line[4096];
 
 	while (!s->quit && fgets(line, sizeof(line), f)) {
+		if (stopped_before())
+			return 1;
 		command_trace(s, line);
 		if (run_line(s, line))
 			return 1;
@@ -220,6 +237,9 @@ int main(int argc, char **argv)
 	if (!noinit)
 		init_file(&s);
 	for (int i = 0; i < ncmds && !rc && !s.quit; i++) {
+		rc = stopped_before();
+		if (rc)
+			break;
 		command_trace(&s, cmds[i]);
 		rc = run_line(&s, cmds[i]) ? 1 : 0;
 	}

@@ -454,6 +454,19 @@ HOME=$t/home "${G[@]}" -nx -c 'show listsize' >"$t/o2" 2>"$t/e2"
 check "~/.gilkinit runs before -c (an error in it said, the rest run); -nx skips it" \
 	"$(grep -q '^listsize *7 ' "$t/o" && grep -q "gilkinit:2: .*no setting 'nosuch'" "$t/e" &&
 	   grep -q '^listsize *16 ' "$t/o2" && [ ! -s "$t/e2" ]; echo $?)"
+# Ctrl-C before a -c command runs (here while ~/.gilkinit, a pipe, is
+# read) stops gilk: the command does not run as if no one had asked
+mkdir -p "$t/slow" && mkfifo "$t/slow/.gilkinit"
+HOME=$t/slow "${G[@]}" -c 'print 1' >"$t/o" 2>"$t/e" &
+pid=$!
+exec 3>"$t/slow/.gilkinit"	# returns once gilk opened it to read
+kill -INT $pid
+sleep 1
+exec 3>&-
+wait $pid
+st=$?
+check "Ctrl-C while gilk starts stops it before its -c command (status $st: $(tr '\n' ' ' <"$t/e"))" \
+	"$([ $st = 1 ] && grep -qx 'gilk: interrupted' "$t/e" && [ ! -s "$t/o" ]; echo $?)"
 fails "set with a bad value says what the setting takes" 'set trap maybe' 'set trap on|off'
 "${G[@]}" -c 'set colour blue' 2>"$t/e"
 check "set of an unknown setting lists the settings" \

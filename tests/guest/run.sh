@@ -310,10 +310,14 @@ check "splices in the timer interrupt ($tick hits) and the scheduler ($sched hit
 	"$([ "${tick:-0}" -gt 0 ] && [ "$sched" -gt 0 ] && [ "$ev" = 1 ]; echo $?)"
 build/gilk -c 'unsplice all' >/dev/null
 
-# Ctrl-C in coverage: it stops, and nothing it did is left
-build/gilk -c "coverage '*'" >/tmp/cov.out 2>&1 &
+# Ctrl-C in coverage: it stops, and nothing it did is left. Sent once
+# gilk is past its start (a slow kernel opens a session for seconds, and a
+# Ctrl-C then stops gilk before the command), as the command before it says.
+rm -f /tmp/cov.ready
+build/gilk -c 'shell touch /tmp/cov.ready' -c "coverage '*'" >/tmp/cov.out 2>&1 &
 cov=$!
-sleep 5
+for i in $(seq 600); do [ -e /tmp/cov.ready ] && break; sleep 0.1; done
+sleep 3
 kill -INT $cov
 wait $cov
 st=$?

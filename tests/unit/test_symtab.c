@@ -3,7 +3,13 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "symtab.h"
@@ -197,6 +203,57 @@ static void malformed_input(void **s)
 	assert_non_null(strstr(e.msg, "/nonexistent/kallsyms"));
 }
 
+static void on_alarm(int sig)
+{
+	(void)sig;
+}
+
+/* A signal while the symbols are read (Ctrl-C as gilk starts, reading the
+ * slow /proc/kallsyms) cuts a read short: the table still holds them all.
+ * The file is a pipe whose writer pauses halfway, the signal coming then. */
+static void signal_mid_read(void **s)
+{
+	char dir[] = "/tmp/gilk-unit-XXXXXX", path[64];
+	struct sigaction sa = { .sa_handler = on_alarm }, old;
+	const struct ksym *sym;
+	struct symtab *st;
+	struct gerr e;
+	size_t half = sizeof(text) / 2;
+	pid_t child;
+	int status;
+
+	(void)s;
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/kallsyms", dir);
+	assert_int_equal(mkfifo(path, 0600), 0);
+	child = fork();
+	assert_true(child >= 0);
+	if (child == 0) {
+		FILE *w = fopen(path, "w");
+
+		if (!w)
+			_exit(1);
+		fwrite(text, 1, half, w);
+		fflush(w);
+		sleep(2);
+		fwrite(text + half, 1, sizeof(text) - 1 - half, w);
+		_exit(fclose(w) ? 1 : 0);
+	}
+	/* no SA_RESTART, as the shell's own Ctrl-C handler */
+	sigaction(SIGALRM, &sa, &old);
+	alarm(1);
+	assert_int_equal(symtab_load(path, &st, &e), 0);
+	alarm(0);
+	sigaction(SIGALRM, &old, NULL);
+	assert_int_equal(waitpid(child, &status, 0), child);
+	assert_int_equal(status, 0);
+	assert_int_equal(symtab_by_name(st, "mod_fn", &sym, 1), 1);
+	assert_int_equal(symtab_by_name(st, "startup_64", &sym, 1), 1);
+	symtab_free(st);
+	unlink(path);
+	rmdir(dir);
+}
+
 const struct CMUnitTest symtab_tests[] = {
 	cmocka_unit_test(lookups),
 	cmocka_unit_test(cold_parts_and_completion),
@@ -204,5 +261,6 @@ const struct CMUnitTest symtab_tests[] = {
 	cmocka_unit_test(compiler_copies),
 	cmocka_unit_test(preferred_alias),
 	cmocka_unit_test(malformed_input),
+	cmocka_unit_test(signal_mid_read),
 };
 const size_t symtab_ntests = sizeof(symtab_tests) / sizeof(symtab_tests[0]);

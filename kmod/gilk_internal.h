@@ -105,20 +105,6 @@ void gilk_traps_add(struct gilk_traps *t, unsigned long addr, unsigned long dive
 void gilk_traps_arm(struct gilk_traps *t);
 void gilk_traps_disarm(struct gilk_traps *t);
 void gilk_traps_free(struct gilk_traps *t);
-/*
- * The protocol in two halves around the grace period the caller waits for
- * holding no lock: dead patches and int3s first (the text lock held by the
- * caller, from its last look at the bytes on; it syncs), then the new bytes.
- */
-void gilk_patches_begin(struct gilk_patch_state **p, unsigned int n);
-/* After the wait: if the int3s and the bytes they wait over are still all
- * there is, finish; if not, abort, and wait again before freeing.
- */
-bool gilk_patches_begun(struct gilk_patch_state **p, unsigned int n);
-void gilk_patches_finish(struct gilk_patch_state **p, unsigned int n);
-void gilk_patches_abort(struct gilk_patch_state **p, unsigned int n);
-/* Undoes live patches; the caller waits before freeing what they pointed at. */
-void gilk_patches_revert(struct gilk_patch_state **p, unsigned int n);
 
 /* splice.c: splice objects. */
 /* A splice's life; the lock is not held while a grace period passes, so
@@ -230,20 +216,20 @@ void gilk_abandon(struct gilk_splice_obj *s);
 void gilk_unsplice_dependents(const struct module *mod,
 			      const struct gilk_instrument *ins);
 void gilk_splice_info(const struct gilk_splice_obj *s, struct gilk_splice_info *out);
-/*
- * What splice.c (objects, ownership, SPLICE) and unsplice.c (UNSPLICE,
- * dependents) share: freeing an object, giving up its bytes, the int3
- * fill of trap regions, and the live patches a step of the protocol
- * writes (all of them, the sites', or the others': bounce slots and
- * evicted neighbours).
- */
-enum gilk_which { GILK_ALL_LIVE, GILK_SITES, GILK_HOSTS };
+/* What splice.c (objects, ownership, SPLICE) and unsplice.c (UNSPLICE, dependents) share. */
 void gilk_obj_free(struct gilk_splice_obj *s);
 void gilk_disown(struct gilk_splice_obj *s);
-void gilk_fill_traps(struct gilk_splice_obj **objs, u32 n);
-struct gilk_patch_state **gilk_collect_patches(struct gilk_splice_obj **objs, u32 n,
-					       enum gilk_which sel, unsigned int *np,
-					       struct gilk_traps **traps);
+/*
+ * patch.c: the patch protocol for a batch of splices. In: claimed, their
+ * trampolines written, gilk_lock held (dropped across the grace period,
+ * held again on return); on failure nothing of theirs is left in the text
+ * or in their trampolines, *failed is the index of the one refused, and
+ * the caller unclaims. Out: for splices whose bytes are still their own,
+ * with gilk_lock and the text lock held since that was seen; returns with
+ * gilk_lock held alone, everything reverted, no task in their trampolines.
+ */
+int gilk_patch_in(struct gilk_splice_obj **objs, u32 n, struct gilk_why *why, u32 *failed);
+void gilk_patch_out(struct gilk_splice_obj **objs, u32 n);
 
 /* modules.c: splices of a module force-unloaded go first. */
 int gilk_modules_init(void);

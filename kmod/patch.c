@@ -1,24 +1,38 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The patch protocol, for a whole batch at once (as the kernel's own
- * text_poke_bp_batch() does for its sites), in the order it happens:
- *  1. the batch's int3 diverts are armed, int3 is written at each live
- *     patch's first byte, and all CPUs are synced once; from then on the
- *     DIE_INT3 notifier sends any CPU that hits one to its divert address
- *     (the trampoline, which does what the original bytes did);
- *  2. synchronize_rcu_tasks() (the caller waits, holding no lock): no task
- *     is still inside the old bytes (a task preempted there has not yet
- *     made a voluntary context switch);
- *  3. the rest of each patch is written, one sync; each first byte, one
- *     sync. After that sync no CPU can still be in the int3 handler for
- *     them, and the diverts are disarmed.
- * Reverting is the same without the wait: int3, the original rest, the
- * original first byte, a sync after each step. The text lock (kprobe_mutex,
- * then text_mutex) is held from the check of what is at an address to the
+ * The patch protocol, for a whole batch of splices at once (as the kernel's
+ * own text_poke_bp_batch() does for its sites). gilk_patch_in() runs it
+ * forward, in this order:
+ *  0. under the text lock (kprobe_mutex, then text_mutex), the bytes each
+ *     splice will write over are checked to be still the ones its request
+ *     was checked against, with no kprobe come since;
+ *  1. the batch's int3 diverts are armed; dead patches (bounce slots in
+ *     padding nothing executes) are written directly; int3 is written at
+ *     each live patch's first byte and at each trap-mode site; all CPUs
+ *     are synced once. From then on the DIE_INT3 notifier sends any CPU
+ *     that hits one to its divert (the trampoline, which does what the
+ *     original bytes did);
+ *  2. synchronize_rcu_tasks(), holding text_mutex and gilk_lock no more:
+ *     no task is still inside the old bytes (a task preempted there has
+ *     not yet made a voluntary context switch);
+ *  3. under text_mutex again, the int3s and the bytes they wait over are
+ *     checked to be still all there is (another patcher may have come):
+ *     if not, the batch is backed out, and a second grace period passes
+ *     before the caller frees anything;
+ *  4. the rest of each patch is written, one sync; each first byte, and
+ *     the rest of each trap-mode region as int3, one sync. After that sync
+ *     no CPU can still be in the int3 handler for them, and the diverts
+ *     are disarmed.
+ * gilk_patch_out() runs it back, for splices the caller found still its
+ * own: int3, the original rest, the original first byte, a sync after each
+ * step, first at the sites; a grace period; then at the evicted neighbours
+ * that hold bounce slots (a task may sit between a site's jmp rel8 and the
+ * slot's jmp until the first grace period is over); a grace period; then
+ * the dead slots get their bytes back.
+ *
+ * The text lock is held from each check of what is at an address to the
  * last write there; text_mutex never across a wait, and neither is
- * gilk_lock: splices made at the same time claim while one waits. Dead
- * patches (bounce slots in padding nothing executes) are written directly,
- * first.
+ * gilk_lock: splices made at the same time claim while one waits.
  *
  * Why kprobe_mutex: a kprobe copies the instruction it will replay under
  * text_mutex, but arms its int3 only after it dropped and took text_mutex
@@ -29,8 +43,7 @@
  * instructions: its decoder steps over a foreign int3 as a one-byte
  * instruction. So kprobe_mutex is held from the int3s through the wait to
  * the last write, as the kernel's kprobe optimizer holds it across its own
- * wait; the check before finishing (gilk_patches_begun) still catches any
- * other patcher.
+ * wait; step 3 still catches any other patcher.
  *
  * The diverts are sorted arrays, one per batch (or per trap-mode splice,
  * whose int3 stays), on a list the notifier reads under RCU: its cost per
@@ -38,6 +51,7 @@
  */
 #include <linux/kdebug.h>
 #include <linux/kprobes.h>
+#include <linux/ktime.h>
 #include <linux/notifier.h>
 #include <linux/ptrace.h>
 #include <linux/rculist.h>
@@ -201,89 +215,400 @@ void gilk_poke_sync(void)
 	gilk_ks.text_poke_sync();
 }
 
-/* The text lock held; the caller syncs. */
-void gilk_patches_begin(struct gilk_patch_state **p, unsigned int n)
+
+/* Which live patches of a splice a step writes: all, the sites', or the others'. */
+enum gilk_which { GILK_ALL_LIVE, GILK_SITES, GILK_HOSTS };
+
+static bool selected(const struct gilk_splice_obj *s, const struct gilk_patch_state *p,
+		     enum gilk_which sel)
 {
-	unsigned int i;
-
-	for (i = 0; i < n; i++)
-		if (p[i]->kind == GILK_PATCH_DEAD)
-			gilk_poke_locked(p[i]->addr, p[i]->bytes, p[i]->len);
-	for (i = 0; i < n; i++)
-		if (p[i]->kind == GILK_PATCH_LIVE)
-			gilk_poke_locked(p[i]->addr, &int3, 1);
-}
-
-/* Whether what gilk_patches_begin() wrote is still all there is. */
-bool gilk_patches_begun(struct gilk_patch_state **p, unsigned int n)
-{
-	u8 want[GILK_PATCH_MAX_LEN];
-	unsigned int i;
-
-	for (i = 0; i < n; i++) {
-		if (p[i]->kind == GILK_PATCH_DEAD) {
-			memcpy(want, p[i]->bytes, p[i]->len);
-		} else {
-			memcpy(want, p[i]->orig, p[i]->len);
-			want[0] = int3;
-		}
-		if (!gilk_text_holds(p[i]->addr, want, p[i]->len))
-			return false;
-	}
-	return true;
+	if (p->kind != GILK_PATCH_LIVE)
+		return sel == GILK_ALL_LIVE;
+	if (sel == GILK_HOSTS && s->host_kept)
+		return false;
+	return sel == GILK_ALL_LIVE || (sel == GILK_SITES) == (p->addr == s->site);
 }
 
 /*
- * Undoes gilk_patches_begin(): the int3s go (the caller disarms their
- * diverts after), then the dead slots, which nothing could reach while the
- * sites held int3s. A task an int3 sent to a trampoline may still be there:
- * the caller waits before freeing it.
+ * Pointers to the patches of objs that sel selects (a trap-mode splice has
+ * none), and their int3 diverts; NULL and nothing allocated when there is no
+ * memory for them.
  */
-void gilk_patches_abort(struct gilk_patch_state **p, unsigned int n)
+static struct gilk_patch_state **collect(struct gilk_splice_obj **objs, u32 n,
+					 enum gilk_which sel, unsigned int *np,
+					 struct gilk_traps **traps)
+{
+	struct gilk_patch_state **p;
+	unsigned int k = 0;
+	u32 i, j;
+
+	/* as few as gilk_traps_alloc() never fails for: neither does this */
+	if (n * GILK_MAX_PATCHES <= GILK_TRAPS_NOFAIL)
+		p = kmalloc_array(n * GILK_MAX_PATCHES + 1, sizeof(*p), GFP_KERNEL | __GFP_NOFAIL);
+	else
+		p = kvmalloc_array((size_t)n * GILK_MAX_PATCHES + 1, sizeof(*p), GFP_KERNEL);
+	*traps = p ? gilk_traps_alloc(n * GILK_MAX_PATCHES) : NULL;
+	if (!*traps) {
+		kvfree(p);
+		return NULL;
+	}
+	for (i = 0; i < n; i++)
+		for (j = 0; j < objs[i]->npatch; j++) {
+			struct gilk_patch_state *ps = &objs[i]->patch[j];
+
+			if (!selected(objs[i], ps, sel))
+				continue;
+			p[k++] = ps;
+			if (ps->kind == GILK_PATCH_LIVE)
+				gilk_traps_add(*traps, ps->addr, ps->divert);
+		}
+	*np = k;
+	return p;
+}
+
+/* Steps 0 and 3: each splice checked; *failed says which was not. */
+static int check_each(int (*check)(const struct gilk_splice_obj *s, struct gilk_why *why),
+		      struct gilk_splice_obj **objs, u32 n, struct gilk_why *why, u32 *failed)
+{
+	u32 i;
+	int ret;
+
+	for (i = 0; i < n; i++) {
+		ret = check(objs[i], why);
+		if (ret) {
+			*failed = i;
+			return ret;
+		}
+	}
+	return 0;
+}
+
+/* Step 0 for one splice. */
+static int unchanged(const struct gilk_splice_obj *s, struct gilk_why *why)
+{
+	u32 i;
+
+	if (!gilk_text_holds(s->site, s->region_orig, s->region_len))
+		goto changed;
+	for (i = 0; i < s->npatch; i++)
+		if (!gilk_text_holds(s->patch[i].addr, s->patch[i].orig, s->patch[i].len))
+			goto changed;
+	return 0;
+changed:
+	return gilk_refuse(why, GILK_REFUSED_CHANGED,
+			   "another patcher changed the bytes at %pS after they were checked",
+			   (void *)s->site);
+}
+
+/* Step 1's writes; whether step 2 must wait (a trap region of one byte need not). */
+static bool begin(struct gilk_splice_obj **objs, u32 n,
+		  struct gilk_patch_state **p, unsigned int np)
+{
+	bool wait = false;
+	unsigned int i;
+
+	for (i = 0; i < np; i++)
+		if (p[i]->kind == GILK_PATCH_DEAD)
+			gilk_poke_locked(p[i]->addr, p[i]->bytes, p[i]->len);
+	for (i = 0; i < np; i++)
+		if (p[i]->kind == GILK_PATCH_LIVE)
+			gilk_poke_locked(p[i]->addr, &int3, 1);
+	for (i = 0; i < n; i++) {
+		if (objs[i]->trap) {
+			gilk_traps_arm(objs[i]->trap);
+			gilk_poke_locked(objs[i]->site, &int3, 1);
+		}
+		wait |= !objs[i]->trap || objs[i]->region_len > 1;
+	}
+	return wait;
+}
+
+/*
+ * Step 3 for one splice: whether what step 1 wrote there, and the bytes its
+ * int3s wait over, are still all there is. A trap-mode splice's int3 stays
+ * for good.
+ */
+static int begun(const struct gilk_splice_obj *s, struct gilk_why *why)
+{
+	u8 want[GILK_PATCH_MAX_LEN];
+	u32 i;
+
+	if (s->flags & GILK_SPLICE_TRAP) {
+		memcpy(want, s->region_orig, s->region_len);
+		want[0] = int3;
+		if (!gilk_text_holds(s->site, want, s->region_len))
+			goto raced;
+		return 0;
+	}
+	for (i = 0; i < s->npatch; i++) {
+		const struct gilk_patch_state *p = &s->patch[i];
+
+		if (p->kind == GILK_PATCH_DEAD) {
+			memcpy(want, p->bytes, p->len);
+		} else {
+			memcpy(want, p->orig, p->len);
+			want[0] = int3;
+		}
+		if (!gilk_text_holds(p->addr, want, p->len))
+			goto raced;
+	}
+	return 0;
+raced:
+	return gilk_refuse(why, GILK_REFUSED_RACED,
+			   "a kprobe or another patcher came at %pS during the grace period",
+			   (void *)s->site);
+}
+
+/*
+ * Undoes step 1 after the wait: the int3s go (their diverts are disarmed
+ * after), then the dead slots, which nothing could reach while the sites
+ * held int3s. A task an int3 sent to a trampoline may still be there.
+ */
+static void back_out(struct gilk_splice_obj **objs, u32 n,
+		     struct gilk_patch_state **p, unsigned int np)
 {
 	unsigned int i;
 
-	for (i = 0; i < n; i++)
+	for (i = 0; i < np; i++)
 		if (p[i]->kind == GILK_PATCH_LIVE)
 			gilk_poke_locked(p[i]->addr, p[i]->orig, 1);
-	gilk_poke_sync();
 	for (i = 0; i < n; i++)
+		if (objs[i]->trap)
+			gilk_poke_locked(objs[i]->site, objs[i]->region_orig, 1);
+	gilk_poke_sync();
+	for (i = 0; i < np; i++)
 		if (p[i]->kind == GILK_PATCH_DEAD)
 			gilk_poke_locked(p[i]->addr, p[i]->orig, p[i]->len);
 	gilk_poke_sync();
 }
 
-/* The text lock held, from gilk_patches_begun() on. */
-void gilk_patches_finish(struct gilk_patch_state **p, unsigned int n)
+/*
+ * Step 4. The rest of a trap-mode region becomes int3: nothing reaches
+ * those bytes any more (the trampoline goes back past the region), and
+ * kprobes, which decode a foreign int3 as a one-byte instruction, would
+ * otherwise take site+1 as an instruction boundary and put a probe (or an
+ * optimized probe's jmp) in the middle of what the trampoline replays. On
+ * an int3 it does not own, kprobes refuses.
+ */
+static void finish(struct gilk_splice_obj **objs, u32 n,
+		   struct gilk_patch_state **p, unsigned int np)
 {
+	static const u8 fill[GILK_PATCH_MAX_LEN] = {
+		[0 ... GILK_PATCH_MAX_LEN - 1] = 0xcc
+	};
 	unsigned int i;
 
-	for (i = 0; i < n; i++)
+	for (i = 0; i < np; i++)
 		if (p[i]->kind == GILK_PATCH_LIVE && p[i]->len > 1)
 			gilk_poke_locked(p[i]->addr + 1, p[i]->bytes + 1, p[i]->len - 1);
 	gilk_poke_sync();
-	for (i = 0; i < n; i++)
+	for (i = 0; i < np; i++)
 		if (p[i]->kind == GILK_PATCH_LIVE)
 			gilk_poke_locked(p[i]->addr, p[i]->bytes, 1);
+	for (i = 0; i < n; i++)
+		if (objs[i]->trap && objs[i]->region_len > 1)
+			gilk_poke_locked(objs[i]->site + 1, fill, objs[i]->region_len - 1);
 	gilk_poke_sync();
 }
 
-/* The live ones in p, with their diverts armed by the caller; the text lock held. */
-void gilk_patches_revert(struct gilk_patch_state **p, unsigned int n)
+static void disarm_all(struct gilk_splice_obj **objs, u32 n, struct gilk_traps *traps)
 {
-	unsigned int i;
+	u32 i;
 
-	/* Until the old bytes are whole, a CPU hitting a site goes to the
-	 * trampoline, which is still there.
-	 */
+	gilk_traps_disarm(traps);
 	for (i = 0; i < n; i++)
+		if (objs[i]->trap)
+			gilk_traps_disarm(objs[i]->trap);
+}
+
+int gilk_patch_in(struct gilk_splice_obj **objs, u32 n, struct gilk_why *why, u32 *failed)
+{
+	struct gilk_patch_state **p;
+	struct gilk_traps *traps;
+	unsigned int np;
+	u64 t_begun, t_waited;
+	bool wait;
+	int ret;
+
+	lockdep_assert_held(&gilk_lock);
+	*failed = 0;
+	p = collect(objs, n, GILK_ALL_LIVE, &np, &traps);
+	if (!p)
+		return gilk_refuse(why, GILK_REFUSED_NO_MEMORY,
+				   "out of memory for the batch's patches");
+	gilk_text_lock();
+	ret = check_each(unchanged, objs, n, why, failed);
+	if (ret) {
+		gilk_text_unlock();
+		goto out;
+	}
+
+	gilk_traps_arm(traps);
+	wait = begin(objs, n, p, np);
+	gilk_poke_sync();
+
+	mutex_unlock(gilk_ks.text_mutex);
+	mutex_unlock(&gilk_lock);
+	t_begun = ktime_get_ns();
+	if (wait)
+		synchronize_rcu_tasks();
+	t_waited = ktime_get_ns();
+
+	mutex_lock(gilk_ks.text_mutex);
+	ret = check_each(begun, objs, n, why, failed);
+	if (ret) {
+		back_out(objs, n, p, np);
+		gilk_text_unlock();
+		disarm_all(objs, n, traps);
+		/* Tasks the int3s sent to a trampoline have left it after this. */
+		synchronize_rcu_tasks();
+		mutex_lock(&gilk_lock);
+		goto out;
+	}
+
+	finish(objs, n, p, np);
+	gilk_text_unlock();
+	gilk_traps_disarm(traps);
+	mutex_lock(&gilk_lock);
+	/* where a big batch's time goes (dyndbg="+p" at insmod shows it) */
+	pr_debug("gilk: patched %u: int3s held %llu ms, finished in %llu ms\n", n,
+		 (t_waited - t_begun) / NSEC_PER_MSEC,
+		 (ktime_get_ns() - t_waited) / NSEC_PER_MSEC);
+out:
+	gilk_traps_free(traps);
+	kvfree(p);
+	return ret;
+}
+
+/*
+ * Reverts the live patches of objs that sel selects, with their diverts
+ * armed meanwhile; false when there is no memory for them (nothing was
+ * done). Until the old bytes are whole, a CPU hitting a site goes to the
+ * trampoline, which is still there.
+ */
+static bool revert(struct gilk_splice_obj **objs, u32 n, enum gilk_which sel)
+{
+	struct gilk_traps *traps;
+	unsigned int i, np;
+	struct gilk_patch_state **p = collect(objs, n, sel, &np, &traps);
+
+	if (!p)
+		return false;
+	gilk_traps_arm(traps);
+	for (i = 0; i < np; i++)
 		gilk_poke_locked(p[i]->addr, &int3, 1);
 	gilk_poke_sync();
-	for (i = 0; i < n; i++)
+	for (i = 0; i < np; i++)
 		if (p[i]->len > 1)
 			gilk_poke_locked(p[i]->addr + 1, p[i]->orig + 1, p[i]->len - 1);
 	gilk_poke_sync();
-	for (i = 0; i < n; i++)
+	for (i = 0; i < np; i++)
 		gilk_poke_locked(p[i]->addr, p[i]->orig, 1);
 	gilk_poke_sync();
+	gilk_traps_disarm(traps);
+	gilk_traps_free(traps);
+	kvfree(p);
+	return true;
+}
+
+/*
+ * All n at once; where memory for that is short, one at a time, whose few
+ * diverts are always there.
+ */
+static void revert_each(struct gilk_splice_obj **objs, u32 n, enum gilk_which sel)
+{
+	u32 i;
+
+	if (!revert(objs, n, sel))
+		for (i = 0; i < n; i++)
+			revert(objs + i, 1, sel);
+}
+
+static bool has_host(struct gilk_splice_obj **objs, u32 n)
+{
+	u32 i, k;
+
+	for (i = 0; i < n; i++)
+		for (k = 0; k < objs[i]->npatch; k++)
+			if (objs[i]->patch[k].kind == GILK_PATCH_LIVE &&
+			    objs[i]->patch[k].addr != objs[i]->site)
+				return true;
+	return false;
+}
+
+/*
+ * A kprobe may have come on an evicted neighbour's jmp while the first
+ * grace period passed (kprobe_mutex is not held across it): that neighbour
+ * is left as it is, and its trampoline lives on, as an abandoned splice's
+ * does.
+ */
+static void keep_taken_hosts(struct gilk_splice_obj **objs, u32 n)
+{
+	u32 i, k;
+
+	for (i = 0; i < n; i++)
+		for (k = 0; k < objs[i]->npatch; k++) {
+			struct gilk_patch_state *p = &objs[i]->patch[k];
+
+			if (p->kind != GILK_PATCH_LIVE || p->addr == objs[i]->site ||
+			    gilk_text_holds(p->addr, p->bytes, p->len))
+				continue;
+			pr_warn("gilk: splice %u: a kprobe came on the neighbour it evicted at %pS; left there\n",
+				objs[i]->id, (void *)p->addr);
+			objs[i]->host_kept = true;
+			objs[i]->evict_tramp = 0;	/* lives on */
+		}
+}
+
+void gilk_patch_out(struct gilk_splice_obj **objs, u32 n)
+{
+	u64 t_start = ktime_get_ns(), t_sites;
+	u32 i, k;
+
+	lockdep_assert_held(&gilk_lock);
+	if (!n) {
+		gilk_text_unlock();
+		return;
+	}
+	revert_each(objs, n, GILK_SITES);
+	/* a trap region's int3 stays until the bytes behind it are back */
+	for (i = 0; i < n; i++)
+		if (objs[i]->flags & GILK_SPLICE_TRAP && objs[i]->region_len > 1)
+			gilk_poke_locked(objs[i]->site + 1, objs[i]->region_orig + 1,
+					 objs[i]->region_len - 1);
+	gilk_poke_sync();
+	for (i = 0; i < n; i++)
+		if (objs[i]->flags & GILK_SPLICE_TRAP)
+			gilk_poke_locked(objs[i]->site, objs[i]->region_orig, 1);
+	gilk_poke_sync();
+	gilk_text_unlock();
+	mutex_unlock(&gilk_lock);
+	t_sites = ktime_get_ns();
+
+	for (i = 0; i < n; i++)
+		if (objs[i]->trap)
+			gilk_traps_disarm(objs[i]->trap);
+	/* No task is in a trampoline, or on its way to one, after this. */
+	synchronize_rcu_tasks();
+
+	if (has_host(objs, n)) {
+		gilk_text_lock();
+		keep_taken_hosts(objs, n);
+		revert_each(objs, n, GILK_HOSTS);
+		gilk_text_unlock();
+		synchronize_rcu_tasks();
+	}
+
+	mutex_lock(&gilk_lock);
+	gilk_text_lock();
+	for (i = 0; i < n; i++)
+		for (k = 0; k < objs[i]->npatch && !objs[i]->host_kept; k++)
+			if (objs[i]->patch[k].kind == GILK_PATCH_DEAD)
+				gilk_poke_locked(objs[i]->patch[k].addr, objs[i]->patch[k].orig,
+						 objs[i]->patch[k].len);
+	gilk_poke_sync();
+	gilk_text_unlock();
+	pr_debug("gilk: reverted %u: sites in %llu ms, the rest in %llu ms\n", n,
+		 (t_sites - t_start) / NSEC_PER_MSEC,
+		 (ktime_get_ns() - t_sites) / NSEC_PER_MSEC);
 }

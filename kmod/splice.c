@@ -436,75 +436,6 @@ static void unclaim(struct gilk_splice_obj *s)
 	s->filter = NULL;
 }
 
-/*
- * Whether the bytes a claimed splice will write over are still the ones it
- * was checked against, with no kprobe come since: the checks ran without
- * the text lock, and another patcher may have written in between. The text
- * lock held from here until the int3s are in.
- */
-static int unchanged(const struct gilk_splice_obj *s, struct gilk_why *why)
-{
-	u32 i;
-
-	if (!gilk_text_holds(s->site, s->region_orig, s->region_len))
-		goto changed;
-	for (i = 0; i < s->npatch; i++)
-		if (!gilk_text_holds(s->patch[i].addr, s->patch[i].orig, s->patch[i].len))
-			goto changed;
-	return 0;
-changed:
-	return gilk_refuse(why, GILK_REFUSED_CHANGED,
-			   "another patcher changed the bytes at %pS after they were checked",
-			   (void *)s->site);
-}
-
-static bool selected(const struct gilk_splice_obj *s, const struct gilk_patch_state *p,
-		     enum gilk_which sel)
-{
-	if (p->kind != GILK_PATCH_LIVE)
-		return sel == GILK_ALL_LIVE;
-	if (sel == GILK_HOSTS && s->host_kept)
-		return false;
-	return sel == GILK_ALL_LIVE || (sel == GILK_SITES) == (p->addr == s->site);
-}
-
-/*
- * Pointers to the patches of objs that sel selects (a trap-mode splice has
- * none), and their int3 diverts; NULL and nothing allocated when there is no
- * memory for them.
- */
-struct gilk_patch_state **gilk_collect_patches(struct gilk_splice_obj **objs, u32 n,
-					 enum gilk_which sel, unsigned int *np,
-					 struct gilk_traps **traps)
-{
-	struct gilk_patch_state **p;
-	unsigned int k = 0;
-	u32 i, j;
-
-	/* as few as gilk_traps_alloc() never fails for: neither does this */
-	if (n * GILK_MAX_PATCHES <= GILK_TRAPS_NOFAIL)
-		p = kmalloc_array(n * GILK_MAX_PATCHES + 1, sizeof(*p), GFP_KERNEL | __GFP_NOFAIL);
-	else
-		p = kvmalloc_array((size_t)n * GILK_MAX_PATCHES + 1, sizeof(*p), GFP_KERNEL);
-	*traps = p ? gilk_traps_alloc(n * GILK_MAX_PATCHES) : NULL;
-	if (!*traps) {
-		kvfree(p);
-		return NULL;
-	}
-	for (i = 0; i < n; i++)
-		for (j = 0; j < objs[i]->npatch; j++) {
-			struct gilk_patch_state *ps = &objs[i]->patch[j];
-
-			if (!selected(objs[i], ps, sel))
-				continue;
-			p[k++] = ps;
-			if (ps->kind == GILK_PATCH_LIVE)
-				gilk_traps_add(*traps, ps->addr, ps->divert);
-		}
-	*np = k;
-	return p;
-}
-
 /* Undoes the claims of objs[0..n): none of their bytes was written. */
 static void unclaim_all(struct gilk_splice_obj **objs, u32 n)
 {
@@ -547,80 +478,14 @@ static int claim_all(struct gilk_splice __user *items, u32 n,
 	return ret;
 }
 
-/*
- * Whether the int3s a splice's begin wrote, and the bytes they wait over,
- * are still all there is after the grace period, with no kprobe come
- * meanwhile (see patch.c). A trap-mode splice keeps its int3 for good, and
- * after the grace period the rest of its region becomes int3 too
- * (gilk_fill_traps()). The text lock held.
- */
-static int begun(const struct gilk_splice_obj *s, struct gilk_why *why)
-{
-	struct gilk_patch_state *p[GILK_MAX_PATCHES];
-	u8 want[GILK_PATCH_MAX_LEN];
-	u32 i;
-
-	if (s->flags & GILK_SPLICE_TRAP) {
-		memcpy(want, s->region_orig, s->region_len);
-		want[0] = 0xcc;
-		if (gilk_text_holds(s->site, want, s->region_len))
-			return 0;
-	} else {
-		for (i = 0; i < s->npatch; i++)
-			p[i] = (struct gilk_patch_state *)&s->patch[i];
-		if (gilk_patches_begun(p, s->npatch))
-			return 0;
-	}
-	return gilk_refuse(why, GILK_REFUSED_RACED,
-			   "a kprobe or another patcher came at %pS during the grace period",
-			   (void *)s->site);
-}
-
-/*
- * The rest of each trap-mode region becomes int3, once no task can be in
- * it: nothing reaches those bytes any more (the trampoline goes back past
- * the region), and kprobes, which decode a foreign int3 as a one-byte
- * instruction, would otherwise take site+1 as an instruction boundary and
- * put a probe (or an optimized probe's jmp) in the middle of what the
- * trampoline replays. On an int3 it does not own, kprobes refuses. The
- * text lock held; the caller syncs.
- */
-void gilk_fill_traps(struct gilk_splice_obj **objs, u32 n)
-{
-	static const u8 fill[GILK_PATCH_MAX_LEN] = {
-		[0 ... GILK_PATCH_MAX_LEN - 1] = 0xcc
-	};
-	u32 i;
-
-	for (i = 0; i < n; i++)
-		if (objs[i]->trap && objs[i]->region_len > 1)
-			gilk_poke_locked(objs[i]->site + 1, fill, objs[i]->region_len - 1);
-}
-
-/* Backs the batch out after its wait; the text lock held. */
-static void abort_begun(struct gilk_splice_obj **objs, u32 n,
-			struct gilk_patch_state **patches, unsigned int npatches)
-{
-	u32 i;
-
-	gilk_patches_abort(patches, npatches);
-	for (i = 0; i < n; i++)
-		if (objs[i]->trap)
-			gilk_poke_locked(objs[i]->site, objs[i]->region_orig, 1);
-	gilk_poke_sync();
-}
-
 int gilk_splice_batch(struct gilk_splice __user *items, u32 n, u32 *failed,
 		      const void *owner)
 {
-	struct gilk_patch_state **patches = NULL;
 	struct gilk_splice_obj **objs;
-	struct gilk_traps *traps = NULL;
 	struct gilk_walk_memo *memo = NULL;
 	struct gilk_splice *req;
-	unsigned int npatches = 0;
-	bool wait = false;
-	u64 t_start = ktime_get_ns(), t_checked = 0, t_waited = 0;
+	struct gilk_why why;
+	u64 t_start = ktime_get_ns(), t_checked;
 	u32 i;
 	int ret, tries;
 
@@ -666,83 +531,21 @@ int gilk_splice_batch(struct gilk_splice __user *items, u32 n, u32 *failed,
 			goto out;
 		}
 	}
-	if (!ret) {
-		patches = gilk_collect_patches(objs, n, GILK_ALL_LIVE, &npatches, &traps);
-		if (!patches) {
-			unclaim_all(objs, n);
-			ret = gilk_refuse(&GILK_WHY(req), GILK_REFUSED_NO_MEMORY,
-					  "out of memory for the batch's patches");
-		}
-	}
 	if (ret)
 		goto unlock;
 	t_checked = ktime_get_ns();
-	gilk_text_lock();
-	for (i = 0; i < n; i++) {
-		ret = unchanged(objs[i], &GILK_WHY(req));
-		if (ret) {
-			gilk_text_unlock();
-			*failed = i;
-			unclaim_all(objs, n);
-			goto unlock;
-		}
-	}
-	gilk_traps_arm(traps);
-	gilk_patches_begin(patches, npatches);
-	for (i = 0; i < n; i++) {
-		static const u8 int3 = 0xcc;
-
-		if (objs[i]->trap) {
-			gilk_traps_arm(objs[i]->trap);
-			gilk_poke_locked(objs[i]->site, &int3, 1);
-		}
-		/* a trap region longer than its int3 is filled after a wait */
-		wait |= !objs[i]->trap || objs[i]->region_len > 1;
-	}
-	gilk_poke_sync();
-	/*
-	 * kprobe_mutex stays held across the grace period (as the kernel's
-	 * kprobe optimizer holds it across its own): while gilk's int3s wait
-	 * alone, the kernel's decoder would step over them and let kprobes
-	 * into the middle of instructions. gilk_lock does not: others may
-	 * claim meanwhile, and wait for kprobe_mutex to write.
-	 */
-	mutex_unlock(gilk_ks.text_mutex);
-	mutex_unlock(&gilk_lock);
-	if (wait)
-		synchronize_rcu_tasks();
-	t_waited = ktime_get_ns();
-	mutex_lock(gilk_ks.text_mutex);
-	for (i = 0; i < n && !ret; i++) {
-		ret = begun(objs[i], &GILK_WHY(req));
-		if (ret)
-			*failed = i;
-	}
+	why = GILK_WHY(req);
+	ret = gilk_patch_in(objs, n, &why, failed);
 	if (ret) {
-		abort_begun(objs, n, patches, npatches);
-		gilk_text_unlock();
-		gilk_traps_disarm(traps);
-		for (i = 0; i < n; i++)
-			if (objs[i]->trap)
-				gilk_traps_disarm(objs[i]->trap);
-		/* Tasks the int3s sent to a trampoline have left it after this. */
-		synchronize_rcu_tasks();
-		mutex_lock(&gilk_lock);
 		unclaim_all(objs, n);
 		goto unlock;
 	}
-	gilk_patches_finish(patches, npatches);
-	gilk_fill_traps(objs, n);
-	gilk_poke_sync();
-	gilk_text_unlock();
-	gilk_traps_disarm(traps);
-	mutex_lock(&gilk_lock);
 	for (i = 0; i < n; i++)
 		WRITE_ONCE(objs[i]->state, GILK_ACTIVE);
 	/* where a big batch's time goes (dyndbg="+p" at insmod shows it) */
-	pr_debug("gilk: spliced %u: checked in %llu ms, int3s held %llu ms, finished in %llu ms\n",
-		 n, (t_checked - t_start) / NSEC_PER_MSEC, (t_waited - t_checked) / NSEC_PER_MSEC,
-		 (ktime_get_ns() - t_waited) / NSEC_PER_MSEC);
+	pr_debug("gilk: spliced %u: checked in %llu ms, patched in %llu ms\n", n,
+		 (t_checked - t_start) / NSEC_PER_MSEC,
+		 (ktime_get_ns() - t_checked) / NSEC_PER_MSEC);
 unlock:
 	mutex_unlock(&gilk_lock);
 	/* The reason goes back to the request refused, with no lock held. */
@@ -751,8 +554,6 @@ unlock:
 	     put_user(req->refusal, &items[*failed].refusal)))
 		ret = -EFAULT;
 out:
-	gilk_traps_free(traps);
-	kvfree(patches);
 	kvfree(memo);
 	kfree(req);
 	kvfree(objs);

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * UNSPLICE: a batch's patches reverted with their int3 diverts armed, one
- * grace period (synchronize_rcu_tasks()) for the lot, and only then their
- * trampolines freed and the instruments' modules let go. A splice whose
+ * UNSPLICE: a batch's patches reverted by the patch protocol run back
+ * (gilk_patch_out()), its grace periods shared by the lot, and only then
+ * their trampolines freed and the instruments' modules let go. A splice whose
  * bytes another patcher holds now is abandoned instead: its trampoline is
  * made to skip gilk and is never freed. Splices that depend on a module (its
  * text, its instruments) or on an instrument go when it goes.
@@ -61,139 +61,21 @@ static void drop(struct gilk_splice_obj *s)
 	gilk_obj_free(s);
 }
 
-/*
- * Reverts the live patches sel selects, with their diverts armed meanwhile;
- * false when there is no memory for them (nothing was done). The text lock
- * held.
- */
-static bool revert(struct gilk_splice_obj **objs, u32 n, enum gilk_which sel)
-{
-	struct gilk_traps *traps;
-	unsigned int np;
-	struct gilk_patch_state **p = gilk_collect_patches(objs, n, sel, &np, &traps);
-
-	if (!p)
-		return false;
-	gilk_traps_arm(traps);
-	gilk_patches_revert(p, np);
-	gilk_traps_disarm(traps);
-	gilk_traps_free(traps);
-	kvfree(p);
-	return true;
-}
-
-static bool has_host(struct gilk_splice_obj **objs, u32 n)
-{
-	u32 i, k;
-
-	for (i = 0; i < n; i++)
-		for (k = 0; k < objs[i]->npatch; k++)
-			if (objs[i]->patch[k].kind == GILK_PATCH_LIVE &&
-			    objs[i]->patch[k].addr != objs[i]->site)
-				return true;
-	return false;
-}
-
-/*
- * Unsplicing happens in two steps, each followed by a grace period. First
- * the sites: after them, nothing new enters the splices. Then evicted
- * neighbours that hold bounce slots: a task may sit between a site's
- * jmp rel8 and the slot's jmp (interrupted or preempted there) until the
- * first grace period has passed, and must find the slot still there. Then
- * the dead slots get their bytes back, and the memory and the modules go.
- * Each step is one protocol run for all n (UNSPLICING); where memory for
- * that is short, one splice at a time, whose few diverts are always there.
- *
- * The first step, with the text lock held since the callers' last look at
- * the bytes (still_own()).
- */
-static void revert_sites(struct gilk_splice_obj **objs, u32 n)
+/* Once gilk_patch_out() is done with them; gilk_lock held. */
+static void drop_all(struct gilk_splice_obj **objs, u32 n)
 {
 	u32 i;
 
-	if (!n)
-		return;
-	if (!revert(objs, n, GILK_SITES))
-		for (i = 0; i < n; i++)
-			revert(objs + i, 1, GILK_SITES);
-	/* a trap region's int3 stays until the bytes behind it are back */
-	for (i = 0; i < n; i++)
-		if (objs[i]->flags & GILK_SPLICE_TRAP && objs[i]->region_len > 1)
-			gilk_poke_locked(objs[i]->site + 1, objs[i]->region_orig + 1,
-					 objs[i]->region_len - 1);
-	gilk_poke_sync();
-	for (i = 0; i < n; i++)
-		if (objs[i]->flags & GILK_SPLICE_TRAP)
-			gilk_poke_locked(objs[i]->site, objs[i]->region_orig, 1);
-	gilk_poke_sync();
-}
-
-/*
- * A kprobe may have come on an evicted neighbour's jmp while the first
- * grace period passed (kprobe_mutex is not held across it): that neighbour
- * is left as it is, and its trampoline lives on, as an abandoned splice's
- * does. The text lock held.
- */
-static void keep_taken_hosts(struct gilk_splice_obj **objs, u32 n)
-{
-	u32 i, k;
-
-	for (i = 0; i < n; i++)
-		for (k = 0; k < objs[i]->npatch; k++) {
-			struct gilk_patch_state *p = &objs[i]->patch[k];
-
-			if (p->kind != GILK_PATCH_LIVE || p->addr == objs[i]->site ||
-			    gilk_text_holds(p->addr, p->bytes, p->len))
-				continue;
-			pr_warn("gilk: splice %u: a kprobe came on the neighbour it evicted at %pS; left there\n",
-				objs[i]->id, (void *)p->addr);
-			objs[i]->host_kept = true;
-			objs[i]->evict_tramp = 0;	/* lives on */
-		}
-}
-
-/* The rest, once revert_sites() is done; gilk_lock not held. */
-static void unsplice_rest(struct gilk_splice_obj **objs, u32 n)
-{
-	u32 i, k;
-
-	if (!n)
-		return;
-	for (i = 0; i < n; i++)
-		if (objs[i]->trap)
-			gilk_traps_disarm(objs[i]->trap);
-	/* No task is in a trampoline, or on its way to one, after this. */
-	synchronize_rcu_tasks();
-	if (has_host(objs, n)) {
-		gilk_text_lock();
-		keep_taken_hosts(objs, n);
-		if (!revert(objs, n, GILK_HOSTS))
-			for (i = 0; i < n; i++)
-				revert(objs + i, 1, GILK_HOSTS);
-		gilk_text_unlock();
-		synchronize_rcu_tasks();
-	}
-	mutex_lock(&gilk_lock);
-	gilk_text_lock();
-	for (i = 0; i < n; i++)
-		for (k = 0; k < objs[i]->npatch && !objs[i]->host_kept; k++)
-			if (objs[i]->patch[k].kind == GILK_PATCH_DEAD)
-				gilk_poke_locked(objs[i]->patch[k].addr, objs[i]->patch[k].orig,
-						 objs[i]->patch[k].len);
-	gilk_poke_sync();
-	gilk_text_unlock();
 	for (i = 0; i < n; i++) {
 		drop(objs[i]);
 		if (!(i & 255))
 			cond_resched();
 	}
-	mutex_unlock(&gilk_lock);
 }
 
 int gilk_unsplice_batch(const u32 *ids, u32 n, u32 *failed)
 {
 	struct gilk_splice_obj **objs;
-	u64 t_start = ktime_get_ns(), t_reverted;
 	u32 i;
 	int ret = 0;
 
@@ -230,15 +112,10 @@ int gilk_unsplice_batch(const u32 *ids, u32 n, u32 *failed)
 		kvfree(objs);
 		return ret;
 	}
-	revert_sites(objs, n);
-	gilk_text_unlock();
+	gilk_patch_out(objs, n);
+	drop_all(objs, n);
 	mutex_unlock(&gilk_lock);
-	t_reverted = ktime_get_ns();
-	unsplice_rest(objs, n);
 	kvfree(objs);
-	pr_debug("gilk: unspliced %u: reverted in %llu ms, freed in %llu ms\n", n,
-		 (t_reverted - t_start) / NSEC_PER_MSEC,
-		 (ktime_get_ns() - t_reverted) / NSEC_PER_MSEC);
 	return 0;
 }
 
@@ -340,8 +217,9 @@ static void drop_abandoned(struct gilk_splice_obj **objs, unsigned int k)
 
 /*
  * Up to max of the splices that depend on mod or ins, marked UNSPLICING:
- * those to revert from objs[0] up (*n), those to abandon from objs[max - 1]
+ * those to revert from objs[0] up (*n), those abandoned from objs[max - 1]
  * down (*k). At unload (both NULL) reservations are freed on the way.
+ * Returns with gilk_lock and the text lock held, for gilk_patch_out().
  */
 static void take_dependents(const struct module *mod, const struct gilk_instrument *ins,
 			    struct gilk_splice_obj **objs, unsigned long max,
@@ -383,9 +261,6 @@ static void take_dependents(const struct module *mod, const struct gilk_instrume
 			objs[max - 1 - (*k)++] = s;
 		}
 	}
-	revert_sites(objs, *n);
-	gilk_text_unlock();
-	mutex_unlock(&gilk_lock);
 }
 
 /*
@@ -414,7 +289,9 @@ static void unsplice_dependents(const struct module *mod,
 	max = max ? max : 1;
 	do {
 		take_dependents(mod, ins, objs, max, &n, &k);
-		unsplice_rest(objs, n);
+		gilk_patch_out(objs, n);
+		drop_all(objs, n);
+		mutex_unlock(&gilk_lock);
 		if (k)
 			drop_abandoned(objs + max - k, k);
 		total += n + k;

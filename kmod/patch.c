@@ -215,7 +215,6 @@ void gilk_poke_sync(void)
 	gilk_ks.text_poke_sync();
 }
 
-
 /* Which live patches of a splice a step writes: all, the sites', or the others'. */
 enum gilk_which { GILK_ALL_LIVE, GILK_SITES, GILK_HOSTS };
 
@@ -426,7 +425,7 @@ int gilk_patch_in(struct gilk_splice_obj **objs, u32 n, struct gilk_why *why, u3
 	struct gilk_patch_state **p;
 	struct gilk_traps *traps;
 	unsigned int np;
-	u64 t_begun, t_waited;
+	u64 t_start = ktime_get_ns(), t_waited;
 	bool wait;
 	int ret;
 
@@ -447,9 +446,9 @@ int gilk_patch_in(struct gilk_splice_obj **objs, u32 n, struct gilk_why *why, u3
 	wait = begin(objs, n, p, np);
 	gilk_poke_sync();
 
+	/* kprobe_mutex stays held: the header says why */
 	mutex_unlock(gilk_ks.text_mutex);
 	mutex_unlock(&gilk_lock);
-	t_begun = ktime_get_ns();
 	if (wait)
 		synchronize_rcu_tasks();
 	t_waited = ktime_get_ns();
@@ -472,7 +471,7 @@ int gilk_patch_in(struct gilk_splice_obj **objs, u32 n, struct gilk_why *why, u3
 	mutex_lock(&gilk_lock);
 	/* where a big batch's time goes (dyndbg="+p" at insmod shows it) */
 	pr_debug("gilk: patched %u: int3s held %llu ms, finished in %llu ms\n", n,
-		 (t_waited - t_begun) / NSEC_PER_MSEC,
+		 (t_waited - t_start) / NSEC_PER_MSEC,
 		 (ktime_get_ns() - t_waited) / NSEC_PER_MSEC);
 out:
 	gilk_traps_free(traps);

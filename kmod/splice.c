@@ -485,7 +485,7 @@ int gilk_splice_batch(struct gilk_splice __user *items, u32 n, u32 *failed,
 	struct gilk_walk_memo *memo = NULL;
 	struct gilk_splice *req;
 	struct gilk_why why;
-	u64 t_start = ktime_get_ns(), t_checked;
+	u64 t_start = ktime_get_ns();
 	u32 i;
 	int ret, tries;
 
@@ -533,7 +533,8 @@ int gilk_splice_batch(struct gilk_splice __user *items, u32 n, u32 *failed,
 	}
 	if (ret)
 		goto unlock;
-	t_checked = ktime_get_ns();
+	/* where a big batch's time goes (dyndbg="+p" at insmod shows it) */
+	pr_debug("gilk: checked %u in %llu ms\n", n, (ktime_get_ns() - t_start) / NSEC_PER_MSEC);
 	why = GILK_WHY(req);
 	ret = gilk_patch_in(objs, n, &why, failed);
 	if (ret) {
@@ -542,10 +543,6 @@ int gilk_splice_batch(struct gilk_splice __user *items, u32 n, u32 *failed,
 	}
 	for (i = 0; i < n; i++)
 		WRITE_ONCE(objs[i]->state, GILK_ACTIVE);
-	/* where a big batch's time goes (dyndbg="+p" at insmod shows it) */
-	pr_debug("gilk: spliced %u: checked in %llu ms, patched in %llu ms\n", n,
-		 (t_checked - t_start) / NSEC_PER_MSEC,
-		 (ktime_get_ns() - t_checked) / NSEC_PER_MSEC);
 unlock:
 	mutex_unlock(&gilk_lock);
 	/* The reason goes back to the request refused, with no lock held. */

@@ -32,7 +32,7 @@ static bool still_own(const struct gilk_splice_obj *s)
 	u32 i;
 
 	/*
-	 * A trap-mode region is all int3 (gilk_fill_traps()), where kprobes
+	 * A trap-mode region is all int3 (patch.c's finish()), where kprobes
 	 * refuse to go, and an optimized kprobe before it refuses a jmp
 	 * over an int3: a kprobe just before it is no patcher of its
 	 * bytes, and must not keep its int3 after gilk.ko is gone.

@@ -38,15 +38,15 @@ user: $(B)/gilk $(B)/libgilkcore.a $(B)/libgilklive.a $(B)/bench-offline \
      $(B)/bin/test-kcore $(B)/bin/test-live $(B)/bin/test-json $(B)/bin/test-pty \
      $(B)/bin/gilk-soak $(B)/bin/gilk-torture $(B)/bin/netlat-sender $(B)/examples/netlat-receiver
 
-# Each folder sees core/; lib/ sees core/, the uapi header (uapi/gilk.h) and
-# gilk.ko's templates (gilk_tramp.h, in kmod/include); the shell, the benchmarks and the
-# tests see lib/ too. Nothing sees the shell's folder but the shell, the
+# Each folder sees core/; lib/ sees core/ and include/ (the uapi header,
+# uapi/gilk.h, and gilk.ko's templates, gilk_tramp.h); the shell, the
+# benchmarks and the tests see lib/ too. Nothing sees the shell's folder but the shell, the
 # tests and the benchmark of its Tab completion.
 INC_core  := -Icore
-INC_lib   := -Icore -Ilib -Ikmod/include
-INC_shell := -Icore -Ilib -Ikmod/include -Ishell
-INC_bench := -Icore -Ilib -Ikmod/include -Ishell
-INC_tests := -Icore -Ilib -Ikmod/include -Ishell -Ibench
+INC_lib   := -Icore -Ilib -Iinclude
+INC_shell := -Icore -Ilib -Iinclude -Ishell
+INC_bench := -Icore -Ilib -Iinclude -Ishell
+INC_tests := -Icore -Ilib -Iinclude -Ishell -Ibench
 inc_of = $(INC_$(firstword $(subst /, ,$(1))))
 
 $(B)/%.o: %.c
@@ -58,9 +58,9 @@ $(B)/libgilkcore.a: $(CORE_OBJ)
 
 # The trampoline templates are gilk.ko's (kmod/tramp.c, neutral C): the
 # planner links that very file, so a header's bytes have one producer.
-$(B)/neutral/tramp.o: kmod/tramp.c kmod/include/gilk_tramp.h kmod/include/gilk_neutral.h
+$(B)/neutral/tramp.o: kmod/tramp.c include/gilk_tramp.h include/gilk_neutral.h
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS) -Ikmod/include -MMD -MP -c $< -o $@
+	$(CC) $(CPPFLAGS) $(CFLAGS) -Iinclude -MMD -MP -c $< -o $@
 
 LIB_SRC := $(wildcard lib/*.c)
 $(B)/libgilklive.a: $(LIB_SRC:%.c=$(B)/%.o) $(B)/neutral/tramp.o
@@ -80,12 +80,14 @@ cross-arm64:
 		LDLIBS=-ltinfo $(B)/arm64/gilk
 
 # Kbuild writes next to its sources: build a copy under $(KO)/kmod.
-KMOD_SRC := $(wildcard kmod/*.c kmod/*.h kmod/*.S kmod/*.list kmod/Kbuild kmod/include/*.h kmod/include/uapi/*.h)
+KMOD_SRC := $(wildcard kmod/*.c kmod/*.h kmod/*.S kmod/*.list kmod/Kbuild include/*.h include/uapi/*.h)
 # Rebuilt when setup moves the profile to another kernel (its ABI file changes).
 K_ABI := $(wildcard $(KCACHE)/abi)
 $(KO)/gilk.ko: $(KMOD_SRC) $(K_ABI)
 	@mkdir -p $(KO)/kmod
 	cp -r kmod/. $(KO)/kmod/
+	@mkdir -p $(KO)/include
+	cp -r include/. $(KO)/include/
 	$(MAKE) -C $(KDIR) M=$(CURDIR)/$(KO)/kmod modules
 	cp $(KO)/kmod/gilk.ko $@
 
@@ -118,8 +120,8 @@ $(KO)/tests/gilk_fields.ko: $(FIELDS_SRC) $(KO)/gilk.ko
 # kernel's own x86 decoder from its tools tree (scripts/setup fetches it), so
 # the tests feed plans and mutations to the very checker the kernel runs.
 KD      := $(B)/cache/kdecoder
-KV_INC  := -Ikmod -I$(KD)/arch/x86/include -I$(KD)/include
-$(B)/kverify/%.o: kmod/%.c $(wildcard kmod/*.h)
+KV_INC  := -Ikmod -Iinclude -I$(KD)/arch/x86/include -I$(KD)/include
+$(B)/kverify/%.o: kmod/%.c $(wildcard kmod/*.h include/*.h include/uapi/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) -O2 -g -std=gnu11 -Wall -Wextra -Werror -Wno-sign-compare $(KV_INC) -c $< -o $@
 $(B)/kverify/%.o: $(KD)/arch/x86/lib/%.c
@@ -162,9 +164,10 @@ $(B)/bin/test-unit: $(UNIT_SRC:%.c=$(B)/%.o) $(B)/shell/histogram.o $(B)/shell/f
 	$(CC) -o $@ $^ $(CORE_LIBS) -lcmocka -lm
 
 DIFF_SRC := $(filter-out tests/diff/kverify_glue.c,$(wildcard tests/diff/*.c))
-$(B)/kverify/kverify_glue.o: tests/diff/kverify_glue.c $(wildcard kmod/*.h) tests/diff/kverify.h
+$(B)/kverify/kverify_glue.o: tests/diff/kverify_glue.c $(wildcard kmod/*.h include/*.h include/uapi/*.h) \
+		tests/diff/kverify.h
 	@mkdir -p $(dir $@)
-	$(CC) -O2 -g -std=gnu11 -Wall -Wextra -Werror $(KV_INC) -Ikmod/include -c $< -o $@
+	$(CC) -O2 -g -std=gnu11 -Wall -Wextra -Werror $(KV_INC) -c $< -o $@
 $(B)/bin/test-diff: $(DIFF_SRC:%.c=$(B)/%.o) $(B)/kverify/kverify_glue.o $(B)/libkverify.a \
 		$(B)/libgilklive.a $(B)/libgilkcore.a
 	@mkdir -p $(dir $@)
@@ -210,9 +213,9 @@ install: $(B)/gilk
 	install -D -m 0644 shell/gilk.1 $(DESTDIR)$(PREFIX)/share/man/man1/gilk.1
 	install -D -m 0644 completions/gilk.bash $(DESTDIR)$(PREFIX)/share/bash-completion/completions/gilk
 	install -D -m 0644 completions/_gilk $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_gilk
-	install -D -m 0644 kmod/include/gilk.h $(DESTDIR)$(PREFIX)/include/gilk/gilk.h
-	install -D -m 0644 kmod/include/uapi/gilk.h $(DESTDIR)$(PREFIX)/include/gilk/uapi/gilk.h
-	install -D -m 0644 kmod/include/uapi/gilk_refusals.h \
+	install -D -m 0644 include/gilk.h $(DESTDIR)$(PREFIX)/include/gilk/gilk.h
+	install -D -m 0644 include/uapi/gilk.h $(DESTDIR)$(PREFIX)/include/gilk/uapi/gilk.h
+	install -D -m 0644 include/uapi/gilk_refusals.h \
 		$(DESTDIR)$(PREFIX)/include/gilk/uapi/gilk_refusals.h
 	@for f in $(KMOD_SRC) $(INSTR_SRC); do \
 		install -D -m 0644 $$f $(DESTDIR)$(DKMS_SRC)/$$f || exit 1; done

@@ -10,8 +10,8 @@
 #include <linux/xarray.h>
 
 #include "compat.h"
-#include "include/gilk.h"
-#include "include/uapi/gilk.h"
+#include "gilk.h"
+#include "uapi/gilk.h"
 #include "refusal.h"
 
 /* ksyms.c: helpers the kernel does not export, resolved at load. */

@@ -27,7 +27,7 @@ static inline int gilk_refusal_errno(__u32 code)
 	static const int errnos[] = {
 		0,	/* GILK_REFUSED_NONE */
 #define GILK_REFUSAL(c, err, name, meaning) (-(err)),
-#include "include/uapi/gilk_refusals.h"
+#include "uapi/gilk_refusals.h"
 #undef GILK_REFUSAL
 	};
 

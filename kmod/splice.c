@@ -24,7 +24,7 @@
 
 #include "gilk_internal.h"
 #include "compat.h"
-#include "include/gilk_tramp.h"
+#include "gilk_tramp.h"
 #include "verify_env.h"
 
 DEFINE_MUTEX(gilk_lock);

@@ -4,7 +4,7 @@
  * header's bytes. gilk.ko's checker trusts these and nothing else, and the
  * planner links this file (lib/template.c) to propose the same.
  */
-#include "include/gilk_tramp.h"
+#include "gilk_tramp.h"
 
 /* x86-64 register numbers, and the pt_regs slots (8 bytes each) of x86-64. */
 enum { RAX, RCX, RDX, RBX, RSP, RBP, RSI, RDI, R8, R9, R10, R11, R12, R13,

@@ -18,7 +18,7 @@
 
 #include "gilk_internal.h"
 #include "compat.h"
-#include "include/gilk_tramp.h"
+#include "gilk_tramp.h"
 #include "verify_env.h"
 
 /*

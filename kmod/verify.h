@@ -40,7 +40,7 @@
 #ifndef _GILK_VERIFY_H
 #define _GILK_VERIFY_H
 
-#include "include/gilk_tramp.h"
+#include "gilk_tramp.h"
 #include "verify_env.h"
 
 /*

@@ -12,7 +12,7 @@
 #define _GILK_VERIFY_CTX_H
 
 #include "flags.h"
-#include "include/gilk_tramp.h"
+#include "gilk_tramp.h"
 #include "verify.h"
 
 #define JMP32 5

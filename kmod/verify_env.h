@@ -9,7 +9,7 @@
 #ifndef _GILK_VERIFY_ENV_H
 #define _GILK_VERIFY_ENV_H
 
-#include "include/gilk_neutral.h"
+#include "gilk_neutral.h"
 #ifndef __KERNEL__
 #include <stdio.h>
 #include <linux/compiler.h>

@@ -128,7 +128,7 @@ static int info_instruments(struct session *s, struct gerr *e)
 
 	if (live_instruments(&s->lv, &ins, &n, e))
 		return -1;
-	/* what its trampoline saves (kmod/include/gilk_tramp.h) */
+	/* what its trampoline saves (include/gilk_tramp.h) */
 	for (size_t i = 0; i < n; i++) {
 		fprintf(s->out, "%-12s %-10s %-7s %3u in use  %s\n", ins[i].name, ins[i].module,
 			ins[i].needs == GILK_NEEDS_NOTHING ||

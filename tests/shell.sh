@@ -268,12 +268,12 @@ check "of aliases, the one named is the one shown for their address from then on
 sed -n 's/^  \(E[A-Z0-9]*\) .*/\1/p' "$t/o" | sort >"$t/table"
 # kmod/'s own, and those its refusal table gives
 { grep -ohE -- '-E[A-Z0-9]{2,}\b' kmod/*.c | tr -d -
-  sed -n 's/^GILK_REFUSAL([A-Z_]*, \(E[A-Z0-9]*\),.*/\1/p' kmod/include/uapi/gilk_refusals.h; } | sort -u >"$t/code"
+  sed -n 's/^GILK_REFUSAL([A-Z_]*, \(E[A-Z0-9]*\),.*/\1/p' include/uapi/gilk_refusals.h; } | sort -u >"$t/code"
 check "help errors explains every errno kmod/ returns, and only those ($(wc -l <"$t/code"))" \
 	"$([ -s "$t/code" ] && diff "$t/code" "$t/table" >&2; echo $?)"
 # a row per kind of refusal in gilk.ko's table, with the errno it gives
 sed -n '/^Why gilk.ko refuses a splice/,$p' "$t/o" | sed -n 's/^  \([a-z0-9-]*\) *\(E[A-Z0-9]*\) .*/\1 \2/p' >"$t/rows"
-sed -n 's/^GILK_REFUSAL([A-Z_]*, \(E[A-Z0-9]*\), "\([a-z0-9-]*\)".*/\2 \1/p' kmod/include/uapi/gilk_refusals.h >"$t/table"
+sed -n 's/^GILK_REFUSAL([A-Z_]*, \(E[A-Z0-9]*\), "\([a-z0-9-]*\)".*/\2 \1/p' include/uapi/gilk_refusals.h >"$t/table"
 check "help errors names every kind of refusal gilk.ko's table has, with its errno ($(wc -l <"$t/rows"))" \
 	"$([ "$(wc -l <"$t/rows")" -ge 30 ] && diff "$t/table" "$t/rows" >&2; echo $?)"
 "${G[@]}" -c 'help refusals' >"$t/o"

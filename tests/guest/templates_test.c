@@ -1,5 +1,5 @@
 /*
- * The trampoline templates in the running kernel (kmod/include/gilk_tramp.h): count
+ * The trampoline templates in the running kernel (include/gilk_tramp.h): count
  * increments inline, saving the flags only where they are live
  * (gilk_target_flags: a block whose flags a later jl reads, and an entry
  * where a cmp writes them first), results and hit counts stay exact; gilk.ko

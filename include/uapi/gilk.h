@@ -140,7 +140,7 @@ struct gilk_tsc_ring {
 
 /*
  * What an instrument needs of the site, which chooses the trampoline's
- * template (kmod/include/gilk_tramp.h):
+ * template (include/gilk_tramp.h):
  *  REGS     a struct pt_regs as the site saw it (the full template);
  *  SCRATCH  nothing of the site's registers: the trampoline saves only what
  *           a C call clobbers (flags, rax, rcx, rdx, rsi, rdi, r8-r11), and

@@ -4,7 +4,7 @@ CC      ?= cc
 CFLAGS  ?= -O2 -g
 CFLAGS  += -std=c11 -Wall -Wextra -Werror -D_GNU_SOURCE
 B       := build
-CORE_LIBS := -lcapstone -lelf -llzma -lzstd -lz
+CORE_LIBS := -lZydis -lcapstone -lelf -llzma -lzstd -lz
 
 # The kernel profile (scripts/setup): ref, 6.12, rt or debug. Modules for ref
 # are built in build/ as they always were; another profile's in build/k/NAME/.
@@ -74,10 +74,9 @@ $(B)/gilk: $(SHELL_SRC:%.c=$(B)/%.o) $(B)/libgilklive.a $(B)/libgilkcore.a
 
 # The shell for another architecture's lab (scripts/lab --kernel arm64), with
 # Debian's cross compiler and its multiarch libraries (scripts/setup --profile
-# arm64), linked static: the guest has no shared libraries.
+# arm64), which the lab copies into the guest beside it.
 cross-arm64:
-	@$(MAKE) --no-print-directory B=$(B)/arm64 CC=aarch64-linux-gnu-gcc LDFLAGS=-static \
-		LDLIBS=-ltinfo $(B)/arm64/gilk
+	@$(MAKE) --no-print-directory B=$(B)/arm64 CC=aarch64-linux-gnu-gcc $(B)/arm64/gilk
 
 # Kbuild writes next to its sources: build a copy under $(KO)/kmod.
 KMOD_SRC := $(wildcard kmod/*.c kmod/*.h kmod/*.S kmod/*.list kmod/Kbuild include/*.h include/uapi/*.h)

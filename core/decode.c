@@ -1,19 +1,22 @@
 /*
- * Capstone-backed decoder (see decode.h). Capstone is opened once per decoder
- * with detail on; decode_one() reuses one cs_insn so a whole-kernel scan does
- * not allocate per instruction.
+ * The decoder (see decode.h). x86-64 decodes through Zydis: a whole-kernel
+ * scan decodes millions of instructions, and Capstone 4 formats each one's
+ * text whether asked or not. Capstone still gives an instruction's text, and
+ * decodes arm64, with detail, reusing one cs_insn so a scan does not
+ * allocate per instruction.
  *
  * A planner decodes each function twice, close together: once as a neighbour
  * of the functions before it (their CFGs take its branches into them), once
- * for its own CFG. Capstone was half of a whole-kernel scan's time, so the
- * decoder keeps the last instructions it decoded, by address: an entry is
- * used only when the bytes at that address are the entry's own bytes, which
- * is all a decode depends on (a ud2 is not kept: what it decodes as depends
- * on the bytes after it, Xen's and KVM's emulation prefix).
+ * for its own CFG. So the decoder keeps the last instructions it decoded, by
+ * address: an entry is used only when the bytes at that address are the
+ * entry's own bytes, which is all a decode depends on (a ud2 is not kept:
+ * what it decodes as depends on the bytes after it, Xen's and KVM's
+ * emulation prefix).
  */
 #include "decode.h"
 #include "decode_arm64.h"
 
+#include <Zydis/Zydis.h>
 #include <capstone/capstone.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,7 +26,8 @@
 
 struct decoder {
 	enum arch arch;
-	csh cs;
+	ZydisDecoder zy;	/* x86-64's decoding */
+	csh cs;		/* x86-64's text; arm64's decoding and text */
 	cs_insn *ci;
 	struct insn *cache;	/* DECODE_CACHE, by address; len 0: empty */
 };
@@ -49,7 +53,15 @@ int decoder_open_arch(struct decoder **out, enum arch arch, struct gerr *e)
 		free(d);
 		return gerr_set(e, "Capstone: cannot open an %s decoder", arch_name(arch));
 	}
-	cs_option(d->cs, CS_OPT_DETAIL, CS_OPT_ON);
+	if (arch != ARCH_ARM64 &&
+	    !ZYAN_SUCCESS(ZydisDecoderInit(&d->zy, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64))) {
+		cs_close(&d->cs);
+		free(d);
+		return gerr_set(e, "Zydis: cannot open an x86-64 decoder");
+	}
+	/* x86-64's Capstone only formats */
+	if (arch == ARCH_ARM64)
+		cs_option(d->cs, CS_OPT_DETAIL, CS_OPT_ON);
 	d->ci = cs_malloc(d->cs);
 	d->cache = calloc(DECODE_CACHE, sizeof(*d->cache));
 	if (!d->ci || !d->cache) {
@@ -79,106 +91,126 @@ void decoder_close(struct decoder *d)
 	free(d);
 }
 
-static bool is_jcc(unsigned id)
+static bool is_jcc(ZydisMnemonic m)
 {
-	switch (id) {
-	case X86_INS_JAE: case X86_INS_JA: case X86_INS_JBE: case X86_INS_JB:
-	case X86_INS_JE: case X86_INS_JGE: case X86_INS_JG: case X86_INS_JLE:
-	case X86_INS_JL: case X86_INS_JNE: case X86_INS_JNO: case X86_INS_JNP:
-	case X86_INS_JNS: case X86_INS_JO: case X86_INS_JP: case X86_INS_JS:
+	switch (m) {
+	case ZYDIS_MNEMONIC_JB: case ZYDIS_MNEMONIC_JBE: case ZYDIS_MNEMONIC_JL:
+	case ZYDIS_MNEMONIC_JLE: case ZYDIS_MNEMONIC_JNB: case ZYDIS_MNEMONIC_JNBE:
+	case ZYDIS_MNEMONIC_JNL: case ZYDIS_MNEMONIC_JNLE: case ZYDIS_MNEMONIC_JNO:
+	case ZYDIS_MNEMONIC_JNP: case ZYDIS_MNEMONIC_JNS: case ZYDIS_MNEMONIC_JNZ:
+	case ZYDIS_MNEMONIC_JO: case ZYDIS_MNEMONIC_JP: case ZYDIS_MNEMONIC_JS:
+	case ZYDIS_MNEMONIC_JZ:
 		return true;
 	default:
 		return false;
 	}
 }
 
-static enum insn_kind classify(const cs_insn *ci, bool imm_operand)
+/* A far jmp, call or ret changes CS: never a branch within the kernel's text. */
+static enum insn_kind classify(const ZydisDecodedInstruction *zi, bool imm_operand)
 {
-	unsigned id = ci->id;
+	bool far = zi->meta.branch_type == ZYDIS_BRANCH_TYPE_FAR;
 
-	if (is_jcc(id))
+	if (is_jcc(zi->mnemonic))
 		return IK_JCC;
-	switch (id) {
-	case X86_INS_JMP:
-		return imm_operand ? IK_JMP : IK_JMP_IND;
-	case X86_INS_LJMP:
-		return IK_JMP_IND;
-	case X86_INS_CALL:
-		return imm_operand ? IK_CALL : IK_CALL_IND;
-	case X86_INS_LCALL:
-		return IK_CALL_IND;
-	case X86_INS_LOOP: case X86_INS_LOOPE: case X86_INS_LOOPNE:
-	case X86_INS_JRCXZ: case X86_INS_JECXZ: case X86_INS_JCXZ:
+	switch (zi->mnemonic) {
+	case ZYDIS_MNEMONIC_JMP:
+		return imm_operand && !far ? IK_JMP : IK_JMP_IND;
+	case ZYDIS_MNEMONIC_CALL:
+		return imm_operand && !far ? IK_CALL : IK_CALL_IND;
+	case ZYDIS_MNEMONIC_LOOP: case ZYDIS_MNEMONIC_LOOPE: case ZYDIS_MNEMONIC_LOOPNE:
+	case ZYDIS_MNEMONIC_JRCXZ: case ZYDIS_MNEMONIC_JECXZ: case ZYDIS_MNEMONIC_JCXZ:
 		return IK_LOOP;
-	case X86_INS_RET:
-		return IK_RET;
-	case X86_INS_INT3:
+	case ZYDIS_MNEMONIC_RET:
+		return far ? IK_TRAP_EXIT : IK_RET;
+	case ZYDIS_MNEMONIC_INT3:
 		return IK_INT3;
-	case X86_INS_UD2: case X86_INS_UD2B: case X86_INS_UD0:
+	case ZYDIS_MNEMONIC_UD0: case ZYDIS_MNEMONIC_UD1: case ZYDIS_MNEMONIC_UD2:
 		return IK_UD2;
-	case X86_INS_RETF: case X86_INS_IRET: case X86_INS_IRETD:
-	case X86_INS_IRETQ: case X86_INS_SYSRET: case X86_INS_SYSEXIT:
-	case X86_INS_INT: case X86_INS_INTO: case X86_INS_INT1:
+	case ZYDIS_MNEMONIC_IRET: case ZYDIS_MNEMONIC_IRETD: case ZYDIS_MNEMONIC_IRETQ:
+	case ZYDIS_MNEMONIC_SYSRET: case ZYDIS_MNEMONIC_SYSEXIT: case ZYDIS_MNEMONIC_INT:
+	case ZYDIS_MNEMONIC_INTO: case ZYDIS_MNEMONIC_INT1:
 		return IK_TRAP_EXIT;
-	case X86_INS_XBEGIN:
+	case ZYDIS_MNEMONIC_XBEGIN:
 		return IK_XBEGIN;
 	default:
 		return IK_PLAIN;
 	}
 }
 
+/* What a memory operand tells the planner: RIP-relative, through rsp, indexed, a table. */
+static void note_mem(const ZydisDecodedInstruction *zi, const ZydisDecodedOperandMem *m,
+		     struct insn *out)
+{
+	if (m->base == ZYDIS_REGISTER_RIP)
+		out->disp_off = zi->raw.disp.offset;
+	if (m->base == ZYDIS_REGISTER_RSP || m->index == ZYDIS_REGISTER_RSP)
+		out->mem_rsp = 1;
+	if (m->index != ZYDIS_REGISTER_NONE)
+		out->mem_index = 1;
+	/* as gilk.ko's gilk_table_at(): fs and gs only are segments that
+	 * move the address in 64-bit mode */
+	if (m->base == ZYDIS_REGISTER_NONE && m->index != ZYDIS_REGISTER_NONE &&
+	    m->scale == 8 && m->segment != ZYDIS_REGISTER_FS && m->segment != ZYDIS_REGISTER_GS)
+		out->table = (uint64_t)m->disp.value;
+}
+
+/*
+ * Only a memory operand (ModRM's, not register-direct) and a relative
+ * branch's target matter here. Most instructions have neither, and their
+ * operands are not decoded at all; the others', only those the text shows
+ * (a push's stack slot is not one).
+ */
+static bool needs_operands(const ZydisDecodedInstruction *zi)
+{
+	return (zi->attributes & ZYDIS_ATTRIB_HAS_MODRM && zi->raw.modrm.mod != 3) ||
+	       zi->attributes & ZYDIS_ATTRIB_IS_RELATIVE;
+}
+
 static int decode_plain(struct decoder *d, const uint8_t *code, size_t avail,
 			uint64_t addr, struct insn *out)
 {
-	const uint8_t *p = code;
+	ZydisDecoderContext ctx;
+	ZydisDecodedInstruction zi;
+	ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT_VISIBLE];
 	size_t n = avail < INSN_MAX ? avail : INSN_MAX;
-	uint64_t a = addr;
-	cs_insn *ci = d->ci;
-	const cs_x86 *x;
 	bool imm = false;
+	int nops = 0;
 
-	if (!cs_disasm_iter(d->cs, &p, &n, &a, ci))
+	if (!ZYAN_SUCCESS(ZydisDecoderDecodeInstruction(&d->zy, &ctx, code, n, &zi)))
 		return -1;
-	x = &ci->detail->x86;
-	/* Capstone 4 decodes ud1 (0f b9 /r) without its ModRM byte; the kernel
-	 * uses the register form (0f b9 cc after static call trampolines). */
-	if (ci->id == X86_INS_UD2B && ci->size == 2 && avail > 2 && (code[2] & 0xc0) == 0xc0)
-		ci->size = 3;
+	if (needs_operands(&zi)) {
+		nops = zi.operand_count_visible;
+		if (!ZYAN_SUCCESS(ZydisDecoderDecodeOperands(&d->zy, &ctx, &zi, ops, (ZyanU8)nops)))
+			return -1;
+	}
 	memset(out, 0, sizeof(*out));
 	out->addr = addr;
-	out->len = (uint8_t)ci->size;
-	out->id = (uint16_t)ci->id;
-	memcpy(out->bytes, code, ci->size);
-	for (int i = 0; i < x->op_count; i++) {
-		const cs_x86_op *op = &x->operands[i];
+	out->len = zi.length;
+	out->id = (uint16_t)zi.mnemonic;
+	memcpy(out->bytes, code, zi.length);
+	for (int i = 0; i < nops; i++) {
+		const ZydisDecodedOperand *op = &ops[i];
+		ZyanU64 at;
 
-		if (op->type == X86_OP_IMM) {
+		if (op->type == ZYDIS_OPERAND_TYPE_IMMEDIATE) {
 			imm = true;
-			out->target = (uint64_t)op->imm;
-		} else if (op->type == X86_OP_MEM) {
-			if (op->mem.base == X86_REG_RIP)
-				out->disp_off = x->encoding.disp_offset;
-			if (op->mem.base == X86_REG_RSP || op->mem.index == X86_REG_RSP)
-				out->mem_rsp = 1;
-			if (op->mem.index != X86_REG_INVALID)
-				out->mem_index = 1;
-			/* as gilk.ko's gilk_table_at(): fs and gs only are
-			 * segments that move the address in 64-bit mode */
-			if (op->mem.base == X86_REG_INVALID && op->mem.index != X86_REG_INVALID &&
-			    op->mem.scale == 8 && op->mem.segment != X86_REG_FS &&
-			    op->mem.segment != X86_REG_GS)
-				out->table = (uint64_t)op->mem.disp;
+			if (op->imm.is_relative &&
+			    ZYAN_SUCCESS(ZydisCalcAbsoluteAddress(&zi, op, addr, &at)))
+				out->target = at;
+		} else if (op->type == ZYDIS_OPERAND_TYPE_MEMORY) {
+			note_mem(&zi, &op->mem, out);
 		}
 	}
-	out->kind = (uint8_t)classify(ci, imm);
+	out->kind = (uint8_t)classify(&zi, imm);
 	out->table_jump = out->kind == IK_JMP_IND && out->mem_index;
 	if (insn_has_target(out)) {
-		out->imm_off = x->encoding.imm_offset;
-		out->imm_size = x->encoding.imm_size;
+		out->imm_off = zi.raw.imm[0].offset;
+		out->imm_size = zi.raw.imm[0].size / 8;
 	} else {
 		out->target = 0;
 	}
-	out->nop = ci->id == X86_INS_NOP;
+	out->nop = zi.mnemonic == ZYDIS_MNEMONIC_NOP;
 	return 0;
 }
 
@@ -240,10 +272,8 @@ int decode_one(struct decoder *d, const uint8_t *code, size_t avail,
 	}
 	if (decode_uncached(d, code, avail, addr, out))
 		return -1;
-	/* ud2, and ud1 whose length Capstone 4 gets wrong (decode_plain()
-	 * looks at the byte after it) */
-	if (out->len < 2 || out->bytes[0] != 0x0f ||
-	    (out->bytes[1] != 0x0b && out->bytes[1] != 0xb9))
+	/* not a ud2: what it decodes as depends on the bytes after it */
+	if (out->len < 2 || out->bytes[0] != 0x0f || out->bytes[1] != 0x0b)
 		*c = *out;
 	return 0;
 }
@@ -292,12 +322,11 @@ bool insn_is_idle(const struct insn *in)
 	if (in->arch == ARCH_ARM64)
 		return arm64_is_idle(in);
 	switch (in->id) {
-	case X86_INS_HLT: case X86_INS_MWAIT: case X86_INS_MONITOR:
+	case ZYDIS_MNEMONIC_HLT: case ZYDIS_MNEMONIC_MWAIT: case ZYDIS_MNEMONIC_MONITOR:
+	case ZYDIS_MNEMONIC_MWAITX: case ZYDIS_MNEMONIC_MONITORX:
 		return true;
 	default:
-		/* mwaitx, monitorx (0f 01 fb, fa), unknown to Capstone 4 */
-		return in->len == 3 && in->bytes[0] == 0x0f && in->bytes[1] == 0x01 &&
-		       (in->bytes[2] == 0xfa || in->bytes[2] == 0xfb);
+		return false;
 	}
 }
 
@@ -306,9 +335,9 @@ bool insn_is_trap_or_sys(const struct insn *in)
 	if (in->arch == ARCH_ARM64)
 		return arm64_is_trap_or_sys(in);
 	switch (in->id) {
-	case X86_INS_INT: case X86_INS_INTO: case X86_INS_INT1:
-	case X86_INS_SYSCALL: case X86_INS_SYSENTER: case X86_INS_SYSRET:
-	case X86_INS_SYSEXIT:
+	case ZYDIS_MNEMONIC_INT: case ZYDIS_MNEMONIC_INTO: case ZYDIS_MNEMONIC_INT1:
+	case ZYDIS_MNEMONIC_SYSCALL: case ZYDIS_MNEMONIC_SYSENTER: case ZYDIS_MNEMONIC_SYSRET:
+	case ZYDIS_MNEMONIC_SYSEXIT:
 		return true;
 	default:
 		return false;

@@ -1,6 +1,7 @@
 /*
- * decode: one instruction at a time, through Capstone, into the small record
- * the rest of core/ works with. Only what matters for splicing is kept:
+ * decode: one instruction at a time into the small record the rest of core/
+ * works with: x86-64 through Zydis, which decodes without formatting text,
+ * arm64 through Capstone; an instruction's text through Capstone on both. Only what matters for splicing is kept:
  * where the instruction is, how long, what kind of control transfer it is, the
  * direct target, and where a RIP-relative displacement sits in its bytes.
  * x86-64 unless the decoder is opened for arm64 (decode_arm64.h says how its
@@ -37,7 +38,7 @@ enum insn_kind {
 struct insn {
 	uint64_t addr;
 	uint64_t target;   /* direct branch target (JMP, JCC, LOOP, CALL, XBEGIN) */
-	uint16_t id;       /* Capstone instruction id */
+	uint16_t id;       /* x86-64: Zydis's mnemonic; arm64: Capstone's id */
 	uint8_t len;
 	uint8_t kind;      /* enum insn_kind */
 	uint8_t disp_off;  /* offset of the RIP-relative disp32; 0 when none */

@@ -1,7 +1,7 @@
 /*
  * CFG cross-check: for a deterministic sample of reference-kernel functions,
  * instruction boundaries, block starts and block successors computed by
- * core/cfg from Capstone must equal those computed here from `objdump -d`,
+ * core/cfg from core/decode (Zydis) must equal those computed here from `objdump -d`,
  * an independent decoder, with the same leader rules (entry, branch targets,
  * external targets, after jumps/returns/ud2; int3 runs and nops nothing falls
  * into are padding).

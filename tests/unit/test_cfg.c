@@ -84,6 +84,92 @@ static void unreachable_code_is_a_block(void **s)
  * and xen_cpuid holds one): the "xen" is not a js, whose made-up target
  * refused the next function, xen_read_cr0, as branched into mid-instruction.
  */
+/* What the decoder records of each kind of x86-64 instruction. */
+struct decoded {
+	const char *what;
+	uint8_t bytes[INSN_MAX];
+	uint8_t len, kind, disp_off, imm_off, imm_size;
+	uint64_t target, table;
+	unsigned nop : 1, mem_rsp : 1, table_jump : 1, idle : 1, sys : 1;
+};
+
+static void decode_records_each_kind(void **s)
+{
+	static const struct decoded want[] = {
+		{ .what = "call rel32", .bytes = { 0xe8, 0x10, 0, 0, 0 }, .len = 5,
+		  .kind = IK_CALL, .imm_off = 1, .imm_size = 4, .target = F + 0x15 },
+		{ .what = "jmp rel8 to itself", .bytes = { 0xeb, 0xfe }, .len = 2,
+		  .kind = IK_JMP, .imm_off = 1, .imm_size = 1, .target = F },
+		{ .what = "je rel32", .bytes = { 0x0f, 0x84, 0, 1, 0, 0 }, .len = 6,
+		  .kind = IK_JCC, .imm_off = 2, .imm_size = 4, .target = F + 0x106 },
+		{ .what = "jrcxz", .bytes = { 0xe3, 0x02 }, .len = 2,
+		  .kind = IK_LOOP, .imm_off = 1, .imm_size = 1, .target = F + 4 },
+		{ .what = "xbegin", .bytes = { 0xc7, 0xf8, 0x20, 0, 0, 0 }, .len = 6,
+		  .kind = IK_XBEGIN, .imm_off = 2, .imm_size = 4, .target = F + 0x26 },
+		{ .what = "call rax", .bytes = { 0xff, 0xd0 }, .len = 2, .kind = IK_CALL_IND },
+		{ .what = "jmp [rax*8 + table]", .bytes = { 0xff, 0x24, 0xc5, 0, 0x10, 0, 0x81 },
+		  .len = 7, .kind = IK_JMP_IND, .table = 0xffffffff81001000ull, .table_jump = 1 },
+		{ .what = "mov rax, gs:[rax*8 + disp]: no table",
+		  .bytes = { 0x65, 0x48, 0x8b, 0x04, 0xc5, 0, 0x10, 0, 0 }, .len = 9,
+		  .kind = IK_PLAIN },
+		{ .what = "mov rax, [rip + disp]", .bytes = { 0x48, 0x8b, 0x05, 0x10, 0, 0, 0 },
+		  .len = 7, .kind = IK_PLAIN, .disp_off = 3 },
+		{ .what = "lea rax, [rip + disp]", .bytes = { 0x48, 0x8d, 0x05, 0x10, 0, 0, 0 },
+		  .len = 7, .kind = IK_PLAIN, .disp_off = 3 },
+		{ .what = "mov [rsp + 8], rax", .bytes = { 0x48, 0x89, 0x44, 0x24, 0x08 },
+		  .len = 5, .kind = IK_PLAIN, .mem_rsp = 1 },
+		{ .what = "push rax: its stack slot is no operand", .bytes = { 0x50 }, .len = 1,
+		  .kind = IK_PLAIN },
+		{ .what = "ret", .bytes = { 0xc3 }, .len = 1, .kind = IK_RET },
+		{ .what = "ret 8", .bytes = { 0xc2, 0x08, 0 }, .len = 3, .kind = IK_RET },
+		{ .what = "far ret", .bytes = { 0xcb }, .len = 1, .kind = IK_TRAP_EXIT },
+		{ .what = "iretq", .bytes = { 0x48, 0xcf }, .len = 2, .kind = IK_TRAP_EXIT },
+		{ .what = "int3", .bytes = { 0xcc }, .len = 1, .kind = IK_INT3 },
+		{ .what = "ud2", .bytes = { 0x0f, 0x0b }, .len = 2, .kind = IK_UD2 },
+		{ .what = "ud1 with its ModRM", .bytes = { 0x0f, 0xb9, 0xcc }, .len = 3,
+		  .kind = IK_UD2 },
+		{ .what = "rdpkru", .bytes = { 0x0f, 0x01, 0xee }, .len = 3, .kind = IK_PLAIN },
+		{ .what = "nop", .bytes = { 0x90 }, .len = 1, .kind = IK_PLAIN, .nop = 1 },
+		{ .what = "nopw 0(rax, rax)", .bytes = { 0x66, 0x0f, 0x1f, 0x44, 0, 0 }, .len = 6,
+		  .kind = IK_PLAIN, .nop = 1 },
+		{ .what = "endbr64 is no nop", .bytes = { 0xf3, 0x0f, 0x1e, 0xfa }, .len = 4,
+		  .kind = IK_PLAIN },
+		{ .what = "hlt", .bytes = { 0xf4 }, .len = 1, .kind = IK_PLAIN, .idle = 1 },
+		{ .what = "mwaitx", .bytes = { 0x0f, 0x01, 0xfb }, .len = 3, .kind = IK_PLAIN,
+		  .idle = 1 },
+		{ .what = "syscall", .bytes = { 0x0f, 0x05 }, .len = 2, .kind = IK_PLAIN, .sys = 1 },
+		{ .what = "int 0x80", .bytes = { 0xcd, 0x80 }, .len = 2, .kind = IK_TRAP_EXIT,
+		  .sys = 1 },
+	};
+	static const uint8_t bad[] = { 0x06, 0x90 };	/* push es: not in 64-bit mode */
+	struct decoder *d;
+	struct insn in;
+	struct gerr e;
+
+	(void)s;
+	assert_int_equal(decoder_open(&d, &e), 0);
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		const struct decoded *w = &want[i];
+
+		print_message("%s\n", w->what);
+		assert_int_equal(decode_one(d, w->bytes, sizeof(w->bytes), F, &in), 0);
+		assert_int_equal(in.len, w->len);
+		assert_int_equal(in.kind, w->kind);
+		assert_int_equal(in.target, w->target);
+		assert_int_equal(in.disp_off, w->disp_off);
+		assert_int_equal(in.imm_off, w->imm_off);
+		assert_int_equal(in.imm_size, w->imm_size);
+		assert_int_equal(in.table, w->table);
+		assert_int_equal(in.nop, w->nop);
+		assert_int_equal(in.mem_rsp, w->mem_rsp);
+		assert_int_equal(in.table_jump, w->table_jump);
+		assert_int_equal(insn_is_idle(&in), w->idle);
+		assert_int_equal(insn_is_trap_or_sys(&in), w->sys);
+	}
+	assert_int_equal(decode_one(d, bad, sizeof(bad), F, &in), -1);
+	decoder_close(d);
+}
+
 static void emulation_prefix_is_one_instruction(void **s)
 {
 	static const uint8_t b[] = {
@@ -142,5 +228,6 @@ const struct CMUnitTest cfg_tests[] = {
 	cmocka_unit_test(blocks_edges_padding),
 	cmocka_unit_test(unreachable_code_is_a_block),
 	cmocka_unit_test(emulation_prefix_is_one_instruction),
+	cmocka_unit_test(decode_records_each_kind),
 };
 const size_t cfg_ntests = sizeof(cfg_tests) / sizeof(cfg_tests[0]);

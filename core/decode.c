@@ -255,10 +255,31 @@ static int decode_uncached(struct decoder *d, const uint8_t *code, size_t avail,
 	return 0;
 }
 
+/*
+ * An int3, as decode_plain() records it. The kernel pads with int3 by the
+ * megabyte (the gaps after __entry_text_end, __kprobes_text_end and SRSO's
+ * aligned thunk are more than half of the instructions in 6.1's text): each
+ * is not worth a decode, nor a cache entry a real instruction could use.
+ */
+static void int3_at(uint64_t addr, struct insn *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->addr = addr;
+	out->len = 1;
+	out->id = ZYDIS_MNEMONIC_INT3;
+	out->kind = IK_INT3;
+	out->bytes[0] = 0xcc;
+}
+
 int decode_one(struct decoder *d, const uint8_t *code, size_t avail,
 	       uint64_t addr, struct insn *out)
 {
 	struct insn *c = &d->cache[addr % DECODE_CACHE];
+
+	if (d->arch == ARCH_X86_64 && avail && code[0] == 0xcc) {
+		int3_at(addr, out);
+		return 0;
+	}
 
 	if (c->len && c->addr == addr && c->len <= avail && !memcmp(c->bytes, code, c->len)) {
 		*out = *c;

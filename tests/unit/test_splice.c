@@ -701,6 +701,15 @@ static void count_template(void **state)
  * the flags saved where the plan finds them live, the full template for a
  * BUG()/WARN() replay, nothing where the template cannot reach what it
  * addresses, and count_task only for a filter it can test inline. */
+/* The header a plan's trampoline starts with is gilk.ko's for tp, byte for byte. */
+static void assert_header_is(const struct splice_code *c, const struct gilk_tramp_params *tp)
+{
+	uint8_t expect[GILK_TRAMP_HEADER_MAX];
+
+	assert_int_equal(c->reloc_off, gilk_tramp_header(expect, tp));
+	assert_memory_equal(c->tramp, expect, c->reloc_off);
+}
+
 static void header_is_gilk_template(void **state)
 {
 	static const uint8_t cmp_first[] = { 0x48, 0x89, 0xf8, 0x48, 0x83, 0xff, 0x0a, 0x7c, 0x01, 0xc3, 0xc3 };
@@ -710,7 +719,6 @@ static void header_is_gilk_template(void **state)
 	struct gilk_reserve r = { .counter = 0x2000, .filtered = 0x2008,
 				  .current_task = 0x1010, .task_pid = 0x500,
 				  .task_tgid = 0x504, .task_comm = 0x700 };
-	uint8_t expect[GILK_TRAMP_HEADER_MAX];
 	struct gilk_tramp_params tp;
 	struct template t;
 	struct splice_params sp;
@@ -726,8 +734,7 @@ static void header_is_gilk_template(void **state)
 	tp = t.params;
 	tp.tramp = TRAMP;
 	tp.site = F;
-	assert_int_equal(c.reloc_off, gilk_tramp_header(expect, &tp));
-	assert_memory_equal(c.tramp, expect, c.reloc_off);
+	assert_header_is(&c, &tp);
 	/* and a %gs offset beyond a disp32 is out of the template's reach */
 	t.params.cpu_number = 1ull << 40;
 	assert_int_equal(splice_emit(&p, &sp, &c, &why), -1);
@@ -739,15 +746,13 @@ static void header_is_gilk_template(void **state)
 	tp = t.params;
 	tp.kind = GILK_TRAMP_COUNT_FLAGS;
 	tp.tramp = TRAMP;
-	assert_int_equal(c.reloc_off, gilk_tramp_header(expect, &tp));
-	assert_memory_equal(c.tramp, expect, c.reloc_off);
+	assert_header_is(&c, &tp);
 	/* a replayed BUG()/WARN() reads pt_regs: the full template */
 	p.bug = BUG_WARN;
 	assert_int_equal(splice_emit(&p, &sp, &c, &why), 0);
 	tp.kind = GILK_TRAMP_FULL;
 	tp.site = F;
-	assert_int_equal(c.reloc_off, gilk_tramp_header(expect, &tp));
-	assert_memory_equal(c.tramp, expect, c.reloc_off);
+	assert_header_is(&c, &tp);
 	assert_true(template_tramp_size(&p, GILK_TRAMP_COUNT) ==
 		    template_tramp_size(&p, GILK_TRAMP_FULL));
 	p.bug = BUG_NONE;

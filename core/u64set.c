@@ -64,22 +64,6 @@ size_t u64_merge_unique(uint64_t *a, size_t sorted, size_t n)
 	return m;
 }
 
-size_t u64_partition(size_t n, bool (*below)(const void *ctx, size_t i),
-		     const void *ctx)
-{
-	size_t lo = 0, hi = n;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (below(ctx, mid))
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
-}
-
 struct key_in {
 	const uint64_t *a;
 	uint64_t key;

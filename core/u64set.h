@@ -21,9 +21,24 @@ size_t u64_merge_unique(uint64_t *a, size_t sorted, size_t n);
 size_t sort_tail_in(void *a, size_t sorted, size_t n, size_t size,
 		    int (*cmp)(const void *, const void *));
 /* The first i in [0, n) for which below(ctx, i) is false (n when none):
- * below must hold for a prefix of the indices and not after it. */
-size_t u64_partition(size_t n, bool (*below)(const void *ctx, size_t i),
-		     const void *ctx);
+ * below must hold for a prefix of the indices and not after it. Inline, so
+ * that each caller's below is too: a scan asks it tens of millions of times
+ * (the reserved ranges, for every instruction a flags walk passes). */
+static inline size_t u64_partition(size_t n, bool (*below)(const void *ctx, size_t i),
+				   const void *ctx)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (below(ctx, mid))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
 /* Index of the first element >= key (n when none). */
 size_t u64_lower_bound(const uint64_t *a, size_t n, uint64_t key);
 

@@ -35,9 +35,9 @@
  * Memory: trampoline bytes per splice and module memory, from gilk.ko,
  * with 10,000 splices; the live shell's peak RSS with all of kallsyms.
  *
- *   bench-live [--per-hit | --preempt-off] [CALLS [RUNS]]
+ *   bench-live [--per-hit | --preempt-off | --turnaround] [CALLS [RUNS]]
  *      (100000 calls, 7 runs; --per-hit: only those figures, as the guest
- *      suite runs it; --preempt-off: only that one)
+ *      suite runs it; --preempt-off, --turnaround: only those)
  */
 #include <fnmatch.h>
 #include <inttypes.h>
@@ -57,7 +57,7 @@
 #include "tracers.h"
 
 #define RUNS_MAX 99
-#define ROUNDS 3		/* of each turnaround figure */
+#define ROUNDS 7		/* of each turnaround figure: the grace period varies */
 #define BATCH 100
 #define BLOCKS_MAX 1024	/* of the batch's function */
 #define MANY 10000
@@ -714,6 +714,19 @@ static size_t common_sites(struct bench *b, uint64_t fn, uint64_t *sites, size_t
 	return keep;
 }
 
+/*
+ * Before each turnaround figure, the grace periods the one before it
+ * started are over: an unsplice waits for two RCU-tasks grace periods, the
+ * kprobe optimizer (5 jiffies after a probe comes or goes) for one, and
+ * the RCU-tasks kthread sleeps 100 ms after each grace period before it
+ * starts the next. A figure taken in that sleep would pay for the one
+ * before it, as a command typed at a quiet kernel does not.
+ */
+static void settle(void)
+{
+	usleep(300000);
+}
+
 /* Returns the time of one kprobe event of the 100, for coverage(). */
 static double turnaround(struct bench *b)
 {
@@ -737,13 +750,17 @@ static double turnaround(struct bench *b)
 	if (!n || !names)
 		return NAN;
 	for (int r = 0; r < ROUNDS; r++) {
+		settle();
 		one[r] = splice_sites(b, sites, 1, 1, ids, &made, "one splice");
 		if (!isnan(one[r]))
 			live_unsplice_batch(&b->lv, ids, made, &e);
+		settle();
 		kp_one[r] = kprobe_events_time(where, 1);
+		settle();
 		batch[r] = splice_sites(b, sites, n, n, ids, &made, "batch");
 		if (!isnan(batch[r]))
 			live_unsplice_batch(&b->lv, ids, made, &e);
+		settle();
 		kp_batch[r] = kprobe_events_time(where, n);
 	}
 	bt_batch = bpftrace_attach_time(where, n);
@@ -936,27 +953,31 @@ int main(int argc, char **argv)
 	static struct bench b;
 	bool per_hit_only = argc > 1 && !strcmp(argv[1], "--per-hit");
 	bool preempt_only = argc > 1 && !strcmp(argv[1], "--preempt-off");
+	bool turnaround_only = argc > 1 && !strcmp(argv[1], "--turnaround");
+	bool only = per_hit_only || preempt_only || turnaround_only;
 	struct gerr e;
 	double t0 = now();
 
-	argv += per_hit_only || preempt_only;
-	argc -= per_hit_only || preempt_only;
+	argv += only;
+	argc -= only;
 	b.calls = argc > 1 ? atoi(argv[1]) : 100000;
 	b.runs = argc > 2 ? atoi(argv[2]) : 7;
 	if (argc > 3 || b.calls < 1 || b.runs < 1 || b.runs > RUNS_MAX) {
-		fprintf(stderr, "usage: bench-live [--per-hit | --preempt-off] [CALLS [RUNS (1 to %d)]]\n",
-			RUNS_MAX);
+		fprintf(stderr, "usage: bench-live [--per-hit | --preempt-off | --turnaround] "
+			"[CALLS [RUNS (1 to %d)]]\n", RUNS_MAX);
 		return 2;
 	}
 	if (live_open(&b.lv, NULL, &e)) {
 		fprintf(stderr, "bench-live: %s\n", e.msg);
 		return 1;
 	}
-	if (!preempt_only)
+	if (!only || per_hit_only)
 		per_hit(&b);
-	if (!per_hit_only)
+	if (!only || preempt_only)
 		preempt_off(&b);
-	if (!per_hit_only && !preempt_only) {
+	if (turnaround_only)
+		turnaround(&b);
+	if (!only) {
 		coverage(&b, turnaround(&b));
 		memory(&b);
 	}

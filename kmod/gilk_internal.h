@@ -98,6 +98,31 @@ void gilk_text_unlock(void);
  */
 void gilk_poke_locked(unsigned long addr, const void *bytes, size_t len);
 void gilk_poke_sync(void);
+/*
+ * Writes queued and written a page at a time (pokes.c), each queue flushed
+ * before text_mutex is dropped; gilk_pokes_sync() flushes, then syncs.
+ */
+struct gilk_pokes {
+	u8 *page;		/* the run's page as it will be; NULL: no runs */
+	unsigned long lo, hi;	/* the run, in one page; lo == hi: none */
+};
+
+void gilk_pokes_begin(struct gilk_pokes *pk);
+void gilk_pokes_add(struct gilk_pokes *pk, unsigned long addr, const void *bytes, size_t len);
+void gilk_pokes_flush(struct gilk_pokes *pk);
+void gilk_pokes_sync(struct gilk_pokes *pk);
+void gilk_pokes_end(struct gilk_pokes *pk);
+/* Writes kept with their bytes, to be written under one text_mutex hold. */
+struct gilk_poke_log {
+	u8 *buf;		/* NULL: each write at once */
+	size_t used;
+};
+
+void gilk_poke_log_begin(struct gilk_poke_log *log);
+void gilk_poke_log_add(struct gilk_poke_log *log, unsigned long addr, const void *bytes,
+		       size_t len);
+void gilk_poke_log_write(struct gilk_poke_log *log);
+void gilk_poke_log_end(struct gilk_poke_log *log, bool drop);
 /* Whether the live bytes at addr are want, with no kprobe on or just before. */
 bool gilk_text_holds(unsigned long addr, const u8 *want, u32 len);
 struct gilk_traps *gilk_traps_alloc(unsigned int n);

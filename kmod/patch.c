@@ -200,21 +200,6 @@ bool gilk_text_holds(unsigned long addr, const u8 *want, u32 len)
 	       !memcmp(now, want, len) && !gilk_kprobe_near(addr, len);
 }
 
-void gilk_poke_locked(unsigned long addr, const void *bytes, size_t len)
-{
-	static unsigned int pokes;	/* text_mutex guards it */
-
-	gilk_ks.text_poke((void *)addr, bytes, len);
-	/* a batch may be 10^5 writes: not all without a reschedule point */
-	if (!(++pokes % 256))
-		cond_resched();
-}
-
-void gilk_poke_sync(void)
-{
-	gilk_ks.text_poke_sync();
-}
-
 /* Which live patches of a splice a step writes: all, the sites', or the others'. */
 enum gilk_which { GILK_ALL_LIVE, GILK_SITES, GILK_HOSTS };
 
@@ -301,24 +286,25 @@ changed:
 
 /* Step 1's writes; whether step 2 must wait (a trap region of one byte need not). */
 static bool begin(struct gilk_splice_obj **objs, u32 n,
-		  struct gilk_patch_state **p, unsigned int np)
+		  struct gilk_patch_state **p, unsigned int np, struct gilk_pokes *pk)
 {
 	bool wait = false;
 	unsigned int i;
 
 	for (i = 0; i < np; i++)
 		if (p[i]->kind == GILK_PATCH_DEAD)
-			gilk_poke_locked(p[i]->addr, p[i]->bytes, p[i]->len);
+			gilk_pokes_add(pk, p[i]->addr, p[i]->bytes, p[i]->len);
 	for (i = 0; i < np; i++)
 		if (p[i]->kind == GILK_PATCH_LIVE)
-			gilk_poke_locked(p[i]->addr, &int3, 1);
+			gilk_pokes_add(pk, p[i]->addr, &int3, 1);
 	for (i = 0; i < n; i++) {
 		if (objs[i]->trap) {
 			gilk_traps_arm(objs[i]->trap);
-			gilk_poke_locked(objs[i]->site, &int3, 1);
+			gilk_pokes_add(pk, objs[i]->site, &int3, 1);
 		}
 		wait |= !objs[i]->trap || objs[i]->region_len > 1;
 	}
+	gilk_pokes_sync(pk);
 	return wait;
 }
 
@@ -364,21 +350,21 @@ raced:
  * held int3s. A task an int3 sent to a trampoline may still be there.
  */
 static void back_out(struct gilk_splice_obj **objs, u32 n,
-		     struct gilk_patch_state **p, unsigned int np)
+		     struct gilk_patch_state **p, unsigned int np, struct gilk_pokes *pk)
 {
 	unsigned int i;
 
 	for (i = 0; i < np; i++)
 		if (p[i]->kind == GILK_PATCH_LIVE)
-			gilk_poke_locked(p[i]->addr, p[i]->orig, 1);
+			gilk_pokes_add(pk, p[i]->addr, p[i]->orig, 1);
 	for (i = 0; i < n; i++)
 		if (objs[i]->trap)
-			gilk_poke_locked(objs[i]->site, objs[i]->region_orig, 1);
-	gilk_poke_sync();
+			gilk_pokes_add(pk, objs[i]->site, objs[i]->region_orig, 1);
+	gilk_pokes_sync(pk);
 	for (i = 0; i < np; i++)
 		if (p[i]->kind == GILK_PATCH_DEAD)
-			gilk_poke_locked(p[i]->addr, p[i]->orig, p[i]->len);
-	gilk_poke_sync();
+			gilk_pokes_add(pk, p[i]->addr, p[i]->orig, p[i]->len);
+	gilk_pokes_sync(pk);
 }
 
 /*
@@ -390,7 +376,7 @@ static void back_out(struct gilk_splice_obj **objs, u32 n,
  * an int3 it does not own, kprobes refuses.
  */
 static void finish(struct gilk_splice_obj **objs, u32 n,
-		   struct gilk_patch_state **p, unsigned int np)
+		   struct gilk_patch_state **p, unsigned int np, struct gilk_pokes *pk)
 {
 	static const u8 fill[GILK_PATCH_MAX_LEN] = {
 		[0 ... GILK_PATCH_MAX_LEN - 1] = 0xcc
@@ -399,15 +385,15 @@ static void finish(struct gilk_splice_obj **objs, u32 n,
 
 	for (i = 0; i < np; i++)
 		if (p[i]->kind == GILK_PATCH_LIVE && p[i]->len > 1)
-			gilk_poke_locked(p[i]->addr + 1, p[i]->bytes + 1, p[i]->len - 1);
-	gilk_poke_sync();
+			gilk_pokes_add(pk, p[i]->addr + 1, p[i]->bytes + 1, p[i]->len - 1);
+	gilk_pokes_sync(pk);
 	for (i = 0; i < np; i++)
 		if (p[i]->kind == GILK_PATCH_LIVE)
-			gilk_poke_locked(p[i]->addr, p[i]->bytes, 1);
+			gilk_pokes_add(pk, p[i]->addr, p[i]->bytes, 1);
 	for (i = 0; i < n; i++)
 		if (objs[i]->trap && objs[i]->region_len > 1)
-			gilk_poke_locked(objs[i]->site + 1, fill, objs[i]->region_len - 1);
-	gilk_poke_sync();
+			gilk_pokes_add(pk, objs[i]->site + 1, fill, objs[i]->region_len - 1);
+	gilk_pokes_sync(pk);
 }
 
 static void disarm_all(struct gilk_splice_obj **objs, u32 n, struct gilk_traps *traps)
@@ -424,6 +410,7 @@ int gilk_patch_in(struct gilk_splice_obj **objs, u32 n, struct gilk_why *why, u3
 {
 	struct gilk_patch_state **p;
 	struct gilk_traps *traps;
+	struct gilk_pokes pk;
 	unsigned int np;
 	u64 t_start = ktime_get_ns(), t_waited;
 	bool wait;
@@ -435,6 +422,7 @@ int gilk_patch_in(struct gilk_splice_obj **objs, u32 n, struct gilk_why *why, u3
 	if (!p)
 		return gilk_refuse(why, GILK_REFUSED_NO_MEMORY,
 				   "out of memory for the batch's patches");
+	gilk_pokes_begin(&pk);
 	gilk_text_lock();
 	ret = check_each(unchanged, objs, n, why, failed);
 	if (ret) {
@@ -443,8 +431,7 @@ int gilk_patch_in(struct gilk_splice_obj **objs, u32 n, struct gilk_why *why, u3
 	}
 
 	gilk_traps_arm(traps);
-	wait = begin(objs, n, p, np);
-	gilk_poke_sync();
+	wait = begin(objs, n, p, np, &pk);
 
 	/* kprobe_mutex stays held: the header says why */
 	mutex_unlock(gilk_ks.text_mutex);
@@ -456,7 +443,7 @@ int gilk_patch_in(struct gilk_splice_obj **objs, u32 n, struct gilk_why *why, u3
 	mutex_lock(gilk_ks.text_mutex);
 	ret = check_each(begun, objs, n, why, failed);
 	if (ret) {
-		back_out(objs, n, p, np);
+		back_out(objs, n, p, np, &pk);
 		gilk_text_unlock();
 		disarm_all(objs, n, traps);
 		/* Tasks the int3s sent to a trampoline have left it after this. */
@@ -465,7 +452,7 @@ int gilk_patch_in(struct gilk_splice_obj **objs, u32 n, struct gilk_why *why, u3
 		goto out;
 	}
 
-	finish(objs, n, p, np);
+	finish(objs, n, p, np, &pk);
 	gilk_text_unlock();
 	gilk_traps_disarm(traps);
 	mutex_lock(&gilk_lock);
@@ -474,6 +461,7 @@ int gilk_patch_in(struct gilk_splice_obj **objs, u32 n, struct gilk_why *why, u3
 		 (t_waited - t_start) / NSEC_PER_MSEC,
 		 (ktime_get_ns() - t_waited) / NSEC_PER_MSEC);
 out:
+	gilk_pokes_end(&pk);
 	gilk_traps_free(traps);
 	kvfree(p);
 	return ret;
@@ -488,22 +476,25 @@ out:
 static bool revert(struct gilk_splice_obj **objs, u32 n, enum gilk_which sel)
 {
 	struct gilk_traps *traps;
+	struct gilk_pokes pk;
 	unsigned int i, np;
 	struct gilk_patch_state **p = collect(objs, n, sel, &np, &traps);
 
 	if (!p)
 		return false;
+	gilk_pokes_begin(&pk);
 	gilk_traps_arm(traps);
 	for (i = 0; i < np; i++)
-		gilk_poke_locked(p[i]->addr, &int3, 1);
-	gilk_poke_sync();
+		gilk_pokes_add(&pk, p[i]->addr, &int3, 1);
+	gilk_pokes_sync(&pk);
 	for (i = 0; i < np; i++)
 		if (p[i]->len > 1)
-			gilk_poke_locked(p[i]->addr + 1, p[i]->orig + 1, p[i]->len - 1);
-	gilk_poke_sync();
+			gilk_pokes_add(&pk, p[i]->addr + 1, p[i]->orig + 1, p[i]->len - 1);
+	gilk_pokes_sync(&pk);
 	for (i = 0; i < np; i++)
-		gilk_poke_locked(p[i]->addr, p[i]->orig, 1);
-	gilk_poke_sync();
+		gilk_pokes_add(&pk, p[i]->addr, p[i]->orig, 1);
+	gilk_pokes_sync(&pk);
+	gilk_pokes_end(&pk);
 	gilk_traps_disarm(traps);
 	gilk_traps_free(traps);
 	kvfree(p);
@@ -562,6 +553,7 @@ static void keep_taken_hosts(struct gilk_splice_obj **objs, u32 n)
 void gilk_patch_out(struct gilk_splice_obj **objs, u32 n)
 {
 	u64 t_start = ktime_get_ns(), t_sites;
+	struct gilk_pokes pk;
 	u32 i, k;
 
 	lockdep_assert_held(&gilk_lock);
@@ -570,16 +562,17 @@ void gilk_patch_out(struct gilk_splice_obj **objs, u32 n)
 		return;
 	}
 	revert_each(objs, n, GILK_SITES);
+	gilk_pokes_begin(&pk);
 	/* a trap region's int3 stays until the bytes behind it are back */
 	for (i = 0; i < n; i++)
 		if (objs[i]->flags & GILK_SPLICE_TRAP && objs[i]->region_len > 1)
-			gilk_poke_locked(objs[i]->site + 1, objs[i]->region_orig + 1,
-					 objs[i]->region_len - 1);
-	gilk_poke_sync();
+			gilk_pokes_add(&pk, objs[i]->site + 1, objs[i]->region_orig + 1,
+				       objs[i]->region_len - 1);
+	gilk_pokes_sync(&pk);
 	for (i = 0; i < n; i++)
 		if (objs[i]->flags & GILK_SPLICE_TRAP)
-			gilk_poke_locked(objs[i]->site, objs[i]->region_orig, 1);
-	gilk_poke_sync();
+			gilk_pokes_add(&pk, objs[i]->site, objs[i]->region_orig, 1);
+	gilk_pokes_sync(&pk);
 	gilk_text_unlock();
 	mutex_unlock(&gilk_lock);
 	t_sites = ktime_get_ns();
@@ -603,10 +596,11 @@ void gilk_patch_out(struct gilk_splice_obj **objs, u32 n)
 	for (i = 0; i < n; i++)
 		for (k = 0; k < objs[i]->npatch && !objs[i]->host_kept; k++)
 			if (objs[i]->patch[k].kind == GILK_PATCH_DEAD)
-				gilk_poke_locked(objs[i]->patch[k].addr, objs[i]->patch[k].orig,
-						 objs[i]->patch[k].len);
-	gilk_poke_sync();
+				gilk_pokes_add(&pk, objs[i]->patch[k].addr, objs[i]->patch[k].orig,
+					       objs[i]->patch[k].len);
+	gilk_pokes_sync(&pk);
 	gilk_text_unlock();
+	gilk_pokes_end(&pk);
 	pr_debug("gilk: reverted %u: sites in %llu ms, the rest in %llu ms\n", n,
 		 (t_sites - t_start) / NSEC_PER_MSEC,
 		 (ktime_get_ns() - t_sites) / NSEC_PER_MSEC);

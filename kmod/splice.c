@@ -328,7 +328,7 @@ static int pin_text_module(struct gilk_splice *req, struct module **out)
  * them visible to every CPU). gilk_lock held.
  */
 static int claim(struct gilk_splice *req, struct gilk_splice_obj **out,
-		 struct gilk_walk_memo *memo, const void *owner)
+		 struct gilk_walk_memo *memo, struct gilk_poke_log *tramps, const void *owner)
 {
 	struct gilk_why *why = &GILK_WHY(req);
 	struct gilk_instrument *ins;
@@ -397,11 +397,8 @@ static int claim(struct gilk_splice *req, struct gilk_splice_obj **out,
 	}
 	s->ins = ins;
 	strscpy(s->arg, req->arg, sizeof(s->arg));
-	mutex_lock(gilk_ks.text_mutex);
-	gilk_poke_locked(s->tramp, req->tramp, req->tramp_len);
-	if (req->evict_len)
-		gilk_poke_locked(s->evict_tramp, req->evict, req->evict_len);
-	mutex_unlock(gilk_ks.text_mutex);
+	gilk_poke_log_add(tramps, s->tramp, req->tramp, req->tramp_len);
+	gilk_poke_log_add(tramps, s->evict_tramp, req->evict, req->evict_len);
 	s->state = GILK_SPLICING;
 	*out = s;
 	return 0;
@@ -445,17 +442,21 @@ static void unclaim_all(struct gilk_splice_obj **objs, u32 n)
 
 /*
  * Claims every request, copied in one at a time (a batch may be large),
- * and writes their trampolines; *failed and the reason on failure.
+ * and writes their trampolines (packed side by side: a few pages, written
+ * a page at a time once all are claimed); *failed and the reason on
+ * failure, with nothing written.
  */
 static int claim_all(struct gilk_splice __user *items, u32 n,
 		     struct gilk_splice_obj **objs, struct gilk_splice *req,
 		     struct gilk_walk_memo *memo, u32 *failed, const void *owner)
 {
+	struct gilk_poke_log tramps;
 	u32 i;
 	int ret = 0;
 
 	if (memo)	/* the text may have changed since the last try */
 		memset(memo, 0, sizeof(*memo));
+	gilk_poke_log_begin(&tramps);
 
 	for (i = 0; i < n; i++) {
 		pagefault_disable();
@@ -465,12 +466,14 @@ static int claim_all(struct gilk_splice __user *items, u32 n,
 			break;
 		req->reason[0] = 0;
 		req->refusal = GILK_REFUSED_NONE;
-		ret = claim(req, &objs[i], memo, owner);
+		ret = claim(req, &objs[i], memo, &tramps, owner);
 		if (ret)
 			break;
 		if (!(i & 63))
 			cond_resched();
 	}
+	/* a claim refused: what the others would have run is wanted no more */
+	gilk_poke_log_end(&tramps, ret);
 	if (ret) {
 		*failed = i;
 		unclaim_all(objs, i);

@@ -170,3 +170,13 @@ long target_result(void)
 	buf[k] = 0;
 	return strtol(buf, NULL, 10);
 }
+
+void open_n(int n)
+{
+	for (int i = 0; i < n; i++) {
+		int fd = open("/gilk/build/bin/test-live", O_RDONLY);
+
+		if (fd >= 0)
+			close(fd);
+	}
+}

@@ -40,6 +40,8 @@ int force_splice(struct live *lv, uint64_t site, const uint8_t *orig,
 void expect_refusal(struct live *lv, const char *what, uint64_t site,
 		    int want, const char *words);
 
+/* The path-walk functions' workload: a fixed path opened and closed n times. */
+void open_n(int n);
 /* Writes s to path opened O_WRONLY | flags: 0 or -errno. */
 int write_file(const char *path, const char *s, int flags);
 /* The last result /proc/gilk_target gives (LONG_MIN when unreadable). */
@@ -61,5 +63,6 @@ void test_scale(struct live *lv, const char *glob);
 void test_templates(struct live *lv);
 void test_uniproc(struct live *lv);
 void test_filters(struct live *lv);
+void test_page_runs(struct live *lv);
 
 #endif

@@ -133,17 +133,6 @@ static void test_basic(struct live *lv)
 	check(bad == 0, "getppid returned the right parent on every call while spliced");
 }
 
-/* Workload for the path-walk functions: open and close a fixed path. */
-static void open_n(int n)
-{
-	for (int i = 0; i < n; i++) {
-		int fd = open("/gilk/build/bin/test-live", O_RDONLY);
-
-		if (fd >= 0)
-			close(fd);
-	}
-}
-
 #define MAXB 512
 
 /* Splices every block of fn it can, in one batch; ids in id[]. */
@@ -907,7 +896,7 @@ int main(int argc, char **argv)
 	struct gerr e;
 
 	if (argc < 2) {
-		fprintf(stderr, "usage: test-live basic|blocks|facts|rangefacts|scale [GLOB]|refusals|uniproc|events|stress N|fuzz N|privs|splice-hold SYM INS ARG\n");
+		fprintf(stderr, "usage: test-live basic|blocks|page-runs|facts|rangefacts|scale [GLOB]|refusals|uniproc|events|stress N|fuzz N|privs|splice-hold SYM INS ARG\n");
 		return 2;
 	}
 	if (!strcmp(argv[1], "workload") && argc == 4)
@@ -923,6 +912,8 @@ int main(int argc, char **argv)
 		test_basic(&lv);
 	else if (!strcmp(argv[1], "blocks"))
 		test_blocks(&lv);
+	else if (!strcmp(argv[1], "page-runs"))
+		test_page_runs(&lv);
 	else if (!strcmp(argv[1], "facts"))
 		test_facts(&lv);
 	else if (!strcmp(argv[1], "rangefacts"))

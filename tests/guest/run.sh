@@ -46,6 +46,7 @@ check "the argfilter instrument module loads" "$(grep -q '^argfilter ' /proc/mod
 
 suite basic
 suite blocks
+suite page-runs
 suite facts
 suite rangefacts
 suite module

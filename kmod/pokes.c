@@ -12,8 +12,10 @@
  * ftrace, jump labels, static calls, BPF, text_poke_bp() itself): a queue
  * of gilk_pokes is flushed before text_mutex is dropped. A byte written
  * with the value it holds changes nothing for a CPU executing it, whatever
- * it fetched before or after. The log below keeps writes whose text_mutex
- * hold is to come.
+ * it fetched before or after; and text_poke() compares the whole run with
+ * what it meant to write, so a byte changed behind text_mutex's back would
+ * stop the kernel there rather than be undone quietly. The log below keeps
+ * writes whose text_mutex hold is to come.
  */
 #include <linux/mm.h>
 #include <linux/slab.h>
@@ -37,7 +39,7 @@ void gilk_poke_sync(void)
 	gilk_ks.text_poke_sync();
 }
 
-/* Before the locks are taken: without the page, each write goes alone. */
+/* May sleep (text_mutex may be held): without the page, each write goes alone. */
 void gilk_pokes_begin(struct gilk_pokes *pk)
 {
 	pk->page = kmalloc(PAGE_SIZE, GFP_KERNEL | __GFP_NOWARN);
@@ -63,7 +65,8 @@ void gilk_pokes_flush(struct gilk_pokes *pk)
 
 /*
  * Whether [addr, addr + len) can join the run: later on its page, and the
- * bytes between read into it.
+ * bytes between read into it (only once the rest holds: the read fills
+ * the page).
  */
 static bool joins(struct gilk_pokes *pk, unsigned long addr, size_t len)
 {

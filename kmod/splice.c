@@ -443,8 +443,9 @@ static void unclaim_all(struct gilk_splice_obj **objs, u32 n)
 /*
  * Claims every request, copied in one at a time (a batch may be large),
  * and writes their trampolines (packed side by side: a few pages, written
- * a page at a time once all are claimed); *failed and the reason on
- * failure, with nothing written.
+ * a page at a time once all are claimed, or once the log is full); *failed
+ * and the reason on failure. What a refused batch's trampolines hold does
+ * not matter: nothing reaches reserved memory.
  */
 static int claim_all(struct gilk_splice __user *items, u32 n,
 		     struct gilk_splice_obj **objs, struct gilk_splice *req,
@@ -473,7 +474,7 @@ static int claim_all(struct gilk_splice __user *items, u32 n,
 			cond_resched();
 	}
 	/* a claim refused: what the others would have run is wanted no more */
-	gilk_poke_log_end(&tramps, ret);
+	gilk_poke_log_end(&tramps, ret != 0);
 	if (ret) {
 		*failed = i;
 		unclaim_all(objs, i);

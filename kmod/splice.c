@@ -323,9 +323,10 @@ static int pin_text_module(struct gilk_splice *req, struct module **out)
 
 /*
  * Checks req against its reservation and takes what the splice holds (the
- * instrument, the spliced module, its bytes: SPLICING), and writes its
- * trampolines, which nothing reaches yet (the sync after the int3s makes
- * them visible to every CPU). gilk_lock held.
+ * instrument, the spliced module, its bytes: SPLICING), and puts its
+ * trampolines in tramps, to be written with the batch's others; nothing
+ * reaches them yet (the sync after the int3s makes them visible to every
+ * CPU). gilk_lock held.
  */
 static int claim(struct gilk_splice *req, struct gilk_splice_obj **out,
 		 struct gilk_walk_memo *memo, struct gilk_poke_log *tramps, const void *owner)

@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -179,4 +180,34 @@ void open_n(int n)
 		if (fd >= 0)
 			close(fd);
 	}
+}
+
+size_t plan_blocks(struct live *lv, const char *fn, struct splice_plan *plans, size_t max,
+		   size_t *nblocks)
+{
+	uint64_t *sites = calloc(max, sizeof(*sites)), f = sym(lv, fn);
+	enum splice_reason *why = calloc(max, sizeof(*why));
+	bool *ok = calloc(max, sizeof(*ok));
+	static struct cfg g;
+	struct gerr e;
+	size_t n = 0;
+
+	*nblocks = 0;
+	if (sites && why && ok && f && !kernel_cfg(&lv->k, f, &g, &e)) {
+		*nblocks = g.nblocks < max ? g.nblocks : max;
+		for (size_t b = 0; b < *nblocks; b++)
+			sites[b] = live_block_site(lv, g.blocks[b].start);
+		live_plan_many(lv, sites, *nblocks, 0, plans, ok, why);
+	}
+	for (size_t b = 0; b < *nblocks; b++) {
+		if (ok[b])
+			plans[n++] = plans[b];
+		else
+			printf("  note: %s block at 0x%" PRIx64 ": %s\n", fn, sites[b],
+			       splice_reason_name(why[b]));
+	}
+	free(sites);
+	free(why);
+	free(ok);
+	return n;
 }

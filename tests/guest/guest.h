@@ -40,6 +40,11 @@ int force_splice(struct live *lv, uint64_t site, const uint8_t *orig,
 void expect_refusal(struct live *lv, const char *what, uint64_t site,
 		    int want, const char *words);
 
+/* Plans every block of fn (the first max), noting each that does not
+ * plan; plans[] holds those that do, in order: their count. *nblocks: the
+ * blocks planned. */
+size_t plan_blocks(struct live *lv, const char *fn, struct splice_plan *plans, size_t max,
+		   size_t *nblocks);
 /* The path-walk functions' workload: a fixed path opened and closed n times. */
 void open_n(int n);
 /* Writes s to path opened O_WRONLY | flags: 0 or -errno. */

@@ -139,31 +139,11 @@ static void test_basic(struct live *lv)
 static size_t splice_blocks(struct live *lv, const char *fn, uint32_t *id,
 			    struct splice_plan *plans, size_t *bounced)
 {
-	static struct splice_plan all[MAXB];
-	static uint64_t sites[MAXB];
-	static bool ok[MAXB];
-	static enum splice_reason why[MAXB];
-	uint64_t f = sym(lv, fn);
-	static struct cfg g;
+	size_t nblocks, n = plan_blocks(lv, fn, plans, MAXB, &nblocks);
 	struct gerr e;
-	size_t n = 0, nblocks;
 
-	if (!f || kernel_cfg(&lv->k, f, &g, &e))
-		return 0;
-	nblocks = g.nblocks < MAXB ? g.nblocks : MAXB;
-	for (size_t b = 0; b < nblocks; b++)
-		sites[b] = live_block_site(lv, g.blocks[b].start);
-	live_plan_many(lv, sites, nblocks, 0, all, ok, why);
-	for (size_t b = 0; b < nblocks; b++) {
-		if (!ok[b]) {
-			printf("  note: %s block at 0x%" PRIx64 ": %s\n", fn, sites[b],
-			       splice_reason_name(why[b]));
-			continue;
-		}
-		plans[n] = all[b];
-		*bounced += all[b].mode == SPLICE_BOUNCE;
-		n++;
-	}
+	for (size_t i = 0; i < n; i++)
+		*bounced += plans[i].mode == SPLICE_BOUNCE;
 	if (n && live_splice_batch(lv, plans, n, "count", "", id, &e)) {
 		printf("  batch: %s\n", e.msg);
 		return 0;

@@ -101,35 +101,14 @@ static long kprobe_hits(const char *name)
 	return found;
 }
 
-/* Plans every block of fn; the ones that plan, moved to the front: their count. */
-static size_t plan_blocks(struct live *lv, uint64_t f, struct splice_plan *plans)
-{
-	static uint64_t sites[MAXB];
-	static bool ok[MAXB];
-	static enum splice_reason why[MAXB];
-	static struct cfg g;
-	struct gerr e;
-	size_t n = 0, nb;
-
-	if (!f || kernel_cfg(&lv->k, f, &g, &e))
-		return 0;
-	nb = g.nblocks < MAXB ? g.nblocks : MAXB;
-	for (size_t b = 0; b < nb; b++)
-		sites[b] = live_block_site(lv, g.blocks[b].start);
-	live_plan_many(lv, sites, nb, 0, plans, ok, why);
-	for (size_t b = 0; b < nb; b++)
-		if (ok[b])
-			plans[n++] = plans[b];
-	return n;
-}
-
 void test_page_runs(struct live *lv)
 {
 	static struct splice_plan plans[MAXB];
 	static struct span s;
 	static uint32_t ids[MAXB];
 	uint64_t f = sym(lv, "path_init"), k = 0;
-	size_t n = plan_blocks(lv, f, plans), m, nb = 0, written = 0;
+	size_t nblocks, n = plan_blocks(lv, "path_init", plans, MAXB, &nblocks);
+	size_t m, nb = 0, written = 0;
 	struct gilk_splice_info *act = NULL;
 	size_t nact = 0;
 	uint32_t id_m = 0;

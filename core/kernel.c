@@ -133,7 +133,7 @@ int kernel_open(struct kernel *k, const char *image, const char *symbols,
 		/* The running kernel, read-only: as live mode sees it. */
 		kimage_close(k->img);
 		k->img = NULL;
-		return kernel_open_live(k, image, symbols, e);
+		return kernel_open_live(k, image, symbols, NULL, e);
 	}
 	k->arch = kimage_arch(k->img);
 	if (symtab_load(symbols, &k->syms, e) || decoder_open_arch(&k->dec, k->arch, e))
@@ -247,7 +247,7 @@ static int mark_ftrace_entries(struct kernel *k, struct gerr *e)
 }
 
 int kernel_open_live(struct kernel *k, const char *kcore, const char *symbols,
-		     struct gerr *e)
+		     const struct kernel_restore *restore, struct gerr *e)
 {
 	static const char *const tables[][2] = {
 		{ "__start___jump_table", "__stop___jump_table" },
@@ -289,6 +289,8 @@ int kernel_open_live(struct kernel *k, const char *kcore, const char *symbols,
 	}
 	k->kcore = src;
 	src = NULL;
+	if (restore && restore->fn(restore->ctx, k->img, e))
+		goto fail;
 	find_rodata(k);
 	k->facts = textfacts_new();
 	if (!k->facts) {

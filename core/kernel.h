@@ -48,12 +48,23 @@ struct kernel {
  * (SR_NO_TABLES). */
 int kernel_open(struct kernel *k, const char *image, const char *symbols,
 		struct gerr *e);
+/* Puts back into a fresh snapshot the original bytes of whatever changed
+ * the running kernel's text (live: gilk.ko's splices), before anything is
+ * read from it: the kernel's tables are checked against its text (the bug
+ * table's layout is found from the ud2s its entries point at), and a
+ * splice's jmp there must not make gilk unable to start. */
+struct kernel_restore {
+	int (*fn)(void *ctx, struct kimage *snapshot, struct gerr *e);
+	void *ctx;
+};
+
 /* A running kernel: symbols from kallsyms, and a snapshot (taken now, through
  * kcore) of its text and of the tables that outlive boot. Plans are made from
  * the snapshot, so splices made later do not change what the planner sees;
- * what other splices own is learnt from gilk.ko by the live library (lib/). */
+ * what other splices own is learnt from gilk.ko by the live library (lib/),
+ * which gives restore (or NULL: nothing to put back). */
 int kernel_open_live(struct kernel *k, const char *kcore, const char *symbols,
-		     struct gerr *e);
+		     const struct kernel_restore *restore, struct gerr *e);
 void kernel_close(struct kernel *k);
 
 /* The image's text changed under k (live: the original bytes of splices put

@@ -33,6 +33,35 @@ static bool cpu_has_smap(void)
 	return yes;
 }
 
+/* The original bytes of every splice in all[0..n) put back in img. */
+static void overlay_splices(struct kimage *img, const struct gilk_splice_info *all, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		const struct gilk_splice_info *s = &all[i];
+
+		kimage_overlay(img, s->site, s->region_orig, s->region_len);
+		for (uint32_t k = 0; k < s->npatch && k < GILK_MAX_PATCHES; k++)
+			kimage_overlay(img, s->patch[k].addr, s->patch[k].orig, s->patch[k].len);
+	}
+}
+
+/* Asked once the snapshot is taken and before its tables are read: the
+ * splices listed now include every one whose jmp the snapshot holds, but
+ * one removed in between (its jmp in the snapshot, its original in the
+ * kernel again), which core/ tolerates and gilk.ko's stale check refuses
+ * to plan over. */
+static int restore_originals(void *ctx, struct kimage *snapshot, struct gerr *e)
+{
+	struct gilk_splice_info *all;
+	size_t n;
+
+	if (live_list(ctx, &all, &n, e))
+		return -1;
+	overlay_splices(snapshot, all, n);
+	free(all);
+	return 0;
+}
+
 int live_version(const struct live *lv, struct gilk_version *v, struct gerr *e)
 {
 	if (ioctl(lv->fd, GILK_IOC_VERSION, v) < 0)
@@ -66,7 +95,8 @@ int live_open(struct live *lv, const struct live_paths *paths, struct gerr *e)
 				v.abi, GILK_ABI_VERSION);
 	}
 	if (kernel_open_live(&lv->k, paths && paths->kcore ? paths->kcore : "/proc/kcore",
-			     paths && paths->kallsyms ? paths->kallsyms : "/proc/kallsyms", e)) {
+			     paths && paths->kallsyms ? paths->kallsyms : "/proc/kallsyms",
+			     &(struct kernel_restore){ restore_originals, lv }, e)) {
 		close(lv->fd);
 		return -1;
 	}
@@ -214,15 +244,14 @@ int lv_learn_splices(struct live *lv, struct gerr *e)
 	lv->gen++;
 	lv->noccupied = 0;
 	kernel_text_changed(&lv->k);
+	overlay_splices(lv->k.img, all, n);
 	for (size_t i = 0; i < n && !rc; i++) {
 		const struct gilk_splice_info *s = &all[i];
 
-		kimage_overlay(lv->k.img, s->site, s->region_orig, s->region_len);
 		rc |= lv_push_range(&lv->occupied, &lv->noccupied, s->site, s->site + s->region_len);
 		for (uint32_t k = 0; k < s->npatch && k < GILK_MAX_PATCHES; k++) {
 			const struct gilk_owned *p = &s->patch[k];
 
-			kimage_overlay(lv->k.img, p->addr, p->orig, p->len);
 			rc |= lv_push_range(&lv->occupied, &lv->noccupied, p->addr, p->addr + p->len);
 			/* No bounce slot goes in the dead tail of another
 			 * splice's region: that splice's unsplice would put

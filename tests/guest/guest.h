@@ -69,5 +69,9 @@ void test_templates(struct live *lv);
 void test_uniproc(struct live *lv);
 void test_filters(struct live *lv);
 void test_page_runs(struct live *lv);
+/* bugtable.c: the functions of the first n BUG()/WARN() sites, one a line;
+ * how many of their traps a jmp covers now ("C of N"). */
+int bug_functions(struct live *lv, size_t n);
+int bug_traps_covered(struct live *lv, size_t n);
 
 #endif

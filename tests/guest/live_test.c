@@ -888,6 +888,13 @@ int main(int argc, char **argv)
 		check_summary();
 		return 1;
 	}
+	if (!strcmp(argv[1], "bug-functions") || !strcmp(argv[1], "bug-traps-covered")) {
+		int rc = (argv[1][4] == 'f' ? bug_functions : bug_traps_covered)(
+			&lv, argc > 2 ? (size_t)atoi(argv[2]) : 64);
+
+		live_close(&lv);
+		return rc;
+	}
 	if (!strcmp(argv[1], "basic"))
 		test_basic(&lv);
 	else if (!strcmp(argv[1], "blocks"))

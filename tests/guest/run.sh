@@ -188,6 +188,22 @@ check "gilk quit does not offer to remove another shell's splice that took a reu
 	   [ "$(build/gilk -c 'info splices' | grep -c '^ *[0-9]')" = 1 ]; echo $?)"
 build/gilk -c 'unsplice all' >/dev/null
 
+# A new gilk is never locked out: it reads the kernel's tables with the
+# original bytes of every splice in place. Every block of the functions that
+# hold the kernel's first BUG()/WARN() sites is spliced from a transcript
+# (one line of every name), a jmp now over more of those traps than a new
+# process would overlook; a new process lists them all, and removes them.
+fns=$(build/bin/test-live bug-functions 64 | tr '\n' ' ')
+echo "splice --blocks $fns" >/tmp/bugfns.gilk
+out=$(build/gilk -x /tmp/bugfns.gilk 2>&1 | grep '^spliced ')
+n=$(echo "$out" | sed -n 's/^spliced \([0-9]*\) of .*/\1/p')
+covered=$(build/bin/test-live bug-traps-covered 64)
+listed=$(build/gilk -c 'info splices' 2>&1 | grep -c '^ *[0-9]')
+un=$(build/gilk -c 'unsplice all' 2>&1)
+check "splices over $covered of the first BUG()/WARN() traps: a new gilk lists all ${n:-?} and removes them ($un)" \
+	"$([ "${n:-0}" -gt 64 ] && [ "${covered%% *}" -gt 16 ] && [ "$listed" = "$n" ] &&
+	   [ "$un" = "unspliced $n" ] && build/gilk -c 'info splices' | grep -qx 'no splices'; echo $?)"
+
 # dump: events and splices into files, in every format.
 build/gilk -c events >/dev/null
 out=$(build/gilk -c 'splice __x64_sys_getppid tsc' -c 'splice do_prlimit regs')

@@ -2,7 +2,9 @@
 #include "commands.h"
 
 #include <stdbool.h>
+#include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "interrupt.h"
@@ -256,24 +258,14 @@ static int run_raw(struct session *s, const struct command *c, char *rest, struc
 	return c->run(s, rest[0] ? 2 : 1, argv, e);
 }
 
-static int run_line(struct session *s, char *line, struct gerr *e)
+static int run_words(struct session *s, char *line, char **words, int max, struct gerr *e)
 {
-	char *words[PARSE_MAX_WORDS], *rest, *pipe_to, *cond;
+	char *pipe_to = pipe_split(line), *cond = if_split(line);
 	const char *err = NULL;
 	const struct command *c;
 	int n;
 
-	line += strspn(line, " \t");
-	if (line[0] == '!') {	/* gdb's and the shells' escape */
-		line[1 + strcspn(line + 1, "\r\n")] = '\0';
-		return run_raw(s, &cmd_shell, line + 1, e);
-	}
-	c = command_with(line, CMD_RAW, &rest);
-	if (c)
-		return run_raw(s, c, rest, e);
-	pipe_to = pipe_split(line);
-	cond = if_split(line);
-	n = parse_words(line, words, PARSE_MAX_WORDS - 2, &err);
+	n = parse_words(line, words, max - 2, &err);
 	if (n < 0)
 		return gerr_set(e, "%s", err);
 	if (n == 0)
@@ -284,6 +276,34 @@ static int run_line(struct session *s, char *line, struct gerr *e)
 	if (!c)
 		return -1;
 	return run_with_output(s, c, n, words, pipe_to, cond, e);
+}
+
+static int run_line(struct session *s, char *line, struct gerr *e)
+{
+	const struct command *c;
+	char **words, *rest;
+	size_t max;
+	int rc;
+
+	line += strspn(line, " \t");
+	if (line[0] == '!') {	/* gdb's and the shells' escape */
+		line[1 + strcspn(line + 1, "\r\n")] = '\0';
+		return run_raw(s, &cmd_shell, line + 1, e);
+	}
+	c = command_with(line, CMD_RAW, &rest);
+	if (c)
+		return run_raw(s, c, rest, e);
+	/* As many words as the line can hold (a word and its blank take two
+	 * bytes), and room for "if EXPR": a pasted list of any length. */
+	max = strlen(line) / 2 + 3;
+	if (max > INT_MAX)
+		return gerr_set(e, "the line is too long");
+	words = malloc(max * sizeof(*words));
+	if (!words)
+		return gerr_set(e, "out of memory");
+	rc = run_words(s, line, words, (int)max, e);
+	free(words);
+	return rc;
 }
 
 void command_trace(struct session *s, const char *line)

@@ -48,11 +48,17 @@ static void usage(FILE *f)
 /* Runs a line; reports an error on stderr. Returns 0 or -1. */
 static int run_line(struct session *s, const char *line)
 {
-	char copy[4096];	/* parsing splits the line in place */
+	char *copy = strdup(line);	/* parsing splits the line in place */
 	struct gerr e;
+	int rc;
 
-	snprintf(copy, sizeof(copy), "%s", line);
-	if (command_run_line(s, copy, &e) == 0)
+	if (!copy) {
+		fprintf(stderr, "gilk: out of memory\n");
+		return -1;
+	}
+	rc = command_run_line(s, copy, &e);
+	free(copy);
+	if (rc == 0)
 		return 0;
 	if (s->out != stdout)
 		fflush(s->out);
@@ -144,16 +150,17 @@ static int stopped_before(void)
 
 static int from_stream(struct session *s, FILE *f)
 {
-	char line[4096];
+	char *line = NULL;
+	size_t cap = 0;
 
-	while (!s->quit && fgets(line, sizeof(line), f)) {
-		if (stopped_before())
+	while (!s->quit && getline(&line, &cap, f) >= 0) {
+		if (stopped_before() || (command_trace(s, line), run_line(s, line))) {
+			free(line);
 			return 1;
-		command_trace(s, line);
-		if (run_line(s, line))
-			return 1;
+		}
 		record_line(s, line);
 	}
+	free(line);
 	/* Ctrl-C while waiting for a line is not the input's end */
 	return interrupt_pending() ? 1 : 0;
 }

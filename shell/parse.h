@@ -3,10 +3,9 @@
 #ifndef GILK_PARSE_H
 #define GILK_PARSE_H
 
-#define PARSE_MAX_WORDS 32
-
-/* Splits line in place; returns the word count, or -1 with *err set (an
- * unterminated quote, too many words). */
+/* Splits line in place into at most max words (a line of L bytes holds at
+ * most L / 2 + 1); returns the word count, or -1 with *err set (an
+ * unterminated quote, more words than max). */
 int parse_words(char *line, char **words, int max, const char **err);
 
 #endif

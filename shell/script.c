@@ -2,6 +2,7 @@
 #include "script.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "commands.h"
@@ -12,19 +13,17 @@ static int script_lines(const char *path, int (*fn)(void *ctx, char *line,
 					     unsigned lineno, struct gerr *e),
 		 void *ctx, struct gerr *e)
 {
-	char line[4096];
 	unsigned lineno = 0;
 	FILE *f = fopen(path, "r");
+	char *line = NULL;
+	size_t cap = 0;
 	int rc = 0;
 
 	if (!f)
 		return gerr_set(e, "%s: %m", path);
-	while (!rc && fgets(line, sizeof(line), f)) {
+	/* lines of any length: a pasted list of 400 functions is one */
+	while (!rc && getline(&line, &cap, f) >= 0) {
 		lineno++;
-		if (!strchr(line, '\n') && !feof(f)) {
-			rc = gerr_set(e, "%s:%u: line too long", path, lineno);
-			break;
-		}
 		if (fn(ctx, line, lineno, e)) {
 			char m[sizeof(e->msg)];
 
@@ -32,6 +31,9 @@ static int script_lines(const char *path, int (*fn)(void *ctx, char *line,
 			rc = gerr_set(e, "%s:%u: %s", path, lineno, m);
 		}
 	}
+	if (!rc && ferror(f))
+		rc = gerr_set(e, "%s:%u: %m", path, lineno + 1);
+	free(line);
 	fclose(f);
 	return rc;
 }

@@ -42,6 +42,19 @@ check "blocks: the entry block is spliced past the ftrace nop" \
 check "x shows the bytes disas decoded" \
 	"$(bytes=$(head -1 "$t/d" | awk '{print $4, $5, $6, $7, $8}'); grep -q ": $bytes\$" "$t/x"; echo $?)"
 
+# A pasted list of any length is one command: 400 function names (some
+# 8 KiB), from -c, a transcript and standard input alike.
+names=$(awk '$2 ~ /^[tT]$/ && $3 ~ /^[a-z_]+$/ {n[$3]++; if (n[$3] == 1) o[++k] = $3}
+	END {for (i = 1; i <= k && c < 400; i++) if (n[o[i]] == 1) {print o[i]; c++}}' "$ref/kallsyms" | tr '\n' ' ')
+"${G[@]}" -c "plan --blocks $names" >"$t/long-c" 2>&1
+echo "plan --blocks $names" >"$t/long.gilk"
+"${G[@]}" -x "$t/long.gilk" >"$t/long-x" 2>&1
+echo "plan --blocks $names" | "${G[@]}" >"$t/long-in" 2>&1
+nfn=$(tail -1 "$t/long-c" | sed -n 's/^[0-9]* of [0-9]* blocks of \([0-9]*\) functions spliceable$/\1/p')
+check "a line of 400 names ($(echo "$names" | wc -c) bytes) plans every function (${nfn:-none}), from -c, -x and stdin" \
+	"$([ "$(echo "$names" | wc -w)" = 400 ] && [ "${nfn:-0}" -ge 390 ] &&
+	   cmp -s "$t/long-c" "$t/long-x" && cmp -s "$t/long-c" "$t/long-in"; echo $?)"
+
 # errors: specific, on stderr, status 1, nothing after them runs
 "${G[@]}" -c 'disas __x64_sys_getppid+1' >"$t/o" 2>"$t/e"
 check "an address inside an instruction is refused, naming the instruction" \

@@ -615,6 +615,63 @@ static const struct ksym *resolve_variant(const struct symtab *st, const char *n
 	return NULL;
 }
 
+/* The symbols named name, each as NAME@ADDR: as one of them is asked for. */
+static void list_copies(const struct symtab *st, const char *name, char *list, size_t len)
+{
+	const struct ksym *hits[4];
+	size_t n = symtab_by_name(st, name, hits, 4), used = 0;
+
+	list[0] = '\0';
+	for (size_t i = 0; i < n && i < 4 && used < len; i++)
+		used += (size_t)snprintf(list + used, len - used, "%s%s@0x%" PRIx64,
+					 i ? ", " : "", name, hits[i]->addr);
+	if (n > 4 && used < len)
+		snprintf(list + used, len - used, ", ...");
+}
+
+static int ambiguous(const struct symtab *st, const char *name, struct gerr *e)
+{
+	char list[768];
+
+	list_copies(st, name, list, sizeof(list));
+	return gerr_set(e, "'%s' names %zu symbols: %s; name one as NAME@ADDR (or each, NAME@*, where a command takes several functions)",
+			name, symtab_by_name(st, name, NULL, 0), list);
+}
+
+/* NAME@ADDR: the one of the symbols named NAME that is at ADDR. */
+static int resolve_copy(const struct symtab *st, const char *name, uint64_t off,
+			uint64_t *addr, struct gerr *e)
+{
+	const char *at = strchr(name, '@');
+	const struct ksym **hits;
+	char base[512], list[768], *end;
+	uint64_t want;
+	size_t n;
+	bool found = false;
+
+	snprintf(base, sizeof(base), "%.*s", (int)(at - name), name);
+	errno = 0;
+	want = strtoull(at + 1, &end, 16);
+	if (!base[0] || errno || *end || end == at + 1)
+		return gerr_set(e, "'%s': NAME@ADDR names a symbol by its address, in hex", name);
+	n = symtab_by_name(st, base, NULL, 0);
+	if (!n)
+		return gerr_set(e, "no symbol '%s'", base);
+	hits = calloc(n, sizeof(*hits));
+	if (!hits)
+		return gerr_set(e, "out of memory");
+	symtab_by_name(st, base, hits, n);
+	for (size_t i = 0; i < n; i++)
+		found |= hits[i]->addr == want;
+	free(hits);
+	if (found) {
+		*addr = want + off;
+		return 0;
+	}
+	list_copies(st, base, list, sizeof(list));
+	return gerr_set(e, "no '%s' at 0x%" PRIx64 "; its copies: %s", base, want, list);
+}
+
 int symtab_resolve(const struct symtab *st, const char *expr, uint64_t *addr,
 		   struct gerr *e)
 {
@@ -661,6 +718,8 @@ int symtab_resolve_as(const struct symtab *st, const char *expr, uint64_t *addr,
 	name[nlen] = '\0';
 	if (plus && parse_number(plus + 1, &off))
 		return gerr_set(e, "'%s' is not an offset (use decimal or 0x-hex)", plus + 1);
+	if (strchr(name, '@'))
+		return resolve_copy(st, name, off, addr, e);
 	n = symtab_by_name(st, name, hits, 4);
 	if (n == 0) {
 		const struct ksym *v = resolve_variant(st, name, e);
@@ -672,17 +731,8 @@ int symtab_resolve_as(const struct symtab *st, const char *expr, uint64_t *addr,
 		*addr = v->addr + off;
 		return 0;
 	}
-	if (n > 1) {
-		char list[256] = "";
-		size_t used = 0;
-
-		for (size_t i = 0; i < n && i < 4; i++)
-			used += (size_t)snprintf(list + used, sizeof(list) - used,
-						 "%s0x%" PRIx64, i ? ", " : "",
-						 hits[i]->addr);
-		return gerr_set(e, "'%s' names %zu symbols (%s%s); give an address",
-				name, n, list, n > 4 ? ", ..." : "");
-	}
+	if (n > 1)
+		return ambiguous(st, name, e);
 	*addr = hits[0]->addr + off;
 	return 0;
 }

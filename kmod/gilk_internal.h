@@ -155,6 +155,7 @@ struct gilk_splice_obj {
 	bool host_kept;		/* a kprobe came on its evicted neighbour */
 	struct gilk_instrument *ins;
 	char arg[GILK_ARG_MAX];
+	char site_name[GILK_SITE_NAME_MAX];	/* text only: never looked up */
 	/* one per-CPU allocation: hits and filtered point into it */
 	struct gilk_counts __percpu *counts;
 	u64 __percpu *hits;	/* the count template increments it inline */

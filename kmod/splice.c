@@ -398,6 +398,7 @@ static int claim(struct gilk_splice *req, struct gilk_splice_obj **out,
 	}
 	s->ins = ins;
 	strscpy(s->arg, req->arg, sizeof(s->arg));
+	strscpy(s->site_name, req->site_name, sizeof(s->site_name));
 	gilk_poke_log_add(tramps, s->tramp, req->tramp, req->tramp_len);
 	gilk_poke_log_add(tramps, s->evict_tramp, req->evict, req->evict_len);
 	s->state = GILK_SPLICING;
@@ -592,6 +593,7 @@ void gilk_splice_info(const struct gilk_splice_obj *s, struct gilk_splice_info *
 	}
 	strscpy(out->instrument, s->ins->name, sizeof(out->instrument));
 	strscpy(out->arg, s->arg, sizeof(out->arg));
+	strscpy(out->site_name, s->site_name, sizeof(out->site_name));
 	if (s->filter)
 		strscpy(out->filter, s->filter->text, sizeof(out->filter));
 }

@@ -248,6 +248,10 @@ int lv_learn_splices(struct live *lv, struct gerr *e)
 	for (size_t i = 0; i < n && !rc; i++) {
 		const struct gilk_splice_info *s = &all[i];
 
+		/* shown by the alias it was made by, as its maker showed it */
+		if (s->site_name[0] && memchr(s->site_name, 0, sizeof(s->site_name)))
+			symtab_prefer(lv->k.syms, s->site_name);
+
 		rc |= lv_push_range(&lv->occupied, &lv->noccupied, s->site, s->site + s->region_len);
 		for (uint32_t k = 0; k < s->npatch && k < GILK_MAX_PATCHES; k++) {
 			const struct gilk_owned *p = &s->patch[k];

@@ -155,6 +155,22 @@ void lv_ensure_sorted(struct live *lv)
 	lv->facts_unsorted = false;
 }
 
+/* Where fs is named, and why nothing runs there: init code is freed once
+ * the kernel (or its module) has booted, and kallsyms still names it. */
+static int not_text(struct live *lv, uint64_t fs, struct gerr *e)
+{
+	const struct ksym *a, *b;
+	char name[256];
+
+	symtab_format(lv->k.syms, fs, name, sizeof(name));
+	if (symtab_by_name(lv->k.syms, "_sinittext", &a, 1) == 1 &&
+	    symtab_by_name(lv->k.syms, "_einittext", &b, 1) == 1 && fs >= a->addr && fs < b->addr)
+		return gerr_set(e, "%s (0x%llx) is the kernel's init code, freed after boot: nothing runs there now",
+				name, (unsigned long long)fs);
+	return gerr_set(e, "%s (0x%llx) is not kernel or module text now", name,
+			(unsigned long long)fs);
+}
+
 /* Module text is not in the snapshot taken at open: read the site's function
  * (modules come and go, so again each time) before planning there. */
 int lv_snapshot_module_text(struct live *lv, uint64_t fs, uint64_t fe,
@@ -163,8 +179,7 @@ int lv_snapshot_module_text(struct live *lv, uint64_t fs, uint64_t fe,
 	struct gilk_facts q = { .start = fs, .end = fe };
 
 	if (ioctl(lv->fd, GILK_IOC_FACTS, &q) < 0 || q.text != GILK_TEXT_MODULE)
-		return gerr_set(e, "0x%llx is not kernel or module text",
-				(unsigned long long)fs);
+		return not_text(lv, fs, e);
 	if (kimage_copy_range(lv->k.img, lv->kcore, "module", fs, fe - fs, e))
 		return -1;
 	lv_unsplice_snapshot(lv, fs, fe);

@@ -107,6 +107,18 @@ static uint32_t needs_of(struct live *lv, const char *instrument)
 	return needs;
 }
 
+/* The name of the site's function, of the aliases at its address the one
+ * the user named (symtab_prefer()): gilk.ko keeps it, and another process
+ * shows the splice by it. */
+static void site_name(struct live *lv, uint64_t site, struct gilk_splice *req)
+{
+	const struct ksym *f;
+
+	if (!symtab_function(lv->k.syms, site, &f, NULL, NULL) &&
+	    strlen(f->name) < sizeof(req->site_name))
+		memcpy(req->site_name, f->name, strlen(f->name) + 1);
+}
+
 static int request_as(struct live *lv, const struct splice_plan *p,
 		      const struct live_use *u, enum gilk_tramp_kind kind,
 		      struct gilk_splice *req, size_t *reloc_off, struct gerr *e)
@@ -146,6 +158,7 @@ static int request_as(struct live *lv, const struct splice_plan *p,
 				splice_reason_str(why));
 	}
 	request_from_plan(p, &code, &r, kind, req);
+	site_name(lv, p->region.addr, req);
 	if (reloc_off)
 		*reloc_off = code.reloc_off;
 	snprintf(req->instrument, sizeof(req->instrument), "%s", instrument);

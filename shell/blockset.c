@@ -1,5 +1,6 @@
 /* blockset: the blocks of several functions, planned together (see blockset.h). */
 #include <fnmatch.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,6 +35,47 @@ static int by_addr(const void *a, const void *b)
 	return x->sym->addr < y->sym->addr ? -1 : x->sym->addr > y->sym->addr;
 }
 
+/* NAME@*: every function of that name (static functions share names). */
+static bool every_copy(const char *a)
+{
+	size_t n = strlen(a);
+
+	return n > 2 && !strcmp(a + n - 2, "@*") && !strpbrk(a, "?[") && !memchr(a, '*', n - 1);
+}
+
+static int add_copies(struct session *s, struct blockset *bs, size_t *cap, const char *arg,
+		      size_t *matched, struct gerr *e)
+{
+	size_t n, len = strlen(arg) - 2;
+	char *name = strndup(arg, len);
+	const struct ksym **hits;
+	int rc = 0;
+
+	if (!name)
+		return gerr_set(e, "out of memory");
+	n = symtab_by_name(s->k->syms, name, NULL, 0);
+	hits = calloc(n + 1, sizeof(*hits));
+	if (!hits) {
+		free(name);
+		return gerr_set(e, "out of memory");
+	}
+	symtab_by_name(s->k->syms, name, hits, n);
+	for (size_t i = 0; i < n && !rc; i++) {
+		const struct ksym *sym;
+		uint64_t fs;
+
+		if (!ksym_is_text(hits[i]) ||
+		    symtab_function(s->k->syms, hits[i]->addr, &sym, &fs, NULL) ||
+		    fs != hits[i]->addr || !session_is_text(s, fs))
+			continue;
+		rc = add_fn(bs, cap, sym) ? gerr_set(e, "out of memory") : 0;
+		(*matched)++;
+	}
+	free(hits);
+	free(name);
+	return rc;
+}
+
 /* Every function one argument names; *matched how many. */
 static int add_arg(struct session *s, struct blockset *bs, size_t *cap,
 		   const char *arg, size_t *matched, struct gerr *e)
@@ -42,6 +84,8 @@ static int add_arg(struct session *s, struct blockset *bs, size_t *cap,
 	uint64_t addr;
 
 	*matched = 0;
+	if (every_copy(arg))
+		return add_copies(s, bs, cap, arg, matched, e);
 	if (!is_glob(arg)) {
 		if (session_resolve(s, arg, &addr, e))
 			return -1;
@@ -190,8 +234,13 @@ void blockset_report(struct session *s, const struct blockset *bs,
 		const struct blockset_fn *fn = &bs->fns[f];
 		const char *sep = ", refused:";
 
-		fprintf(s->out, "%s: %zu of %zu blocks %s", fn->sym->name, fn->ok, fn->nblocks,
-			verb);
+		/* a name several functions share is said as they are asked for */
+		if (symtab_by_name(s->k->syms, fn->sym->name, NULL, 0) > 1)
+			fprintf(s->out, "%s@0x%" PRIx64 ": %zu of %zu blocks %s", fn->sym->name,
+				fn->sym->addr, fn->ok, fn->nblocks, verb);
+		else
+			fprintf(s->out, "%s: %zu of %zu blocks %s", fn->sym->name, fn->ok,
+				fn->nblocks, verb);
 		for (int r = 1; r < SR_NREASONS; r++)
 			if (fn->refused[r]) {
 				fprintf(s->out, "%s %zu %s", sep, fn->refused[r],

@@ -157,7 +157,7 @@ int session_resolve(struct session *s, const char *expr, uint64_t *addr,
 		    struct gerr *e)
 {
 	const struct ksym *copy;
-	size_t n = strcspn(expr, "+");
+	size_t n = strcspn(expr, "+@");
 
 	if (symtab_resolve_as(s->k->syms, expr, addr, &copy, e))
 		return -1;

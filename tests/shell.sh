@@ -55,6 +55,20 @@ check "a line of 400 names ($(echo "$names" | wc -c) bytes) plans every function
 	"$([ "$(echo "$names" | wc -w)" = 400 ] && [ "${nfn:-0}" -ge 390 ] &&
 	   cmp -s "$t/long-c" "$t/long-x" && cmp -s "$t/long-c" "$t/long-in"; echo $?)"
 
+# A name static functions share: the error names each as NAME@ADDR, and one
+# of them, or all (NAME@*), can be asked for.
+dup=$(awk '$2 ~ /^[tT]$/ {n[$3]++} END {for (f in n) if (n[f] == 2 && f ~ /^[a-z_]+$/) {print f; exit}}' "$ref/kallsyms")
+"${G[@]}" -c "blocks $dup" >/dev/null 2>"$t/e"
+second=$(awk -v f="$dup" '$3 == f {print $1}' "$ref/kallsyms" | sed -n 2p)
+"${G[@]}" -c "blocks $dup@0x$second" >"$t/o" 2>&1
+"${G[@]}" -c "plan --blocks $dup@*" >"$t/all" 2>&1
+check "a name two functions share ($dup) is refused naming each as NAME@ADDR; $dup@ADDR is one, $dup@* both" \
+	"$(grep -q "'$dup' names 2 symbols: $dup@0x[0-9a-f]*, $dup@0x$second; name one as NAME@ADDR" "$t/e" &&
+	   head -1 "$t/o" | grep -q "^$dup: [0-9]* bytes" &&
+	   [ "$(grep -c "^$dup@0x[0-9a-f]*: [0-9]* of [0-9]* blocks spliceable" "$t/all")" = 2 ] &&
+	   tail -1 "$t/all" | grep -q " blocks of 2 functions spliceable\$"; echo $?)"
+fails "NAME@ADDR where no copy of NAME is names the copies there are" "blocks $dup@0x1" "no '$dup' at 0x1; its copies: $dup@0x"
+
 # errors: specific, on stderr, status 1, nothing after them runs
 "${G[@]}" -c 'disas __x64_sys_getppid+1' >"$t/o" 2>"$t/e"
 check "an address inside an instruction is refused, naming the instruction" \

@@ -17,12 +17,15 @@
 #include <linux/ioctl.h>
 #include <linux/types.h>
 
-#define GILK_ABI_VERSION 11
+#define GILK_ABI_VERSION 12
 
 #define GILK_PATCH_MAX_LEN 32
 #define GILK_TRAMP_MAX 512
 #define GILK_NAME_MAX 32
 #define GILK_ARG_MAX 64
+/* The symbol a site was named by, with its NUL (kallsyms' names may be
+ * longer: such a one is not kept) */
+#define GILK_SITE_NAME_MAX 128
 #define GILK_HELP_MAX 96
 #define GILK_REASON_MAX 128
 #define GILK_MAX_PATCHES 2
@@ -329,6 +332,10 @@ struct gilk_splice {
 	__u32 refusal;		/* out, with reason: GILK_REFUSED_* (gilk_refusals.h) */
 	__u32 pad;		/* 0 */
 	struct gilk_filter filter;
+	/* in: the name of the function the site was asked by, of aliases
+	 * that share its address (__x64_sys_getppid, not __ia32_sys_getppid):
+	 * kept as text, given back by LIST for another process to show */
+	char site_name[GILK_SITE_NAME_MAX];
 };
 
 /* Why a splice was refused: gilk_refusals.h's rows, in order. */
@@ -366,6 +373,7 @@ struct gilk_splice_info {
 	char instrument[GILK_NAME_MAX];
 	char arg[GILK_ARG_MAX];
 	char filter[GILK_FILTER_TEXT_MAX];	/* its filter's text, or "" */
+	char site_name[GILK_SITE_NAME_MAX];	/* as the splice was asked, or "" */
 };
 
 struct gilk_list {

@@ -89,6 +89,8 @@ site=$(echo "$out" | sed -n 's/.*(\(0x[0-9a-f]*\)).*/\1/p')
 id=$(echo "$out" | sed -n 's/^splice \([0-9]*\) .*/\1/p')
 check "info splices names the site by the alias the splice was given" \
 	"$(echo "$all" | grep -Eq "^ *$id +__x64_sys_getppid\+0x$eoff \($site\) "; echo $?)"
+check "another gilk names it by that alias too, not another of its address's (__ia32_sys_getppid)" \
+	"$(build/gilk -c 'info splices' | grep -Eq "^ *$id +__x64_sys_getppid\+0x$eoff \($site\) "; echo $?)"
 out=$(build/gilk -c "info splice $id")
 entry=$(awk '$3 == "gilk_entry" {print $1}' /proc/kallsyms)
 displaced=$(echo "$out" | sed -n 's/^  displaced [0-9]* bytes: //p')
@@ -187,6 +189,13 @@ check "gilk quit does not offer to remove another shell's splice that took a reu
 	"$(! echo "$out" | grep -q 'This session made' &&
 	   [ "$(build/gilk -c 'info splices' | grep -c '^ *[0-9]')" = 1 ]; echo $?)"
 build/gilk -c 'unsplice all' >/dev/null
+
+# The kernel's init code is freed after boot, and kallsyms still names it:
+# the error says which name, and why.
+out=$(build/gilk -c 'splice --blocks do_one_initcall start_kernel' 2>&1)
+check "a splice at init code names the function and says it was freed ($out)" \
+	"$(echo "$out" | grep -q "^gilk: start_kernel (0x[0-9a-f]*) is the kernel's init code, freed after boot" &&
+	   build/gilk -c 'info splices' | grep -qx 'no splices'; echo $?)"
 
 # A new gilk is never locked out: it reads the kernel's tables with the
 # original bytes of every splice in place. Every block of the functions that

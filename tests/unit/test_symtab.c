@@ -97,6 +97,24 @@ static void resolve_expressions(void **s)
 	assert_non_null(strstr(e.msg, "no symbol 'nosuch'"));
 	assert_int_equal(symtab_resolve(st, "dup", &a, &e), -1);
 	assert_non_null(strstr(e.msg, "names 2 symbols"));
+	/* each named as it is asked for: NAME@ADDR */
+	for (size_t i = 0; i < 2; i++) {
+		const struct ksym *d[2];
+		char each[64];
+
+		assert_int_equal(symtab_by_name(st, "dup", d, 2), 2);
+		snprintf(each, sizeof(each), "dup@0x%llx", (unsigned long long)d[i]->addr);
+		assert_non_null(strstr(e.msg, each));
+		snprintf(each, sizeof(each), "dup@%llx+0x4", (unsigned long long)d[i]->addr);
+		assert_int_equal(symtab_resolve(st, each, &a, &e), 0);
+		assert_true(a == d[i]->addr + 4);
+	}
+	assert_int_equal(symtab_resolve(st, "dup@0x1", &a, &e), -1);
+	assert_non_null(strstr(e.msg, "no 'dup' at 0x1; its copies: dup@0x"));
+	assert_int_equal(symtab_resolve(st, "dup@xyz", &a, &e), -1);
+	assert_non_null(strstr(e.msg, "NAME@ADDR names a symbol by its address"));
+	assert_int_equal(symtab_resolve(st, "nosuch@0x1", &a, &e), -1);
+	assert_non_null(strstr(e.msg, "no symbol 'nosuch'"));
 	assert_int_equal(symtab_resolve(st, "do_work+zz", &a, &e), -1);
 	symtab_format(st, 0xffffffff81000210ull, buf, sizeof(buf));
 	assert_string_equal(buf, "do_work+0x10");

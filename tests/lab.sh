@@ -10,11 +10,17 @@ check() { # check NAME CONDITION-STATUS
 t=$(mktemp -d)
 trap 'rm -rf "$t"' EXIT
 
-# Boot 1: a command's output and exit status come back; kcore reads.
-scripts/lab --run 'build/bin/test-kcore live; echo lab-marker >&2; exit 7' >"$t/out" 2>"$t/err"
+# Boot 1: a command's output and exit status come back; kcore reads; a
+# statically linked executable in build/ is copied like any other.
+mkdir -p build/lab-static && cp /bin/busybox build/lab-static/busybox
+scripts/lab --run 'build/bin/test-kcore live; build/lab-static/busybox echo lab-static-ran
+	echo lab-marker >&2; exit 7' >"$t/out" 2>"$t/err"
 rc=$?
+rm -rf build/lab-static
 check "lab: the guest command's exit status is the harness's (7)" "$([ $rc = 7 ]; echo $?)"
 check "lab: stdout and stderr of the guest command come back" "$(grep -q lab-marker "$t/out"; echo $?)"
+check "lab: a statically linked executable in build/ is copied and runs" \
+	"$(grep -q lab-static-ran "$t/out"; echo $?)"
 build/bin/test-kcore compare "$t/out" >"$t/kcore"
 cat "$t/kcore" | grep -v '^[0-9]* passed'
 pass=$((pass + $(grep -c '^PASS' "$t/kcore"))); fail=$((fail + $(grep -c '^FAIL' "$t/kcore")))

@@ -65,6 +65,8 @@ enum splice_reason {
 	SR_ENDBR,             /* an endbr64: IBT's landing pad, kept in place */
 	SR_EMULATE_PREFIX,    /* behind Xen's or KVM's emulation prefix */
 	SR_OWN_PATH,          /* gilk's own int3 divert or hit path runs it */
+	SR_EARLY_CPU,         /* runs before the CPU's %gs is its per-CPU base */
+	SR_RCU_IDLE,          /* runs while RCU does not watch the CPU */
 	SR_NO_TABLES,         /* the kernel's tables are not known (arm64) */
 	SR_EXCLUSIVE,         /* between an exclusive load and its store */
 	SR_LANDING_PAD,       /* arm64's bti, or paciasp at a function's entry */

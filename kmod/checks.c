@@ -69,6 +69,15 @@ int gilk_check_range(unsigned long addr, u32 len, const u8 *expect,
 					   "%pS is idle code (.cpuidle.text), where RCU-tasks does not wait",
 					   (void *)a);
 	}
+	q = (struct gilk_facts){ .max = 1 };
+	gilk_lifecycle_facts(&q, &found, addr, addr + len);
+	if (q.count)
+		return gilk_refuse(why, found.kind == GILK_RES_EARLY_CPU ?
+				   GILK_REFUSED_EARLY_CPU : GILK_REFUSED_RCU_IDLE,
+				   found.kind == GILK_RES_EARLY_CPU ?
+				   "%pS runs before the CPU's %%gs is its per-CPU base (bring-up, resume)" :
+				   "%pS runs while RCU does not watch the CPU (idle)",
+				   (void *)(unsigned long)found.start);
 	/* the thunks are in the table too: a lookup, not a name per byte */
 	q = (struct gilk_facts){ .max = 1 };
 	gilk_own_path_facts(&q, &found, addr, addr + len);

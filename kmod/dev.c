@@ -324,15 +324,20 @@ static int __init gilk_init(void)
 	ret = gilk_own_path_init();
 	if (ret)
 		goto fail_patch;
-	ret = gilk_modules_init();
+	ret = gilk_lifecycle_init();
 	if (ret)
 		goto fail_own_path;
+	ret = gilk_modules_init();
+	if (ret)
+		goto fail_lifecycle;
 	ret = misc_register(&gilk_dev);
 	if (ret)
 		goto fail_modules;
 	return 0;
 fail_modules:
 	gilk_modules_exit();
+fail_lifecycle:
+	gilk_lifecycle_exit();
 fail_own_path:
 	gilk_own_path_exit();
 fail_patch:
@@ -355,6 +360,7 @@ static void __exit gilk_exit(void)
 	misc_deregister(&gilk_dev);
 	gilk_modules_exit();
 	gilk_unsplice_all();
+	gilk_lifecycle_exit();
 	gilk_own_path_exit();
 	gilk_patch_exit();
 	gilk_builtin_exit();

@@ -138,6 +138,15 @@ int gilk_facts(struct gilk_facts *f, struct gilk_fact *out)
 	if (hi <= lo || hi - lo > 1 << 20)
 		return -EINVAL;
 	gilk_is_text(lo, &kind);
+	/*
+	 * The neighbourhood of the kernel's first functions starts below its
+	 * text: the answer is for the text in it, not none.
+	 */
+	if (kind == GILK_TEXT_NONE && lo < (unsigned long)gilk_ks.stext &&
+	    hi > (unsigned long)gilk_ks.stext) {
+		lo = (unsigned long)gilk_ks.stext;
+		gilk_is_text(lo, &kind);
+	}
 	f->text = kind;
 	f->count = 0;
 	if (kind == GILK_TEXT_NONE)
@@ -153,6 +162,7 @@ int gilk_facts(struct gilk_facts *f, struct gilk_fact *out)
 	bisect(lo, hi, GILK_RES_SMP_LOCK, p_alt, f, out);
 	gilk_blacklist_facts(f, out, lo, hi);
 	gilk_own_path_facts(f, out, lo, hi);
+	gilk_lifecycle_facts(f, out, lo, hi);
 	gilk_extable_facts(f, out, lo, hi);
 	gilk_kprobe_facts(f, out, lo, hi);
 	add_targets(f, out, lo, hi);

@@ -386,6 +386,16 @@ void gilk_kprobe_facts(struct gilk_facts *f, struct gilk_fact *out,
  * ownpath.c: the kernel functions gilk's own int3 divert and hit path run
  * through, found at load; a splice there is refused (ELOOP, gilk-path).
  */
+/*
+ * lifecycle.c: the code that runs before a CPU's per-CPU base is set
+ * (early-cpu) or while RCU does not watch it (rcu-idle), found at load.
+ */
+int gilk_lifecycle_init(void);
+void gilk_lifecycle_exit(void);
+void gilk_lifecycle_facts(struct gilk_facts *f, struct gilk_fact *out,
+			  unsigned long lo, unsigned long hi);
+void gilk_lifecycle_counts(u32 *early_cpu, u32 *rcu_idle);
+
 int gilk_own_path_init(void);
 void gilk_own_path_exit(void);
 void gilk_own_path_facts(struct gilk_facts *f, struct gilk_fact *out,

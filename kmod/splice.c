@@ -170,6 +170,7 @@ void gilk_stats(struct gilk_stats *st)
 	gilk_tramp_stats(&st->tramp_bytes, &st->tramp_mapped);
 	st->tsc_ring_bytes = gilk_tsc_rings_bytes();
 	mutex_unlock(&gilk_lock);
+	gilk_lifecycle_counts(&st->early_cpu_fns, &st->rcu_idle_fns);
 }
 
 static bool overlaps(unsigned long a, u32 alen, unsigned long b, u32 blen)

@@ -9,7 +9,7 @@
 
 static const struct gilk_errno table[] = {
 	ROW(EPERM, "no CAP_SYS_ADMIN, or the kernel is locked down; or the reservation or splice is another open /dev/gilk's"),
-	ROW(EACCES, "kprobe-blacklisted, noinstr, entry or idle code; or a READ of memory that is no kernel text or data"),
+	ROW(EACCES, "kprobe-blacklisted, noinstr, entry or idle code, or code that runs before a CPU's per-CPU base is set or while RCU does not watch it; or a READ of memory that is no kernel text or data"),
 	ROW(ELOOP, "gilk's own code or path (its int3 divert, its hit path), the instrument's code, or a thunk"),
 	ROW(EFAULT, "a user pointer that cannot be read or written; or an address that is no kernel or module text"),
 	ROW(EINVAL, "a request wrong in a field: a length, a kind, a flag, an id"),

@@ -43,7 +43,8 @@ int lv_near_ranges(struct live *lv, uint64_t lo, uint64_t hi)
 _Static_assert(RES_JUMP_LABEL == GILK_RES_JUMP_LABEL && RES_STATIC_CALL == GILK_RES_STATIC_CALL &&
 	       RES_FTRACE == GILK_RES_FTRACE && RES_EXTABLE == GILK_RES_EXTABLE &&
 	       RES_BLACKLIST == GILK_RES_BLACKLIST && RES_KPROBE == GILK_RES_KPROBE &&
-	       RES_SMP_LOCK == GILK_RES_SMP_LOCK && RES_OWN_PATH == GILK_RES_OWN_PATH,
+	       RES_SMP_LOCK == GILK_RES_SMP_LOCK && RES_OWN_PATH == GILK_RES_OWN_PATH &&
+	       RES_EARLY_CPU == GILK_RES_EARLY_CPU && RES_RCU_IDLE == GILK_RES_RCU_IDLE,
 	       "core/'s reservation kinds are numbered as gilk.ko's facts");
 
 static int add_fact(struct textfacts *tf, const struct gilk_fact *f)
@@ -57,7 +58,7 @@ static int add_fact(struct textfacts *tf, const struct gilk_fact *f)
 		return textfacts_add_bug(tf, f->start, 2, f->kind == GILK_FACT_WARN);
 	default:
 		/* a kind this planner does not know is left out */
-		if (f->kind <= GILK_RES_OWN_PATH)
+		if (f->kind <= GILK_RES_RCU_IDLE)
 			return textfacts_add_range(tf, f->start, f->end, (enum res_kind)f->kind);
 		return 0;
 	}

@@ -7,12 +7,19 @@
 #include "errnos.h"
 #include "splice.h"
 
-/* Why the planner refuses a site: the names blocks, plan and coverage say. */
-static void refusals(FILE *out)
+/* Why the planner refuses a site: the names blocks, plan and coverage say;
+ * live, how many functions gilk.ko found of the classes it finds at load. */
+static void refusals(struct session *s)
 {
-	fprintf(out, "Why a site is refused, by the name blocks, plan and coverage give:\n");
+	struct gilk_stats st;
+	struct gerr e;
+
+	fprintf(s->out, "Why a site is refused, by the name blocks, plan and coverage give:\n");
 	for (int r = SPLICE_OK + 1; r < SR_NREASONS; r++)
-		fprintf(out, "  %-18s %s\n", splice_reason_name(r), splice_reason_str(r));
+		fprintf(s->out, "  %-18s %s\n", splice_reason_name(r), splice_reason_str(r));
+	if (s->live && !live_stats(&s->lv, &st, &e))
+		fprintf(s->out, "\nIn this kernel gilk.ko found %u functions with early-cpu code and %u with rcu-idle code.\n",
+			st.early_cpu_fns, st.rcu_idle_fns);
 }
 
 /* What gilk.ko's errnos mean, beside the message strerror() gives them. */
@@ -47,7 +54,7 @@ static int run(struct session *s, int argc, char **argv, struct gerr *e)
 	const struct command *c;
 
 	if (argc == 2 && !strcmp(argv[1], "refusals")) {
-		refusals(s->out);
+		refusals(s);
 		return 0;
 	}
 	if (argc == 2 && !strcmp(argv[1], "errors")) {

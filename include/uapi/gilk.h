@@ -23,8 +23,10 @@
 #define GILK_TRAMP_MAX 512
 #define GILK_NAME_MAX 32
 #define GILK_ARG_MAX 64
-/* The symbol a site was named by, with its NUL (kallsyms' names may be
- * longer: such a one is not kept) */
+/*
+ * The symbol a site was named by, with its NUL (kallsyms' names may be
+ * longer: such a one is not kept)
+ */
 #define GILK_SITE_NAME_MAX 128
 #define GILK_HELP_MAX 96
 #define GILK_REASON_MAX 128
@@ -332,9 +334,11 @@ struct gilk_splice {
 	__u32 refusal;		/* out, with reason: GILK_REFUSED_* (gilk_refusals.h) */
 	__u32 pad;		/* 0 */
 	struct gilk_filter filter;
-	/* in: the name of the function the site was asked by, of aliases
+	/*
+	 * in: the name of the function the site was asked by, of aliases
 	 * that share its address (__x64_sys_getppid, not __ia32_sys_getppid):
-	 * kept as text, given back by LIST for another process to show */
+	 * kept as text, given back by LIST for another process to show
+	 */
 	char site_name[GILK_SITE_NAME_MAX];
 };
 
@@ -426,6 +430,8 @@ struct gilk_instruments {
 #define GILK_RES_KPROBE 5
 #define GILK_RES_SMP_LOCK 6	/* alternatives_text_reserved(): lock prefixes */
 #define GILK_RES_OWN_PATH 7	/* a function gilk's int3 divert or hit path runs */
+#define GILK_RES_EARLY_CPU 8	/* runs before the CPU's %gs is its per-CPU base */
+#define GILK_RES_RCU_IDLE 9	/* runs while RCU does not watch the CPU (idle) */
 /* start is reached by an edge no decoder sees (jump label, fixup) */
 #define GILK_FACT_TARGET 16
 #define GILK_FACT_BUG 17	/* a BUG() ud2 at start */
@@ -463,6 +469,8 @@ struct gilk_stats {
 	__u64 tramp_bytes;	/* out: trampoline memory handed out */
 	__u64 tramp_mapped;	/* out: module memory holding it */
 	__u64 tsc_ring_bytes;	/* out: the inline tsc template's rings */
+	__u32 early_cpu_fns;	/* out: functions with code refused as early-cpu */
+	__u32 rcu_idle_fns;	/* out: ... as rcu-idle */
 };
 
 /*

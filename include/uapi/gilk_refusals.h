@@ -28,6 +28,10 @@ GILK_REFUSAL(GILK_CODE, ELOOP, "gilk-code",
 GILK_REFUSAL(BLACKLIST, EACCES, "blacklist",
 	     "the code is kprobe-blacklisted, noinstr or entry code")
 GILK_REFUSAL(IDLE, EACCES, "idle", "idle code (.cpuidle.text), where RCU-tasks does not wait")
+GILK_REFUSAL(EARLY_CPU, EACCES, "early-cpu",
+	     "the code runs before the CPU's %gs is its per-CPU base (bring-up, resume)")
+GILK_REFUSAL(RCU_IDLE, EACCES, "rcu-idle",
+	     "the code runs while RCU does not watch the CPU (idle), where no grace period waits")
 GILK_REFUSAL(GILK_PATH, ELOOP, "gilk-path",
 	     "gilk's own path runs the function (its int3 divert or hit path), or it is a thunk")
 GILK_REFUSAL(JUMP_LABEL, EBUSY, "jump-label", "the region holds a jump label site")

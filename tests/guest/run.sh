@@ -197,6 +197,55 @@ check "a splice at init code names the function and says it was freed ($out)" \
 	"$(echo "$out" | grep -q "^gilk: start_kernel (0x[0-9a-f]*) is the kernel's init code, freed after boot" &&
 	   build/gilk -c 'info splices' | grep -qx 'no splices'; echo $?)"
 
+# Lifecycles. What runs before a CPU's %gs is its per-CPU base (bring-up,
+# resume) and while RCU does not watch a CPU (idle) is found by gilk.ko from
+# the code, refused by name in the planner and in gilk.ko, and counted.
+out=$(build/gilk -c 'help refusals' 2>&1 | tail -1)
+ne=$(echo "$out" | sed -n 's/.*found \([0-9]*\) functions with early-cpu code and \([0-9]*\) with rcu-idle.*/\1/p')
+nr=$(echo "$out" | sed -n 's/.*found \([0-9]*\) functions with early-cpu code and \([0-9]*\) with rcu-idle.*/\2/p')
+check "help refusals counts the functions gilk.ko found with early-cpu (${ne:-?}) and rcu-idle (${nr:-?}) code" \
+	"$([ "${ne:-0}" -ge 3 ] && [ "${nr:-0}" -ge 1 ]; echo $?)"
+bad=
+for site in secondary_startup_64 load_percpu_segment+4 restore_processor_state; do
+	if awk -v f="${site%%+*}" '$3 == f {found = 1} END {exit !found}' /proc/kallsyms; then
+		build/gilk -c "splice $site" 2>&1 | grep -q 'early-cpu\|before the CPU.s %gs holds its per-CPU base' ||
+			bad="$bad $site"
+	fi
+done
+build/gilk -c 'blocks wakeup_long64' 2>&1 | grep -q 'early-cpu' || bad="$bad wakeup_long64"
+check "the planner refuses the CPU's entry, the %gs loads and the resume path as early-cpu (not:${bad:- none})" \
+	"$([ -z "$bad" ]; echo $?)"
+out=$(build/gilk -c 'blocks cpuidle_enter_state' 2>&1)
+check "blocks names the code between ct_idle_enter() and ct_idle_exit() rcu-idle ($(echo "$out" | grep -c 'rcu-idle') blocks)" \
+	"$(echo "$out" | grep -q 'refused: rcu-idle' && echo "$out" | grep -q '  jmp, region'; echo $?)"
+suite refuse load_percpu_segment EACCES early-cpu
+# Every block the planner accepts of what bring-up and resume run, spliced;
+# CPU 1 taken off and on line, and the guest suspended to RAM and woken by
+# its RTC: the kernel lives, the splices counted what ran.
+fns=
+for f in start_secondary cpu_init cpu_init_secondary cpu_init_exception_handling switch_to_new_gdt \
+	load_percpu_segment secondary_startup_64 secondary_startup_64_no_verify verify_cpu \
+	x86_acpi_suspend_lowlevel do_suspend_lowlevel wakeup_long64 restore_processor_state \
+	native_write_msr cpuidle_enter_state; do
+	awk -v f="$f" '$3 == f {found = 1} END {exit !found}' /proc/kallsyms && fns="$fns $f"
+done
+out=$(build/gilk -c "splice --blocks$fns" 2>&1 | grep '^spliced ')
+cycles=0
+for i in 1 2 3 4 5 6 7 8; do
+	echo 0 >/sys/devices/system/cpu/cpu1/online && echo 1 >/sys/devices/system/cpu/cpu1/online &&
+		cycles=$((cycles + 1))
+done
+suspends=0
+for i in 1 2; do
+	echo +2 >/sys/class/rtc/rtc0/wakealarm && echo mem >/sys/power/state && suspends=$((suspends + 1))
+done
+hits=$(build/gilk -c 'info splices' | awk '$2 ~ /^cpu_init\+/ {h += $4} END {print h + 0}')
+n=$(echo "$out" | sed -n 's/^spliced \([0-9]*\) of .*/\1/p')
+un=$(build/gilk -c 'unsplice all' 2>&1)
+check "bring-up and resume spliced (${out:-nothing spliced}): $cycles CPU cycles, $suspends suspends, cpu_init's blocks hit $hits times, all removed" \
+	"$([ "${n:-0}" -gt 20 ] && [ "$cycles" = 8 ] && [ "$suspends" = 2 ] && [ "$hits" -ge 8 ] &&
+	   [ "$un" = "unspliced $n" ] && grep -q '^1$' /sys/devices/system/cpu/cpu1/online; echo $?)"
+
 # A new gilk is never locked out: it reads the kernel's tables with the
 # original bytes of every splice in place. Every block of the functions that
 # hold the kernel's first BUG()/WARN() sites is spliced from a transcript

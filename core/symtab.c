@@ -95,7 +95,9 @@ int symtab_parse(const char *text, size_t len, struct symtab **out,
 		while (*q == ' ' || *q == '\t')
 			q++;
 		type = *q++;
-		if (!isalpha((unsigned char)type) || (*q != ' ' && *q != '\t'))
+		/* '?': a loading module's init symbols name sections that have
+		 * no letter (.modinfo) until its core symbols replace them */
+		if ((!isalpha((unsigned char)type) && type != '?') || (*q != ' ' && *q != '\t'))
 			goto bad;
 		while (*q == ' ' || *q == '\t')
 			q++;

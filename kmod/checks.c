@@ -16,7 +16,10 @@ static bool in_module(unsigned long addr, struct module *mod)
 	return mod && within_module(addr, mod);
 }
 
-/* Whether a's module is live: its jump labels set up, its keys in place. */
+/*
+ * Whether a's module is live: its jump labels set up, its keys in place,
+ * its init symbols gone.
+ */
 static bool module_live(unsigned long a)
 {
 	struct module *mod;
@@ -24,7 +27,7 @@ static bool module_live(unsigned long a)
 
 	preempt_disable();
 	mod = gilk_ks.module_address(a);
-	live = mod && mod->state == MODULE_STATE_LIVE;
+	live = mod && gilk_module_settled(mod);
 	preempt_enable();
 	return live;
 }

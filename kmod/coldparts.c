@@ -384,12 +384,15 @@ void gilk_cold_facts(struct gilk_facts *f, struct gilk_fact *out,
 
 	preempt_disable();
 	mod = gilk_ks.module_address(lo);
-	/* a module not live is refused whole (checks.c): no landings needed */
-	if (mod && (mod->state != MODULE_STATE_LIVE || !try_module_get(mod)))
+	/*
+	 * a module not settled is refused whole (checks.c): no landings
+	 * needed, and its init symbols may be freed under a walk of them
+	 */
+	if (mod && (!gilk_module_settled(mod) || !try_module_get(mod)))
 		mod = ERR_PTR(-EBUSY);
 	preempt_enable();
 	if (!IS_ERR_OR_NULL(mod)) {
-		/* a live module's symbols are its core ones, kept while it is held */
+		/* a settled module's symbols are its core ones, kept while it is held */
 		ks = rcu_dereference_raw(mod->kallsyms);
 		module_landings(ks, &l);
 		module_put(mod);

@@ -268,6 +268,13 @@ int gilk_check_range(unsigned long addr, u32 len, const u8 *expect,
 /* textkind.c: what an address is. */
 bool gilk_is_text(unsigned long addr, int *kind);
 /*
+ * Whether a module's text may be read by its symbols and spliced: it is
+ * LIVE and its symbols are its core ones. do_init_module() sets LIVE, runs
+ * the module notifiers, and only then switches mod->kallsyms away from the
+ * init symbols it frees (after a grace period no preemptible walker is in).
+ */
+bool gilk_module_settled(const struct module *mod);
+/*
  * A retpoline, return thunk or other thunk gilk's path runs through (by
  * address, or by its symbol's name).
  */

@@ -54,3 +54,9 @@ bool gilk_is_thunk(unsigned long a)
 	sprint_symbol_no_offset(name, a);
 	return gilk_thunk_name(name);
 }
+
+bool gilk_module_settled(const struct module *mod)
+{
+	return mod->state == MODULE_STATE_LIVE &&
+	       rcu_access_pointer(mod->kallsyms) == &mod->core_kallsyms;
+}

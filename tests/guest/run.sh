@@ -246,6 +246,30 @@ check "bring-up and resume spliced (${out:-nothing spliced}): $cycles CPU cycles
 	"$([ "${n:-0}" -gt 20 ] && [ "$cycles" = 8 ] && [ "$suspends" = 2 ] && [ "$hits" -ge 8 ] &&
 	   [ "$un" = "unspliced $n" ] && grep -q '^1$' /sys/devices/system/cpu/cpu1/online; echo $?)"
 
+# A module loading is LIVE, with its init symbols as its kallsyms, until its
+# notifiers return (gilk_target holds the next one there 4 s): gilk neither
+# reads those symbols (they are freed after) nor splices the module's text
+# until they are gone; then it does.
+insmod build/tests/gilk_target.ko
+echo "holdlive 4000" >/proc/gilk_target
+insmod build/tests/gilk_fields.ko &
+loader=$!
+fn=
+for i in 1 2 3 4 5 6 7 8 9 10; do
+	fn=$(awk '$4 == "[gilk_fields]" && $2 ~ /^[tT]$/ && $3 !~ /init|exit|cleanup/ {print $3; exit}' /proc/kallsyms)
+	[ -n "$fn" ] && break
+	sleep 0.2
+done
+during=$(build/gilk -c "splice $fn" 2>&1)
+wait $loader
+after=$(build/gilk -c "splice $fn" 2>&1)
+un=$(build/gilk -c 'unsplice all' 2>&1)
+rmmod gilk_fields
+rmmod gilk_target
+check "a module's text while its init symbols are its own is refused as not live (${during:-?}), and spliced once they are gone" \
+	"$([ -n "$fn" ] && echo "$during" | grep -q 'module-not-live' &&
+	   echo "$after" | grep -q "^splice [0-9]* at $fn" && [ "$un" = "unspliced 1" ]; echo $?)"
+
 # A new gilk is never locked out: it reads the kernel's tables with the
 # original bytes of every splice in place. Every block of the functions that
 # hold the kernel's first BUG()/WARN() sites is spliced from a transcript

@@ -223,6 +223,28 @@ static void malformed_input(void **s)
 
 static volatile sig_atomic_t alarm_again;
 
+/* A module loading lists its init symbols, '?' for those of sections with
+ * no type letter (.modinfo): the table reads on, and they are no text. */
+static void loading_module_symbols(void **s)
+{
+	static const char text[] =
+		"ffffffff81000000 T _stext\n"
+		"ffffffff81000100 T do_work\n"
+		"ffa0000000415331 ? __UNIQUE_ID_depends197\t[loading]\n"
+		"ffffffffc023c000 t fields_fn\t[loading]\n";
+	const struct ksym *k;
+	struct symtab *st;
+	struct gerr e;
+
+	(void)s;
+	assert_int_equal(symtab_parse(text, sizeof(text) - 1, &st, &e), 0);
+	assert_int_equal(symtab_by_name(st, "__UNIQUE_ID_depends197", &k, 1), 1);
+	assert_false(ksym_is_text(k));
+	assert_int_equal(symtab_by_name(st, "fields_fn", &k, 1), 1);
+	assert_true(ksym_is_text(k));
+	symtab_free(st);
+}
+
 static void on_alarm(int sig)
 {
 	(void)sig;
@@ -285,6 +307,7 @@ static void signal_mid_read(void **s)
 
 const struct CMUnitTest symtab_tests[] = {
 	cmocka_unit_test(lookups),
+	cmocka_unit_test(loading_module_symbols),
 	cmocka_unit_test(cold_parts_and_completion),
 	cmocka_unit_test(resolve_expressions),
 	cmocka_unit_test(compiler_copies),

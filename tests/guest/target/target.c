@@ -16,7 +16,8 @@
  * "lock N" gilk_target_smplock(N) (smplock.c), "cgoto N"
  * gilk_target_cgoto(N) (cgoto.c, N 0 or 1), "nokprobe N"
  * gilk_target_nokprobe(N), which is kprobe-blacklisted, "edge N" and
- * "endbr N" the functions of edge.c. Reading the file gives the
+ * "endbr N" the functions of edge.c, "holdlive MS" holds the next module
+ * to load MS ms in its live window (holdlive.c). Reading the file gives the
  * last result. A proc file rather than a module parameter: a
  * BUG kills the writer, and a parameter write would die holding the module's
  * param lock.
@@ -116,6 +117,8 @@ static ssize_t target_write(struct file *file, const char __user *ubuf,
 		WRITE_ONCE(last, gilk_target_smplock(n));
 	else if (!strcmp(op, "cgoto") && (n == 0 || n == 1))
 		WRITE_ONCE(last, gilk_target_cgoto(n));
+	else if (!strcmp(op, "holdlive"))
+		WRITE_ONCE(last, gilk_target_holdlive(n));
 	else
 		return -EINVAL;
 	return len;
@@ -153,12 +156,17 @@ static int __init target_init(void)
 	ret = jl_init();
 	if (ret)
 		goto fail_slow;
+	ret = holdlive_init();
+	if (ret)
+		goto fail_jl;
 	entry = proc_create("gilk_target", 0600, NULL, &target_ops);
 	if (!entry) {
 		ret = -ENOMEM;
-		goto fail_jl;
+		goto fail_hold;
 	}
 	return 0;
+fail_hold:
+	holdlive_exit();
 fail_jl:
 	jl_exit();
 fail_slow:
@@ -173,6 +181,7 @@ fail_park:
 static void __exit target_exit(void)
 {
 	proc_remove(entry);
+	holdlive_exit();
 	kpsite_exit();
 	optsite_exit();
 	jl_exit();

@@ -24,6 +24,11 @@ long gilk_target_flags(long n);
 /* recurse.c: 1 + 2 + ... + n, n calls deep */
 long gilk_target_recurse(long n);
 
+/* holdlive.c: the next module to go live waits ms in its notifier */
+long gilk_target_holdlive(long ms);
+int holdlive_init(void);
+void holdlive_exit(void);
+
 /* park.c: /proc/gilk_target_park */
 int park_init(void);
 void park_exit(void);

@@ -40,7 +40,8 @@
  * (do_suspend_lowlevel's resume point, in saved_rip). Calls that report
  * the kernel failing are not followed (reports()). What it cannot follow
  * is counted, and said at load. It goes CALLS_DEEP calls deep; a function
- * deeper is refused whole, unwalked. Jump labels are followed as they are
+ * deeper is refused whole, unwalked (and walked if met again shallower).
+ * A ud2 ends a path unless it is a WARN()'s, which goes on. Jump labels are followed as they are
  * set now. Module text is not scanned: the kernel's lifecycle code is its
  * own. help refusals counts the functions each class holds.
  */
@@ -48,7 +49,6 @@
 #include <linux/kallsyms.h>
 #include <linux/slab.h>
 #include <linux/sort.h>
-#include <asm/unaligned.h>
 #include <asm/insn.h>
 #include <asm/msr-index.h>
 
@@ -56,7 +56,7 @@
 #include "verify.h"
 
 #define FNS_MAX 4096		/* functions walked per class, at most */
-#define CALLS_DEEP 24		/* calls followed from a window's start */
+#define CALLS_DEEP 12		/* calls followed from a window's start */
 #define NEIGHBOURS 4096		/* bytes either side searched for stores */
 
 enum { EARLY_CPU, RCU_IDLE, NCLASSES };
@@ -75,11 +75,13 @@ struct class_code {
 
 static struct class_code classes[NCLASSES];
 
-enum fn_state { VISITING, OPEN, CLOSED };
+/* CAPPED: met too deep, refused whole unwalked; walked if met shallower */
+enum fn_state { VISITING, OPEN, CLOSED, CAPPED };
 
 struct walked {
 	unsigned long entry;
 	u8 state;
+	bool wrmsr;		/* a wrmsr on its walked paths */
 };
 
 struct lc_walk {
@@ -90,6 +92,7 @@ struct lc_walk {
 	struct walked *fn;
 	size_t nfn;
 	unsigned int depth, unresolved;
+	bool wrmsr;		/* the function being walked wrote an MSR */
 };
 
 /*
@@ -118,11 +121,14 @@ static int lc_add_range(struct lc_walk *w, unsigned long s, unsigned long e)
 	}
 	if (w->nr == w->capr) {
 		size_t cap = w->capr ? 2 * w->capr : 256;
-		struct lc_range *r = kvrealloc(w->r, w->capr * sizeof(*r), cap * sizeof(*r),
-					    GFP_KERNEL);
+		/* kvrealloc() changed its arguments in 6.12 */
+		struct lc_range *r = kvmalloc_array(cap, sizeof(*r), GFP_KERNEL);
 
 		if (!r)
 			return -ENOMEM;
+		if (w->nr)
+			memcpy(r, w->r, w->nr * sizeof(*r));
+		kvfree(w->r);
 		w->r = r;
 		w->capr = cap;
 	}
@@ -140,6 +146,11 @@ static u8 modrm_reg(const struct insn *in)
 	return (in->modrm.bytes[0] >> 3) & 7;
 }
 
+static bool rex(const struct insn *in, u8 bit)
+{
+	return in->rex_prefix.nbytes && (in->rex_prefix.bytes[0] & bit);
+}
+
 static bool rip_relative(const struct insn *in)
 {
 	return in->modrm.nbytes && (in->modrm.bytes[0] & 0xc7) == 0x05;
@@ -153,15 +164,11 @@ static unsigned long mem_addr(const struct insn *in, unsigned long a)
 	if (rip_relative(in))
 		return a + in->length + in->displacement.value;
 	if (in->modrm.nbytes && (in->modrm.bytes[0] & 0xc7) == 0x04 && in->sib.nbytes &&
-	    in->sib.bytes[0] == 0x25)
+	    in->sib.bytes[0] == 0x25 && !rex(in, 2))
 		return (unsigned long)(long)(s32)in->displacement.value;
 	return 0;
 }
 
-static bool rex(const struct insn *in, u8 bit)
-{
-	return in->rex_prefix.nbytes && (in->rex_prefix.bytes[0] & bit);
-}
 
 static int decode_at(unsigned long a, unsigned long hi, struct insn *in)
 {
@@ -176,7 +183,8 @@ static int decode_at(unsigned long a, unsigned long hi, struct insn *in)
 
 static bool is_return_thunk(unsigned long t)
 {
-	char name[KSYM_SYMBOL_LEN];
+	/* not on the stack: the walk nests; it runs once, at load */
+	static char name[KSYM_SYMBOL_LEN];
 
 	sprint_symbol_no_offset(name, t);
 	return strstr(name, "return_thunk") || !strcmp(name, "zen_untrain_ret") ||
@@ -214,12 +222,17 @@ static void track(struct lc_path *p, const struct insn *in, unsigned long a)
 		}
 		return;
 	}
+	/* whatever writes the held register forgets what it holds */
+	if ((in->modrm.nbytes && ((mod == 3 && (rm | (rex(in, 1) ? 8 : 0)) == p->held_reg) ||
+				  (reg | (rex(in, 4) ? 8 : 0)) == p->held_reg)) ||
+	    (in->opcode.nbytes == 1 && ((o & 0xf8) == 0xb8 || (o & 0xf8) == 0x58) &&
+	     ((o & 7) | (rex(in, 1) ? 8 : 0)) == p->held_reg))
+		p->known &= ~(KNOWN_LOADED | KNOWN_IMM);
 	if (in->opcode.nbytes == 1 && o == 0x8b && mem_addr(in, a) && rex(in, 8)) {
 		/* mov M, %reg: a jump through reg goes where M says */
 		p->held_reg = reg | (rex(in, 4) ? 8 : 0);
 		p->held = mem_addr(in, a);
 		p->known = (p->known & ~KNOWN_IMM) | KNOWN_LOADED;
-		return;
 	}
 	if (in->opcode.nbytes == 1 && o == 0xc7 && mod == 3 && reg == 0 && rex(in, 8)) {
 		/* mov $imm32, %reg (sign-extended): an address to jump to */
@@ -382,6 +395,62 @@ static bool closes_soon(struct lc_walk *w, unsigned long a, unsigned long hi)
 	return false;
 }
 
+/*
+ * Whether a path from a, within [lo, hi) and not into calls, calls the
+ * closing function.
+ */
+static bool reaches_close(struct lc_walk *w, unsigned long a, unsigned long lo,
+			  unsigned long hi)
+{
+	unsigned long *seen = bitmap_zalloc(hi - lo, GFP_KERNEL);
+	unsigned long todo[64], t;
+	size_t n = 0;
+	bool found = false;
+	struct insn in;
+
+	if (!seen)
+		return true;	/* not known: followed */
+	todo[n++] = a;
+	while (n && !found) {
+		a = todo[--n];
+		while (a >= lo && a < hi && !test_bit(a - lo, seen) && !decode_at(a, hi, &in)) {
+			u8 o = op0(&in);
+
+			set_bit(a - lo, seen);
+			if (in.opcode.nbytes == 1 && o == 0xe8 &&
+			    a + in.length + in.immediate.value == w->close_call) {
+				found = true;
+				break;
+			}
+			if (in.opcode.nbytes == 1 && (o == 0xc3 || o == 0xc2 || o == 0xff))
+				break;
+			if (gilk_branch_target(&in, a, &t) && o != 0xe8) {
+				if (n == ARRAY_SIZE(todo)) {
+					found = true;	/* too many ways to know: followed */
+					break;
+				}
+				todo[n++] = t;
+				if (in.opcode.nbytes == 1 && (o == 0xe9 || o == 0xeb))
+					break;
+			}
+			a += in.length;
+		}
+	}
+	bitmap_free(seen);
+	return found;
+}
+
+/* Whether t, walked, writes an MSR (itself or in what it calls). */
+static bool wrote_msr(struct lc_walk *w, unsigned long t)
+{
+	size_t i;
+
+	for (i = 0; i < w->nfn; i++)
+		if (w->fn[i].entry == t)
+			return w->fn[i].wrmsr;
+	return false;
+}
+
 /* Where an indirect call or jump goes, when the path knows: 0 if not. */
 static unsigned long indirect_target(const struct insn *in, const struct lc_path *p)
 {
@@ -408,9 +477,14 @@ static int step(struct lc_walk *w, const struct insn *in, unsigned long a, struc
 	int ret;
 
 	p->a = a + in->length;
-	if (!one && o == 0x0f && in->opcode.bytes[1] == 0x30 && w->class == EARLY_CPU &&
-	    (p->known & KNOWN_ECX) && p->ecx == MSR_GS_BASE)
-		return 1;		/* wrmsr of the per-CPU base: closed */
+	if (!one && o == 0x0f && in->opcode.bytes[1] == 0x30) {
+		w->wrmsr = true;
+		if (w->class == EARLY_CPU && (p->known & KNOWN_ECX) && p->ecx == MSR_GS_BASE)
+			return 1;	/* wrmsr of the per-CPU base: closed */
+	}
+	/* a BUG() does not come back; a WARN() goes on past its ud2 */
+	if (!one && o == 0x0f && in->opcode.bytes[1] == 0x0b)
+		return gilk_bug_kind(a) != GILK_WARN;
 	if (one && (o == 0xc3 || o == 0xc2)) {
 		*open = 1;
 		return 1;
@@ -454,7 +528,8 @@ static int step(struct lc_walk *w, const struct insn *in, unsigned long a, struc
 			*open |= ret;
 			return 1;
 		}
-		return closes || !ret;
+		/* with MSR_GS_BASE as its first argument: if it writes an MSR */
+		return (closes && wrote_msr(w, t)) || !ret;
 	}
 	track(p, in, a);
 	if (!gilk_branch_target(in, a, &t))
@@ -464,14 +539,16 @@ static int step(struct lc_walk *w, const struct insn *in, unsigned long a, struc
 			p->a = t;
 			return 0;
 		}
-		/* if (!flag) ct_idle_exit(): the way that does not close is
-		 * the one where the window never opened
+		/*
+		 * if (!flag) ct_idle_exit(): of a branch whose one way closes
+		 * at once, the other way, if no path of it closes, is the one
+		 * where the window never opened
 		 */
-		if (w->close_call && closes_soon(w, t, hi)) {
+		if (w->close_call && closes_soon(w, t, hi) && !reaches_close(w, p->a, lo, hi)) {
 			p->a = t;
 			return 0;
 		}
-		if (w->close_call && closes_soon(w, p->a, hi))
+		if (w->close_call && closes_soon(w, p->a, hi) && !reaches_close(w, t, lo, hi))
 			return 0;
 		struct lc_path q = *p;
 
@@ -537,30 +614,41 @@ out:
 static int walk_fn(struct lc_walk *w, unsigned long t)
 {
 	unsigned long size, off;
+	bool outer = w->wrmsr;
 	size_t i;
 	int ret, kind;
 
 	for (i = 0; i < w->nfn; i++)
 		if (w->fn[i].entry == t)
-			return w->fn[i].state != CLOSED;
+			break;
+	if (i < w->nfn && (w->fn[i].state != CAPPED || w->depth >= CALLS_DEEP)) {
+		w->wrmsr |= w->fn[i].wrmsr;
+		return w->fn[i].state != CLOSED;
+	}
 	if (!gilk_is_text(t, &kind) || kind != GILK_TEXT_KERNEL ||
 	    !gilk_ks.kallsyms_lookup_size_offset(t, &size, &off) || !size) {
 		w->unresolved++;
 		return 1;
 	}
-	if (w->nfn == FNS_MAX)
-		return -E2BIG;
-	w->fn[w->nfn++] = (struct walked){ t, VISITING };
-	if (w->depth == CALLS_DEEP) {
+	if (i == w->nfn) {
+		if (w->nfn == FNS_MAX)
+			return -E2BIG;
+		w->nfn++;
+	}
+	w->fn[i] = (struct walked){ t, VISITING, false };
+	if (w->depth >= CALLS_DEEP) {
 		/* too deep to follow: all of it, and what it calls is not */
 		w->unresolved++;
+		w->fn[i].state = CAPPED;
 		ret = lc_add_range(w, t - off, t - off + size);
-		w->fn[i].state = OPEN;
 		return ret ? ret : 1;
 	}
 	w->depth++;
+	w->wrmsr = false;
 	ret = walk_code(w, t, t - off, t - off + size);
 	w->depth--;
+	w->fn[i].wrmsr = w->wrmsr;
+	w->wrmsr |= outer;
 	if (ret >= 0)
 		w->fn[i].state = ret ? OPEN : CLOSED;
 	return ret;
@@ -599,6 +687,9 @@ static int insn_covering(unsigned long a, unsigned long *at, struct insn *in)
 	return -ENOENT;
 }
 
+/* candidates whose function did not decode up to them: not followed */
+static unsigned int scan_misses;
+
 struct roots {
 	unsigned long *a;
 	size_t n, cap;
@@ -619,6 +710,14 @@ static int add_root(struct roots *r, unsigned long a)
 	return 0;
 }
 
+static s32 rel32(const u8 *p)
+{
+	s32 v;
+
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
+
 /*
  * One pass over the core kernel's text: where %gs's selector is loaded
  * (8e /5), and where idle_enter is called. A byte pattern is only a
@@ -632,17 +731,19 @@ static int scan_text(unsigned long idle_enter, struct roots *gs, struct roots *i
 	struct insn in;
 	int ret = 0;
 
-	for (; a + 5 < end && !ret; a++) {
+	for (; a + 5 <= end && !ret; a++) {
 		const u8 *b = (const u8 *)a;
 
 		if (b[0] == 0x8e && ((b[1] >> 3) & 7) == 5) {
-			if (!insn_covering(a, &at, &in) && in.opcode.nbytes == 1 &&
-			    op0(&in) == 0x8e && modrm_reg(&in) == 5 &&
-			    at + in.prefixes.nbytes + in.rex_prefix.nbytes == a)
+			if (insn_covering(a, &at, &in))
+				scan_misses++;
+			else if (in.opcode.nbytes == 1 && op0(&in) == 0x8e && modrm_reg(&in) == 5 &&
+				 at + in.prefixes.nbytes + in.rex_prefix.nbytes == a)
 				ret = add_root(gs, at + in.length);
-		} else if (b[0] == 0xe8 && idle_enter &&
-			   a + 5 + (long)get_unaligned((const s32 *)(b + 1)) == idle_enter) {
-			if (!insn_covering(a, &at, &in) && at == a)
+		} else if (b[0] == 0xe8 && idle_enter && a + 5 + (long)rel32(b + 1) == idle_enter) {
+			if (insn_covering(a, &at, &in))
+				scan_misses++;
+			else if (at == a)
 				ret = add_root(idle, a + 5);
 		}
 		if (!(a & 0xffff))
@@ -704,7 +805,20 @@ static int idle_states(struct lc_walk *w)
 {
 #ifdef CONFIG_CPU_IDLE
 	struct cpuidle_driver *drv = cpuidle_get_driver();
+	struct module *mod;
 	int i, ret = 0;
+
+	/*
+	 * a module's driver (haltpoll) may go while it is read, and its
+	 * enter functions are module text, which is not walked
+	 */
+	preempt_disable();
+	mod = drv ? gilk_ks.module_address((unsigned long)drv) : NULL;
+	preempt_enable();
+	if (mod) {
+		w->unresolved++;
+		return 0;
+	}
 
 	for (i = 0; drv && i < drv->state_count && ret >= 0; i++) {
 		struct cpuidle_state *s = &drv->states[i];
@@ -746,6 +860,13 @@ static int walk_class(int c, struct roots *roots, const char *const *entries, si
 		ret = walk_from(&w, roots->a[i]);
 	if (!ret && c == RCU_IDLE)
 		ret = idle_states(&w);
+	if (ret == -E2BIG) {
+		/* what was found is kept, and the rest said */
+		pr_warn("gilk: the %s walk met more than %d functions: it stopped there\n",
+			c == EARLY_CPU ? "early-cpu" : "rcu-idle", FNS_MAX);
+		w.unresolved++;
+		ret = 0;
+	}
 	if (!ret)
 		keep(&w, c);
 	kvfree(w.r);
@@ -781,7 +902,7 @@ int gilk_lifecycle_init(void)
 	}
 	pr_info("gilk: early-cpu: %u functions from %zu %%gs loads, rcu-idle: %u functions from %zu idle entries; %u branches not followed\n",
 		classes[EARLY_CPU].fns, gs.n, classes[RCU_IDLE].fns, idle.n,
-		classes[EARLY_CPU].unresolved + classes[RCU_IDLE].unresolved);
+		classes[EARLY_CPU].unresolved + classes[RCU_IDLE].unresolved + scan_misses);
 	return 0;
 }
 

@@ -337,7 +337,7 @@ $(B)/bin/gilk-soak: $(B)/tests/soak.o $(B)/tests/load.o $(B)/libgilklive.a $(B)/
 	@mkdir -p $(dir $@)
 	$(CC) -o $@ $^ $(CORE_LIBS) -lpthread
 
-$(B)/bin/gilk-torture: $(B)/tests/torture.o $(B)/tests/load.o $(B)/libgilklive.a $(B)/libgilkcore.a
+$(B)/bin/gilk-torture: $(B)/tests/torture.o $(B)/tests/load.o $(B)/tests/lifecycle.o $(B)/libgilklive.a $(B)/libgilkcore.a
 	@mkdir -p $(dir $@)
 	$(CC) -o $@ $^ $(CORE_LIBS) -lpthread
 

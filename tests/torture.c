@@ -17,6 +17,10 @@
  *       each chunk spliced in one batch, SECONDS under the load, unspliced.
  *       Most chunks count; every tenth from the fourth uses tsc, every
  *       tenth from the eighth regs (events drained).
+ * Beside the load, lifecycle.c takes CPUs off and on line, suspends the
+ * guest and resumes it, and loads and unloads a module while gilk reads and
+ * splices its text; every fifth chunk of blocks is removed with gilk.ko
+ * itself (rmmod, with the splices in place), which is inserted again.
  * Functions named in the file given by -s FILE (one a line) are left out:
  * the culprits found so far. Before each batch the bytes every plan will
  * write (site region, bounce slot, evicted neighbour) are read; after its
@@ -51,6 +55,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "lifecycle.h"
 #include "live.h"
 #include "load.h"
 
@@ -335,10 +340,48 @@ out:
 	return rc;
 }
 
-/* Splices plans, holds them for secs under the load, unsplices them, and
- * compares the bytes they wrote. Hits summed into *hits. */
+/* The core kernel's functions, in address order, from the session's
+ * symbols (again after gilk.ko is inserted anew: they point into them). */
+static int list_functions(struct run *r)
+{
+	free(r->fns);
+	r->nfns = symtab_functions(r->lv.k.syms, r->lv.k.text_start, r->lv.k.text_end, NULL, 0);
+	r->fns = calloc(r->nfns + 1, sizeof(*r->fns));
+	if (!r->fns)
+		return -1;
+	symtab_functions(r->lv.k.syms, r->lv.k.text_start, r->lv.k.text_end, r->fns, r->nfns);
+	return 0;
+}
+
+/*
+ * gilk.ko removed with this batch's splices in place (its exit removes
+ * every splice, under the load, as rmmod does for a user) and inserted
+ * again; the session opened anew.
+ */
+static int reload_gilk(struct run *r)
+{
+	struct gerr e;
+	int ok;
+
+	pthread_mutex_lock(&lifecycle_gilk);
+	live_close(&r->lv);
+	ok = system("rmmod gilk") == 0 && system("insmod build/gilk.ko dyndbg=+p") == 0;
+	if (live_open(&r->lv, NULL, &e)) {
+		printf("torture: gilk.ko inserted again: %s\n", e.msg);
+		ok = 0;
+	} else if (list_functions(r)) {
+		ok = 0;
+	}
+	pthread_mutex_unlock(&lifecycle_gilk);
+	lifecycle_count_reload(ok);
+	return ok ? 0 : -1;
+}
+
+/* Splices plans, holds them for secs under the load, unsplices them (or
+ * removes gilk.ko with them in place: reload), and compares the bytes they
+ * wrote. Hits summed into *hits. */
 static int torture_batch(struct run *r, const struct splice_plan *plans, size_t n,
-			 const char *ins, unsigned secs, unsigned long *hits,
+			 const char *ins, unsigned secs, bool reload, unsigned long *hits,
 			 void (*check)(struct run *r, const struct splice_plan *plans,
 				       const uint32_t *ids, size_t n))
 {
@@ -362,9 +405,9 @@ static int torture_batch(struct run *r, const struct splice_plan *plans, size_t 
 		check(r, plans, ids, n);
 	*hits = sum_hits(r, ids, n);
 	phase(r, "held and checked");
-	if (unsplice(r, ids, n))
+	if (reload ? reload_gilk(r) : unsplice(r, ids, n))
 		goto out;
-	phase(r, "unspliced");
+	phase(r, reload ? "gilk.ko removed and inserted" : "unspliced");
 	drain_events(r);
 	rc = read_patches(r, pt, npt, true);
 	phase(r, "text compared");
@@ -440,7 +483,7 @@ static int entries(struct run *r, size_t first, size_t last, unsigned secs)
 	phase(r, "planned");
 	printf("torture: %zu of %zu function entries planned; splicing them in one batch\n", n,
 	       r->blocks);
-	rc = torture_batch(r, plans, n, "count", secs, &hits, check_syscalls);
+	rc = torture_batch(r, plans, n, "count", secs, false, &hits, check_syscalls);
 	free(plans);
 	kmsg("gilk-torture: chunk 0 end\n");
 	printf("torture: chunk 0 done: %lu spliced, %lu hits\n", r->spliced, hits);
@@ -512,7 +555,8 @@ static int blocks(struct run *r, size_t first, size_t last, size_t chunk, unsign
 			continue;
 		}
 		phase(r, "planned");
-		rc |= torture_batch(r, plans, n, instrument_of(k), secs, &hits, NULL);
+		/* every fifth chunk, from the third, goes with gilk.ko itself */
+		rc |= torture_batch(r, plans, n, instrument_of(k), secs, k % 5 == 2, &hits, NULL);
 		free(plans);
 		r->hits += hits;
 		heartbeat_set(&h, -1);
@@ -536,6 +580,7 @@ int main(int argc, char **argv)
 	const char *skip = NULL;
 	size_t first, last;
 	unsigned long load_errors;
+	struct lifecycle_counts lc;
 	struct gerr e;
 	int rc;
 
@@ -555,11 +600,8 @@ int main(int argc, char **argv)
 		perror(skip);
 		return 1;
 	}
-	r.nfns = symtab_functions(r.lv.k.syms, r.lv.k.text_start, r.lv.k.text_end, NULL, 0);
-	r.fns = calloc(r.nfns + 1, sizeof(*r.fns));
-	if (!r.fns)
+	if (list_functions(&r))
 		return 1;
-	symtab_functions(r.lv.k.syms, r.lv.k.text_start, r.lv.k.text_end, r.fns, r.nfns);
 	if (!strcmp(argv[1], "count")) {
 		printf("torture: functions %zu\n", r.nfns);
 		return 0;
@@ -573,6 +615,7 @@ int main(int argc, char **argv)
 	if (first > last)
 		return usage();
 	load_start();
+	lifecycle_start(8);
 	if (setpriority(PRIO_PROCESS, 0, -15))
 		perror("torture: setpriority");
 	if (!strcmp(argv[1], "entries"))
@@ -582,7 +625,11 @@ int main(int argc, char **argv)
 			    (unsigned)strtoul(argv[5], NULL, 0));
 	else
 		return usage();
+	lifecycle_stop(&lc);
 	load_errors = load_stop();
+	printf("torture: lifecycles: %lu cpu cycles, %lu suspends (%lu refused by the kernel), %lu module loads (%lu FACTS while loading), %lu gilk.ko reloads, %lu failed\n",
+	       lc.cpu_cycles, lc.suspends, lc.suspend_refusals, lc.module_loads, lc.module_facts,
+	       lc.reloads, lc.errors);
 	for (int w = 1; w < SR_NREASONS; w++)
 		if (r.why[w])
 			printf("torture: refused by the planner: %zu %s\n", r.why[w],
@@ -591,5 +638,5 @@ int main(int argc, char **argv)
 	       argv[1], r.blocks, r.planned, r.spliced, r.refused, r.hits, r.chunks, r.differ,
 	       load_errors, checks_failed);
 	live_close(&r.lv);
-	return rc || r.differ || load_errors || checks_failed ? 1 : 0;
+	return rc || r.differ || load_errors || checks_failed || lc.errors ? 1 : 0;
 }

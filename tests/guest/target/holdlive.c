@@ -5,7 +5,7 @@
  * notifiers, and only then switches mod->kallsyms to the core symbols and
  * frees the init ones. "holdlive MS" (target.c) makes the next module to
  * go live wait MS milliseconds in this notifier, in that window, for a
- * test to act in.
+ * test to act in; the parameter holdlive=MS makes gilk_target itself wait.
  */
 #include <linux/atomic.h>
 #include <linux/delay.h>
@@ -16,6 +16,14 @@
 #include "target.h"
 
 static atomic_t hold_ms = ATOMIC_INIT(0);
+
+/*
+ * holdlive=MS at load: gilk_target holds itself, its own notifier being
+ * registered by then (the torture loads it so, again and again)
+ */
+static int holdlive;
+module_param(holdlive, int, 0);
+MODULE_PARM_DESC(holdlive, "ms gilk_target stays live with its init symbols when it loads");
 
 static int on_module(struct notifier_block *nb, unsigned long state, void *data)
 {
@@ -39,6 +47,7 @@ long gilk_target_holdlive(long ms)
 
 int holdlive_init(void)
 {
+	gilk_target_holdlive(holdlive);
 	return register_module_notifier(&holdlive_nb);
 }
 

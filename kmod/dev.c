@@ -93,13 +93,17 @@ static long do_list(void __user *arg)
 
 	if (copy_from_user(&l, arg, sizeof(l)))
 		return -EFAULT;
-	gilk_stats(&st);
+	if (gilk_stats(&st))
+		return -EINTR;
 	/* a few more than there are now: others may splice meanwhile */
 	room = min_t(u32, l.max, st.splices + 64);
 	info = kvcalloc(room ? room : 1, sizeof(*info), GFP_KERNEL);
 	if (!info)
 		return -ENOMEM;
-	mutex_lock(&gilk_lock);
+	if (mutex_lock_killable(&gilk_lock)) {
+		kvfree(info);
+		return -EINTR;
+	}
 	xa_for_each(&gilk_splices, i, s) {
 		if (READ_ONCE(s->state) != GILK_ACTIVE)
 			continue;
@@ -222,7 +226,8 @@ static long gilk_ioctl(struct file *f, unsigned int cmd, unsigned long a)
 	case GILK_IOC_STATS: {
 		struct gilk_stats st;
 
-		gilk_stats(&st);
+		if (gilk_stats(&st))
+			return -EINTR;
 		return copy_to_user(arg, &st, sizeof(st)) ? -EFAULT : 0;
 	}
 	case GILK_IOC_READ:

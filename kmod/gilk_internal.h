@@ -230,7 +230,7 @@ int gilk_unsplice(u32 id);
 int gilk_splice_batch(struct gilk_splice __user *items, u32 n, u32 *failed,
 		      const void *owner);
 int gilk_unsplice_batch(const u32 *ids, u32 n, u32 *failed);
-void gilk_stats(struct gilk_stats *st);
+int gilk_stats(struct gilk_stats *st);
 void gilk_unsplice_all(void);
 /* Makes an unrevertible splice's trampoline skip gilk; it is never freed. */
 void gilk_abandon(struct gilk_splice_obj *s);

@@ -77,7 +77,11 @@ int gilk_reserve(struct gilk_reserve *r, const void *owner)
 	s->owner = owner;
 	s->tramp_size = r->tramp_size;
 	s->evict_size = r->evict_size;
-	mutex_lock(&gilk_lock);
+	/* behind a batch of thousands, a wait a signal may end */
+	if (mutex_lock_killable(&gilk_lock)) {
+		gilk_obj_free(s);
+		return -EINTR;
+	}
 	s->tramp = gilk_tramp_alloc(s->tramp_size);
 	if (s->evict_size)
 		s->evict_tramp = gilk_tramp_alloc(s->evict_size);
@@ -124,7 +128,8 @@ int gilk_release(u32 id, const void *owner)
 
 	if (!id)
 		return -EINVAL;
-	mutex_lock(&gilk_lock);
+	if (mutex_lock_killable(&gilk_lock))
+		return -EINTR;
 	s = xa_load(&gilk_splices, id);
 	if (!s || s->state != GILK_RESERVED || s->owner != owner) {
 		mutex_unlock(&gilk_lock);
@@ -154,13 +159,14 @@ void gilk_release_owner(const void *owner)
 	mutex_unlock(&gilk_lock);
 }
 
-void gilk_stats(struct gilk_stats *st)
+int gilk_stats(struct gilk_stats *st)
 {
 	struct gilk_splice_obj *s;
 	unsigned long i;
 
 	memset(st, 0, sizeof(*st));
-	mutex_lock(&gilk_lock);
+	if (mutex_lock_killable(&gilk_lock))
+		return -EINTR;
 	xa_for_each(&gilk_splices, i, s) {
 		if (s->state == GILK_RESERVED)
 			st->reserved++;
@@ -171,6 +177,7 @@ void gilk_stats(struct gilk_stats *st)
 	st->tsc_ring_bytes = gilk_tsc_rings_bytes();
 	mutex_unlock(&gilk_lock);
 	gilk_lifecycle_counts(&st->early_cpu_fns, &st->rcu_idle_fns);
+	return 0;
 }
 
 static bool overlaps(unsigned long a, u32 alen, unsigned long b, u32 blen)
@@ -523,7 +530,10 @@ int gilk_splice_batch(struct gilk_splice __user *items, u32 n, u32 *failed,
 			ret = -EFAULT;
 			goto out;
 		}
-		mutex_lock(&gilk_lock);
+		if (mutex_lock_killable(&gilk_lock)) {
+			ret = -EINTR;
+			goto out;
+		}
 		/*
 		 * All or nothing: every request is checked (and sees the bytes
 		 * the earlier ones claimed) before any byte of the kernel's is

@@ -85,7 +85,11 @@ int gilk_unsplice_batch(const u32 *ids, u32 n, u32 *failed)
 	objs = kvcalloc(n, sizeof(*objs), GFP_KERNEL);
 	if (!objs)
 		return -ENOMEM;
-	mutex_lock(&gilk_lock);
+	/* behind a batch of thousands, a wait a signal may end */
+	if (mutex_lock_killable(&gilk_lock)) {
+		kvfree(objs);
+		return -EINTR;
+	}
 	gilk_text_lock();
 	for (i = 0; i < n; i++) {
 		struct gilk_splice_obj *s = ids[i] ? xa_load(&gilk_splices, ids[i]) : NULL;

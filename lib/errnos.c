@@ -32,6 +32,7 @@ static const struct gilk_errno table[] = {
 	ROW(EIO, "kernel memory that could not be read; at load, a stub that did not take its target"),
 	ROW(ERANGE, "at load, a kernel function out of reach of gilk.ko's stub"),
 	ROW(EAGAIN, "a batch whose requests could not be copied in with page faults off: retried, then EFAULT"),
+	ROW(EINTR, "a fatal signal ended a wait for gilk.ko behind another's batch of thousands: nothing was done"),
 	ROW(ENOTTY, "an ioctl /dev/gilk does not know"),
 };
 

@@ -86,7 +86,9 @@ static void cpu_cycles(void)
 static void suspend(void)
 {
 	write_file("/sys/class/rtc/rtc0/wakealarm", "0");
-	if (write_file("/sys/class/rtc/rtc0/wakealarm", "+2")) {
+	/* an alarm that goes off before the guest is asleep wakes nothing:
+	 * under a loaded emulator suspending takes seconds */
+	if (write_file("/sys/class/rtc/rtc0/wakealarm", "+10")) {
 		failed("setting %s: %s", "the RTC's wake alarm");
 		return;
 	}

@@ -216,9 +216,14 @@ build/gilk -c 'blocks wakeup_long64' 2>&1 | grep -q 'early-cpu' || bad="$bad wak
 check "the planner refuses the CPU's entry, the %gs loads and the resume path as early-cpu (not:${bad:- none})" \
 	"$([ -z "$bad" ]; echo $?)"
 out=$(build/gilk -c 'blocks cpuidle_enter_state' 2>&1)
-check "blocks names the code between ct_idle_enter() and ct_idle_exit() rcu-idle ($(echo "$out" | grep -c 'rcu-idle') blocks)" \
-	"$(echo "$out" | grep -q 'refused: rcu-idle' && echo "$out" | grep -q '  jmp, region'; echo $?)"
-suite refuse load_percpu_segment EACCES early-cpu
+n=$(echo "$out" | sed -n 's/.*, \([0-9]*\) blocks$/\1/p')
+check "blocks names the code between ct_idle_enter() and ct_idle_exit() rcu-idle ($(echo "$out" | grep -c 'rcu-idle') of ${n:-?} blocks)" \
+	"$(echo "$out" | grep -q 'refused: rcu-idle' && [ "$(echo "$out" | grep -c 'rcu-idle')" -lt "${n:-0}" ]; echo $?)"
+# gilk.ko's own refusal, the planner bypassed: a %gs load where the kernel
+# has one (6.1), else the CPU's entry
+site=load_percpu_segment
+awk '$3 == "load_percpu_segment" {found = 1} END {exit !found}' /proc/kallsyms || site=secondary_startup_64
+suite refuse $site EACCES early-cpu
 # Every block the planner accepts of what bring-up and resume run, spliced;
 # CPU 1 taken off and on line, and the guest suspended to RAM and woken by
 # its RTC: the kernel lives, the splices counted what ran.
@@ -247,16 +252,14 @@ check "bring-up and resume spliced (${out:-nothing spliced}): $cycles CPU cycles
 	   [ "$un" = "unspliced $n" ] && grep -q '^1$' /sys/devices/system/cpu/cpu1/online; echo $?)"
 
 # A module loading is LIVE, with its init symbols as its kallsyms, until its
-# notifiers return (gilk_target holds the next one there 4 s): gilk neither
+# notifiers return (gilk_target's holdlive holds it there 4 s): gilk neither
 # reads those symbols (they are freed after) nor splices the module's text
 # until they are gone; then it does.
-insmod build/tests/gilk_target.ko
-echo "holdlive 4000" >/proc/gilk_target
-insmod build/tests/gilk_fields.ko &
+insmod build/tests/gilk_target.ko holdlive=4000 &
 loader=$!
 fn=
 for i in 1 2 3 4 5 6 7 8 9 10; do
-	fn=$(awk '$4 == "[gilk_fields]" && $2 ~ /^[tT]$/ && $3 !~ /init|exit|cleanup/ {print $3; exit}' /proc/kallsyms)
+	fn=$(awk '$4 == "[gilk_target]" && $3 == "gilk_target_flags" {print $3; exit}' /proc/kallsyms)
 	[ -n "$fn" ] && break
 	sleep 0.2
 done
@@ -264,7 +267,6 @@ during=$(build/gilk -c "splice $fn" 2>&1)
 wait $loader
 after=$(build/gilk -c "splice $fn" 2>&1)
 un=$(build/gilk -c 'unsplice all' 2>&1)
-rmmod gilk_fields
 rmmod gilk_target
 check "a module's text while its init symbols are its own is refused as not live (${during:-?}), and spliced once they are gone" \
 	"$([ -n "$fn" ] && echo "$during" | grep -q 'module-not-live' &&

@@ -403,16 +403,16 @@ static bool reaches_close(struct lc_walk *w, unsigned long a, unsigned long lo,
 			  unsigned long hi)
 {
 	unsigned long *seen = bitmap_zalloc(hi - lo, GFP_KERNEL);
-	unsigned long todo[64], t;
+	unsigned long pending[64], t;
 	size_t n = 0;
 	bool found = false;
 	struct insn in;
 
 	if (!seen)
 		return true;	/* not known: followed */
-	todo[n++] = a;
+	pending[n++] = a;
 	while (n && !found) {
-		a = todo[--n];
+		a = pending[--n];
 		while (a >= lo && a < hi && !test_bit(a - lo, seen) && !decode_at(a, hi, &in)) {
 			u8 o = op0(&in);
 
@@ -425,11 +425,11 @@ static bool reaches_close(struct lc_walk *w, unsigned long a, unsigned long lo,
 			if (in.opcode.nbytes == 1 && (o == 0xc3 || o == 0xc2 || o == 0xff))
 				break;
 			if (gilk_branch_target(&in, a, &t) && o != 0xe8) {
-				if (n == ARRAY_SIZE(todo)) {
+				if (n == ARRAY_SIZE(pending)) {
 					found = true;	/* too many ways to know: followed */
 					break;
 				}
-				todo[n++] = t;
+				pending[n++] = t;
 				if (in.opcode.nbytes == 1 && (o == 0xe9 || o == 0xeb))
 					break;
 			}

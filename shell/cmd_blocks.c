@@ -6,6 +6,7 @@
 
 #include "cfg_dot.h"
 #include "commands.h"
+#include "lines.h"
 #include "location.h"
 #include "verdict.h"
 
@@ -70,6 +71,7 @@ static int run(struct session *s, int argc, char **argv, struct gerr *e)
 	struct gerr pe;
 
 	bool dot = argc >= 2 && !strcmp(argv[1], "--dot");
+	bool with_lines;
 
 	if (argc < 2 + dot || argc > 1 + dot + location_nwords(argv[1 + dot]))
 		return command_usage(&cmd_blocks, e);
@@ -87,6 +89,8 @@ static int run(struct session *s, int argc, char **argv, struct gerr *e)
 		cfg_dot(s->out, s, gp, loc.addr == gp->start ? loc.func : sym->name);
 		return 0;
 	}
+	/* each block's source lines, when the kernel's line index is at hand */
+	with_lines = lines_have(s);
 	fprintf(s->out, "%s: %zu bytes, %zu instructions, %zu blocks%s%s\n", sym->name,
 		(size_t)(g.end - g.start), g.ninsn, g.nblocks,
 		g.jump_table ? ", jumps through a table" : "",
@@ -95,7 +99,7 @@ static int run(struct session *s, int argc, char **argv, struct gerr *e)
 		const struct block *bl = &g.blocks[b];
 		struct block_exit x = exit_of_block(gp, b, s->k->syms);
 		struct splice_plan p;
-		char succ[64] = "", verdict[160], note[320], past[96];
+		char succ[64] = "", verdict[160], note[320], past[96], src[200] = "";
 		size_t used = 0;
 		uint64_t site;
 		uint32_t id;
@@ -134,10 +138,12 @@ static int run(struct session *s, int argc, char **argv, struct gerr *e)
 		site_note(gp, s->k->dec, bl->start, site, past, sizeof(past));
 		nok += ok;
 		nshown++;
-		fprintf(s->out, "%4zu  +0x%-5" PRIx64 " %4u bytes %3u insns  -> %-8s %s%s%s\n", b,
+		if (with_lines)
+			lines_span(s, bl->start, bl->end, true, src, sizeof(src));
+		fprintf(s->out, "%4zu  +0x%-5" PRIx64 " %4u bytes %3u insns  -> %-8s %s%s%s%s%s\n", b,
 			bl->start - g.start, (unsigned)(bl->end - bl->start), bl->count,
 			succ[0] ? succ : "exit", past, verdict,
-			note);
+			note, src[0] ? "  lines " : "", src);
 	}
 	fprintf(s->out, "%zu of %zu blocks spliceable or spliced (%zu more through a bounce)\n",
 		nok, nshown, nbounce);
@@ -160,7 +166,9 @@ const struct command cmd_blocks = {
 		"with \"region N bytes\", the instructions it moves to the trampoline;\n"
 		"why it is refused; or which splice is already there, with its hits.\n"
 		"Blocks that start with an ftrace call site are spliced past it; a\n"
-		"BUG()/WARN() ud2 is replayed.\n"
+		"BUG()/WARN() ud2 is replayed. With the kernel's line index at hand\n"
+		"(docs/kernels.md), \"lines\" ends each row: the source lines its code\n"
+		"comes from, file by file (inlined code names its own file).\n"
 		"[exit: ...] says what a FUNC:exit splice splices there (ret, return\n"
 		"thunk, tail call) and how; a noreturn call's block is not an exit, nor\n"
 		"is a conditional jump out of the function (said as such).\n"

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "commands.h"
+#include "lines.h"
 #include "location.h"
 #include "symbolize.h"
 
@@ -19,10 +20,45 @@ static int parse_count(const char *s, size_t *n, struct gerr *e)
 	return 0;
 }
 
+/* disas /s: the source line an instruction's code comes from, when it
+ * differs from the last one shown; lines skipped since the last in the same
+ * file are shown too when they are few (the statements between), as gdb's. */
+struct source_mode {
+	bool on;
+	uint32_t file, line;
+};
+
+static void show_source(struct session *s, struct source_mode *m, uint64_t addr)
+{
+	struct kernel_lines *kl;
+	const struct source_text *t;
+	struct line_row r;
+	uint32_t from;
+	char text[4096];
+	struct gerr e;
+
+	if (lines_index(s, &kl, &e) || kernel_lines_row_at(kl, addr, &r) < 0 ||
+	    (r.file == m->file && r.line == m->line))
+		return;
+	from = r.file == m->file && r.line > m->line && r.line - m->line <= 4 ? m->line + 1 : r.line;
+	if (r.file != m->file)
+		fprintf(s->out, "%s:\n", lineindex_file_name(kl->li, r.file));
+	m->file = r.file;
+	m->line = r.line;
+	if (lines_source(s, r.file, &t, &e)) {
+		fprintf(s->out, "%u\t(source not at hand: %s)\n", r.line, e.msg);
+		return;
+	}
+	for (uint32_t n = from; n <= r.line; n++) {
+		lines_text(t, n, text, sizeof(text));
+		fprintf(s->out, "%u\t%s\n", n, text);
+	}
+}
+
 /* (as last read: session_splices_refresh) */
 /* Prints count instructions of g from index first; returns the index after. */
 static size_t show(struct session *s, const struct cfg *g, const struct ksym *sym,
-		   size_t first, size_t count)
+		   size_t first, size_t count, struct source_mode *m)
 {
 	size_t i;
 
@@ -33,6 +69,8 @@ static size_t show(struct session *s, const struct cfg *g, const struct ksym *sy
 		ssize_t b = cfg_block_at(g, in->addr);
 		char mark = b < 0 ? '-' : g->blocks[b].start == in->addr ? '>' : ' ';
 
+		if (m->on)
+			show_source(s, m, in->addr);
 		for (unsigned k = 0; k < in->len && k < 8; k++)
 			snprintf(bytes + 3 * k, sizeof(bytes) - 3 * k, "%02x ", in->bytes[k]);
 		symbolize_insn(s, in, text, sizeof(text));
@@ -48,7 +86,7 @@ static size_t show(struct session *s, const struct cfg *g, const struct ksym *sy
 /* FUNC:exit: each return point's instruction; FUNC:entry and FUNC:block N:
  * from the site, the block's instructions unless COUNT says. */
 static int show_location(struct session *s, const struct location *loc, size_t count,
-			 const struct ksym *sym, struct gerr *e)
+			 const struct ksym *sym, struct source_mode *m, struct gerr *e)
 {
 	const struct cfg *g = &s->cfg;
 	struct loc_site *sites;
@@ -63,7 +101,7 @@ static int show_location(struct session *s, const struct location *loc, size_t c
 		size_t left = bl->first + bl->count - (size_t)first;
 
 		if (first >= 0)
-			show(s, g, sym, (size_t)first, count ? count : loc->kind == LOC_EXIT ? 1 : left);
+			show(s, g, sym, (size_t)first, count ? count : loc->kind == LOC_EXIT ? 1 : left, m);
 	}
 	free(sites);
 	return 0;
@@ -78,7 +116,26 @@ static int run(struct session *s, int argc, char **argv, struct gerr *e)
 	ssize_t first;
 	char where[160];
 	const struct cfg *g = &s->cfg;
+	struct source_mode m = { 0 };
+	const char *mod = strchr(argv[0], '/');
 
+	/* gdb's modifier, after the name or as the first word: disas /s */
+	if (!mod && argc > 2 && argv[1][0] == '/') {
+		mod = argv[1];
+		argv++;
+		argc--;
+	}
+	if (mod && strcmp(mod, "/s"))
+		return gerr_set(e, "disas takes /s (source lines between the instructions), not %s", mod);
+	if (mod) {
+		struct kernel_lines *kl;
+
+		if (lines_index(s, &kl, e))
+			return -1;
+		m.on = true;
+	}
+	if (argc < 2)
+		return command_usage(&cmd_disas, e);
 	if (argc > 2 + location_nwords(argv[1]))
 		return command_usage(&cmd_disas, e);
 	if (location_parse(s, argv + 1, argc - 1, &loc, e))
@@ -98,7 +155,7 @@ static int run(struct session *s, int argc, char **argv, struct gerr *e)
 			sym = given;
 	}
 	if (loc.kind != LOC_ADDR && loc.kind != LOC_BLOCKS)
-		return show_location(s, &loc, count, sym, e);
+		return show_location(s, &loc, count, sym, &m, e);
 	if (loc.kind == LOC_BLOCKS)
 		addr = g->start;
 	first = cfg_insn_at(g, addr);
@@ -114,13 +171,13 @@ static int run(struct session *s, int argc, char **argv, struct gerr *e)
 	if (!count)
 		count = addr == g->start ? g->ninsn : s->set.listsize;
 	session_splices_refresh(s);
-	size_t i = show(s, g, sym, (size_t)first, count);
+	size_t i = show(s, g, sym, (size_t)first, count, &m);
 
 	if (g->bad_addr && i == g->ninsn)
 		fprintf(s->out, "  (bytes from 0x%" PRIx64 " on do not decode)\n", g->bad_addr);
 	/* Enter goes on where this stopped: the next function past the end. */
 	else
-		snprintf(s->repeat, sizeof(s->repeat), "disas 0x%" PRIx64,
+		snprintf(s->repeat, sizeof(s->repeat), "disas%s 0x%" PRIx64, m.on ? " /s" : "",
 			 i < g->ninsn ? g->insns[i].addr : g->end);
 	return 0;
 }
@@ -129,8 +186,9 @@ const struct command cmd_disas = {
 	.name = "disas",
 	.run = run,
 	.min_args = 1,
-	.max_args = 3,
-	.usage = "disas LOCATION [COUNT]",
+	.max_args = 4,
+	.flags = CMD_FORMAT,
+	.usage = "disas [/s] LOCATION [COUNT]",
 	.help = "Disassembles COUNT instructions from LOCATION; a function's start with\n"
 		"no COUNT shows the whole function (elsewhere, \"set listsize\" many,\n"
 		"16 unless set). FUNC:entry and FUNC:block N show that block (from\n"
@@ -138,6 +196,8 @@ const struct command cmd_disas = {
 		"FUNC:blocks the whole function. '>' marks the first instruction of\n"
 		"a basic block, '-' dead padding (a bounce may use it). Live, the code\n"
 		"shown is the original, as gilk plans from it, and \"[splice N: H hits]\" marks\n"
-		"where splice N is, with its hits; \"x\" shows the bytes as they are now.",
+		"where splice N is, with its hits; \"x\" shows the bytes as they are now.\n"
+		"disas /s: the source lines the code comes from between the instructions\n"
+		"(from the kernel's line index, as \"list\" reads them).",
 	.complete = COMPLETE_LOCATION,
 };

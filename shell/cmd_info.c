@@ -9,6 +9,7 @@
 
 #include "commands.h"
 #include "formats.h"
+#include "lines.h"
 #include "symbolize.h"
 
 static int info_splices(struct session *s, struct gerr *e)
@@ -219,16 +220,118 @@ static int info_address(struct session *s, const char *name, struct gerr *e)
 	return 0;
 }
 
+/* The blocks of the function at f that code in [lo, hi) lies in, as
+ * "blocks" numbers them: "block 3" or "blocks 3-5,9". */
+static void blocks_of(struct session *s, uint64_t lo, uint64_t hi, char *buf, size_t len)
+{
+	const struct ksym *sym;
+	struct gerr e;
+	size_t used = 0, first = SIZE_MAX, k = 0;
+
+	buf[0] = 0;
+	if (session_cfg(s, lo, &sym, &e))
+		return;
+	for (size_t b = 0; b <= s->cfg.nblocks && used < len; b++) {
+		bool in = b < s->cfg.nblocks && s->cfg.blocks[b].start < hi && s->cfg.blocks[b].end > lo;
+
+		if (in && first == SIZE_MAX)
+			first = b;
+		if (!in && first != SIZE_MAX) {
+			used += (size_t)snprintf(buf + used, len - used, "%s%zu", k ? "," : "", first);
+			if (b - 1 > first)
+				used += (size_t)snprintf(buf + used, len - used, "-%zu", b - 1);
+			k += b - first;
+			first = SIZE_MAX;
+		}
+	}
+	if (k) {
+		char tmp[256];
+
+		snprintf(tmp, sizeof(tmp), "%s", buf);
+		snprintf(buf, len, "block%s %.*s", k > 1 ? "s" : "", (int)(len > 8 ? len - 8 : 0), tmp);
+	}
+}
+
+/* Whether the function containing addr is declared in file: else its code
+ * there is an inlined copy. */
+static bool declared_in(struct session *s, struct kernel_lines *kl, uint64_t addr, uint32_t file)
+{
+	const struct ksym *sym;
+	struct line_func f;
+	char name[256];
+	size_t n;
+	int64_t i;
+
+	if (symtab_function(s->k->syms, addr, &sym, NULL, NULL))
+		return false;
+	snprintf(name, sizeof(name), "%s", sym->name);
+	name[strcspn(name, ".")] = 0;	/* NAME.isra.0 is NAME's */
+	i = lineindex_func_find(kl->li, name, &n);
+	for (size_t k = 0; i >= 0 && k < n; k++) {
+		lineindex_func(kl->li, (size_t)i + k, &f);
+		if (f.file == file)
+			return true;
+	}
+	return false;
+}
+
+/* info line FILE:LINE: every place its code is, with the blocks there. */
+static int info_line_code(struct session *s, const char *word, struct gerr *e)
+{
+	struct kernel_lines *kl;
+	struct range *r;
+	uint32_t file, first, last;
+	size_t n;
+
+	if (lines_parse(s, word, &file, &first, &last, e) || lines_index(s, &kl, e) ||
+	    lines_ranges(s, file, first, last, &r, &n, e))
+		return -1;
+	if (first == last)
+		fprintf(s->out, "Line %u of \"%s\"", first, lineindex_file_name(kl->li, file));
+	else
+		fprintf(s->out, "Lines %u-%u of \"%s\"", first, last, lineindex_file_name(kl->li, file));
+	fprintf(s->out, " %s in %zu place%s:\n", first == last ? "has code" : "have code",
+		n, n == 1 ? "" : "s");
+	for (size_t i = 0; i < n && !session_interrupted(s); i++) {
+		char a[320], b[320], blocks[256];
+
+		session_where(s, r[i].start, a, sizeof(a));
+		symbolize_addr(s, r[i].end, b, sizeof(b));
+		blocks_of(s, r[i].start, r[i].end, blocks, sizeof(blocks));
+		fprintf(s->out, "  %s to %s, %" PRIu64 " bytes%s%s%s\n", a, b, r[i].end - r[i].start,
+			blocks[0] ? ", " : "", blocks,
+			declared_in(s, kl, r[i].start, file) ? "" : " (inlined)");
+	}
+	free(r);
+	return 0;
+}
+
 static int info_line(struct session *s, const char *expr, struct gerr *e)
 {
-	char where[320];
-	uint64_t addr;
+	struct kernel_lines *kl;
+	struct line_row r;
+	char where[320], end[320];
+	uint64_t addr, lo, hi;
+	int64_t i;
 
+	if (lines_is_fileline(expr))
+		return info_line_code(s, expr, e);
 	if (session_resolve(s, expr, &addr, e))
 		return -1;
 	symbolize_addr(s, addr, where, sizeof(where));
-	fprintf(s->out, "No line number information available for address %s:\n"
-		"gilk reads kallsyms, not DWARF (Debian ships it in the -dbg package).\n", where);
+	if (lines_index(s, &kl, e))
+		return -1;
+	i = kernel_lines_row_at(kl, addr, &r);
+	if (i < 0) {
+		fprintf(s->out, "No line number information available for address %s\n", where);
+		return 0;
+	}
+	lo = kernel_lines_addr(kl, &r);
+	hi = kernel_lines_row_end(kl, (size_t)i);
+	symbolize_addr(s, lo, where, sizeof(where));
+	symbolize_addr(s, hi, end, sizeof(end));
+	fprintf(s->out, "Line %u of \"%s\" starts at address %s and ends at %s.\n",
+		r.line, lineindex_file_name(kl->li, r.file), where, end);
 	return 0;
 }
 
@@ -307,7 +410,7 @@ static const struct subcommand subs[] = {
 	{ "instruments", run_instruments, 0, 0, CMD_LIVE, NULL },
 	{ "symbol", run_symbol, 1, 1, 0, "LOCATION" },
 	{ "address", run_address, 1, 1, 0, "SYMBOL" },
-	{ "line", run_line, 1, 1, 0, "LOCATION" },
+	{ "line", run_line, 1, 1, 0, "LOCATION|FILE:LINE" },
 	{ "functions", run_names, 0, 1, 0, "[REGEX]" },
 	{ "variables", run_names, 0, 1, 0, "[REGEX]" },
 	{ NULL, NULL, 0, 0, 0, NULL },
@@ -330,7 +433,10 @@ const struct command cmd_info = {
 		"brackets: an event may end before them).\n"
 		"info symbol LOCATION: the symbol and offset at an address, its section\n"
 		"and module. info address SYMBOL: where a symbol is. info line LOCATION:\n"
-		"says why there is no line (gilk has no DWARF). info functions [REGEX],\n"
+		"the source line of an address and where its code starts and ends; info\n"
+		"line FILE:LINE (or FILE:FIRST-LAST): every place the line's code is,\n"
+		"inlined copies in other functions too, and the blocks there (lines come\n"
+		"from the kernel's line index: docs/kernels.md). info functions [REGEX],\n"
 		"info variables [REGEX]: the function or data symbols whose names match\n"
 		"(these work offline too, over kallsyms).",
 };

@@ -12,11 +12,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "commands.h"
 #include "complete.h"
 #include "interrupt.h"
+#include "lineindex.h"
 #include "pager.h"
 #include "record.h"
 #include "script.h"
@@ -29,6 +32,7 @@ static void usage(FILE *f)
 		"usage: gilk [--kernel IMAGE --symbols FILE] [-batch] [-nx] [-c COMMAND]... [-x FILE]\n"
 		"       gilk [--kernel IMAGE --symbols FILE] --check FILE\n"
 		"       gilk --completion bash|zsh\n"
+		"       gilk --index VMLINUX -o FILE [--source DIR]\n"
 		"  live (default): the running kernel through /dev/gilk (gilk.ko, root)\n"
 		"  --kernel IMAGE  offline: a vmlinux, a bzImage, an arm64 Image or /proc/kcore\n"
 		"  --symbols FILE  offline: its kallsyms or System.map\n"
@@ -38,6 +42,9 @@ static void usage(FILE *f)
 		"  -nx             do not run ~/.gilkinit first\n"
 		"  --check FILE    replay the transcript FILE, checking its #=> lines\n"
 		"  --completion SHELL  print gilk's bash or zsh completion script\n"
+		"  --index VMLINUX  write the line index of a vmlinux with DWARF (a\n"
+		"                  kernel's -dbg package) to FILE; DIR is its source tree,\n"
+		"                  relative to FILE's folder unless absolute\n"
 		"  --version       print gilk's version\n"
 		"  --help          this\n"
 		"Without -c or -x, commands come from the terminal, or from standard\n"
@@ -180,9 +187,36 @@ static void init_file(struct session *s)
 		fprintf(stderr, "gilk: %s\n", e.msg);
 }
 
+/* gilk --index: the line index of a vmlinux (core/lineindex.h). */
+static int index_main(const char *vmlinux, const char *out, const char *source)
+{
+	struct lineindex *li;
+	struct timespec t0, t1;
+	struct gerr e;
+	struct stat st;
+
+	if (!vmlinux || !out) {
+		fprintf(stderr, "gilk: --index VMLINUX needs -o FILE (and takes --source DIR)\n");
+		return 2;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	if (lineindex_build(vmlinux, out, source, &e) || lineindex_open(out, &li, &e)) {
+		fprintf(stderr, "gilk: %s\n", e.msg);
+		return 1;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	printf("%s: %zu line rows in %zu files, %zu functions, %.1f MB, made in %.1f s\n",
+	       out, lineindex_nrows(li), lineindex_nfiles(li) - 1, lineindex_nfuncs(li),
+	       stat(out, &st) ? 0.0 : (double)st.st_size / 1e6,
+	       (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9);
+	lineindex_close(li);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *image = NULL, *symbols = NULL, *script = NULL, *check = NULL;
+	const char *index = NULL, *index_out = NULL, *source = NULL;
 	char **cmds = calloc((size_t)argc, sizeof(*cmds));
 	int ncmds = 0, rc = 0;
 	bool batch = false, noinit = false;
@@ -210,6 +244,12 @@ int main(int argc, char **argv)
 			batch = true;
 		} else if (!strcmp(argv[i], "-nx") || !strcmp(argv[i], "--nx")) {
 			noinit = true;
+		} else if (!strcmp(argv[i], "--index") && i + 1 < argc) {
+			index = argv[++i];
+		} else if (!strcmp(argv[i], "-o") && i + 1 < argc) {
+			index_out = argv[++i];
+		} else if (!strcmp(argv[i], "--source") && i + 1 < argc) {
+			source = argv[++i];
 		} else if (!strcmp(argv[i], "--completion") && i + 1 < argc) {
 			return complete_script(stdout, argv[++i]) ? 2 : 0;
 		} else {
@@ -217,6 +257,10 @@ int main(int argc, char **argv)
 			usage(stderr);
 			return 2;
 		}
+	}
+	if (index || index_out || source) {
+		free(cmds);
+		return index_main(index, index_out, source);
 	}
 	if (!!image != !!symbols) {
 		fprintf(stderr, "gilk: offline mode needs both --kernel and --symbols\n");

@@ -31,6 +31,7 @@ int session_open_offline(struct session *s, const char *image,
 	if (kernel_open(&s->offline, image, symbols, e))
 		return -1;
 	s->k = &s->offline;
+	s->image = strdup(image);
 	return 0;
 }
 

@@ -17,6 +17,7 @@
 
 struct pager;
 struct coverage;
+struct session_lines;
 struct event_log;
 
 struct session {
@@ -44,6 +45,8 @@ struct session {
 	struct gilk_splice_info *spliced; /* live splices, as last read */
 	size_t nspliced;
 	struct completion *tab;    /* Tab's last candidates (complete.c) */
+	char *image;               /* offline: the image's path */
+	struct session_lines *lines; /* source lines (lines.c), on first use */
 };
 
 int session_open_live(struct session *s, struct gerr *e);

@@ -11,6 +11,7 @@
 #include "complete.h"
 #include "coverage.h"
 #include "event_log.h"
+#include "lines.h"
 #include "pager.h"
 #include "record.h"
 
@@ -29,6 +30,8 @@ void session_close(struct session *s)
 		coverage_free(s->cov);
 	free(s->cov);
 	complete_free(s);
+	lines_free(s);
+	free(s->image);
 	cfg_free(&s->cfg);
 	window_free(&s->w);
 	if (s->live)

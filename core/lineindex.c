@@ -1,0 +1,262 @@
+/*
+ * Reads a line index (lineindex.h) in place: the file is mapped, its header
+ * checked so that no table reaches past the file's end, and every query is
+ * a binary search over the tables the writer sorted.
+ */
+#include "lineindex.h"
+#include "lineindex_format.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+struct lineindex {
+	const uint8_t *map;
+	size_t size;
+	const struct lix_header *h;
+	const char *str;
+	const uint32_t *files;
+	const struct lix_row *rows;
+	const uint32_t *file_start;
+	const uint32_t *file_rows;
+	const struct lix_func *funcs;
+};
+
+static int table_fits(size_t size, uint64_t off, uint64_t n, uint64_t each)
+{
+	return off <= size && n <= (size - off) / each && off % 4 == 0;
+}
+
+static int check_header(struct lineindex *li, const char *path, struct gerr *e)
+{
+	const struct lix_header *h = li->h;
+	size_t size = li->size;
+
+	if (size < sizeof(*h) || memcmp(h->magic, LIX_MAGIC, sizeof(LIX_MAGIC)))
+		return gerr_set(e, "%s is not a gilk line index", path);
+	if (h->version != LIX_VERSION)
+		return gerr_set(e, "%s is a line index of version %u, this gilk reads version %u: make it again",
+				path, h->version, LIX_VERSION);
+	if (h->build_id_len == 0 || h->build_id_len > sizeof(h->build_id) ||
+	    h->strings > size || h->strings_len > size - h->strings ||
+	    !h->strings_len || li->map[h->strings + h->strings_len - 1] ||
+	    !table_fits(size, h->files, h->nfiles, 4) ||
+	    !table_fits(size, h->rows, h->nrows, sizeof(struct lix_row)) ||
+	    !table_fits(size, h->file_start, (uint64_t)h->nfiles + 1, 4) ||
+	    !table_fits(size, h->funcs, h->nfuncs, sizeof(struct lix_func)) ||
+	    h->nfiles == 0 || h->source >= h->strings_len)
+		return gerr_set(e, "%s: a damaged line index (a table lies outside the file)", path);
+	li->str = (const char *)li->map + h->strings;
+	li->files = (const uint32_t *)(li->map + h->files);
+	li->rows = (const struct lix_row *)(li->map + h->rows);
+	li->file_start = (const uint32_t *)(li->map + h->file_start);
+	li->funcs = (const struct lix_func *)(li->map + h->funcs);
+	if (li->file_start[0] != 0 || li->file_start[h->nfiles] > h->nrows ||
+	    !table_fits(size, h->file_rows, li->file_start[h->nfiles], 4))
+		return gerr_set(e, "%s: a damaged line index (its files' rows)", path);
+	li->file_rows = (const uint32_t *)(li->map + h->file_rows);
+	for (uint32_t f = 0; f < h->nfiles; f++)
+		if (li->files[f] >= h->strings_len || li->file_start[f] > li->file_start[f + 1])
+			return gerr_set(e, "%s: a damaged line index (file %u)", path, f);
+	for (uint32_t i = 0; i < li->file_start[h->nfiles]; i++)
+		if (li->file_rows[i] >= h->nrows)
+			return gerr_set(e, "%s: a damaged line index (a file's row %u)", path, i);
+	for (uint32_t i = 0; i < h->nrows; i++)
+		if (li->rows[i].file >= h->nfiles)
+			return gerr_set(e, "%s: a damaged line index (row %u)", path, i);
+	for (uint32_t i = 0; i < h->nfuncs; i++)
+		if (li->funcs[i].name >= h->strings_len || li->funcs[i].file >= h->nfiles)
+			return gerr_set(e, "%s: a damaged line index (function %u)", path, i);
+	return 0;
+}
+
+int lineindex_open(const char *path, struct lineindex **out, struct gerr *e)
+{
+	struct lineindex *li;
+	struct stat st;
+	int fd = open(path, O_RDONLY);
+	void *m;
+
+	if (fd < 0)
+		return gerr_setc(e, errno, "%s: %s", path, strerror(errno));
+	if (fstat(fd, &st) || st.st_size < (off_t)sizeof(struct lix_header)) {
+		close(fd);
+		return gerr_set(e, "%s is not a gilk line index (too short)", path);
+	}
+	m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	if (m == MAP_FAILED)
+		return gerr_setc(e, errno, "%s: %s", path, strerror(errno));
+	li = calloc(1, sizeof(*li));
+	if (!li) {
+		munmap(m, (size_t)st.st_size);
+		return gerr_setc(e, ENOMEM, "out of memory");
+	}
+	li->map = m;
+	li->size = (size_t)st.st_size;
+	li->h = m;
+	if (check_header(li, path, e)) {
+		lineindex_close(li);
+		return -1;
+	}
+	*out = li;
+	return 0;
+}
+
+void lineindex_close(struct lineindex *li)
+{
+	if (!li)
+		return;
+	munmap((void *)li->map, li->size);
+	free(li);
+}
+
+const uint8_t *lineindex_build_id(const struct lineindex *li, size_t *len)
+{
+	*len = li->h->build_id_len;
+	return li->h->build_id;
+}
+
+uint64_t lineindex_text(const struct lineindex *li)
+{
+	return li->h->text;
+}
+
+const char *lineindex_source(const struct lineindex *li)
+{
+	return li->str + li->h->source;
+}
+
+size_t lineindex_nfiles(const struct lineindex *li)
+{
+	return li->h->nfiles;
+}
+
+const char *lineindex_file_name(const struct lineindex *li, uint32_t file)
+{
+	return file < li->h->nfiles ? li->str + li->files[file] : "";
+}
+
+int64_t lineindex_file_find(const struct lineindex *li, const char *path,
+			    uint32_t *first)
+{
+	size_t pl = strlen(path);
+	int64_t found = -1;
+	int many = 0;
+
+	if (!pl)
+		return -1;
+	for (uint32_t f = 1; f < li->h->nfiles; f++) {
+		const char *n = li->str + li->files[f];
+		size_t nl = strlen(n);
+
+		if (!strcmp(n, path))
+			return f;
+		if (nl > pl && n[nl - pl - 1] == '/' && !strcmp(n + nl - pl, path)) {
+			if (found >= 0)
+				many = 1;
+			else
+				found = f;
+		}
+	}
+	if (first && found >= 0)
+		*first = (uint32_t)found;
+	return many ? -2 : found;
+}
+
+size_t lineindex_nrows(const struct lineindex *li)
+{
+	return li->h->nrows;
+}
+
+void lineindex_row(const struct lineindex *li, size_t i, struct line_row *r)
+{
+	const struct lix_row *w = &li->rows[i];
+
+	r->addr = li->h->text + w->addr;
+	r->file = w->file;
+	r->line = w->line & ~LIX_STMT;
+	r->is_stmt = !!(w->line & LIX_STMT);
+}
+
+size_t lineindex_row_from(const struct lineindex *li, uint64_t addr)
+{
+	size_t lo = 0, hi = li->h->nrows;
+	uint64_t rel;
+
+	if (addr < li->h->text)
+		return 0;
+	rel = addr - li->h->text;
+	if (rel > UINT32_MAX)
+		return hi;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (li->rows[mid].addr < rel)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+int64_t lineindex_row_at(const struct lineindex *li, uint64_t addr)
+{
+	size_t i;
+
+	if (addr < li->h->text || addr - li->h->text > UINT32_MAX)
+		return -1;
+	i = lineindex_row_from(li, addr + 1);	/* the first row past addr */
+	if (!i || !(li->rows[i - 1].line & ~LIX_STMT))
+		return -1;
+	return (int64_t)(i - 1);
+}
+
+const uint32_t *lineindex_file_rows(const struct lineindex *li, uint32_t file,
+				    size_t *n)
+{
+	if (file >= li->h->nfiles) {
+		*n = 0;
+		return NULL;
+	}
+	*n = li->file_start[file + 1] - li->file_start[file];
+	return li->file_rows + li->file_start[file];
+}
+
+size_t lineindex_nfuncs(const struct lineindex *li)
+{
+	return li->h->nfuncs;
+}
+
+void lineindex_func(const struct lineindex *li, size_t i, struct line_func *f)
+{
+	f->name = li->str + li->funcs[i].name;
+	f->file = li->funcs[i].file;
+	f->line = li->funcs[i].line;
+}
+
+int64_t lineindex_func_find(const struct lineindex *li, const char *name,
+			    size_t *count)
+{
+	size_t lo = 0, hi = li->h->nfuncs, end;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (strcmp(li->str + li->funcs[mid].name, name) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (end = lo; end < li->h->nfuncs && !strcmp(li->str + li->funcs[end].name, name); end++)
+		;
+	if (end == lo)
+		return -1;
+	if (count)
+		*count = end - lo;
+	return (int64_t)lo;
+}

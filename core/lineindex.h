@@ -1,0 +1,94 @@
+/*
+ * lineindex: a kernel's source lines, from its DWARF, in a compact file of
+ * gilk's own. The -dbg vmlinux of a distribution kernel is 600 MB of DWARF;
+ * the shell needs only a small part of it (which file and line each code
+ * address comes from, where each function is declared), and must load it in
+ * milliseconds. lineindex_build() reads the DWARF once with libdw and writes
+ * that part; lineindex_open() maps the result.
+ *
+ * Addresses are kept relative to the kernel's _text as the vmlinux links it,
+ * so one index serves a KASLR kernel wherever it runs: the caller gives the
+ * running _text (kallsyms) as the base. The index names the kernel it was
+ * made from by its GNU build id; a kernel with another id is refused, since
+ * its lines would be someone else's.
+ */
+#ifndef GILK_LINEINDEX_H
+#define GILK_LINEINDEX_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "gerr.h"
+
+#define LINEINDEX_BUILD_ID_MAX 64
+
+struct lineindex;
+
+/* One row: from this address on (up to the next row's), code comes from
+ * file:line. A row with line 0 ends a run of code (a sequence's end, or
+ * code the compiler gave no line). */
+struct line_row {
+	uint64_t addr;
+	uint32_t file;		/* lineindex_file_name() */
+	uint32_t line;
+	int is_stmt;		/* a statement's start, where a debugger stops */
+};
+
+/* Where a function (one with code, or only inlined) is written. */
+struct line_func {
+	const char *name;
+	uint32_t file;
+	uint32_t line;
+};
+
+/*
+ * Reads vmlinux's DWARF (line tables and the functions' declarations) and
+ * writes the index to out (written to out.tmp, then renamed, so a reader
+ * never sees half of one). source is the kernel tree the paths are relative
+ * to, recorded for `list` (may be NULL).
+ */
+int lineindex_build(const char *vmlinux, const char *out, const char *source,
+		    struct gerr *e);
+
+/* Maps an index file. */
+int lineindex_open(const char *path, struct lineindex **out, struct gerr *e);
+void lineindex_close(struct lineindex *li);
+
+/* The build id it was made from (raw bytes) and its length. */
+const uint8_t *lineindex_build_id(const struct lineindex *li, size_t *len);
+/* The link-time _text the rows are relative to. */
+uint64_t lineindex_text(const struct lineindex *li);
+/* The source tree recorded at build time, or "". */
+const char *lineindex_source(const struct lineindex *li);
+
+size_t lineindex_nfiles(const struct lineindex *li);
+/* A file's path, relative to the source tree where it was in it
+ * ("fs/namei.c"), else as the compiler saw it. */
+const char *lineindex_file_name(const struct lineindex *li, uint32_t file);
+/* A file by path: exact, or else the one path that ends with "/" path.
+ * -1 when none; -2 when several end so (then *first is one of them). */
+int64_t lineindex_file_find(const struct lineindex *li, const char *path,
+			    uint32_t *first);
+
+size_t lineindex_nrows(const struct lineindex *li);
+/* Row i of the rows sorted by address (addresses link-time). */
+void lineindex_row(const struct lineindex *li, size_t i, struct line_row *r);
+/* The row in force at a link-time address: the last row at or below it,
+ * if that row has a line. -1 when none. */
+int64_t lineindex_row_at(const struct lineindex *li, uint64_t addr);
+/* The first row at or above addr. */
+size_t lineindex_row_from(const struct lineindex *li, uint64_t addr);
+
+/* Rows of one file, as indices into the address order, sorted by line then
+ * address; *n gets their count. The array belongs to the index. */
+const uint32_t *lineindex_file_rows(const struct lineindex *li, uint32_t file,
+				    size_t *n);
+
+size_t lineindex_nfuncs(const struct lineindex *li);
+void lineindex_func(const struct lineindex *li, size_t i, struct line_func *f);
+/* Functions by name (sorted by name: the first index with that name and how
+ * many share it, since static functions in different files may). */
+int64_t lineindex_func_find(const struct lineindex *li, const char *name,
+			    size_t *count);
+
+#endif

@@ -1,0 +1,612 @@
+/*
+ * Writes a line index (lineindex.h) from a vmlinux's DWARF with elfutils'
+ * libdw: every compile unit's line table and its functions' declarations.
+ * Paths are made relative to the unit's compile directory, which is the
+ * kernel tree's top, so they read as the kernel's own ("fs/namei.c") and
+ * resolve in Debian's linux-source of the same version.
+ */
+#include "lineindex.h"
+#include "lineindex_format.h"
+
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <elfutils/libdwelf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+struct build_row {
+	uint64_t addr;
+	uint32_t file, line;	/* line | LIX_STMT */
+	uint32_t seq;		/* order of reading, to keep it among equals */
+	int end;
+};
+
+struct builder {
+	/* strings, deduplicated through an open hash of their offsets */
+	char *str;
+	size_t str_len, str_cap;
+	uint32_t *hash;		/* offset + 1, 0 = empty */
+	size_t hash_cap, hash_n;
+	/* files: string offsets; file_of[string] through a second hash */
+	uint32_t *files;
+	size_t nfiles, files_cap;
+	uint32_t *file_hash;	/* file + 1 */
+	size_t file_hash_cap;
+	struct build_row *rows;
+	size_t nrows, rows_cap;
+	struct lix_func *funcs;
+	size_t nfuncs, funcs_cap;
+	uint64_t text;
+	/* the source tree, to find where an absolute path's tree begins, and
+	 * the prefix found so (the build's own top, e.g. /build/linux-6.1) */
+	char source[2048];
+	char prefix[2048];
+};
+
+static int grow(void **p, size_t *cap, size_t need, size_t size)
+{
+	size_t c = *cap ? *cap : 1024;
+	void *n;
+
+	if (need <= *cap)
+		return 0;
+	while (c < need)
+		c *= 2;
+	n = realloc(*p, c * size);
+	if (!n)
+		return -1;
+	*p = n;
+	*cap = c;
+	return 0;
+}
+
+static uint64_t hash_str(const char *s)
+{
+	uint64_t h = 1469598103934665603ull;
+
+	while (*s)
+		h = (h ^ (unsigned char)*s++) * 1099511628211ull;
+	return h;
+}
+
+static int rehash(struct builder *b)
+{
+	size_t cap = b->hash_cap ? b->hash_cap * 2 : 1 << 16;
+	uint32_t *h = calloc(cap, sizeof(*h));
+
+	if (!h)
+		return -1;
+	for (size_t i = 0; i < b->hash_cap; i++) {
+		uint32_t v = b->hash[i];
+		size_t j;
+
+		if (!v)
+			continue;
+		j = hash_str(b->str + v - 1) & (cap - 1);
+		while (h[j])
+			j = (j + 1) & (cap - 1);
+		h[j] = v;
+	}
+	free(b->hash);
+	b->hash = h;
+	b->hash_cap = cap;
+	return 0;
+}
+
+/* The offset of s in the string table, added once. -1 when out of memory. */
+static int64_t intern(struct builder *b, const char *s)
+{
+	size_t len = strlen(s) + 1, j;
+
+	if ((b->hash_n + 1) * 2 > b->hash_cap && rehash(b))
+		return -1;
+	j = hash_str(s) & (b->hash_cap - 1);
+	for (; b->hash[j]; j = (j + 1) & (b->hash_cap - 1))
+		if (!strcmp(b->str + b->hash[j] - 1, s))
+			return b->hash[j] - 1;
+	if (b->str_len + len > UINT32_MAX - 1 ||
+	    grow((void **)&b->str, &b->str_cap, b->str_len + len, 1))
+		return -1;
+	memcpy(b->str + b->str_len, s, len);
+	b->hash[j] = (uint32_t)b->str_len + 1;
+	b->hash_n++;
+	b->str_len += len;
+	return (int64_t)(b->str_len - len);
+}
+
+static int file_rehash(struct builder *b)
+{
+	size_t cap = b->file_hash_cap ? b->file_hash_cap * 2 : 1 << 14;
+	uint32_t *h = calloc(cap, sizeof(*h));
+
+	if (!h)
+		return -1;
+	for (size_t f = 0; f < b->nfiles; f++) {
+		size_t j = (b->files[f] * 2654435761u) & (cap - 1);
+
+		while (h[j])
+			j = (j + 1) & (cap - 1);
+		h[j] = (uint32_t)f + 1;
+	}
+	free(b->file_hash);
+	b->file_hash = h;
+	b->file_hash_cap = cap;
+	return 0;
+}
+
+/* Removes "." and "dir/.." steps, in place. */
+static void normalize(char *p)
+{
+	char *out = p, *s = p;
+	int abs = *p == '/';
+
+	while (*s) {
+		char *end = strchr(s, '/');
+		size_t n = end ? (size_t)(end - s) : strlen(s);
+
+		if (n == 0 || (n == 1 && s[0] == '.')) {
+			/* nothing */
+		} else if (n == 2 && s[0] == '.' && s[1] == '.' && out > p + abs &&
+			   !(out - p >= 2 + abs && !strncmp(out - 2, "..", 2) &&
+			     (out - 2 == p + abs || out[-3] == '/'))) {
+			while (out > p + abs && out[-1] != '/')
+				out--;
+			if (out > p + abs)
+				out--;
+		} else {
+			if (out > p + abs)
+				*out++ = '/';
+			else if (abs && out == p)
+				*out++ = '/';
+			memmove(out, s, n);
+			out += n;
+		}
+		s += n;
+		if (*s == '/')
+			s++;
+	}
+	if (out == p && abs)
+		*out++ = '/';
+	*out = 0;
+}
+
+/*
+ * Units compiled with their paths mapped (as Debian's are) name files
+ * relative to the tree's top, but assembler units may name them by the
+ * build machine's absolute path. The first absolute path whose tail is a
+ * file of the source tree tells where the tree began there; that prefix is
+ * taken off every absolute path from then on.
+ */
+static void strip_build_top(struct builder *b, char *buf)
+{
+	char probe[4096];
+	size_t pl = strlen(b->prefix);
+
+	if (!pl && b->source[0]) {
+		for (char *c = buf + 1; (c = strchr(c, '/')); c++) {
+			snprintf(probe, sizeof(probe), "%s/%s", b->source, c + 1);
+			if (!access(probe, F_OK)) {
+				snprintf(b->prefix, sizeof(b->prefix), "%.*s", (int)(c + 1 - buf), buf);
+				pl = strlen(b->prefix);
+				break;
+			}
+		}
+	}
+	if (pl && !strncmp(buf, b->prefix, pl))
+		memmove(buf, buf + pl, strlen(buf + pl) + 1);
+}
+
+/* The file index of a path as the compiler gave it, under comp_dir. */
+static int64_t file_of(struct builder *b, const char *path, const char *comp_dir)
+{
+	char buf[4096];
+	size_t cl = comp_dir ? strlen(comp_dir) : 0, j;
+	int64_t s;
+
+	if (path[0] != '/' && cl)
+		snprintf(buf, sizeof(buf), "%s/%s", comp_dir, path);
+	else
+		snprintf(buf, sizeof(buf), "%s", path);
+	normalize(buf);
+	if (cl && !strncmp(buf, comp_dir, cl) && buf[cl] == '/')
+		memmove(buf, buf + cl + 1, strlen(buf + cl + 1) + 1);
+	if (buf[0] == '/')
+		strip_build_top(b, buf);
+	s = intern(b, buf);
+	if (s < 0)
+		return -1;
+	if ((b->nfiles + 1) * 2 > b->file_hash_cap && file_rehash(b))
+		return -1;
+	j = ((uint32_t)s * 2654435761u) & (b->file_hash_cap - 1);
+	for (; b->file_hash[j]; j = (j + 1) & (b->file_hash_cap - 1))
+		if (b->files[b->file_hash[j] - 1] == (uint32_t)s)
+			return b->file_hash[j] - 1;
+	if (grow((void **)&b->files, &b->files_cap, b->nfiles + 1, sizeof(*b->files)))
+		return -1;
+	b->files[b->nfiles] = (uint32_t)s;
+	b->file_hash[j] = (uint32_t)b->nfiles + 1;
+	return (int64_t)b->nfiles++;
+}
+
+static int add_row(struct builder *b, uint64_t addr, uint32_t file,
+		   uint32_t line, int end)
+{
+	struct build_row *r;
+
+	if (grow((void **)&b->rows, &b->rows_cap, b->nrows + 1, sizeof(*b->rows)))
+		return -1;
+	r = &b->rows[b->nrows];
+	r->addr = addr;
+	r->file = file;
+	r->line = line;
+	r->seq = (uint32_t)b->nrows;
+	r->end = end;
+	b->nrows++;
+	return 0;
+}
+
+/* A unit's line table. Sequences the linker discarded (address 0, or below
+ * _text) are left out: their code is not in the kernel. */
+static int unit_lines(struct builder *b, Dwarf_Die *cu, const char *comp_dir,
+		      struct gerr *e)
+{
+	Dwarf_Lines *lines;
+	size_t n, i;
+	int64_t last_file = -1;
+	const char *last_src = NULL;
+	int keep = 0, starts = 1;
+
+	if (dwarf_getsrclines(cu, &lines, &n))
+		return 0;	/* a unit without code */
+	for (i = 0; i < n; i++) {
+		Dwarf_Line *l = dwarf_onesrcline(lines, i);
+		Dwarf_Addr addr;
+		int line = 0;
+		bool end = false, stmt = false;
+		const char *src;
+		int64_t f;
+
+		if (!l || dwarf_lineaddr(l, &addr) || dwarf_lineendsequence(l, &end))
+			continue;
+		if (starts)
+			keep = addr >= b->text && addr - b->text < UINT32_MAX;
+		starts = end;
+		if (!keep)
+			continue;
+		if (end) {
+			if (add_row(b, addr, 0, 0, 1))
+				goto nomem;
+			continue;
+		}
+		dwarf_lineno(l, &line);
+		dwarf_linebeginstatement(l, &stmt);
+		src = dwarf_linesrc(l, NULL, NULL);
+		if (!src || line <= 0) {
+			f = 0;
+			line = 0;
+		} else if (src == last_src) {
+			f = last_file;
+		} else {
+			f = file_of(b, src, comp_dir);
+			if (f < 0)
+				goto nomem;
+			last_src = src;
+			last_file = f;
+		}
+		if (add_row(b, addr, (uint32_t)f, (uint32_t)line | (stmt && line ? LIX_STMT : 0), 0))
+			goto nomem;
+	}
+	return 0;
+nomem:
+	return gerr_setc(e, ENOMEM, "out of memory reading the line tables");
+}
+
+/* The unit's functions, as written in C (decl_file:decl_line). */
+static int unit_funcs(struct builder *b, Dwarf_Die *cu, const char *comp_dir,
+		      struct gerr *e)
+{
+	Dwarf_Die die;
+	int r = dwarf_child(cu, &die);
+
+	for (; r == 0; r = dwarf_siblingof(&die, &die)) {
+		const char *name, *file;
+		int line = 0;
+		int64_t n, f;
+
+		if (dwarf_tag(&die) != DW_TAG_subprogram ||
+		    dwarf_hasattr(&die, DW_AT_declaration))
+			continue;
+		name = dwarf_diename(&die);
+		file = dwarf_decl_file(&die);
+		if (!name || !file || dwarf_decl_line(&die, &line) || line <= 0)
+			continue;
+		n = intern(b, name);
+		f = file_of(b, file, comp_dir);
+		if (n < 0 || f < 0 ||
+		    grow((void **)&b->funcs, &b->funcs_cap, b->nfuncs + 1, sizeof(*b->funcs)))
+			return gerr_setc(e, ENOMEM, "out of memory reading the functions");
+		b->funcs[b->nfuncs++] = (struct lix_func){ (uint32_t)n, (uint32_t)f, (uint32_t)line };
+	}
+	return 0;
+}
+
+static int cmp_rows(const void *x, const void *y)
+{
+	const struct build_row *a = x, *b = y;
+
+	if (a->addr != b->addr)
+		return a->addr < b->addr ? -1 : 1;
+	if (a->end != b->end)	/* a sequence's end before the next one's start */
+		return a->end ? -1 : 1;
+	return a->seq < b->seq ? -1 : a->seq > b->seq;
+}
+
+static int cmp_file_rows(const void *x, const void *y, void *rows)
+{
+	const struct lix_row *a = (const struct lix_row *)rows + *(const uint32_t *)x;
+	const struct lix_row *b = (const struct lix_row *)rows + *(const uint32_t *)y;
+	uint32_t la = a->line & ~LIX_STMT, lb = b->line & ~LIX_STMT;
+
+	if (a->file != b->file)
+		return a->file < b->file ? -1 : 1;
+	if (la != lb)
+		return la < lb ? -1 : 1;
+	return a->addr < b->addr ? -1 : a->addr > b->addr;
+}
+
+static int cmp_funcs(const void *x, const void *y, void *str)
+{
+	const struct lix_func *a = x, *b = y;
+	int c = strcmp((const char *)str + a->name, (const char *)str + b->name);
+
+	if (c)
+		return c;
+	if (a->file != b->file)
+		return a->file < b->file ? -1 : 1;
+	return a->line < b->line ? -1 : a->line > b->line;
+}
+
+static int vmlinux_facts(Elf *elf, struct builder *b, uint8_t *id, uint32_t *id_len,
+			 struct gerr *e)
+{
+	const void *bid;
+	ssize_t n = dwelf_elf_gnu_build_id(elf, &bid);
+	Elf_Scn *scn = NULL;
+	int found = 0;
+
+	if (n <= 0 || n > LINEINDEX_BUILD_ID_MAX)
+		return gerr_set(e, "it has no GNU build id, so no kernel could be matched to it");
+	memcpy(id, bid, (size_t)n);
+	*id_len = (uint32_t)n;
+	while ((scn = elf_nextscn(elf, scn)) && !found) {
+		GElf_Shdr sh;
+		Elf_Data *d;
+		size_t k;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_SYMTAB)
+			continue;
+		d = elf_getdata(scn, NULL);
+		for (k = 0; d && sh.sh_entsize && k < sh.sh_size / sh.sh_entsize; k++) {
+			GElf_Sym s;
+			const char *name;
+
+			if (!gelf_getsym(d, (int)k, &s))
+				continue;
+			name = elf_strptr(elf, sh.sh_link, s.st_name);
+			if (name && !strcmp(name, "_text")) {
+				b->text = s.st_value;
+				found = 1;
+				break;
+			}
+		}
+	}
+	if (!found)
+		return gerr_set(e, "it has no _text symbol (is it a vmlinux?)");
+	return 0;
+}
+
+static int write_all(FILE *f, const void *p, size_t n, uint64_t *off)
+{
+	*off += n;
+	return fwrite(p, 1, n, f) == n ? 0 : -1;
+}
+
+static int write_index(struct builder *b, const struct lix_header *h0,
+		       const char *out, struct gerr *e)
+{
+	struct lix_header h = *h0;
+	struct lix_row *rows = NULL;
+	uint32_t *by_file = NULL, *start = NULL;
+	size_t n = 0, nf = 0, i;
+	char tmp[4096];
+	FILE *f = NULL;
+	uint64_t off = sizeof(h);
+	int rc = -1;
+
+	qsort(b->rows, b->nrows, sizeof(*b->rows), cmp_rows);
+	rows = malloc((b->nrows + 1) * sizeof(*rows));
+	by_file = malloc((b->nrows + 1) * sizeof(*by_file));
+	start = calloc(b->nfiles + 1, sizeof(*start));
+	if (!rows || !by_file || !start) {
+		gerr_setc(e, ENOMEM, "out of memory writing the index");
+		goto out;
+	}
+	for (i = 0; i < b->nrows; i++) {
+		const struct build_row *r = &b->rows[i];
+		struct lix_row w = { (uint32_t)(r->addr - b->text), r->file, r->line };
+
+		if (n && rows[n - 1].addr == w.addr && rows[n - 1].file == w.file &&
+		    (rows[n - 1].line & ~LIX_STMT) == (w.line & ~LIX_STMT)) {
+			rows[n - 1].line |= w.line;
+			continue;
+		}
+		/* an end with nothing between it and the last end says nothing */
+		if (!w.line && (!n || !rows[n - 1].line))
+			continue;
+		rows[n++] = w;
+	}
+	for (i = 0; i < n; i++)
+		if (rows[i].line)
+			by_file[nf++] = (uint32_t)i;
+	qsort_r(by_file, nf, sizeof(*by_file), cmp_file_rows, rows);
+	for (i = 0; i < nf; i++)
+		start[rows[by_file[i]].file + 1]++;
+	for (i = 1; i <= b->nfiles; i++)
+		start[i] += start[i - 1];
+	qsort_r(b->funcs, b->nfuncs, sizeof(*b->funcs), cmp_funcs, b->str);
+	for (i = 0, nf = 0; i < b->nfuncs; i++)
+		if (!nf || memcmp(&b->funcs[nf - 1], &b->funcs[i], sizeof(b->funcs[i])))
+			b->funcs[nf++] = b->funcs[i];
+	b->nfuncs = nf;
+
+	h.nfiles = (uint32_t)b->nfiles;
+	h.nrows = (uint32_t)n;
+	h.nfuncs = (uint32_t)b->nfuncs;
+	snprintf(tmp, sizeof(tmp), "%s.tmp", out);
+	f = fopen(tmp, "wb");
+	if (!f) {
+		gerr_setc(e, errno, "cannot write %s: %s", tmp, strerror(errno));
+		goto out;
+	}
+	if (write_all(f, &h, sizeof(h), &off) < 0)
+		goto io;
+	off = sizeof(h);
+	h.strings = off;
+	h.strings_len = b->str_len;
+	if (write_all(f, b->str, b->str_len, &off))
+		goto io;
+	while (off % 8) {
+		if (fputc(0, f) == EOF)
+			goto io;
+		off++;
+	}
+	h.files = off;
+	if (write_all(f, b->files, b->nfiles * 4, &off))
+		goto io;
+	h.rows = off;
+	if (write_all(f, rows, n * sizeof(*rows), &off))
+		goto io;
+	h.file_start = off;
+	if (write_all(f, start, (b->nfiles + 1) * 4, &off))
+		goto io;
+	h.file_rows = off;
+	if (write_all(f, by_file, (size_t)start[b->nfiles] * 4, &off))
+		goto io;
+	h.funcs = off;
+	if (write_all(f, b->funcs, b->nfuncs * sizeof(*b->funcs), &off))
+		goto io;
+	if (fseek(f, 0, SEEK_SET) || fwrite(&h, sizeof(h), 1, f) != 1)
+		goto io;
+	if (fclose(f)) {
+		f = NULL;
+		goto io;
+	}
+	f = NULL;
+	if (rename(tmp, out)) {
+		gerr_setc(e, errno, "cannot rename %s to %s: %s", tmp, out, strerror(errno));
+		unlink(tmp);
+		goto out;
+	}
+	rc = 0;
+	goto out;
+io:
+	gerr_setc(e, errno ? errno : EIO, "cannot write %s: %s", tmp, strerror(errno ? errno : EIO));
+	if (f)
+		fclose(f);
+	unlink(tmp);
+out:
+	free(rows);
+	free(by_file);
+	free(start);
+	return rc;
+}
+
+/* The source tree as given, or relative to the index's folder. */
+static void source_dir(struct builder *b, const char *out, const char *source)
+{
+	const char *slash = strrchr(out, '/');
+
+	if (!source || !source[0])
+		return;
+	if (source[0] == '/' || !slash)
+		snprintf(b->source, sizeof(b->source), "%s", source);
+	else
+		snprintf(b->source, sizeof(b->source), "%.*s/%s", (int)(slash - out), out, source);
+}
+
+int lineindex_build(const char *vmlinux, const char *out, const char *source,
+		    struct gerr *e)
+{
+	struct builder b = { 0 };
+	struct lix_header h = { 0 };
+	Dwarf *dw = NULL;
+	Dwarf_CU *cu = NULL;
+	Dwarf_Die cudie;
+	uint8_t unit_type;
+	int fd, rc = -1, units = 0;
+	int64_t s;
+
+	elf_version(EV_CURRENT);
+	source_dir(&b, out, source);
+	fd = open(vmlinux, O_RDONLY);
+	if (fd < 0)
+		return gerr_setc(e, errno, "%s: %s", vmlinux, strerror(errno));
+	dw = dwarf_begin(fd, DWARF_C_READ);
+	if (!dw) {
+		gerr_set(e, "%s: no DWARF debug information (%s); the kernel's -dbg package has it",
+			 vmlinux, dwarf_errmsg(-1));
+		goto out;
+	}
+	if (vmlinux_facts(dwarf_getelf(dw), &b, h.build_id, &h.build_id_len, e)) {
+		char msg[sizeof(e->msg)];
+
+		snprintf(msg, sizeof(msg), "%s", e->msg);
+		gerr_set(e, "%s: %s", vmlinux, msg);
+		goto out;
+	}
+	memcpy(h.magic, LIX_MAGIC, sizeof(LIX_MAGIC));
+	h.version = LIX_VERSION;
+	h.text = b.text;
+	/* string 0 is "", file 0 is "no file" */
+	if (intern(&b, "") < 0 || file_of(&b, "", NULL) < 0)
+		goto nomem;
+	while (dwarf_get_units(dw, cu, &cu, NULL, &unit_type, &cudie, NULL) == 0) {
+		Dwarf_Attribute a;
+		const char *comp_dir;
+
+		if (unit_type != DW_UT_compile && unit_type != DW_UT_partial)
+			continue;
+		comp_dir = dwarf_formstring(dwarf_attr(&cudie, DW_AT_comp_dir, &a));
+		if (unit_lines(&b, &cudie, comp_dir, e) || unit_funcs(&b, &cudie, comp_dir, e))
+			goto out;
+		units++;
+	}
+	if (!units) {
+		gerr_set(e, "%s: no compile units in its DWARF", vmlinux);
+		goto out;
+	}
+	s = intern(&b, source ? source : "");
+	if (s < 0)
+		goto nomem;
+	h.source = (uint32_t)s;
+	rc = write_index(&b, &h, out, e);
+	goto out;
+nomem:
+	gerr_setc(e, ENOMEM, "out of memory reading %s", vmlinux);
+out:
+	if (dw)
+		dwarf_end(dw);
+	close(fd);
+	free(b.str);
+	free(b.hash);
+	free(b.files);
+	free(b.file_hash);
+	free(b.rows);
+	free(b.funcs);
+	return rc;
+}

@@ -1,0 +1,43 @@
+/*
+ * The line index's file layout, shared by its writer (lineindex_build.c) and
+ * its reader (lineindex.c). Little-endian, as both architectures gilk runs on
+ * are; every table is an array of fixed-size records at an offset the header
+ * gives, so the reader maps the file and reads it in place.
+ */
+#ifndef GILK_LINEINDEX_FORMAT_H
+#define GILK_LINEINDEX_FORMAT_H
+
+#include <stdint.h>
+
+#define LIX_MAGIC "GILKLIX"	/* 8 bytes with its NUL */
+#define LIX_VERSION 1
+#define LIX_STMT 0x80000000u	/* in lix_row.line: a statement's start */
+
+struct lix_header {
+	char magic[8];
+	uint32_t version;
+	uint32_t build_id_len;
+	uint8_t build_id[64];
+	uint64_t text;		/* link-time _text; rows are relative to it */
+	uint32_t nfiles, nrows, nfuncs, source;	/* source: a string */
+	uint64_t strings, strings_len;	/* NUL-terminated names */
+	uint64_t files;		/* uint32_t[nfiles]: string offsets */
+	uint64_t rows;		/* struct lix_row[nrows], by address */
+	uint64_t file_start;	/* uint32_t[nfiles + 1] into file_rows */
+	uint64_t file_rows;	/* uint32_t[nrows]: by file, line, address */
+	uint64_t funcs;		/* struct lix_func[nfuncs], by name */
+};
+
+struct lix_row {
+	uint32_t addr;		/* from text */
+	uint32_t file;
+	uint32_t line;		/* | LIX_STMT */
+};
+
+struct lix_func {
+	uint32_t name;		/* string offsets */
+	uint32_t file;
+	uint32_t line;
+};
+
+#endif

@@ -43,12 +43,14 @@ struct line_func {
 
 /*
  * Reads vmlinux's DWARF (line tables and the functions' declarations) and
- * writes the index to out (written to out.tmp, then renamed, so a reader
- * never sees half of one). source is the kernel tree the paths are relative
- * to, recorded for `list` (may be NULL).
+ * writes the index to out, or when out is a folder to out/BUILD-ID.lines
+ * (the name kernel_lines.h looks for); the path written goes to written.
+ * It is written to PATH.tmp, then renamed, so a reader never sees half of
+ * one. source is the kernel tree the paths are relative to, recorded for
+ * `list` (may be NULL; relative to the index's folder unless absolute).
  */
 int lineindex_build(const char *vmlinux, const char *out, const char *source,
-		    struct gerr *e);
+		    char *written, size_t wlen, struct gerr *e);
 
 /* Maps an index file. */
 int lineindex_open(const char *path, struct lineindex **out, struct gerr *e);

@@ -17,7 +17,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
+#include <limits.h>
 
 struct build_row {
 	uint64_t addr;
@@ -540,8 +542,9 @@ static void source_dir(struct builder *b, const char *out, const char *source)
 }
 
 int lineindex_build(const char *vmlinux, const char *out, const char *source,
-		    struct gerr *e)
+		    char *written, size_t wlen, struct gerr *e)
 {
+	struct stat st;
 	struct builder b = { 0 };
 	struct lix_header h = { 0 };
 	Dwarf *dw = NULL;
@@ -552,7 +555,14 @@ int lineindex_build(const char *vmlinux, const char *out, const char *source,
 	int64_t s;
 
 	elf_version(EV_CURRENT);
-	source_dir(&b, out, source);
+	if (!stat(out, &st) && S_ISDIR(st.st_mode)) {
+		char inside[PATH_MAX];
+
+		snprintf(inside, sizeof(inside), "%.*s/x", PATH_MAX - 3, out);
+		source_dir(&b, inside, source);
+	} else {
+		source_dir(&b, out, source);
+	}
 	fd = open(vmlinux, O_RDONLY);
 	if (fd < 0)
 		return gerr_setc(e, errno, "%s: %s", vmlinux, strerror(errno));
@@ -594,7 +604,16 @@ int lineindex_build(const char *vmlinux, const char *out, const char *source,
 	if (s < 0)
 		goto nomem;
 	h.source = (uint32_t)s;
-	rc = write_index(&b, &h, out, e);
+	if (!stat(out, &st) && S_ISDIR(st.st_mode)) {
+		char id[2 * LINEINDEX_BUILD_ID_MAX + 1];
+
+		for (uint32_t i = 0; i < h.build_id_len; i++)
+			sprintf(id + 2 * i, "%02x", h.build_id[i]);
+		snprintf(written, wlen, "%s/%s.lines", out, id);
+	} else {
+		snprintf(written, wlen, "%s", out);
+	}
+	rc = write_index(&b, &h, written, e);
 	goto out;
 nomem:
 	gerr_setc(e, ENOMEM, "out of memory reading %s", vmlinux);

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "blockset.h"
+#include "lines.h"
 
 static bool is_glob(const char *a)
 {
@@ -76,6 +77,51 @@ static int add_copies(struct session *s, struct blockset *bs, size_t *cap, const
 	return rc;
 }
 
+/* FILE:LINE: the functions its code is in, only those blocks. */
+static int add_lines(struct session *s, struct blockset *bs, size_t *cap,
+		     const char *arg, size_t *matched, struct gerr *e)
+{
+	const struct ksym **fns;
+	struct range *r, *all;
+	size_t n, nf;
+
+	if (lines_word_ranges(s, arg, &r, &n, e))
+		return -1;
+	all = realloc(bs->lines, (bs->nlines + n) * sizeof(*all));
+	if (!all) {
+		free(r);
+		return gerr_set(e, "out of memory");
+	}
+	memcpy(all + bs->nlines, r, n * sizeof(*r));
+	bs->lines = all;
+	bs->nlines += n;
+	if (lines_functions(s, r, n, &fns, &nf, e)) {
+		free(r);
+		return -1;
+	}
+	free(r);
+	for (size_t i = 0; i < nf; i++) {
+		if (add_fn(bs, cap, fns[i])) {
+			free(fns);
+			return gerr_set(e, "out of memory");
+		}
+		bs->fns[bs->nfns - 1].some = true;
+	}
+	free(fns);
+	*matched = nf;
+	if (!nf)
+		return gerr_set(e, "the code of %s is in no function that can be spliced (init code is gone after boot)",
+				arg);
+	return 0;
+}
+
+static int by_start(const void *a, const void *b)
+{
+	const struct range *x = a, *y = b;
+
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
 /* Every function one argument names; *matched how many. */
 static int add_arg(struct session *s, struct blockset *bs, size_t *cap,
 		   const char *arg, size_t *matched, struct gerr *e)
@@ -84,6 +130,8 @@ static int add_arg(struct session *s, struct blockset *bs, size_t *cap,
 	uint64_t addr;
 
 	*matched = 0;
+	if (lines_is_fileline(arg) || lines_is_file(arg))
+		return add_lines(s, bs, cap, arg, matched, e);
 	if (every_copy(arg))
 		return add_copies(s, bs, cap, arg, matched, e);
 	if (!is_glob(arg)) {
@@ -127,9 +175,13 @@ static int add_sites(struct session *s, struct blockset *bs, struct blockset_fn 
 		*cap = n;
 	}
 	f->first = bs->nsites;
-	f->nblocks = s->cfg.nblocks;
-	for (size_t b = 0; b < s->cfg.nblocks; b++)
-		bs->sites[bs->nsites++] = session_block_site(s, s->cfg.blocks[b].start);
+	for (size_t b = 0; b < s->cfg.nblocks; b++) {
+		const struct block *bl = &s->cfg.blocks[b];
+
+		if (!f->some || ranges_meet(bs->lines, bs->nlines, bl->start, bl->end))
+			bs->sites[bs->nsites++] = session_block_site(s, bl->start);
+	}
+	f->nblocks = bs->nsites - f->first;
 	return 0;
 }
 
@@ -165,10 +217,27 @@ int blockset_collect(struct session *s, char *const *args, int nargs,
 		}
 	}
 	qsort(bs->fns, bs->nfns, sizeof(*bs->fns), by_addr);
-	for (size_t i = 0; i < bs->nfns; i++)	/* each function once */
+	for (size_t i = 0; i < bs->nfns; i++) {	/* each function once */
 		if (!keep || bs->fns[i].sym->addr != bs->fns[keep - 1].sym->addr)
 			bs->fns[keep++] = bs->fns[i];
+		else if (!bs->fns[i].some)	/* whole, if asked whole once */
+			bs->fns[keep - 1].some = false;
+	}
 	bs->nfns = keep;
+	if (bs->nlines) {	/* sorted and merged, for ranges_meet() */
+		size_t m = 0;
+
+		qsort(bs->lines, bs->nlines, sizeof(*bs->lines), by_start);
+		for (size_t i = 0; i < bs->nlines; i++) {
+			if (m && bs->lines[i].start <= bs->lines[m - 1].end) {
+				if (bs->lines[i].end > bs->lines[m - 1].end)
+					bs->lines[m - 1].end = bs->lines[i].end;
+			} else {
+				bs->lines[m++] = bs->lines[i];
+			}
+		}
+		bs->nlines = m;
+	}
 	if (s->live && start_batch(s, bs, e))
 		goto fail;
 	for (size_t i = 0; i < bs->nfns; i++) {
@@ -258,5 +327,6 @@ void blockset_free(struct blockset *bs)
 	free(bs->fns);
 	free(bs->sites);
 	free(bs->plans);
+	free(bs->lines);
 	memset(bs, 0, sizeof(*bs));
 }

@@ -16,6 +16,7 @@
 
 struct blockset_fn {
 	const struct ksym *sym;
+	bool some;                 /* only its blocks of the lines asked */
 	size_t first, nblocks;     /* its sites: sites[first .. first + nblocks) */
 	size_t ok, refused[SR_NREASONS];
 };
@@ -27,13 +28,16 @@ struct blockset {
 	uint64_t *sites;
 	struct splice_plan *plans; /* after blockset_plan(): the good ones first */
 	size_t nsites, ngood;
+	struct range *lines;       /* the code of the FILE:LINE arguments */
+	size_t nlines;
 };
 
 /* The functions that the names and patterns in args name (each once, in
  * address order) and their blocks' sites; a pattern leaves out functions
- * that are not text now (init code, freed after boot). A pattern that
- * matches no function, or a name that is not one, is an error and nothing
- * is kept. */
+ * that are not text now (init code, freed after boot). FILE:LINE (or FILE,
+ * FILE:FIRST-LAST) adds the blocks its code is in, in every function it is
+ * compiled into (inlined copies too). A pattern that matches no function,
+ * or a name that is not one, is an error and nothing is kept. */
 int blockset_collect(struct session *s, char *const *args, int nargs,
 		     struct blockset *bs, struct gerr *e);
 /* Plans every site (live: all together, so that they leave each other's

@@ -71,9 +71,15 @@ static int run(struct session *s, int argc, char **argv, struct gerr *e)
 	/* inline counts stay inline unless a filter is asked for */
 	if (site_filter_args(s, &argc, argv, SF_ANY, false, &filter, &filtered, e))
 		return -1;
+	if (!strcmp(what, "report") && argc == 3 && !filtered) {
+		if (need_set(s, e) || coverage_read(s, s->cov, e))
+			return -1;
+		return coverage_report_lines(s, s->cov, argv[2], e);
+	}
 	if (!strcmp(what, "report") || !strcmp(what, "reset") || !strcmp(what, "stop")) {
 		if (argc != 2 || filtered)
-			return gerr_set(e, "coverage %s takes nothing more", what);
+			return gerr_set(e, "coverage %s takes nothing more%s", what,
+					strcmp(what, "report") ? "" : " than a FILE or FUNC");
 		if (need_set(s, e))
 			return -1;
 		if (!strcmp(what, "stop")) {
@@ -111,7 +117,7 @@ const struct command cmd_coverage = {
 	.max_args = ARGS_ANY,
 	.flags = CMD_LIVE | CMD_IF,
 	.offline_hint = "\"blocks FUNC\" shows which blocks could be spliced",
-	.usage = "coverage FUNC|GLOB... [if EXPR] | coverage report|reset|stop",
+	.usage = "coverage FUNC|GLOB|FILE[:LINE]... [if EXPR] | coverage report [FILE[:LINES]|FUNC] | coverage reset|stop",
 	.help = "coverage FUNC|GLOB...: splices every spliceable block of the functions\n"
 		"(a glob such as 'tcp_*' matches function names) with the built-in count,\n"
 		"which counts inline in the trampoline; more functions may be added later.\n"
@@ -121,10 +127,19 @@ const struct command cmd_coverage = {
 		"if EXPR: only hits where EXPR holds count (gilk.ko tests it, as for\n"
 		"splice's \"if\"; the count is then a call, not inline):\n"
 		"coverage 'ext4_*' if comm == \"dd\".\n"
+		"coverage FILE (fs/namei.c, or a tail of its path: namei.c), FILE:LINE or\n"
+		"FILE:FIRST-LAST: the blocks those lines' code is in, in every function\n"
+		"it is compiled into (inlined copies too), from the kernel's line index.\n"
 		"coverage report: per function, the blocks that ran (hit), could be\n"
 		"spliced (spliceable) and could not (refused), and the total.\n"
+		"coverage report FILE|FILE:FIRST-LAST|FUNC: per source line, as gcov\n"
+		"annotates a file: how often it ran (the most any of its blocks ran in\n"
+		"each function it is compiled into, added up), ##### for code that\n"
+		"never ran, - for a line with no code, ? for code whose blocks could\n"
+		"not be spliced (not counted).\n"
 		"coverage reset: hits count from zero again. coverage stop: removes\n"
 		"the splices. \"disas\" and \"blocks --dot\" show each block's hits;\n"
-		"\"dump coverage FILE\" writes a row per block (CSV) or JSON.",
+		"\"dump coverage FILE\" writes a row per block (CSV) or JSON, or with\n"
+		"--format lcov a tracefile that lcov's genhtml renders as HTML.",
 	.complete = COMPLETE_SYMBOL,
 };

@@ -7,6 +7,7 @@
 
 #include "commands.h"
 #include "coverage.h"
+#include "lines.h"
 #include "event_fields.h"
 #include "formats.h"
 
@@ -204,10 +205,24 @@ static int dump_splices(struct session *s, int argc, char **argv, struct gerr *e
 	return 0;
 }
 
+/* dump coverage --format lcov FILE: a tracefile (lcov's geninfo format)
+ * of the set's lines, for genhtml; only coverage has lines to give. */
+static bool take_lcov(int *argc, char **argv)
+{
+	for (int i = 1; i + 1 < *argc; i++)
+		if (!strcmp(argv[i], "--format") && !strcmp(argv[i + 1], "lcov")) {
+			memmove(argv + i, argv + i + 2, (size_t)(*argc - i - 2) * sizeof(*argv));
+			*argc -= 2;
+			return true;
+		}
+	return false;
+}
+
 static int dump_coverage(struct session *s, int argc, char **argv, struct gerr *e)
 {
 	enum format fmt;
 	const char *path;
+	bool lcov = take_lcov(&argc, argv);
 	FILE *f;
 
 	if (table_file(s, argc, argv, &path, &fmt, e))
@@ -216,12 +231,28 @@ static int dump_coverage(struct session *s, int argc, char **argv, struct gerr *
 		return gerr_set(e, "no coverage running: \"coverage FUNC|GLOB...\" starts one");
 	if (coverage_read(s, s->cov, e))
 		return -1;
+	if (lcov) {
+		struct kernel_lines *kl;
+
+		if (lines_index(s, &kl, e))	/* before the file is made */
+			return -1;
+	}
 	f = fopen(path, "w");
 	if (!f)
 		return gerr_set(e, "%s: %m", path);
-	coverage_write(f, fmt, s->cov);
+	if (lcov && coverage_write_lcov(s, f, s->cov, e)) {
+		fclose(f);
+		return -1;
+	}
+	if (!lcov)
+		coverage_write(f, fmt, s->cov);
 	if (finish(f, path, e))
 		return -1;
+	if (lcov) {
+		fprintf(s->out, "wrote the line coverage of %zu functions (%zu blocks) to %s (lcov: genhtml %s -o DIR renders it)\n",
+			s->cov->nfuncs, s->cov->nblocks, path, path);
+		return 0;
+	}
 	fprintf(s->out, "wrote the coverage of %zu functions (%zu blocks) to %s (%s)\n",
 		s->cov->nfuncs, s->cov->nblocks, path, format_name(fmt));
 	return 0;
@@ -232,7 +263,7 @@ static const struct subcommand subs[] = {
 	{ "memory", dump_memory, 3, 3, 0, "FILE START END|+LEN" },
 	{ "events", dump_events, 1, 3, CMD_IF, "[--format F] FILE [if EXPR]" },
 	{ "splices", dump_splices, 1, 3, 0, "[--format F] FILE" },
-	{ "coverage", dump_coverage, 1, 3, 0, "[--format F] FILE" },
+	{ "coverage", dump_coverage, 1, 3, 0, "[--format F|lcov] FILE" },
 	{ NULL, NULL, 0, 0, 0, NULL },
 };
 
@@ -250,7 +281,10 @@ const struct command cmd_dump = {
 		"the others kept. Lost events are reported, per splice.\n"
 		"dump splices: every splice with its counters, as text, CSV or JSON.\n"
 		"dump coverage: what \"coverage report\" says, as text, or a row per\n"
-		"block (CSV) or functions with their blocks (JSON).\n"
+		"block (CSV) or functions with their blocks (JSON); --format lcov: each\n"
+		"line's count (as \"coverage report FILE\" gives it) and each function's\n"
+		"entry count, file by file, as an lcov tracefile: genhtml FILE -o DIR\n"
+		"makes HTML of it, from the source tree of the kernel's line index.\n"
 		"Without --format, \"set format\" decides, or else FILE's extension:\n"
 		".csv, .json, else text.",
 	.complete = COMPLETE_WORDS,

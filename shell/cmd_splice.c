@@ -7,6 +7,7 @@
 
 #include "blockset.h"
 #include "commands.h"
+#include "lines.h"
 #include "location.h"
 #include "site_filter.h"
 #include "splice_sites.h"
@@ -281,6 +282,9 @@ static int run(struct session *s, int argc, char **argv, struct gerr *e)
 		else
 			return gerr_set(e, "unknown option %s; usage: %s", argv[i], cmd_splice.usage);
 	}
+	/* FILE:LINE names the blocks of a line, in every function it is in */
+	if (i < argc && (lines_is_fileline(argv[i]) || lines_is_file(argv[i])))
+		blocks = true;
 	/* the filter is compiled once the instrument is known */
 	if (blocks)
 		return run_blocks(s, argc, argv, i, &u, expr, &filter, e);
@@ -319,7 +323,10 @@ const struct command cmd_splice = {
 		"call site. LOCATION may be FUNC:entry (the same), FUNC:exit (every\n"
 		"return point: ret, return thunk, tail call, spliced before it, so rax\n"
 		"holds the return value; all in one batch, or none), FUNC:blocks or\n"
-		"FUNC:block N (as \"blocks\" numbers them). --blocks splices every block\n"
+		"FUNC:block N (as \"blocks\" numbers them), or FILE:LINE (FILE:FIRST-LAST,\n"
+		"or a whole FILE): the blocks that line's code is in, in every function\n"
+		"it is compiled into, inlined copies too (\"info line\" lists them), as\n"
+		"--blocks does. --blocks splices every block\n"
 		"of each function named, and of every function a glob matches ('tcp_*')\n"
 		"or a shared name's every copy does (NAME@*; NAME@ADDR is one of them),\n"
 		"in one batch of any size (one grace period, all or none), and says per\n"

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "interrupt.h"
+#include "lines.h"
 
 static bool is_glob(const char *w)
 {
@@ -61,15 +62,25 @@ static bool has_function(const struct coverage *c, uint64_t addr)
 	return false;
 }
 
-/* The function's blocks join the set, not yet spliced. */
+static bool has_block(const struct coverage *c, uint64_t start)
+{
+	for (size_t i = 0; i < c->nblocks; i++)
+		if (c->blocks[i].start == start)
+			return true;
+	return false;
+}
+
+/* The function's blocks join the set, not yet spliced: all of them, or
+ * (lines) those that meet the code of the lines asked and are not in the
+ * set yet, as another entry of the function. */
 static int add_function(struct session *s, struct coverage *c, const struct ksym *sym,
-			struct gerr *e)
+			const struct range *lines, size_t nlines, struct gerr *e)
 {
 	const struct ksym *at;
 	struct cov_func *f;
 	void *p;
 
-	if (has_function(c, sym->addr))
+	if (!lines && has_function(c, sym->addr))
 		return 0;
 	if (session_cfg(s, sym->addr, &at, e))
 		return -1;
@@ -88,10 +99,17 @@ static int add_function(struct session *s, struct coverage *c, const struct ksym
 	f->first = c->nblocks;
 	/* bytes nothing reaches (what decodes after a function's padding)
 	 * are no block that could run */
-	for (size_t b = 0; b < s->cfg.nblocks; b++)
-		if (s->cfg.blocks[b].reachable)
-			c->blocks[c->nblocks++] = (struct cov_block){ .start = s->cfg.blocks[b].start };
+	for (size_t b = 0; b < s->cfg.nblocks; b++) {
+		const struct block *bl = &s->cfg.blocks[b];
+
+		if (!bl->reachable ||
+		    (lines && (!ranges_meet(lines, nlines, bl->start, bl->end) || has_block(c, bl->start))))
+			continue;
+		c->blocks[c->nblocks++] = (struct cov_block){ .start = bl->start, .end = bl->end };
+	}
 	f->n = c->nblocks - f->first;
+	if (!f->n)	/* every block of those lines is in the set already */
+		c->nfuncs--;
 	return 0;
 }
 
@@ -183,13 +201,24 @@ int coverage_start(struct session *s, struct coverage *c, char **words,
 		const struct ksym **f;
 		size_t nf;
 
-		if (functions_named(s, words[w], &f, &nf, e)) {
+		struct range *lines = NULL;
+		size_t nlines = 0;
+
+		if (lines_is_fileline(words[w]) || lines_is_file(words[w])) {
+			if (lines_word_ranges(s, words[w], &lines, &nlines, e) ||
+			    lines_functions(s, lines, nlines, &f, &nf, e)) {
+				free(lines);
+				rc = -1;
+				break;
+			}
+		} else if (functions_named(s, words[w], &f, &nf, e)) {
 			rc = -1;
 			break;
 		}
 		for (size_t i = 0; !rc && i < nf && !session_interrupted(s); i++)
-			rc = add_function(s, c, f[i], e);
+			rc = add_function(s, c, f[i], lines, nlines, e);
 		free(f);
+		free(lines);
 	}
 	if (!rc && !session_interrupted(s))
 		rc = splice_new(s, c, from, filter, e);
@@ -212,6 +241,30 @@ static void block_sites(struct session *s, struct coverage *c, const struct cov_
 		c->blocks[i].site = session_block_site(s, c->blocks[i].start);
 }
 
+/* A block that could be spliced and is not was not in the set (coverage
+ * of lines takes some of a function's blocks), or left it: it goes. */
+static void drop_unspliced(struct coverage *c)
+{
+	size_t k = 0, nf = 0;
+
+	for (size_t i = 0; i < c->nfuncs; i++) {
+		struct cov_func *f = &c->funcs[i];
+		size_t first = k;
+
+		for (size_t b = f->first; b < f->first + f->n; b++)
+			if (c->blocks[b].id || c->blocks[b].why != SPLICE_OK)
+				c->blocks[k++] = c->blocks[b];
+		if (k == first)
+			continue;
+		c->funcs[nf] = *f;
+		c->funcs[nf].first = first;
+		c->funcs[nf].n = k - first;
+		nf++;
+	}
+	c->nblocks = k;
+	c->nfuncs = nf;
+}
+
 int coverage_adopt(struct session *s, struct coverage *c, struct gerr *e)
 {
 	struct gilk_splice_info *all;
@@ -232,7 +285,7 @@ int coverage_adopt(struct session *s, struct coverage *c, struct gerr *e)
 		    symtab_function(s->k->syms, all[i].site, &sym, NULL, NULL))
 			continue;
 		if (!has_function(c, sym->addr)) {
-			if (add_function(s, c, sym, e))
+			if (add_function(s, c, sym, NULL, 0, e))
 				goto out;
 			block_sites(s, c, &c->funcs[c->nfuncs - 1]);
 		}
@@ -258,6 +311,7 @@ int coverage_adopt(struct session *s, struct coverage *c, struct gerr *e)
 	for (size_t b = 0, k = 0; b < c->nblocks; b++)
 		if (!c->blocks[b].id)
 			c->blocks[b].why = ok[k] ? SPLICE_OK : why[k], k++;
+	drop_unspliced(c);
 	rc = 0;
 out:
 	if (rc)

@@ -16,7 +16,7 @@
 #include "session.h"
 
 struct cov_block {
-	uint64_t start, site;
+	uint64_t start, end, site;
 	uint32_t id;                /* its splice; 0 when refused */
 	enum splice_reason why;     /* why refused */
 	uint64_t base;              /* hits at the last reset */
@@ -38,7 +38,8 @@ struct coverage {
 
 /* Adds the functions named by each word (a symbol, or a glob over function
  * names) and splices every spliceable block of theirs: GILK_BATCH_MAX to a
- * batch. All or nothing: after an error or Ctrl-C (said in e), the set and
+ * batch. FILE, FILE:LINE or FILE:FIRST-LAST adds the blocks those lines'
+ * code is in, in every function it is compiled into (lines.h). All or nothing: after an error or Ctrl-C (said in e), the set and
  * the kernel are as they were. filter: gilk.ko's test of each hit, or
  * NULL. */
 int coverage_start(struct session *s, struct coverage *c, char **words,
@@ -61,5 +62,13 @@ void coverage_free(struct coverage *c);
 /* Per function: blocks hit, spliceable, refused; then the total. Text, CSV
  * (a row per block) or JSON (functions with their blocks). */
 void coverage_write(FILE *out, enum format f, const struct coverage *c);
+
+/* Per source line (coverage_lines.c): how often each line of a file or a
+ * function ran, beside its text, as gcov annotates a file; and an lcov
+ * tracefile of every file the set's blocks hold code of. */
+int coverage_report_lines(struct session *s, const struct coverage *c,
+			  const char *what, struct gerr *e);
+int coverage_write_lcov(struct session *s, FILE *out, const struct coverage *c,
+			struct gerr *e);
 
 #endif

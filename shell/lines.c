@@ -411,3 +411,79 @@ void lines_span(struct session *s, uint64_t lo, uint64_t hi, bool base_only,
 		i = j;
 	}
 }
+
+bool lines_is_file(const char *word)
+{
+	size_t n = strlen(word);
+
+	if (strpbrk(word, "*?[:") || !n)
+		return false;
+	return strchr(word, '/') || (n > 2 && word[n - 2] == '.' && strchr("chS", word[n - 1]));
+}
+
+int lines_word_ranges(struct session *s, const char *word, struct range **r,
+		      size_t *n, struct gerr *e)
+{
+	uint32_t file, first = 1, last = UINT32_MAX;
+
+	if (lines_is_fileline(word)) {
+		if (lines_parse(s, word, &file, &first, &last, e))
+			return -1;
+	} else if (lines_file(s, word, &file, e)) {
+		return -1;
+	}
+	return lines_ranges(s, file, first, last, r, n, e);
+}
+
+bool ranges_meet(const struct range *r, size_t n, uint64_t lo, uint64_t hi)
+{
+	size_t a = 0, b = n;
+
+	/* the first range that ends past lo */
+	while (a < b) {
+		size_t mid = a + (b - a) / 2;
+
+		if (r[mid].end <= lo)
+			a = mid + 1;
+		else
+			b = mid;
+	}
+	return a < n && r[a].start < hi;
+}
+
+int lines_functions(struct session *s, const struct range *r, size_t n,
+		    const struct ksym ***out, size_t *nout, struct gerr *e)
+{
+	const struct ksym **f = NULL;
+	size_t k = 0, cap = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		uint64_t at = r[i].start;
+
+		while (at < r[i].end) {
+			const struct ksym *sym;
+			uint64_t start, end;
+
+			if (symtab_function(s->k->syms, at, &sym, &start, &end) || end <= at) {
+				at++;
+				continue;
+			}
+			if (session_is_text(s, start) && (!k || f[k - 1]->addr != sym->addr)) {
+				if (k == cap) {
+					const struct ksym **p = realloc(f, (cap = cap ? 2 * cap : 64) * sizeof(*f));
+
+					if (!p) {
+						free(f);
+						return gerr_set(e, "out of memory");
+					}
+					f = p;
+				}
+				f[k++] = sym;
+			}
+			at = end;
+		}
+	}
+	*out = f;
+	*nout = k;
+	return 0;
+}

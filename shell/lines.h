@@ -64,6 +64,19 @@ int lines_parse(struct session *s, const char *word, uint32_t *file,
 int lines_ranges(struct session *s, uint32_t file, uint32_t first,
 		 uint32_t last, struct range **out, size_t *n, struct gerr *e);
 
+/* Whether word reads as a source file's path ("fs/namei.c", "namei.c"). */
+bool lines_is_file(const char *word);
+/* The code of FILE (every line) or FILE:LINE / FILE:FIRST-LAST, as
+ * lines_ranges() gives it. */
+int lines_word_ranges(struct session *s, const char *word, struct range **r,
+		      size_t *n, struct gerr *e);
+/* Whether [lo, hi) meets one of n sorted, disjoint ranges. */
+bool ranges_meet(const struct range *r, size_t n, uint64_t lo, uint64_t hi);
+/* The functions code in the ranges lies in (text that can be spliced; init
+ * code is gone), each once, in address order; malloc'd into *out. */
+int lines_functions(struct session *s, const struct range *r, size_t n,
+		    const struct ksym ***out, size_t *nout, struct gerr *e);
+
 /* The text of a source file (read once, then kept until another is). */
 int lines_source(struct session *s, uint32_t file, const struct source_text **t,
 		 struct gerr *e);

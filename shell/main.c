@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <limits.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -32,7 +33,7 @@ static void usage(FILE *f)
 		"usage: gilk [--kernel IMAGE --symbols FILE] [-batch] [-nx] [-c COMMAND]... [-x FILE]\n"
 		"       gilk [--kernel IMAGE --symbols FILE] --check FILE\n"
 		"       gilk --completion bash|zsh\n"
-		"       gilk --index VMLINUX -o FILE [--source DIR]\n"
+		"       gilk --index VMLINUX -o FILE|DIR [--source TREE]\n"
 		"  live (default): the running kernel through /dev/gilk (gilk.ko, root)\n"
 		"  --kernel IMAGE  offline: a vmlinux, a bzImage, an arm64 Image or /proc/kcore\n"
 		"  --symbols FILE  offline: its kallsyms or System.map\n"
@@ -43,8 +44,9 @@ static void usage(FILE *f)
 		"  --check FILE    replay the transcript FILE, checking its #=> lines\n"
 		"  --completion SHELL  print gilk's bash or zsh completion script\n"
 		"  --index VMLINUX  write the line index of a vmlinux with DWARF (a\n"
-		"                  kernel's -dbg package) to FILE; DIR is its source tree,\n"
-		"                  relative to FILE's folder unless absolute\n"
+		"                  kernel's -dbg package) to FILE, or to DIR/BUILD-ID.lines\n"
+		"                  where gilk looks for it; TREE: its source, relative to\n"
+		"                  the index's folder unless absolute\n"
 		"  --version       print gilk's version\n"
 		"  --help          this\n"
 		"Without -c or -x, commands come from the terminal, or from standard\n"
@@ -192,6 +194,7 @@ static int index_main(const char *vmlinux, const char *out, const char *source)
 {
 	struct lineindex *li;
 	struct timespec t0, t1;
+	char path[PATH_MAX];
 	struct gerr e;
 	struct stat st;
 
@@ -200,14 +203,15 @@ static int index_main(const char *vmlinux, const char *out, const char *source)
 		return 2;
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	if (lineindex_build(vmlinux, out, source, &e) || lineindex_open(out, &li, &e)) {
+	if (lineindex_build(vmlinux, out, source, path, sizeof(path), &e) ||
+	    lineindex_open(path, &li, &e)) {
 		fprintf(stderr, "gilk: %s\n", e.msg);
 		return 1;
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	printf("%s: %zu line rows in %zu files, %zu functions, %.1f MB, made in %.1f s\n",
-	       out, lineindex_nrows(li), lineindex_nfiles(li) - 1, lineindex_nfuncs(li),
-	       stat(out, &st) ? 0.0 : (double)st.st_size / 1e6,
+	       path, lineindex_nrows(li), lineindex_nfiles(li) - 1, lineindex_nfuncs(li),
+	       stat(path, &st) ? 0.0 : (double)st.st_size / 1e6,
 	       (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9);
 	lineindex_close(li);
 	return 0;

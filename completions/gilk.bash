@@ -5,7 +5,7 @@ _gilk()
 	local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]}
 
 	case $prev in
-	--kernel | --symbols | -x | --check)
+	--kernel | --symbols | -x | --check | --index | -o | --source)
 		COMPREPLY=($(compgen -f -- "$cur"))
 		return
 		;;
@@ -14,10 +14,10 @@ _gilk()
 		return
 		;;
 	-c)
-		COMPREPLY=($(compgen -W "help disas blocks plan splice coverage unsplice latency info events hist dump x print set show source record shell complete quit" -- "$cur"))
+		COMPREPLY=($(compgen -W "help disas blocks plan splice coverage unsplice latency info events hist dump x list print set show source record shell complete quit" -- "$cur"))
 		return
 		;;
 	esac
-	COMPREPLY=($(compgen -W "--kernel --symbols -c -x -batch -nx --check --completion --version --help" -- "$cur"))
+	COMPREPLY=($(compgen -W "--kernel --symbols -c -x -batch -nx --check --completion --index -o --source --version --help" -- "$cur"))
 }
 complete -F _gilk gilk

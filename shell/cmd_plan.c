@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "blockset.h"
+#include "lines.h"
 #include "commands.h"
 #include "location.h"
 #include "reloc_arm64.h"
@@ -106,6 +107,9 @@ static int run(struct session *s, int argc, char **argv, struct gerr *e)
 
 	if (!strcmp(argv[1], "--blocks"))
 		return argc > 2 ? plan_blocks(s, argv + 2, argc - 2, e) : command_usage(&cmd_plan, e);
+	/* FILE:LINE names the blocks of a line, as splice takes it */
+	if (lines_is_fileline(argv[1]) || lines_is_file(argv[1]))
+		return plan_blocks(s, argv + 1, argc - 1, e);
 	if (argc > 1 + location_nwords(argv[1]))
 		return command_usage(&cmd_plan, e);
 	if (location_parse(s, argv + 1, argc - 1, &loc, e))
@@ -154,7 +158,8 @@ const struct command cmd_plan = {
 		"instruction is relocated to. Works offline too. An address is used\n"
 		"as given (see \"blocks\" for ftrace); FUNC:entry and FUNC:block N\n"
 		"are planned at their splice site; FUNC:exit and FUNC:blocks show a\n"
-		"verdict per site.\n"
+		"verdict per site; FILE:LINE (FILE:FIRST-LAST, a whole FILE) the blocks\n"
+		"of that line's code in every function it is in, as --blocks does.\n"
 		"--blocks: for every block of each function named, and of every\n"
 		"function a glob matches ('tcp_*'), how many could be spliced and why\n"
 		"the others could not, per function.",

@@ -22,6 +22,9 @@ static const struct {
 	{ "-nx", "do not run ~/.gilkinit first", NULL },
 	{ "--check", "replay a checked transcript", "file" },
 	{ "--completion", "print the bash or zsh completion script", "bash zsh" },
+	{ "--index", "write the line index of a vmlinux with DWARF", "file" },
+	{ "-o", "with --index: the index file, or its folder", "file" },
+	{ "--source", "with --index: the kernel's source tree", "file" },
 	{ "--version", "print gilk's version", NULL },
 	{ "--help", "say how to use gilk", NULL },
 };

@@ -115,21 +115,25 @@ static size_t edit_distance(const char *a, const char *b)
 	return prev[lb];
 }
 
-/* "did you mean" for a file: those whose base name is nearest. */
+/* "did you mean" for a file: those whose base name is nearest, if near. */
 static void near_files(const struct lineindex *li, const char *path, char *buf, size_t len)
 {
 	const char *want = base_name(path);
-	size_t best = strlen(want) / 3 + 1, used = 0;
+	size_t best = strlen(want) / 3 + 1, used = 0, shown = 0;
 
 	buf[0] = 0;
-	for (int pass = 0; pass < 2 && !buf[0]; pass++) {
-		for (uint32_t f = 1; f < lineindex_nfiles(li) && used < len; f++) {
-			const char *name = lineindex_file_name(li, f);
-			size_t d = edit_distance(want, base_name(name));
+	for (uint32_t f = 1; f < lineindex_nfiles(li); f++) {
+		size_t d = edit_distance(want, base_name(lineindex_file_name(li, f)));
 
-			if (pass ? d == best + 1 : d <= best)
-				used += (size_t)snprintf(buf + used, len - used, "%s%s", used ? ", " : "", name);
-		}
+		best = d < best ? d : best;
+	}
+	for (uint32_t f = 1; f < lineindex_nfiles(li) && used < len && shown < 6; f++) {
+		const char *name = lineindex_file_name(li, f);
+
+		if (edit_distance(want, base_name(name)) != best)
+			continue;
+		used += (size_t)snprintf(buf + used, len - used, "%s%s", used ? ", " : "", name);
+		shown++;
 	}
 }
 

@@ -25,7 +25,7 @@ check "help lists every command of the table ($(wc -l <"$t/cmds") commands)" \
 	"$([ "$(wc -l <"$t/cmds")" -ge 18 ] && for c in $(cat "$t/cmds"); do grep -q "^  $c" "$t/help" || exit 1; done; echo $?)"
 "${G[@]}" -c 'help dis' >"$t/h"
 check "help COMMAND shows usage and help; a unique prefix names a command" \
-	"$(grep -q '^usage: disas LOCATION \[COUNT\]' "$t/h" && grep -q "block" "$t/h"; echo $?)"
+	"$(grep -q '^usage: disas \[/s\] LOCATION \[COUNT\]' "$t/h" && grep -q "block" "$t/h"; echo $?)"
 
 # disas of a whole function: one line per instruction, as many as blocks says
 "${G[@]}" -c 'disas __x64_sys_getppid' >"$t/d"
@@ -277,7 +277,7 @@ check "x/5c shows characters" "$(grep -q "<linux_banner>:	76 'L'	105 'i'	110 'n'
 check "x with an unknown format names the formats and sizes" \
 	"$([ $? = 1 ] && grep -q "'q' is neither a format (x d u o t c a i s) nor a size (b h w g)" "$t/e"; echo $?)"
 fails "x/NFU with a second argument says the count is N" 'x/4i jiffies 8' 'the count is N'
-fails "a /FORMAT on a command that takes none is refused" 'disas/4 jiffies' 'disas takes no /FORMAT'
+fails "a /FORMAT on a command that takes none is refused" 'blocks/4 jiffies' 'blocks takes no /FORMAT'
 
 # aliases at one address (__x64_sys_X, __ia32_sys_X): the one named last is
 # the one gilk shows for that address
@@ -319,7 +319,8 @@ No symbol matches 0x1000000000000000." ]; echo $?)"
 check "info address: where a variable and a function are" \
 	"$(sed -n 4p "$t/o" | grep -q "^Symbol \"jiffies\" is static storage at address $(sym_addr jiffies) " &&
 	   sed -n 5p "$t/o" | grep -q "^Symbol \"__x64_sys_getppid\" is a function at address $(sym_addr __x64_sys_getppid) "; echo $?)"
-check "info line says why there is no line: no DWARF" "$(grep -q 'No line number information available for address .*<__[a-z0-9]*_sys_getppid>' "$t/o" && grep -q 'not DWARF' "$t/o"; echo $?)"
+check "info line: the source line of a function's start" \
+	"$(grep -q '^Line [0-9]* of "kernel/sys.c" starts at address .*<__[a-z0-9]*_sys_getppid> and ends at ' "$t/o"; echo $?)"
 check "info functions and info variables list the matching symbols" \
 	"$(grep -qx "$(sym_addr __x64_sys_getppid | sed 's/^0x/0x0*/')  __x64_sys_getppid" "$t/o" &&
 	   grep -qx "$(sym_addr jiffies)  jiffies" "$t/o" && [ "$(grep -c '^0x' "$t/o")" = 2 ]; echo $?)"
@@ -414,7 +415,7 @@ show listsize
 disas no_such_function
 #=! no symbol 'no_such_function'{{.*}}
 help disas | head -1
-#=> usage: disas LOCATION [COUNT]
+#=> usage: disas [/s] LOCATION [COUNT]
 END
 "${G[@]}" --check "$t/ok.gilk" >"$t/o" 2>"$t/e"
 check "--check passes a transcript whose output matches (patterns, ..., an expected error)" \
@@ -534,6 +535,70 @@ printf '["a\tb", 01]' >"$t/j4"
 check "test-json counts a valid document's array and rejects broken ones" \
 	"$([ "$(build/bin/test-json "$t/j1" events)" = 3 ] && ! build/bin/test-json "$t/j2" 2>/dev/null &&
 	   ! build/bin/test-json "$t/j3" 2>/dev/null && ! build/bin/test-json "$t/j4" 2>/dev/null; echo $?)"
+
+# Source lines, from the reference kernel's line index and source tree
+# (scripts/setup: build/cache/ref/debug). Line numbers are found in the
+# source here, never written down.
+src=$ref/debug/src
+check "the reference kernel's line index and source tree are set up" \
+	"$(ls "$ref"/debug/*.lines >/dev/null 2>&1 && [ -s "$src/fs/namei.c" ]; echo $?)"
+"${G[@]}" -c 'list fs/namei.c:100-102' >"$t/o"
+check "list FILE:FIRST-LAST shows those lines of the source, numbered as gdb does" \
+	"$(sed -n 100,102p "$src/fs/namei.c" | awk '{printf "%d\t%s\n", NR + 99, $0}' | cmp -s - "$t/o"; echo $?)"
+decl=$(grep -n '^static const char \*path_init(' "$src/fs/namei.c" | cut -d: -f1)
+jumped=$(awk -v d="$decl" 'NR > d && /nd->state \|= ND_JUMPED;/ {print NR; exit}' "$src/fs/namei.c")
+"${G[@]}" -c 'list path_init' -c 'list' -c 'list -' >"$t/o"
+check "list FUNC: ten lines around its declaration ($decl); list goes on; list - goes back before them" \
+	"$([ -n "$decl" ] && [ "$(awk '{print $1}' "$t/o" | tr '\n' ' ')" = \
+		"$(seq $((decl - 5)) $((decl + 14)) | tr '\n' ' ')$(seq $((decl - 15)) $((decl - 6)) | tr '\n' ' ')" ]; echo $?)"
+"${G[@]}" -c "info line namei.c:$jumped" >"$t/o"
+"${G[@]}" -c 'blocks path_init' >"$t/b"
+blk=$(sed -n 's/.*, block \([0-9]*\)$/\1/p' "$t/o" | head -1)
+check "info line FILE:LINE: where its code is, in which function and block; blocks names the line in that block's row" \
+	"$(head -1 "$t/o" | grep -q "^Line $jumped of \"fs/namei.c\" has code in [0-9]* place" &&
+	   grep -q "^  path_init+0x[0-9a-f]* (0x[0-9a-f]*) to .*, [0-9]* bytes, block $blk\$" "$t/o" &&
+	   grep "^ *$blk  +0x" "$t/b" | grep -q "lines .*namei.c:[0-9,-]*\b\($jumped\|[0-9]*-[0-9]*\)"; echo $?)"
+lineof=$(awk '/^static __always_inline void list_add\(/ {f = 1} f && /__list_add\(new, head, head->next\);/ {print NR; exit}' "$src/include/linux/list.h")
+"${G[@]}" -c "info line include/linux/list.h:$lineof" >"$t/o"
+check "info line of an inline function's line: its copies in every caller, said as inlined ($(head -1 "$t/o" | grep -o '[0-9]* places'))" \
+	"$(head -1 "$t/o" | grep -q "has code in [0-9][0-9]* places" && [ "$(grep -c '(inlined)$' "$t/o")" -ge 10 ]; echo $?)"
+comment=$(awk -v d="$decl" 'NR > d && /^\t\/\*/ {print NR; exit}' "$src/fs/namei.c")
+fails "a line with no code says so and names the nearest lines with code" "info line fs/namei.c:$comment" \
+	"fs/namei.c:$comment has no code; the nearest lines with code are [0-9]* and [0-9]*"
+fails "a file the kernel has no code of gets did-you-mean" 'list nemei.c:3' 'no file nemei.c .*did you mean fs/namei.c'
+fails "a tail several files end with is refused, naming them" 'list main.c:1' 'main.c names several files of the kernel: .*init/main.c'
+fails "disas takes /s only" 'disas /x vfs_read' 'disas takes /s'
+"${G[@]}" -c 'disas /s path_init 8' >"$t/o"
+check "disas /s: the source lines between the instructions, the file named where it changes" \
+	"$(sed -n 1p "$t/o" | grep -qx 'fs/namei.c:' && grep -q "^$((decl + 1))	{\$" "$t/o" &&
+	   [ "$(grep -c '^[> ] 0x' "$t/o")" = 8 ]; echo $?)"
+"${G[@]}" -c "plan fs/namei.c:$jumped" -c "plan --blocks namei.c:$jumped" >"$t/o" 2>&1
+check "plan FILE:LINE plans the blocks of that line, as --blocks does" \
+	"$(grep -q '^path_init: [0-9]* of [0-9]* blocks spliceable$' "$t/o" && [ "$(grep -c '^path_init:' "$t/o")" = 2 ]; echo $?)"
+# Without the index (an image with no debug/ beside it), every other command
+# works, and the line commands say what is missing and how to make it.
+ln -s "$(pwd)/$ref/vmlinuz" "$t/vmlinuz"
+GN=(build/gilk --kernel "$t/vmlinuz" --symbols "$ref/kallsyms")
+GILK_DEBUG_DIR= "${GN[@]}" -c 'blocks path_init' >"$t/o" 2>&1
+rc1=$?
+GILK_DEBUG_DIR= "${GN[@]}" -c 'info line path_init' >/dev/null 2>"$t/e"
+rc2=$?
+check "without a line index blocks works (no lines), and info line says which index is missing and how to make it" \
+	"$([ $rc1 = 0 ] && ! grep -q ' lines ' "$t/o" && [ $rc2 = 1 ] &&
+	   grep -q "no line index for this kernel (build id [0-9a-f]*) in $t/debug:/var/cache/gilk/debug\. Make one .*gilk --index" "$t/e"; echo $?)"
+# An index of another build is refused, even under this kernel's name.
+id=$(ls "$ref"/debug/*.lines | head -1 | xargs basename)
+mkdir -p "$t/debug" "$t/other"
+printf 'asm(".text\\n.globl _text\\n_text:\\n");\nint f(int a)\n{\n\treturn a + 1;\n}\n' >"$t/other/o.c"
+(cd "$t/other" && cc -g -O0 -fno-toplevel-reorder -nostdlib -static -Wl,--build-id -Wl,-e,f -o o o.c)
+build/gilk --index "$t/other/o" -o "$t/debug/$id" >"$t/o" 2>&1
+GILK_DEBUG_DIR= "${GN[@]}" -c 'list path_init' >/dev/null 2>"$t/e"
+check "an index made from another build is refused, naming both build ids" \
+	"$([ $? = 1 ] && grep -q "$t/debug/$id was made from another build of the kernel (build id [0-9a-f]*, this one's is ${id%.lines})" "$t/e"; echo $?)"
+build/gilk --index /nonexistent -o "$t/x" >/dev/null 2>"$t/e"
+check "gilk --index: a missing vmlinux is said" "$([ $? = 1 ] && grep -q '^gilk: /nonexistent: No such file' "$t/e"; echo $?)"
+build/gilk --index "$t/other/o" >/dev/null 2>"$t/e"
+check "gilk --index without -o says what it needs" "$([ $? = 2 ] && grep -q 'needs -o' "$t/e"; echo $?)"
 
 # One table: help, the man page and the bash and zsh completions agree with it
 help_usages=$(sed -n 's/^  \([a-z].*\)/\1/p' "$t/help" | sed 's/   (live)$//')

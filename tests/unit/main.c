@@ -29,5 +29,6 @@ int main(void)
 	failed += _cmocka_run_group_tests("arm64", arm64_tests, arm64_ntests, NULL, NULL);
 	failed += _cmocka_run_group_tests("switch_arm64", switch_arm64_tests, switch_arm64_ntests,
 					  NULL, NULL);
+	failed += _cmocka_run_group_tests("lineindex", lineindex_tests, lineindex_ntests, NULL, NULL);
 	return failed ? 1 : 0;
 }

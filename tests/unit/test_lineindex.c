@@ -1,0 +1,187 @@
+/* Unit tests: the line index (core/lineindex*.c), made from a small program
+ * built here with -g, whose lines, functions and inlined copies are known. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "lineindex.h"
+#include "unit.h"
+
+/* Line numbers below are this text's: keep them in step with the checks. */
+static const char sample[] =
+	"asm(\".text\\n.globl _text\\n_text:\\n\");\n"		/* 1 */
+	"static inline __attribute__((always_inline)) int twice(int x)\n"	/* 2 */
+	"{\n"							/* 3 */
+	"\treturn x * 2;\n"					/* 4 */
+	"}\n"							/* 5 */
+	"int first(int a)\n"					/* 6 */
+	"{\n"							/* 7 */
+	"\tint b = twice(a);\n"					/* 8 */
+	"\n"							/* 9 */
+	"\treturn b + 1;\n"					/* 10 */
+	"}\n"							/* 11 */
+	"int second(int a)\n"					/* 12 */
+	"{\n"							/* 13 */
+	"\treturn twice(a) - 1;\n"				/* 14 */
+	"}\n";							/* 15 */
+
+struct built {
+	char dir[64], elf[96], index[96];
+};
+
+/* Builds the sample (flags: extra compiler flags) in a folder of its own. */
+static void build(struct built *b, const char *flags)
+{
+	char cmd[512];
+	FILE *f;
+
+	snprintf(b->dir, sizeof(b->dir), "/tmp/gilk-lix-XXXXXX");
+	assert_non_null(mkdtemp(b->dir));
+	snprintf(cmd, sizeof(cmd), "%s/sample.c", b->dir);
+	f = fopen(cmd, "w");
+	assert_non_null(f);
+	fputs(sample, f);
+	fclose(f);
+	snprintf(b->elf, sizeof(b->elf), "%s/sample", b->dir);
+	snprintf(b->index, sizeof(b->index), "%s/sample.lines", b->dir);
+	snprintf(cmd, sizeof(cmd),
+		 "cd %s && cc -O0 -fno-toplevel-reorder -nostdlib -static -Wl,--build-id "
+		 "-Wl,-e,first %s -o sample sample.c", b->dir, flags);
+	assert_int_equal(system(cmd), 0);
+}
+
+static void cleanup(struct built *b)
+{
+	char cmd[128];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", b->dir);
+	assert_int_equal(system(cmd), 0);
+}
+
+/* The addresses of a line's rows. */
+static size_t line_addrs(struct lineindex *li, uint32_t file, uint32_t line,
+			 uint64_t *out, size_t max)
+{
+	size_t n, k = 0;
+	const uint32_t *rows = lineindex_file_rows(li, file, &n);
+	struct line_row r;
+
+	for (size_t i = 0; i < n; i++) {
+		lineindex_row(li, rows[i], &r);
+		if (r.line == line && k < max && (!k || out[k - 1] != r.addr))
+			out[k++] = r.addr;
+	}
+	return k;
+}
+
+static void lines_of_a_program(void **s)
+{
+	struct built b;
+	struct lineindex *li;
+	struct line_row r;
+	struct line_func fn;
+	struct gerr e;
+	char written[256];
+	uint64_t at[8];
+	size_t idlen, n;
+	int64_t file, i;
+	uint32_t first_match;
+
+	(void)s;
+	build(&b, "-g");
+	assert_int_equal(lineindex_build(b.elf, b.index, "src", written, sizeof(written), &e), 0);
+	assert_string_equal(written, b.index);
+	assert_int_equal(lineindex_open(b.index, &li, &e), 0);
+	lineindex_build_id(li, &idlen);
+	assert_int_equal(idlen, 20);
+	assert_string_equal(lineindex_source(li), "src");
+	/* the path is the compiler's, relative to where it ran */
+	file = lineindex_file_find(li, "sample.c", &first_match);
+	assert_true(file > 0);
+	assert_string_equal(lineindex_file_name(li, (uint32_t)file), "sample.c");
+	assert_int_equal(lineindex_file_find(li, "nosuch.c", NULL), -1);
+	/* twice() is inlined into both callers: its body's line has code in
+	 * two places, each inside its caller's statement */
+	assert_int_equal(line_addrs(li, (uint32_t)file, 4, at, 8), 2);
+	i = lineindex_row_at(li, at[0]);
+	assert_true(i >= 0);
+	lineindex_row(li, (size_t)i, &r);
+	assert_int_equal(r.line, 4);
+	/* a line with no code has no rows; the ones around it have */
+	assert_int_equal(line_addrs(li, (uint32_t)file, 9, at, 8), 0);
+	assert_true(line_addrs(li, (uint32_t)file, 8, at, 8) >= 1);
+	assert_true(line_addrs(li, (uint32_t)file, 10, at, 8) >= 1);
+	/* below _text, nothing */
+	assert_int_equal(lineindex_row_at(li, lineindex_text(li) - 1), -1);
+	/* where functions are written, inlined-only ones too */
+	i = lineindex_func_find(li, "first", &n);
+	assert_true(i >= 0);
+	assert_int_equal(n, 1);
+	lineindex_func(li, (size_t)i, &fn);
+	assert_int_equal(fn.line, 6);
+	assert_int_equal(fn.file, (uint32_t)file);
+	i = lineindex_func_find(li, "twice", &n);
+	assert_true(i >= 0);
+	lineindex_func(li, (size_t)i, &fn);
+	assert_int_equal(fn.line, 2);
+	assert_int_equal(lineindex_func_find(li, "third", NULL), -1);
+	/* a function's first row is its opening line */
+	assert_int_equal(line_addrs(li, (uint32_t)file, 7, at, 8), 1);
+	lineindex_close(li);
+	cleanup(&b);
+}
+
+static void bad_inputs(void **s)
+{
+	struct built b;
+	struct lineindex *li;
+	struct gerr e;
+	char written[256], cmd[256];
+	FILE *f;
+
+	(void)s;
+	/* no DWARF: said, and no index is left */
+	build(&b, "");
+	assert_int_equal(lineindex_build(b.elf, b.index, NULL, written, sizeof(written), &e), -1);
+	assert_non_null(strstr(e.msg, "DWARF"));
+	assert_int_not_equal(access(b.index, F_OK), 0);
+	cleanup(&b);
+	/* a damaged index: each table checked against the file's size */
+	build(&b, "-g");
+	assert_int_equal(lineindex_build(b.elf, b.index, NULL, written, sizeof(written), &e), 0);
+	snprintf(cmd, sizeof(cmd), "truncate -s 400 %s", b.index);
+	assert_int_equal(system(cmd), 0);
+	assert_int_equal(lineindex_open(b.index, &li, &e), -1);
+	assert_non_null(strstr(e.msg, "damaged"));
+	/* not an index at all */
+	f = fopen(b.index, "w");
+	assert_non_null(f);
+	fputs("this is not a line index, it only is long enough to be read as one............\n", f);
+	fputs("................................................................................\n", f);
+	fputs("................................................................................\n", f);
+	fclose(f);
+	assert_int_equal(lineindex_open(b.index, &li, &e), -1);
+	assert_non_null(strstr(e.msg, "not a gilk line index"));
+	/* a missing vmlinux */
+	assert_int_equal(lineindex_build("/nonexistent/vmlinux", b.index, NULL, written,
+					 sizeof(written), &e), -1);
+	assert_non_null(strstr(e.msg, "/nonexistent/vmlinux"));
+	/* into a folder: named by the build id */
+	assert_int_equal(lineindex_build(b.elf, b.dir, NULL, written, sizeof(written), &e), 0);
+	assert_int_equal(strlen(written), strlen(b.dir) + 1 + 40 + strlen(".lines"));
+	assert_int_equal(lineindex_open(written, &li, &e), 0);
+	lineindex_close(li);
+	cleanup(&b);
+}
+
+const struct CMUnitTest lineindex_tests[] = {
+	cmocka_unit_test(lines_of_a_program),
+	cmocka_unit_test(bad_inputs),
+};
+const size_t lineindex_ntests = sizeof(lineindex_tests) / sizeof(lineindex_tests[0]);

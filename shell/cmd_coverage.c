@@ -6,21 +6,14 @@
 #include "coverage.h"
 #include "site_filter.h"
 
-/* The session's set: one an earlier session started is taken over. */
 static int find_set(struct session *s, struct gerr *e)
 {
-	if (!s->cov && !(s->cov = calloc(1, sizeof(*s->cov))))
-		return gerr_set(e, "out of memory");
-	return s->cov->nfuncs ? 0 : coverage_adopt(s, s->cov, e);
+	return coverage_session_set(s, false, e);
 }
 
 static int need_set(struct session *s, struct gerr *e)
 {
-	if (find_set(s, e))
-		return -1;
-	if (!s->cov->nfuncs)
-		return gerr_set(e, "no coverage running: \"coverage FUNC|GLOB...\" starts one");
-	return 0;
+	return coverage_session_set(s, true, e);
 }
 
 /* What the functions from the before-th on came to, and why blocks were

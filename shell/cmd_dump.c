@@ -227,9 +227,7 @@ static int dump_coverage(struct session *s, int argc, char **argv, struct gerr *
 
 	if (table_file(s, argc, argv, &path, &fmt, e))
 		return -1;
-	if (!s->cov || !s->cov->nfuncs)
-		return gerr_set(e, "no coverage running: \"coverage FUNC|GLOB...\" starts one");
-	if (coverage_read(s, s->cov, e))
+	if (coverage_session_set(s, true, e) || coverage_read(s, s->cov, e))
 		return -1;
 	if (lcov) {
 		struct kernel_lines *kl;

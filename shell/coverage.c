@@ -396,6 +396,17 @@ int coverage_stop(struct session *s, struct coverage *c, struct gerr *e)
 	return rc;
 }
 
+int coverage_session_set(struct session *s, bool running, struct gerr *e)
+{
+	if (!s->cov && !(s->cov = calloc(1, sizeof(*s->cov))))
+		return gerr_set(e, "out of memory");
+	if (!s->cov->nfuncs && coverage_adopt(s, s->cov, e))
+		return -1;
+	if (running && !s->cov->nfuncs)
+		return gerr_set(e, "no coverage running: \"coverage FUNC|GLOB|FILE...\" starts one");
+	return 0;
+}
+
 void coverage_free(struct coverage *c)
 {
 	free(c->funcs);

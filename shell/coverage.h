@@ -51,6 +51,9 @@ int coverage_start(struct session *s, struct coverage *c, char **words,
  * shell) into the empty c: its functions and blocks from the splices that
  * carry COVERAGE_MARK, hits counted from each splice's start. */
 int coverage_adopt(struct session *s, struct coverage *c, struct gerr *e);
+/* The session's set (s->cov), made on first use: one an earlier session
+ * started is taken over. running: no set running is an error. */
+int coverage_session_set(struct session *s, bool running, struct gerr *e);
 /* Reads every block's hits since the last reset. */
 int coverage_read(struct session *s, struct coverage *c, struct gerr *e);
 /* From now on, hits count from zero. */

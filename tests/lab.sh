@@ -55,6 +55,22 @@ check "lab: the reports it searches for (kmsg-reports on a sample of each kind)"
 		'rcu: INFO: rcu_preempt self-detected stall on CPU' 'watchdog: BUG: soft lockup - CPU#1 stuck for 22s!' \
 		'WARNING: CPU: 0 PID: 1 at x.c:1 f+0x0/0x1' 'a quiet line' | scripts/kmsg-reports | grep -c . |
 		grep -qx 7; echo $?)"
+# Boot: line coverage of a running kernel, rendered by lcov's genhtml. The
+# guest writes the tracefile with its source paths (the lab's share of
+# build/cache/ref/debug); here they are the host's.
+scripts/lab --run 'insmod build/gilk.ko && build/gilk -c "coverage path_init" >/dev/null &&
+	ls / >/dev/null && cat /proc/version >/dev/null &&
+	build/gilk -c "dump coverage --format lcov /tmp/cov.info" >/dev/null && build/gilk -c "coverage stop" >/dev/null &&
+	cat /tmp/cov.info' >"$t/cov.info" 2>"$t/err"
+rc=$?
+sed -i "s|^SF:/var/cache/gilk/debug/|SF:$(pwd)/build/cache/ref/debug/|" "$t/cov.info"
+genhtml -q -o "$t/html" "$t/cov.info" >"$t/genhtml.out" 2>&1
+grc=$?
+page=$(find "$t/html" -name 'namei.c.gcov.html' 2>/dev/null | head -1)
+check "lab: a live kernel's line coverage (dump coverage --format lcov) renders with genhtml, fs/namei.c with counted lines (lab $rc, genhtml $grc$( [ $grc = 0 ] || echo ": $(head -3 "$t/genhtml.out" | tr '\n' ' ')"))" \
+	"$([ $rc = 0 ] && [ $grc = 0 ] && [ -s "$t/html/index.html" ] && [ -n "$page" ] &&
+	   grep -q 'lineCov' "$page" && grep -q 'path_init' "$page"; echo $?)"
+
 # Boot 5: --script: gilk -x FILE in the lab as a person gets it (gilk.ko, the
 # instruments, the e1000 on user-mode networking with a forwarded UDP port),
 # extra guest commands first, and host-side traffic once the script says go

@@ -737,6 +737,46 @@ out=$(build/gilk -c "unsplice $id" 2>&1)
 check "after the oops gilk still works: unsplice ($out)" "$([ "$out" = "unspliced 1" ]; echo $?)"
 echo 'gilk-lab: end of expected reports' >/dev/kmsg
 
+# Source lines, live: the line index and source tree reach the guest
+# (scripts/lab shares them on /var/cache/gilk/debug), found by the running
+# kernel's build id. Line coverage answers which lines of path_init ran for
+# an absolute path and which for a relative one, from coverage report alone.
+src=/var/cache/gilk/debug/src
+out=$(build/gilk -c 'info line path_init' -c 'list path_init' 2>&1)
+check "live: info line and list read the running kernel's line index ($(echo "$out" | head -1))" \
+	"$(echo "$out" | head -1 | grep -q '^Line [0-9]* of "fs/namei.c" starts at address .*<path_init>' &&
+	   echo "$out" | grep -q 'path_init(struct nameidata \*nd, unsigned flags)'; echo $?)"
+decl=$(grep -n '^static const char \*path_init(' $src/fs/namei.c | cut -d: -f1)
+abs=$(awk -v d="$decl" 'NR > d && /error = nd_jump_root\(nd\);/ {print NR; exit}' $src/fs/namei.c)
+rel=$(awk -v d="$decl" 'NR > d && /if \(nd->dfd == AT_FDCWD\) \{/ {print NR; exit}' $src/fs/namei.c)
+mkdir -p /tmp/lines && echo here >/tmp/lines/f
+build/gilk -batch -c 'coverage stop' >/dev/null 2>&1
+out=$(build/gilk -c 'coverage path_init if comm == "cat"' 2>&1)
+cat /tmp/lines/f >/dev/null
+build/gilk -c 'coverage report path_init' >/tmp/lines/abs.txt 2>&1
+build/gilk -c 'coverage reset' >/dev/null
+(cd /tmp/lines && cat f >/dev/null)
+build/gilk -c 'coverage report fs/namei.c' >/tmp/lines/rel.txt 2>&1
+count() { sed -n "s/^ *\([^:]*\): *$2:.*/\1/p" "$1"; }
+check "live: coverage report per line: for an absolute path cat ran path_init's line $abs (nd_jump_root: $(count /tmp/lines/abs.txt "$abs")) and not $rel ($(count /tmp/lines/abs.txt "$rel")); for a relative one, $rel ($(count /tmp/lines/rel.txt "$rel")) and not $abs ($(count /tmp/lines/rel.txt "$abs")) [$out]" \
+	"$([ -n "$abs" ] && [ -n "$rel" ] &&
+	   [ "$(count /tmp/lines/abs.txt "$abs")" -ge 1 ] 2>/dev/null && [ "$(count /tmp/lines/abs.txt "$rel")" = '#####' ] &&
+	   [ "$(count /tmp/lines/rel.txt "$rel")" -ge 1 ] 2>/dev/null && [ "$(count /tmp/lines/rel.txt "$abs")" = '#####' ] &&
+	   head -1 /tmp/lines/abs.txt | grep -q '^fs/namei.c (path_init): [0-9]* of [0-9]* lines with code ran'; echo $?)"
+out=$(build/gilk -c 'dump coverage --format lcov /tmp/lines/cov.info' 2>&1)
+check "live: dump coverage --format lcov writes a tracefile of the set's lines ($out)" \
+	"$(grep -q "^SF:$src/fs/namei.c\$" /tmp/lines/cov.info && grep -q "^FN:$decl,path_init\$" /tmp/lines/cov.info &&
+	   grep -q "^DA:$rel,[1-9][0-9]*\$" /tmp/lines/cov.info && grep -q '^end_of_record$' /tmp/lines/cov.info; echo $?)"
+build/gilk -c 'coverage stop' >/dev/null 2>&1
+jumped=$(awk -v d="$decl" 'NR > d && /nd->state \|= ND_JUMPED;/ {print NR; exit}' $src/fs/namei.c)
+out=$(build/gilk -c "splice fs/namei.c:$jumped count" 2>&1)
+ids=$(echo "$out" | sed -n 's/.*splices \([0-9]*\)\.\.\([0-9]*\)$/\1 \2/p')
+cat /tmp/lines/f >/dev/null
+hits=$(build/gilk -c "info splices" | awk -v a="${ids% *}" '$1 == a {print $3}')
+build/gilk -c "unsplice ${ids% *}" >/dev/null 2>&1
+check "live: splice FILE:LINE splices the blocks of that line, and they are hit ($out; $hits hits)" \
+	"$(echo "$out" | grep -q '^spliced [0-9]* of [0-9]* blocks of path_init with count' && [ "${hits:-0}" -ge 1 ]; echo $?)"
+
 # Defect 4 at unload: a kprobe over a splice's bytes when gilk.ko goes. The
 # splice cannot be reverted, so its trampoline stays, skipping gilk, and the
 # code it holds keeps working after gilk.ko is gone and after the kprobe.

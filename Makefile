@@ -4,7 +4,7 @@ CC      ?= cc
 CFLAGS  ?= -O2 -g
 CFLAGS  += -std=c11 -Wall -Wextra -Werror -D_GNU_SOURCE
 B       := build
-CORE_LIBS := -lZydis -lcapstone -ldw -lelf -llzma -lzstd -lz
+CORE_LIBS := -lZydis -lcapstone -lbpf -ldw -lelf -llzma -lzstd -lz
 
 # The kernel profile (scripts/setup): ref, 6.12, rt or debug. Modules for ref
 # are built in build/ as they always were; another profile's in build/k/NAME/.

@@ -14,7 +14,7 @@ _gilk()
 		return
 		;;
 	-c)
-		COMPREPLY=($(compgen -W "help disas blocks plan splice coverage unsplice latency info events hist dump x list print set show source record shell complete quit" -- "$cur"))
+		COMPREPLY=($(compgen -W "help disas blocks plan splice coverage unsplice latency info events hist dump x list print ptype whatis set show source record shell complete quit" -- "$cur"))
 		return
 		;;
 	esac

@@ -24,6 +24,7 @@ struct lineindex {
 	const uint32_t *file_start;
 	const uint32_t *file_rows;
 	const struct lix_func *funcs;
+	const struct lix_var *vars;
 };
 
 static int table_fits(size_t size, uint64_t off, uint64_t n, uint64_t each)
@@ -48,6 +49,7 @@ static int check_header(struct lineindex *li, const char *path, struct gerr *e)
 	    !table_fits(size, h->rows, h->nrows, sizeof(struct lix_row)) ||
 	    !table_fits(size, h->file_start, (uint64_t)h->nfiles + 1, 4) ||
 	    !table_fits(size, h->funcs, h->nfuncs, sizeof(struct lix_func)) ||
+	    !table_fits(size, h->vars, h->nvars, sizeof(struct lix_var)) ||
 	    h->nfiles == 0 || h->source >= h->strings_len)
 		return gerr_set(e, "%s: a damaged line index (a table lies outside the file)", path);
 	li->str = (const char *)li->map + h->strings;
@@ -55,6 +57,7 @@ static int check_header(struct lineindex *li, const char *path, struct gerr *e)
 	li->rows = (const struct lix_row *)(li->map + h->rows);
 	li->file_start = (const uint32_t *)(li->map + h->file_start);
 	li->funcs = (const struct lix_func *)(li->map + h->funcs);
+	li->vars = (const struct lix_var *)(li->map + h->vars);
 	if (li->file_start[0] != 0 || li->file_start[h->nfiles] > h->nrows ||
 	    !table_fits(size, h->file_rows, li->file_start[h->nfiles], 4))
 		return gerr_set(e, "%s: a damaged line index (its files' rows)", path);
@@ -71,6 +74,9 @@ static int check_header(struct lineindex *li, const char *path, struct gerr *e)
 	for (uint32_t i = 0; i < h->nfuncs; i++)
 		if (li->funcs[i].name >= h->strings_len || li->funcs[i].file >= h->nfiles)
 			return gerr_set(e, "%s: a damaged line index (function %u)", path, i);
+	for (uint32_t i = 0; i < h->nvars; i++)
+		if (li->vars[i].name >= h->strings_len || li->vars[i].type >= h->strings_len)
+			return gerr_set(e, "%s: a damaged line index (variable %u)", path, i);
 	return 0;
 }
 
@@ -259,4 +265,22 @@ int64_t lineindex_func_find(const struct lineindex *li, const char *name,
 	if (count)
 		*count = end - lo;
 	return (int64_t)lo;
+}
+
+const char *lineindex_var_type(const struct lineindex *li, const char *name)
+{
+	size_t lo = 0, hi = li->h->nvars;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int c = strcmp(li->str + li->vars[mid].name, name);
+
+		if (!c)
+			return li->str + li->vars[mid].type;
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
 }

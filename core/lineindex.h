@@ -93,4 +93,9 @@ void lineindex_func(const struct lineindex *li, size_t i, struct line_func *f);
 int64_t lineindex_func_find(const struct lineindex *li, const char *name,
 			    size_t *count);
 
+/* A global variable's type, as C writes it ("unsigned long", "char [16]",
+ * "struct list_head *"); NULL when the index does not know the name. The
+ * kernel's BTF has the types, but not which variable has which. */
+const char *lineindex_var_type(const struct lineindex *li, const char *name);
+
 #endif

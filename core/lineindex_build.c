@@ -28,6 +28,11 @@ struct build_row {
 	int end;
 };
 
+struct build_var {
+	uint32_t name, type;	/* string offsets */
+	int defined;		/* else an extern declaration */
+};
+
 struct builder {
 	/* strings, deduplicated through an open hash of their offsets */
 	char *str;
@@ -43,6 +48,8 @@ struct builder {
 	size_t nrows, rows_cap;
 	struct lix_func *funcs;
 	size_t nfuncs, funcs_cap;
+	struct build_var *vars;
+	size_t nvars, vars_cap;
 	uint64_t text;
 	/* the source tree, to find where an absolute path's tree begins, and
 	 * the prefix found so (the build's own top, e.g. /build/linux-6.1) */
@@ -308,6 +315,100 @@ nomem:
 	return gerr_setc(e, ENOMEM, "out of memory reading the line tables");
 }
 
+/* A type as C writes it in a declaration, qualifiers left out: "unsigned
+ * long", "struct file *", "char [16]". "" for what cannot be named (an
+ * anonymous struct, a function type). */
+static void type_text(Dwarf_Die *type, char *buf, size_t len, int depth)
+{
+	Dwarf_Attribute a;
+	Dwarf_Die inner, sub;
+	const char *name = dwarf_diename(type);
+	char tmp[192];
+	Dwarf_Word n;
+
+	buf[0] = 0;
+	if (depth > 8)
+		return;
+	switch (dwarf_tag(type)) {
+	case DW_TAG_base_type:
+	case DW_TAG_typedef:
+		snprintf(buf, len, "%s", name ? name : "");
+		return;
+	case DW_TAG_structure_type:
+	case DW_TAG_union_type:
+	case DW_TAG_enumeration_type:
+		if (name)
+			snprintf(buf, len, "%s %s", dwarf_tag(type) == DW_TAG_structure_type ? "struct" :
+				 dwarf_tag(type) == DW_TAG_union_type ? "union" : "enum", name);
+		return;
+	case DW_TAG_const_type:
+	case DW_TAG_volatile_type:
+	case DW_TAG_restrict_type:
+	case DW_TAG_atomic_type:
+		if (dwarf_formref_die(dwarf_attr(type, DW_AT_type, &a), &inner))
+			type_text(&inner, buf, len, depth + 1);
+		else
+			snprintf(buf, len, "void");
+		return;
+	case DW_TAG_pointer_type:
+		if (!dwarf_formref_die(dwarf_attr(type, DW_AT_type, &a), &inner)) {
+			snprintf(buf, len, "void *");
+			return;
+		}
+		type_text(&inner, tmp, sizeof(tmp), depth + 1);
+		if (tmp[0] && !strchr(tmp, '['))
+			snprintf(buf, len, "%s%s*", tmp, tmp[strlen(tmp) - 1] == '*' ? "" : " ");
+		else
+			snprintf(buf, len, "void *");	/* a function's address */
+		return;
+	case DW_TAG_array_type:
+		if (!dwarf_formref_die(dwarf_attr(type, DW_AT_type, &a), &inner))
+			return;
+		type_text(&inner, tmp, sizeof(tmp), depth + 1);
+		if (!tmp[0] || strchr(tmp, '['))
+			return;
+		/* no bound: an array whose size the declaration leaves open */
+		if (dwarf_child(type, &sub) || dwarf_tag(&sub) != DW_TAG_subrange_type)
+			snprintf(buf, len, "%s [0]", tmp);
+		else if (!dwarf_formudata(dwarf_attr(&sub, DW_AT_count, &a), &n))
+			snprintf(buf, len, "%s [%llu]", tmp, (unsigned long long)n);
+		else if (!dwarf_formudata(dwarf_attr(&sub, DW_AT_upper_bound, &a), &n))
+			snprintf(buf, len, "%s [%llu]", tmp, (unsigned long long)n + 1);
+		else
+			snprintf(buf, len, "%s [0]", tmp);
+		return;
+	default:
+		return;
+	}
+}
+
+/* A variable the unit defines (it has a location) or declares (jiffies is
+ * only declared: the linker script places it), with its type. */
+static int unit_var(struct builder *b, Dwarf_Die *die, struct gerr *e)
+{
+	Dwarf_Attribute a;
+	Dwarf_Die type;
+	/* a definition of an extern variable names it through its declaration */
+	const char *name = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_name, &a));
+	char text[256];
+	int64_t n, t;
+	int defined = dwarf_hasattr(die, DW_AT_location);
+
+	if (!name || (!defined && !dwarf_hasattr(die, DW_AT_declaration)) ||
+	    !dwarf_formref_die(dwarf_attr_integrate(die, DW_AT_type, &a), &type))
+		return 0;
+	type_text(&type, text, sizeof(text), 0);
+	if (!text[0])
+		return 0;
+	n = intern(b, name);
+	t = intern(b, text);
+	if (n < 0 || t < 0 ||
+	    grow((void **)&b->vars, &b->vars_cap, b->nvars + 1, sizeof(*b->vars)))
+		return gerr_setc(e, ENOMEM, "out of memory reading the variables");
+	b->vars[b->nvars++] = (struct build_var){ (uint32_t)n, (uint32_t)t, defined };
+	return 0;
+}
+
 /* The unit's functions, as written in C (decl_file:decl_line). */
 static int unit_funcs(struct builder *b, Dwarf_Die *cu, const char *comp_dir,
 		      struct gerr *e)
@@ -320,6 +421,11 @@ static int unit_funcs(struct builder *b, Dwarf_Die *cu, const char *comp_dir,
 		int line = 0;
 		int64_t n, f;
 
+		if (dwarf_tag(&die) == DW_TAG_variable) {
+			if (unit_var(b, &die, e))
+				return -1;
+			continue;
+		}
 		if (dwarf_tag(&die) != DW_TAG_subprogram ||
 		    dwarf_hasattr(&die, DW_AT_declaration))
 			continue;
@@ -373,6 +479,45 @@ static int cmp_funcs(const void *x, const void *y, void *str)
 	return a->line < b->line ? -1 : a->line > b->line;
 }
 
+static int cmp_vars(const void *x, const void *y, void *str)
+{
+	const struct build_var *a = x, *b = y;
+	int c = strcmp((const char *)str + a->name, (const char *)str + b->name);
+
+	if (c)
+		return c;
+	if (a->defined != b->defined)	/* definitions first */
+		return a->defined ? -1 : 1;
+	return a->type < b->type ? -1 : a->type > b->type;
+}
+
+/*
+ * One type per name: its definitions' if they agree, else (none) its
+ * declarations' if they agree. A name two units define with two types
+ * (static variables) has no one type and is left out. Written over the
+ * builder's array as the file's records.
+ */
+static size_t vars_by_name(struct builder *b, struct lix_var *out)
+{
+	size_t k = 0;
+
+	qsort_r(b->vars, b->nvars, sizeof(*b->vars), cmp_vars, b->str);
+	for (size_t i = 0; i < b->nvars;) {
+		size_t j = i + 1;
+		bool one = true;
+
+		while (j < b->nvars && b->vars[j].name == b->vars[i].name) {
+			if (b->vars[j].defined == b->vars[i].defined && b->vars[j].type != b->vars[i].type)
+				one = false;
+			j++;
+		}
+		if (one)
+			out[k++] = (struct lix_var){ b->vars[i].name, b->vars[i].type };
+		i = j;
+	}
+	return k;
+}
+
 static int vmlinux_facts(Elf *elf, struct builder *b, uint8_t *id, uint32_t *id_len,
 			 struct gerr *e)
 {
@@ -423,8 +568,9 @@ static int write_index(struct builder *b, const struct lix_header *h0,
 {
 	struct lix_header h = *h0;
 	struct lix_row *rows = NULL;
+	struct lix_var *vars = NULL;
 	uint32_t *by_file = NULL, *start = NULL;
-	size_t n = 0, nf = 0, i;
+	size_t n = 0, nf = 0, nvars = 0, i;
 	char tmp[4096];
 	FILE *f = NULL;
 	uint64_t off = sizeof(h);
@@ -465,10 +611,17 @@ static int write_index(struct builder *b, const struct lix_header *h0,
 		if (!nf || memcmp(&b->funcs[nf - 1], &b->funcs[i], sizeof(b->funcs[i])))
 			b->funcs[nf++] = b->funcs[i];
 	b->nfuncs = nf;
+	vars = malloc((b->nvars + 1) * sizeof(*vars));
+	if (!vars) {
+		gerr_setc(e, ENOMEM, "out of memory writing the index");
+		goto out;
+	}
+	nvars = vars_by_name(b, vars);
 
 	h.nfiles = (uint32_t)b->nfiles;
 	h.nrows = (uint32_t)n;
 	h.nfuncs = (uint32_t)b->nfuncs;
+	h.nvars = (uint32_t)nvars;
 	snprintf(tmp, sizeof(tmp), "%s.tmp", out);
 	f = fopen(tmp, "wb");
 	if (!f) {
@@ -502,6 +655,9 @@ static int write_index(struct builder *b, const struct lix_header *h0,
 	h.funcs = off;
 	if (write_all(f, b->funcs, b->nfuncs * sizeof(*b->funcs), &off))
 		goto io;
+	h.vars = off;
+	if (write_all(f, vars, nvars * sizeof(*vars), &off))
+		goto io;
 	if (fseek(f, 0, SEEK_SET) || fwrite(&h, sizeof(h), 1, f) != 1)
 		goto io;
 	if (fclose(f)) {
@@ -523,6 +679,7 @@ io:
 	unlink(tmp);
 out:
 	free(rows);
+	free(vars);
 	free(by_file);
 	free(start);
 	return rc;
@@ -627,5 +784,6 @@ out:
 	free(b.file_hash);
 	free(b.rows);
 	free(b.funcs);
+	free(b.vars);
 	return rc;
 }

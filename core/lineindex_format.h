@@ -10,7 +10,7 @@
 #include <stdint.h>
 
 #define LIX_MAGIC "GILKLIX"	/* 8 bytes with its NUL */
-#define LIX_VERSION 1
+#define LIX_VERSION 2
 #define LIX_STMT 0x80000000u	/* in lix_row.line: a statement's start */
 
 struct lix_header {
@@ -26,6 +26,8 @@ struct lix_header {
 	uint64_t file_start;	/* uint32_t[nfiles + 1] into file_rows */
 	uint64_t file_rows;	/* uint32_t[nrows]: by file, line, address */
 	uint64_t funcs;		/* struct lix_func[nfuncs], by name */
+	uint64_t vars;		/* struct lix_var[nvars], by name */
+	uint32_t nvars, pad;
 };
 
 struct lix_row {
@@ -38,6 +40,14 @@ struct lix_func {
 	uint32_t name;		/* string offsets */
 	uint32_t file;
 	uint32_t line;
+};
+
+/* A global variable and its type, written as C writes a declaration's
+ * type: "unsigned long", "struct task_struct", "char [16]", "struct
+ * list_head *" (qualifiers left out). */
+struct lix_var {
+	uint32_t name;
+	uint32_t type;		/* string offsets */
 };
 
 #endif

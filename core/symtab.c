@@ -1,6 +1,7 @@
 /* Kernel symbol table (see symtab.h). */
 #include "symtab.h"
 
+#include "editdist.h"
 #include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
@@ -8,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "editdist.h"
 #include "u64set.h"
 
 struct symtab {
@@ -505,37 +507,6 @@ size_t symtab_variants(const struct symtab *st, const char *name,
 	return n;
 }
 
-/* Edit distance between a and b, or more than limit when it is. */
-static size_t distance(const char *a, const char *b, size_t limit)
-{
-	size_t la = strlen(a), lb = strlen(b), row[128];
-
-	if (la >= 127 || lb >= 127 || (la > lb ? la - lb : lb - la) > limit)
-		return limit + 1;
-	for (size_t j = 0; j <= lb; j++)
-		row[j] = j;
-	for (size_t i = 1; i <= la; i++) {
-		size_t diag = row[0], best;
-
-		row[0] = best = i;
-		for (size_t j = 1; j <= lb; j++) {
-			size_t up = row[j], d = diag + (a[i - 1] != b[j - 1]);
-
-			if (up + 1 < d)
-				d = up + 1;
-			if (row[j - 1] + 1 < d)
-				d = row[j - 1] + 1;
-			diag = up;
-			row[j] = d;
-			if (d < best)
-				best = d;
-		}
-		if (best > limit)
-			return limit + 1;
-	}
-	return row[lb];
-}
-
 size_t symtab_near(const struct symtab *st, const char *name,
 		   const char **out, size_t max)
 {
@@ -553,7 +524,7 @@ size_t symtab_near(const struct symtab *st, const char *name,
 		if (!ksym_is_text(s) || (last && !strcmp(last, s->name)))
 			continue;
 		last = s->name;
-		d = distance(name, s->name, limit);
+		d = edit_distance(name, s->name, limit);
 		if (d > limit || (n == max && d >= dist[n - 1]))
 			continue;
 		/* kept closest first; among equals, in name order */

@@ -1,14 +1,16 @@
-/* print (p): the value of an address expression, as gdb's print shows an
- * integer or a pointer: symbols, &symbols and numbers (0x-hex, decimal)
- * added and subtracted, "jiffies+8", "&init_task - 0x10", "0x1000 + 16".
- * gilk has no types: a symbol's value is its address (x reads memory). */
+/* print (p): the value of an expression, as gdb's print shows it. With the
+ * kernel's BTF, a C expression over kernel memory (cexpr.h): "jiffies",
+ * "init_task.comm", "*(struct file *)0x...", "current->pid". Without it,
+ * symbols' addresses and numbers added and subtracted, "&init_task - 0x10". */
 #include <ctype.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "cexpr.h"
 #include "commands.h"
 #include "symbolize.h"
+#include "types.h"
 #include "xformat.h"
 
 /* One term at *p (a number, or a symbol with an optional '&'), its value in
@@ -79,6 +81,8 @@ static int run(struct session *s, int argc, char **argv, struct gerr *e)
 	const char *slash = strchr(argv[0], '/');
 	char expr[1024] = "", where[320];
 	struct xfmt f = { 1, 0, 8 };
+	struct ktypes *types;
+	struct gerr te;
 	bool address;
 	uint64_t v;
 
@@ -89,6 +93,26 @@ static int run(struct session *s, int argc, char **argv, struct gerr *e)
 	for (int i = 1; i < argc; i++)
 		snprintf(expr + strlen(expr), sizeof(expr) - strlen(expr), "%s%s", i > 1 ? " " : "",
 			 argv[i]);
+	/* with the kernel's BTF, a C expression with types; without it,
+	 * addresses and numbers */
+	if (!types_get(s, &types, &te)) {
+		struct cval cv;
+
+		if (cexpr_eval(s, expr, &cv, e))
+			return -1;
+		if (!slash)
+			return cexpr_print(s, &cv, false, e);
+		/* a format prints a number; a struct or an array, in hex */
+		if (cv.typed && cv.lvalue && (cv.type.array || ktypes_is_struct(types, &cv.type)))
+			return cexpr_print(s, &cv, true, e);
+		if (cexpr_scalar(s, &cv, e))
+			return -1;
+		xfmt_value(s, &f, cv.v, false);
+		fputc('\n', s->out);
+		return 0;
+	}
+	/* without types: an address (one symbol more added than taken away)
+	 * with its symbol, any other value as a number */
 	if (evaluate(s, expr, &v, &address, e))
 		return -1;
 	if (slash) {
@@ -113,10 +137,18 @@ const struct command cmd_print = {
 	.flags = CMD_FORMAT,
 	.complete = COMPLETE_SYMBOL,
 	.usage = "print[/F] EXPR",
-	.help = "The value of EXPR, as gdb's print: symbols (their addresses; &symbol\n"
-		"is the same), numbers (decimal, or hex with 0x) and + and - between\n"
-		"them, \"print jiffies+8\", \"p &init_task - 0x10\". An address (one\n"
-		"symbol and numbers) prints with its symbol, anything else in decimal;\n"
-		"/F gives the format, as x's: x, d, u, o, t, c or a, with a size (b,\n"
-		"h, w, g; g unless given). \"p\" is print. To read memory there, x.",
+	.help = "The value of EXPR, as gdb's print. With the kernel's BTF (the running\n"
+		"kernel's, or the image's offline) EXPR is C over kernel memory: a\n"
+		"variable's value (jiffies; its type from the kernel's line index),\n"
+		"members (init_task.comm, p->f), subscripts, *p, &x, casts (*(struct\n"
+		"file *)0xffff...), numbers and + - (a pointer steps by its target's\n"
+		"size), and live \"current\", gilk's own task (current->pid). Integers\n"
+		"print in decimal, enums by name, pointers in hex with their symbol,\n"
+		"char arrays as strings, structs one member a line. A function's name\n"
+		"is its address. Memory is read through gilk.ko live, from the image\n"
+		"offline: an address nothing maps is an error. Without BTF: symbols'\n"
+		"addresses and numbers with + and -. /F gives the format, as x's: x,\n"
+		"d, u, o, t, c or a, with a size (b, h, w, g; g unless given); a struct\n"
+		"with /x shows its members in hex. \"p\" is print; ptype and whatis\n"
+		"show types.",
 };

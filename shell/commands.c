@@ -13,7 +13,7 @@
 
 static const struct command *const table[] = {
 	&cmd_help, &cmd_disas, &cmd_blocks, &cmd_plan, &cmd_splice,
-	&cmd_coverage, &cmd_unsplice, &cmd_latency, &cmd_info, &cmd_events, &cmd_hist, &cmd_dump, &cmd_x, &cmd_list, &cmd_print, &cmd_set,
+	&cmd_coverage, &cmd_unsplice, &cmd_latency, &cmd_info, &cmd_events, &cmd_hist, &cmd_dump, &cmd_x, &cmd_list, &cmd_print, &cmd_ptype, &cmd_whatis, &cmd_set,
 	&cmd_show, &cmd_source, &cmd_record, &cmd_shell, &cmd_complete, &cmd_quit,
 };
 

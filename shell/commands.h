@@ -65,7 +65,7 @@ struct command {
 extern const struct command cmd_help, cmd_quit, cmd_disas, cmd_x, cmd_blocks,
 	cmd_plan, cmd_splice, cmd_coverage, cmd_unsplice, cmd_info, cmd_events, cmd_source,
 	cmd_dump, cmd_set, cmd_show, cmd_hist, cmd_shell, cmd_record,
-	cmd_complete, cmd_latency, cmd_print, cmd_list;
+	cmd_complete, cmd_latency, cmd_print, cmd_list, cmd_ptype, cmd_whatis;
 
 const struct command *command_find(const char *name);
 /* With "set trace-commands on", echoes a command that was not typed (from

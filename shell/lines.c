@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "editdist.h"
+
 static struct session_lines *state(struct session *s)
 {
 	if (!s->lines)
@@ -94,27 +96,6 @@ static const char *base_name(const char *p)
 	return slash ? slash + 1 : p;
 }
 
-static size_t edit_distance(const char *a, const char *b)
-{
-	size_t la = strlen(a), lb = strlen(b), prev[64], cur[64];
-
-	if (la >= 63 || lb >= 63)
-		return 99;
-	for (size_t j = 0; j <= lb; j++)
-		prev[j] = j;
-	for (size_t i = 1; i <= la; i++) {
-		cur[0] = i;
-		for (size_t j = 1; j <= lb; j++) {
-			size_t sub = prev[j - 1] + (a[i - 1] != b[j - 1]);
-			size_t del = prev[j] + 1, ins = cur[j - 1] + 1;
-
-			cur[j] = sub < del ? (sub < ins ? sub : ins) : (del < ins ? del : ins);
-		}
-		memcpy(prev, cur, (lb + 1) * sizeof(*prev));
-	}
-	return prev[lb];
-}
-
 /* "did you mean" for a file: those whose base name is nearest, if near. */
 static void near_files(const struct lineindex *li, const char *path, char *buf, size_t len)
 {
@@ -123,14 +104,14 @@ static void near_files(const struct lineindex *li, const char *path, char *buf, 
 
 	buf[0] = 0;
 	for (uint32_t f = 1; f < lineindex_nfiles(li); f++) {
-		size_t d = edit_distance(want, base_name(lineindex_file_name(li, f)));
+		size_t d = edit_distance(want, base_name(lineindex_file_name(li, f)), 99);
 
 		best = d < best ? d : best;
 	}
 	for (uint32_t f = 1; f < lineindex_nfiles(li) && used < len && shown < 6; f++) {
 		const char *name = lineindex_file_name(li, f);
 
-		if (edit_distance(want, base_name(name)) != best)
+		if (edit_distance(want, base_name(name), 99) != best)
 			continue;
 		used += (size_t)snprintf(buf + used, len - used, "%s%s", used ? ", " : "", name);
 		shown++;

@@ -18,6 +18,7 @@
 struct pager;
 struct coverage;
 struct session_lines;
+struct ktypes;
 struct event_log;
 
 struct session {
@@ -47,6 +48,7 @@ struct session {
 	struct completion *tab;    /* Tab's last candidates (complete.c) */
 	char *image;               /* offline: the image's path */
 	struct session_lines *lines; /* source lines (lines.c), on first use */
+	struct ktypes *types;      /* C types (types.c), on first use */
 };
 
 int session_open_live(struct session *s, struct gerr *e);

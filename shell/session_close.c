@@ -12,6 +12,7 @@
 #include "coverage.h"
 #include "event_log.h"
 #include "lines.h"
+#include "types.h"
 #include "pager.h"
 #include "record.h"
 
@@ -31,6 +32,7 @@ void session_close(struct session *s)
 	free(s->cov);
 	complete_free(s);
 	lines_free(s);
+	types_free(s);
 	free(s->image);
 	cfg_free(&s->cfg);
 	window_free(&s->w);

@@ -358,17 +358,45 @@ fails "! alone is a usage error" '!' 'usage: shell COMMAND'
 jif=$(awk '$3 == "jiffies" {print $1; exit}' "$ref/kallsyms" | sed 's/^0*//')
 fn_a=$(awk '$3 == "do_sys_openat2" {print $1; exit}' "$ref/kallsyms")
 fn_b=$(awk '$3 == "do_sys_open" {print $1; exit}' "$ref/kallsyms")
-"${G[@]}" -c 'print jiffies' -c 'p &jiffies+8' -c 'p/x 4096' -c 'p 0x10 + 4 - 1' -c 'p -1' \
+"${G[@]}" -c 'print &jiffies' -c 'p (char *)&jiffies+8' -c 'p/x 4096' -c 'p 0x10 + 4 - 1' -c 'p -1' \
 	-c 'p/xb 0x1234' -c 'p/t 5' -c 'p do_sys_openat2 - do_sys_open' -c 'x/gx &jiffies' >"$t/o" 2>"$t/e"
-check "print: a symbol with its address, &symbol+N, numbers in decimal or /x, a distance between symbols; x takes &symbol" \
-	"$([ $? = 0 ] && [ "$(sed -n 1,7p "$t/o")" = "0x$jif <jiffies>
-0x$(printf %x $((0x$jif + 8))) <jiffies+8>
+check "print: &symbol with its address and type, a char pointer's step, numbers in decimal or /x, a distance between functions; x takes &symbol" \
+	"$([ $? = 0 ] && [ "$(sed -n 1,7p "$t/o")" = "(long unsigned int *) 0x$jif <jiffies>
+(char *) 0x$(printf %x $((0x$jif + 8))) <jiffies+8>
 0x1000
 19
 -1
 0x34
 101" ] && [ "$(sed -n 8p "$t/o")" = "$((0x$fn_a - 0x$fn_b))" ] &&
 	   sed -n 9p "$t/o" | grep -q "^0x$jif <jiffies>:	0x[0-9a-f]\{16\}$"; echo $?)"
+# Typed values, offline from the image's BTF and data, with variables' types
+# from the line index
+"${G[@]}" -c 'print jiffies' -c 'p init_task.comm' -c 'p init_uts_ns.name.release' -c 'whatis init_task.comm' \
+	-c 'p &init_task.tasks - &init_task.tasks' -c 'p/x init_task.flags' -c 'whatis init_task.tasks.next' \
+	-c 'p ((struct task_struct *)&init_task)->comm' -c 'p init_uts_ns.name' >"$t/o" 2>"$t/e"
+check "print reads typed values as gdb's: jiffies' value, a char array as a string, members, a cast, a struct whole; whatis names types" \
+	"$([ $? = 0 ] && sed -n 1p "$t/o" | grep -qx '[0-9][0-9]*' &&
+	   [ "$(sed -n 2,3p "$t/o")" = "\"swapper\"
+\"$(cat "$ref/abi")\"" ] && sed -n 4p "$t/o" | grep -qx 'type = char \[16\]' &&
+	   sed -n 5p "$t/o" | grep -qx 0 && sed -n 6p "$t/o" | grep -qx '0x[0-9a-f]*' &&
+	   sed -n 7p "$t/o" | grep -qx 'type = struct list_head \*' && sed -n 8p "$t/o" | grep -qx '"swapper"' &&
+	   grep -qx '  sysname = "Linux",' "$t/o" && grep -qx "  release = \"$(cat "$ref/abi")\"," "$t/o"; echo $?)"
+"${G[@]}" -c 'ptype struct list_head' >"$t/o"
+check "ptype: a struct's members with their offsets and sizes, and its size" \
+	"$([ "$(cat "$t/o")" = "type = struct list_head {
+    /*     0     8 */ struct list_head *next;
+    /*     8     8 */ struct list_head *prev;
+} /* size: 16 */" ]; echo $?)"
+"${G[@]}" -c 'ptype enum pid_type' -c 'ptype init_task.se.load' -c 'whatis u64' >"$t/o"
+check "ptype: an enum's values; an expression's type; whatis a typedef" \
+	"$(grep -qx '    PIDTYPE_PID = 0,' "$t/o" && grep -q '^type = struct load_weight {$' "$t/o" &&
+	   tail -1 "$t/o" | grep -qx 'type = u64'; echo $?)"
+fails "a type that does not exist gets did-you-mean" 'ptype struct fiel' "no type 'struct fiel' in the kernel's BTF; did you mean struct file"
+fails "a member a struct lacks is named" 'p init_task.nosuch' "struct task_struct has no member named 'nosuch'"
+fails "-> on a struct says to use ." 'p init_task->pid' "needs a pointer; this is no pointer (use '.')"
+fails "an address no memory backs is an error, not a fault" 'p *(struct file *)0' 'no image bytes at 0x0'
+fails "current is live only" 'p current->pid' 'live only'
+fails "a variable the debug information gives no type says how to cast it" 'p linux_banner' "has unknown type"
 fails "print/2x: a count means nothing to print" 'print/2x 1' 'a count means nothing to print'
 fails "print/i: a format print does not take is named" 'p/i 1' "'i' is neither a format (x d u o t c a)"
 fails "print of an unknown symbol says so" 'p nosuchsymbol + 1' "no symbol 'nosuchsymbol'"

@@ -777,6 +777,21 @@ build/gilk -c "unsplice ${ids% *}" >/dev/null 2>&1
 check "live: splice FILE:LINE splices the blocks of that line, and they are hit ($out; $hits hits)" \
 	"$(echo "$out" | grep -q '^spliced [0-9]* of [0-9]* blocks of path_init with count' && [ "${hits:-0}" -ge 1 ]; echo $?)"
 
+# Typed values, live: the running kernel's BTF, memory read through gilk.ko.
+out=$(build/gilk -c 'p current->comm' -c 'p current->pid - current->tgid' -c 'p init_uts_ns.name.release' \
+	-c 'p jiffies' -c 'p current->real_parent->comm' 2>&1)
+j1=$(echo "$out" | sed -n 4p)
+j2=$(build/gilk -c 'p jiffies' 2>&1)
+check "live: print current->comm is gilk's own task, members through pointers, the running kernel's release, jiffies moves ($(echo "$out" | tr '\n' ' '); then $j2)" \
+	"$([ "$(echo "$out" | sed -n 1,3p)" = "\"gilk\"
+0
+\"$(uname -r)\"" ] && [ "$j2" -gt "$j1" ] 2>/dev/null && echo "$out" | sed -n 5p | grep -q '^"sh"$'; echo $?)"
+dmesg -c >/dev/null
+out=$(build/gilk -c 'p *(struct file *)0x10' 2>&1)
+out2=$(build/gilk -c 'p ((struct task_struct *)0xdead000000000000)->comm' 2>&1)
+check "live: a typed read of an address nothing maps is an error, never a fault ($out; $out2)" \
+	"$(echo "$out" | grep -q '^gilk: ' && echo "$out2" | grep -q '^gilk: ' && ! dmesg | grep -qE 'Oops|BUG:|general protection'; echo $?)"
+
 # Defect 4 at unload: a kprobe over a splice's bytes when gilk.ko goes. The
 # splice cannot be reverted, so its trampoline stays, skipping gilk, and the
 # code it holds keeps working after gilk.ko is gone and after the kprobe.

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "commands.h"
+#include "lines.h"
 #include "location.h"
 
 /* The candidates of the last completion, and the next one readline takes. */
@@ -112,6 +113,27 @@ static void collect_suffixes(struct session *s, const char *text)
 	}
 }
 
+/* Source files by a prefix of their path ("fs/na": fs/namei.c:), from the
+ * line index when there is one; each ends in ':' for its line to follow. */
+static void collect_files(struct session *s, const char *text)
+{
+	struct kernel_lines *kl;
+	struct gerr e;
+	size_t n = strlen(text);
+	char full[1024];
+
+	if (!n || strchr(text, ':') || lines_index(s, &kl, &e))
+		return;
+	for (uint32_t f = 1; f < lineindex_nfiles(kl->li) && complete_count(s) < COMPLETE_SYMBOLS_MAX; f++) {
+		const char *name = lineindex_file_name(kl->li, f);
+
+		if (name[0] != '/' && !strncmp(name, text, n)) {
+			snprintf(full, sizeof(full), "%s:", name);
+			add(s, full);
+		}
+	}
+}
+
 static void collect_words(struct session *s, const char *const *words, const char *text)
 {
 	size_t len = strlen(text);
@@ -157,8 +179,12 @@ static size_t collect(struct session *s, enum complete_kind kind, const char *te
 	case COMPLETE_SYMBOL:
 		return collect_symbols(s, text);
 	case COMPLETE_LOCATION:
-		if (!strchr(text, ':'))
-			return collect_symbols(s, text);
+		if (!strchr(text, ':')) {
+			size_t total = strchr(text, '/') ? 0 : collect_symbols(s, text);
+
+			collect_files(s, text);
+			return total + (complete_count(s) > total ? complete_count(s) - total : 0);
+		}
 		collect_suffixes(s, text);
 		break;
 	case COMPLETE_SPLICE: {
@@ -249,6 +275,9 @@ static char **attempt(const char *text, int start, int end)
 		       total, text, COMPLETE_SYMBOLS_MAX);
 		rl_on_new_line();
 	}
+	/* FILE: waits for its line, with no blank after it */
+	if (complete_count(s) == 1 && s->tab->matches[0][strlen(s->tab->matches[0]) - 1] == ':')
+		rl_completion_append_character = '\0';
 	return complete_count(s) ? rl_completion_matches(text, generate) : NULL;
 }
 

@@ -728,6 +728,11 @@ tab C-u 'splice do_sys_openat2:e' Tab 'do_sys_openat2:entry  do_sys_openat2:exit
 check "Tab completes a location's suffixes after a function name" "$?"
 tab C-u 'x/4i __x64_sys_getpp' '(gilk) x/4i __x64_sys_getppid'
 check "Tab completes a symbol after x/FMT" "$?"
+settle
+tab C-u 'list fs/name' '(gilk) list fs/name' && tmux send-keys -t gilk-test Tab Tab &&
+	screen_has 'fs/namei.c:      fs/namespace.c:' && tab 'i' '(gilk) list fs/namei.c:' &&
+	tmux send-keys -t gilk-test "$jumped" Enter && screen_has 'nd->state |= ND_JUMPED;'
+check "Tab completes a source file's path, ready for its line" "$?"
 tab C-u 'set pag' '(gilk) set pagination' &&
 	tab C-u 'she' '(gilk) shell'
 check "Tab completes settings and the shell command" "$?"

@@ -51,6 +51,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "kernel_lines.h"
 #include "live.h"
 #include "report.h"
 #include "site_filter.h"
@@ -948,13 +949,60 @@ static void preempt_off(struct bench *b)
 	bench_line(stdout, "facts-preempt-off", worst, "us", "facts-call", us[FACTS_CALL]);
 }
 
+/*
+ * The source lines' cost to a command: finding the running kernel's line
+ * index by its build id, mapping it, and answering "info line vfs_read"
+ * (the line of an address and its file's name), each run from nothing; set
+ * against reading /proc/kallsyms, which every gilk does as it starts.
+ */
+static void source_lines(struct bench *b)
+{
+	double idx[RUNS_MAX], syms[RUNS_MAX];
+	const struct ksym *fn;
+	struct kernel_lines kl;
+	struct line_row r;
+	struct gerr e;
+
+	progress("source lines: the index found, mapped and asked, against reading kallsyms");
+	if (symtab_by_name(b->lv.k.syms, "vfs_read", &fn, 1) != 1) {
+		fprintf(stderr, "bench-live: no vfs_read\n");
+		return;
+	}
+	for (int i = 0; i < b->runs; i++) {
+		struct symtab *st;
+		double t0 = now();
+
+		if (kernel_lines_open(&kl, &b->lv.k, true, NULL, &e)) {
+			fail("lines-info-line", &e);
+			return;
+		}
+		if (kernel_lines_row_at(&kl, fn->addr, &r) < 0 || !lineindex_file_name(kl.li, r.file)[0]) {
+			fprintf(stderr, "bench-live: no line for vfs_read\n");
+			kernel_lines_close(&kl);
+			return;
+		}
+		kernel_lines_close(&kl);
+		idx[i] = (now() - t0) * 1e3;
+		t0 = now();
+		if (symtab_load("/proc/kallsyms", &st, &e)) {
+			fail("kallsyms-load", &e);
+			return;
+		}
+		symtab_free(st);
+		syms[i] = (now() - t0) * 1e3;
+	}
+	bench_line(stdout, "lines-info-line", bench_median(idx, (size_t)b->runs), "ms",
+		   "kallsyms-load", bench_median(syms, (size_t)b->runs));
+}
+
 int main(int argc, char **argv)
 {
 	static struct bench b;
 	bool per_hit_only = argc > 1 && !strcmp(argv[1], "--per-hit");
 	bool preempt_only = argc > 1 && !strcmp(argv[1], "--preempt-off");
 	bool turnaround_only = argc > 1 && !strcmp(argv[1], "--turnaround");
-	bool only = per_hit_only || preempt_only || turnaround_only;
+	bool lines_only = argc > 1 && !strcmp(argv[1], "--lines");
+	bool only = per_hit_only || preempt_only || turnaround_only || lines_only;
 	struct gerr e;
 	double t0 = now();
 
@@ -963,7 +1011,7 @@ int main(int argc, char **argv)
 	b.calls = argc > 1 ? atoi(argv[1]) : 100000;
 	b.runs = argc > 2 ? atoi(argv[2]) : 7;
 	if (argc > 3 || b.calls < 1 || b.runs < 1 || b.runs > RUNS_MAX) {
-		fprintf(stderr, "usage: bench-live [--per-hit | --preempt-off | --turnaround] "
+		fprintf(stderr, "usage: bench-live [--per-hit | --preempt-off | --turnaround | --lines] "
 			"[CALLS [RUNS (1 to %d)]]\n", RUNS_MAX);
 		return 2;
 	}
@@ -977,6 +1025,8 @@ int main(int argc, char **argv)
 		preempt_off(&b);
 	if (turnaround_only)
 		turnaround(&b);
+	if (!only || lines_only)
+		source_lines(&b);
 	if (!only) {
 		coverage(&b, turnaround(&b));
 		memory(&b);

@@ -318,6 +318,36 @@ int ktypes_member(const struct ktypes *t, const struct ktype *ty, const char *na
 	return 0;
 }
 
+int ktypes_params(const struct ktypes *t, const char *func, char names[6][64],
+		  struct ktype *types)
+{
+	int32_t id = btf__find_by_name_kind(t->btf, func, BTF_KIND_FUNC);
+	const struct btf_type *fn, *proto;
+	const struct btf_param *p;
+	int n = 0;
+
+	if (id <= 0 || !(fn = btf__type_by_id(t->btf, (uint32_t)id)) ||
+	    !(proto = btf__type_by_id(t->btf, fn->type)) || !btf_is_func_proto(proto))
+		return -1;
+	p = btf_params(proto);
+	for (uint16_t i = 0; i < btf_vlen(proto) && n < 6; i++, p++) {
+		struct ktype ty = { p->type, 0, false, 0 };
+		struct ktype r = ktypes_resolve(t, &ty);
+		const struct btf_type *b = base_of(t, &r);
+		const char *name = btf__name_by_offset(t->btf, p->name_off);
+
+		if (!p->type)	/* "..." */
+			break;
+		if (!r.ptr && (!b || !(btf_is_int(b) || btf_is_any_enum(b)) || b->size > 8))
+			break;	/* by value, not in one register: the rest move */
+		snprintf(names[n], 64, "%s", name ? name : "");
+		if (types)
+			types[n] = ty;
+		n++;
+	}
+	return n;
+}
+
 static void base_name(const struct ktypes *t, uint32_t id, char *buf, size_t len)
 {
 	const struct btf_type *b = id ? btf__type_by_id(t->btf, id) : NULL;

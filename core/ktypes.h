@@ -55,6 +55,14 @@ struct ktype ktypes_element(const struct ktypes *t, const struct ktype *ty);
 int ktypes_member(const struct ktypes *t, const struct ktype *ty, const char *name,
 		  struct kmember *m, struct gerr *e);
 
+/* A function's parameters, from its BTF prototype, as its first six
+ * argument registers hold them: names[i] the i-th's name (up to six), and
+ * types[i] its type (may be NULL). A parameter not wholly in one register
+ * (a struct passed by value) ends the list, since the ones after it are
+ * not where their number says. Returns how many, or -1 when BTF has no
+ * such function. */
+int ktypes_params(const struct ktypes *t, const char *func, char names[6][64],
+		  struct ktype *types);
 /* "struct file *" into buf. */
 void ktypes_name(const struct ktypes *t, const struct ktype *ty, char *buf, size_t len);
 /* ptype: a struct, union or enum with its members, one a line, each with

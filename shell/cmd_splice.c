@@ -11,6 +11,7 @@
 #include "location.h"
 #include "site_filter.h"
 #include "splice_sites.h"
+#include "types.h"
 #include "verdict.h"
 
 #define MAX_BLOCKS GILK_BATCH_MAX
@@ -146,9 +147,35 @@ out:
  * inline count or tsc without a filter stays inline: tsc's events of
  * gilk's own are left out when read.
  */
-static int use_filter(struct session *s, struct use *u, const char *expr,
-		      struct gilk_filter *filter, struct gerr *e)
+/* At a function's entry (past ftrace), its parameters' names, which a
+ * filter may read for arg0..arg5; none elsewhere, where the argument
+ * registers hold whatever the code put there since. params[] ends with
+ * NULL. A copy the compiler made (.isra, .constprop) may take other
+ * arguments: no names. */
+static void entry_params(struct session *s, const struct location *loc, char names[6][64],
+			 const char *params[7])
 {
+	const struct ksym *sym;
+	struct ktypes *t;
+	struct gerr e;
+	int n = 0;
+
+	params[0] = NULL;
+	if (!loc || (loc->kind != LOC_ENTRY && loc->kind != LOC_ADDR) ||
+	    symtab_function(s->k->syms, loc->addr, &sym, NULL, NULL) || strchr(sym->name, '.') ||
+	    (loc->kind == LOC_ADDR && loc->addr != sym->addr) || types_get(s, &t, &e))
+		return;
+	n = ktypes_params(t, sym->name, names, NULL);
+	for (int i = 0; i < n; i++)
+		params[i] = names[i];
+	params[n > 0 ? n : 0] = NULL;
+}
+
+static int use_filter(struct session *s, struct use *u, const char *expr,
+		      const struct location *loc, struct gilk_filter *filter, struct gerr *e)
+{
+	char names[6][64];
+	const char *params[7];
 	struct gilk_instrument_info *list;
 	char both[GILK_FILTER_TEXT_MAX + 64];
 	unsigned n;
@@ -176,8 +203,9 @@ static int use_filter(struct session *s, struct use *u, const char *expr,
 	u->filter = NULL;
 	if (!expr && !calls)
 		return 0;
-	if (site_filter_compile(expr, SF_ANY, s->set.filter_self ? (uint32_t)getpid() : 0,
-				filter, e))
+	entry_params(s, loc, names, params);
+	if (site_filter_compile_params(expr, SF_ANY, s->set.filter_self ? (uint32_t)getpid() : 0,
+				       params, filter, e))
 		return -1;
 	u->filter = filter;
 	return 0;
@@ -214,7 +242,7 @@ static int run_blocks(struct session *s, int argc, char **argv, int i, struct us
 		u->ins = argv[end];
 		u->arg = argc - end > 1 ? argv[end + 1] : "";
 	}
-	if (use_filter(s, u, expr, filter, e))
+	if (use_filter(s, u, expr, NULL, filter, e))
 		return -1;
 	return splice_blocks(s, argv + i, end - i, u, e);
 }
@@ -297,7 +325,7 @@ static int run(struct session *s, int argc, char **argv, struct gerr *e)
 		u.ins = argv[i + 1];
 		u.arg = argc - i > 2 ? argv[i + 2] : "";
 	}
-	if (use_filter(s, &u, expr, &filter, e))
+	if (use_filter(s, &u, expr, &loc, &filter, e))
 		return -1;
 	if (loc.kind == LOC_BLOCKS) {
 		char *name = loc.func;
@@ -336,8 +364,10 @@ const struct command cmd_splice = {
 		"splice).\n"
 		"if EXPR: gilk.ko runs the instrument only for hits where EXPR holds, and\n"
 		"counts the others as filtered; it reads pid, tid, comm, cpu, context\n"
-		"(task, softirq, irq, nmi), arg0..arg5, rax..r15, rip, rflags and retval\n"
-		"(rax), with == != < <= > >= & && || ! and ~ (a glob on comm), as\n"
+		"(task, softirq, irq, nmi), arg0..arg5 (at a function's entry also by\n"
+		"their names in its BTF prototype: count for vfs_read), rax..r15, rip,\n"
+		"rflags and retval (rax), with == != < <= > >= & && || ! and ~ (a glob\n"
+		"on comm), as\n"
 		"\"events if\" does: splice vfs_read regs if comm == \"cat\" && arg2 > 4096.\n"
 		"A filter makes an inline count or tsc a call; one that reads registers\n"
 		"takes the full template. Under \"set filter-self on\" gilk's own task is\n"

@@ -2,6 +2,7 @@
 #include "site_filter.h"
 
 #include <fnmatch.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -323,19 +324,59 @@ static int compile(const struct filter *f, enum site_filter_scope scope, uint32_
 	return 0;
 }
 
-static int parse(const char *expr, struct filter *f, struct gerr *e)
+/* A parameter's name as its argument register's field, where the site
+ * is a function's entry (params: its names, in order, up to six). */
+static enum filter_kind kind_of_named(void *priv, const char *name)
+{
+	const char *const *params = priv;
+
+	for (int i = 0; params && i < 6 && params[i]; i++)
+		if (params[i][0] && !strcmp(params[i], name))
+			return FILTER_NUMBER;
+	return kind_of(NULL, name);
+}
+
+static int rename_params(struct filter *f, const char *const *params, struct gerr *e)
+{
+	for (size_t n = 0; params && n < f->n; n++) {
+		struct filter_node *x = &f->node[n];
+
+		if (x->op != FOP_FIELD || field_of(x->text) >= 0)
+			continue;
+		for (int i = 0; i < 6 && params[i]; i++) {
+			char arg[8];
+
+			if (strcmp(params[i], x->text))
+				continue;
+			snprintf(arg, sizeof(arg), "arg%d", i);
+			free(x->text);
+			x->text = strdup(arg);
+			if (!x->text)
+				return gerr_set(e, "out of memory");
+			break;
+		}
+	}
+	return 0;
+}
+
+static int parse(const char *expr, const char *const *params, struct filter *f,
+		 struct gerr *e)
 {
 	char why[sizeof(e->msg)], names[512];
 	size_t used = 0;
 
-	if (!filter_parse(f, expr, kind_of, NULL, e))
-		return 0;
+	if (!filter_parse(f, expr, kind_of_named, (void *)params, e))
+		return rename_params(f, params, e);
 	if (!strstr(e->msg, "no field"))
 		return -1;
 	snprintf(why, sizeof(why), "%s", e->msg);
 	for (size_t i = 0; i < NFIELDS; i++)
 		used += (size_t)snprintf(names + used, used < sizeof(names) ? sizeof(names) - used : 0,
 					 "%s%s", i ? " " : "", fields[i].name);
+	for (int i = 0; params && i < 6 && params[i]; i++)
+		if (params[i][0])
+			used += (size_t)snprintf(names + used, used < sizeof(names) ? sizeof(names) - used : 0,
+						 " %s", params[i]);
 	return gerr_set(e, "%s; a splice's filter reads: %s", why, names);
 }
 
@@ -352,11 +393,19 @@ static void set_text(struct gilk_filter *g, const char *expr, uint32_t self)
 int site_filter_compile(const char *expr, enum site_filter_scope scope, uint32_t self,
 			struct gilk_filter *out, struct gerr *e)
 {
+	return site_filter_compile_params(expr, scope, self, NULL, out, e);
+}
+
+int site_filter_compile_params(const char *expr, enum site_filter_scope scope, uint32_t self,
+			       const char *const *params, struct gilk_filter *out, struct gerr *e)
+{
 	struct filter f = { .root = -1 };
 	int rc;
 
-	if (expr && parse(expr, &f, e))
+	if (expr && parse(expr, params, &f, e)) {
+		filter_free(&f);
 		return -1;
+	}
 	rc = compile(&f, scope, self, out, e);
 	filter_free(&f);
 	if (!rc)

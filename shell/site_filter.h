@@ -43,6 +43,12 @@ const char *site_filter_take(int *argc, char **argv);
 /* Compiles expr alone (self: the pid to leave out, 0 none); for tests. */
 int site_filter_compile(const char *expr, enum site_filter_scope scope, uint32_t self,
 			struct gilk_filter *out, struct gerr *e);
+/* The same at a function's entry: params (up to six, NULL-ended; "" for one
+ * that is not in a register) name its arguments, as arg0.. (a filter reads
+ * "count > 4096" at vfs_read's entry). */
+int site_filter_compile_params(const char *expr, enum site_filter_scope scope, uint32_t self,
+			       const char *const *params, struct gilk_filter *out,
+			       struct gerr *e);
 
 /*
  * Runs a program as gilk.ko does, on the values given (fields[GILK_FF_*],

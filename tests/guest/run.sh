@@ -792,6 +792,18 @@ out2=$(build/gilk -c 'p ((struct task_struct *)0xdead000000000000)->comm' 2>&1)
 check "live: a typed read of an address nothing maps is an error, never a fault ($out; $out2)" \
 	"$(echo "$out" | grep -q '^gilk: ' && echo "$out2" | grep -q '^gilk: ' && ! dmesg | grep -qE 'Oops|BUG:|general protection'; echo $?)"
 
+# A filter at a function's entry names its parameters, from its BTF prototype.
+out=$(build/gilk -c 'splice vfs_read if count == 12345' 2>&1)
+id=$(echo "$out" | sed -n 's/^splice \([0-9]*\) .*/\1/p')
+dd if=/dev/zero of=/dev/null bs=12345 count=3 2>/dev/null
+row=$(build/gilk -c "info splices" | awk -v i="$id" '$1 == i')
+build/gilk -c "unsplice $id" >/dev/null 2>&1
+bad=$(build/gilk -c 'splice vfs_read if size == 1' 2>&1)
+check "live: a filter at vfs_read's entry reads count by name: dd's three reads of 12345 bytes hit, the others are filtered ($row); a name it lacks is refused, naming its parameters" \
+	"$([ -n "$id" ] && [ "$(echo "$row" | awk '{print $3}')" = 3 ] && [ "$(echo "$row" | awk '{print $6}')" -gt 0 ] &&
+	   echo "$row" | grep -q 'if count == 12345' &&
+	   echo "$bad" | grep -q "file buf count pos"; echo $?)"
+
 # Defect 4 at unload: a kprobe over a splice's bytes when gilk.ko goes. The
 # splice cannot be reverted, so its trampoline stays, skipping gilk, and the
 # code it holds keeps working after gilk.ko is gone and after the kprobe.

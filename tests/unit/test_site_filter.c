@@ -193,7 +193,31 @@ static void text_says_what_runs(void **st)
 	assert_string_equal(g.str[1], "");
 }
 
+/* At a function's entry its parameters' names are its argument registers:
+ * the program for "count > 4096 && file != 0" is the one for
+ * "arg2 > 4096 && arg0 != 0", and a name the function lacks is refused,
+ * naming the ones it has. */
+static void parameters_by_name(void **st)
+{
+	const char *const params[] = { "file", "buf", "count", "pos", NULL };
+	struct gilk_filter named, plain;
+	struct gerr e;
+
+	(void)st;
+	assert_int_equal(site_filter_compile_params("count > 4096 && file != 0", SF_ANY, 0, params,
+						    &named, &e), 0);
+	assert_int_equal(site_filter_compile("arg2 > 4096 && arg0 != 0", SF_ANY, 0, &plain, &e), 0);
+	assert_int_equal(named.len, plain.len);
+	assert_memory_equal(named.test, plain.test, plain.len * sizeof(plain.test[0]));
+	assert_string_equal(named.text, "count > 4096 && file != 0");
+	assert_int_equal(site_filter_compile_params("size > 1", SF_ANY, 0, params, &named, &e), -1);
+	assert_non_null(strstr(e.msg, "file buf count pos"));
+	/* without names, count is no field */
+	assert_int_equal(site_filter_compile("count > 1", SF_ANY, 0, &named, &e), -1);
+}
+
 const struct CMUnitTest site_filter_tests[] = {
+	cmocka_unit_test(parameters_by_name),
 	cmocka_unit_test(programs_mean_their_expressions),
 	cmocka_unit_test(refusals),
 	cmocka_unit_test(text_says_what_runs),

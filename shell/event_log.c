@@ -8,6 +8,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "types.h"
+
 static int grow(void **p, size_t *cap, size_t need, size_t size)
 {
 	size_t c = *cap ? *cap : 256;
@@ -82,6 +84,11 @@ size_t event_log_keep(struct session *s, const struct event_log *log, const bool
 		return 0;
 	/* out of memory here costs the names only: the bytes are kept */
 	payload_layouts_copy(&held->layouts, &log->layouts);
+	held->args = log->nargs ? malloc(log->nargs * sizeof(*held->args)) : NULL;
+	if (held->args) {
+		memcpy(held->args, log->args, log->nargs * sizeof(*held->args));
+		held->nargs = log->nargs;
+	}
 	for (size_t i = 0; i < log->n; i++) {
 		if (!keep[i])
 			continue;
@@ -112,12 +119,58 @@ static int by_time(const void *a, const void *b)
 	return x->off < y->off ? -1 : x->off > y->off;
 }
 
+/* Which splices are at a function's entry, with the function's parameters
+ * (BTF); without BTF, none: the registers are shown as they are. */
+static void entry_args(struct session *s, struct event_log *log)
+{
+	struct ktypes *t;
+	struct gerr e;
+
+	if (types_get(s, &t, &e))
+		return;
+	for (size_t i = 0; i < log->nsplices; i++) {
+		const struct gilk_splice_info *sp = &log->splices[i];
+		const struct ksym *sym;
+		struct ktype ty[6];
+		char names[6][64];
+		struct event_args *a, *more;
+		int n;
+
+		if (symtab_function(s->k->syms, sp->site, &sym, NULL, NULL) || strchr(sym->name, '.') ||
+		    session_block_site(s, sym->addr) != sp->site ||
+		    (n = ktypes_params(t, sym->name, names, ty)) <= 0)
+			continue;
+		more = realloc(log->args, (log->nargs + 1) * sizeof(*more));
+		if (!more)
+			return;
+		log->args = more;
+		a = &log->args[log->nargs++];
+		memset(a, 0, sizeof(*a));
+		a->splice = sp->id;
+		a->n = (uint8_t)n;
+		snprintf(a->func, sizeof(a->func), "%s", sym->name);
+		for (int k = 0; k < n; k++) {
+			snprintf(a->name[k], sizeof(a->name[k]), "%.31s", names[k][0] ? names[k] : "?");
+			a->ptr[k] = ktypes_resolve(t, &ty[k]).ptr > 0;
+		}
+	}
+}
+
+const struct event_args *event_log_args(const struct event_log *log, uint32_t splice)
+{
+	for (size_t i = 0; i < log->nargs; i++)
+		if (log->args[i].splice == splice)
+			return &log->args[i];
+	return NULL;
+}
+
 int event_log_open(struct session *s, struct event_log *log, struct gerr *e)
 {
 	memset(log, 0, sizeof(*log));
 	if (session_need_live(s, "dump events", e) ||
 	    live_list(&s->lv, &log->splices, &log->nsplices, e))
 		return -1;
+	entry_args(s, log);
 	/* events kept from before an instrument went keep its fields' names */
 	return payload_layouts_read(&log->layouts, &s->lv, s->held ? &s->held->layouts : NULL, e);
 }
@@ -197,6 +250,7 @@ void event_log_free(struct event_log *log)
 	free(log->ev);
 	free(log->bytes);
 	free(log->splices);
+	free(log->args);
 	payload_layouts_free(&log->layouts);
 	memset(log, 0, sizeof(*log));
 }

@@ -27,6 +27,16 @@ struct event_rec {
 	uint64_t site;		/* 0 when the splice is unknown */
 };
 
+/* A splice at a function's entry: the function's parameters by name, from
+ * its BTF prototype, as its argument registers hold them at the hit. */
+struct event_args {
+	uint32_t splice;
+	uint8_t n;
+	bool ptr[6];
+	char name[6][32];
+	char func[64];
+};
+
 struct event_log {
 	struct event_rec *ev;
 	size_t n, cap;
@@ -35,7 +45,12 @@ struct event_log {
 	struct gilk_splice_info *splices;	/* as listed when drained */
 	size_t nsplices;
 	struct payload_layouts layouts;	/* its instruments' payloads */
+	struct event_args *args;	/* splices at a function's entry */
+	size_t nargs;
 };
+
+/* The parameters of the function a splice is at the entry of, or NULL. */
+const struct event_args *event_log_args(const struct event_log *log, uint32_t splice);
 
 /*
  * Begins a drain (live mode only): the splices, and the payload layouts the

@@ -94,6 +94,34 @@ static void field_value(FILE *out, const struct payload_field *f, bool json)
 		fprintf(out, "%" PRIu64, f->value);
 }
 
+/* At a function's entry, its parameters by name from the argument
+ * registers the payload holds: " | vfs_read(file=0x..., count=4096, ...)". */
+static void entry_args(FILE *out, const struct event_log *log, const struct event_rec *r,
+		       const struct payload_field *f, size_t n)
+{
+	static const char *const regs[6] = { "rdi", "rsi", "rdx", "rcx", "r8", "r9" };
+	const struct event_args *a = event_log_args(log, r->splice);
+	uint64_t v[6];
+
+	if (!a)
+		return;
+	for (int k = 0; k < a->n; k++) {
+		size_t i = 0;
+
+		while (i < n && strcmp(f[i].name, regs[k]))
+			i++;
+		if (i == n)
+			return;	/* not a payload of the registers */
+		v[k] = f[i].value;
+	}
+	fprintf(out, " | %s(", a->func);
+	for (int k = 0; k < a->n; k++) {
+		fprintf(out, "%s%s=", k ? ", " : "", a->name[k]);
+		fprintf(out, a->ptr[k] ? "0x%" PRIx64 : "%" PRIu64, v[k]);
+	}
+	fputc(')', out);
+}
+
 static void text_event(FILE *out, const struct symbolizer *y, const struct event_log *log,
 		       const struct event_rec *r)
 {
@@ -120,6 +148,8 @@ static void text_event(FILE *out, const struct symbolizer *y, const struct event
 	}
 	if (!n)
 		hex_bytes(out, p, r->len);
+	else
+		entry_args(out, log, r, f, n);
 	fputc('\n', out);
 }
 

@@ -804,6 +804,12 @@ check "live: a filter at vfs_read's entry reads count by name: dd's three reads 
 	   echo "$row" | grep -q 'if count == 12345' &&
 	   echo "$bad" | grep -q "file buf count pos"; echo $?)"
 
+out=$(build/gilk -c 'splice vfs_read regs if comm == "dd"' 2>&1)
+dd if=/dev/zero of=/dev/null bs=4000 count=2 2>/dev/null
+ev=$(build/gilk -c 'events 1' -c 'unsplice all' 2>&1 | head -1)
+check "live: a regs event at a function's entry names its parameters ($(echo "$ev" | sed 's/.*| //'))" \
+	"$(echo "$ev" | grep -q ' | vfs_read(file=0x[0-9a-f]*, buf=0x[0-9a-f]*, count=4000, pos=0x[0-9a-f]*)$'; echo $?)"
+
 # Defect 4 at unload: a kprobe over a splice's bytes when gilk.ko goes. The
 # splice cannot be reverted, so its trampoline stays, skipping gilk, and the
 # code it holds keeps working after gilk.ko is gone and after the kprobe.

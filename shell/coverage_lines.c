@@ -183,6 +183,40 @@ static int annotate(struct session *s, const struct line_hits *h, uint32_t file,
 	return 0;
 }
 
+/*
+ * A function's own lines: from where it is written to before the next
+ * function of its file. Its code's lines alone would reach into the
+ * functions inlined into it, written elsewhere in the file.
+ */
+static void function_extent(const struct kernel_lines *kl, const char *name, uint32_t file,
+			    uint32_t *first, uint32_t *last)
+{
+	struct line_func f;
+	uint32_t decl = 0, next = UINT32_MAX;
+	char plain[256];
+	size_t n = 0;
+	int64_t k;
+
+	snprintf(plain, sizeof(plain), "%s", name);
+	plain[strcspn(plain, ".+")] = 0;	/* NAME.isra.0, NAME+0x10 */
+	k = lineindex_func_find(kl->li, plain, &n);
+	for (size_t i = 0; k >= 0 && i < n; i++) {
+		lineindex_func(kl->li, (size_t)k + i, &f);
+		if (f.file == file)
+			decl = f.line;
+	}
+	if (!decl)
+		return;
+	for (size_t i = 0; i < lineindex_nfuncs(kl->li); i++) {
+		lineindex_func(kl->li, i, &f);
+		if (f.file == file && f.line > decl && f.line < next)
+			next = f.line;
+	}
+	*first = decl;
+	if (next != UINT32_MAX && next - 1 < *last)
+		*last = next - 1;
+}
+
 int coverage_report_lines(struct session *s, const struct coverage *c,
 			  const char *what, struct gerr *e)
 {
@@ -232,6 +266,7 @@ int coverage_report_lines(struct session *s, const struct coverage *c,
 			gerr_set(e, "%s has no line of its own file in the set", what);
 			goto out;
 		}
+		function_extent(kl, what, file, &first, &last);
 	} else {
 		bool any = false;
 

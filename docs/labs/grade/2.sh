@@ -15,3 +15,25 @@ if is_name "$f"; then
 	[ "$plain" = 0 ] && [ "$link" -gt 0 ] && ok=0
 fi
 verdict 3 "a function that gives the walk the target of /proc/self" "$ok" "proc_self_get_link"
+
+# Lines of path_init that ran for an absolute path and not for a relative
+# one, from coverage report as the student reads it
+clean
+gk 'coverage stop' >/dev/null
+gk 'coverage path_init if comm == "cat"' 'coverage reset' 'shell cat /proc/version > /dev/null' \
+	'coverage report path_init' >/tmp/grade-abs.txt
+gk 'coverage reset' 'shell cd /proc && cat version > /dev/null' 'coverage report path_init' \
+	'coverage stop' >/tmp/grade-rel.txt
+count_at() { sed -n "s/^ *\([^:]*\): *$2:.*/\1/p" "$1"; }
+l=$(answer 4)
+ok=1
+if is_num "$l"; then
+	a=$(count_at /tmp/grade-abs.txt "$((l))")
+	r=$(count_at /tmp/grade-rel.txt "$((l))")
+	[ -n "$a" ] && [ "$a" != '#####' ] && [ "$a" != - ] && [ "$a" != '?' ] && [ "$r" = '#####' ] && ok=0
+fi
+verdict 4 "a line of path_init an absolute path runs and a relative one does not" "$ok" \
+	"$(paste -d' ' /tmp/grade-abs.txt /tmp/grade-rel.txt | awk -F: '$1 !~ /#|-|\?/ {print}' | head -1)"
+
+off=$(gk 'ptype struct nameidata' | sed -n 's|^ */\* *\([0-9]*\) *[0-9]* \*/ .*[ *]depth;$|\1|p')
+verdict 5 "the offset of depth in struct nameidata" "$(num_eq 5 "${off}"; echo $?)" "$off"

@@ -61,10 +61,11 @@ word_in() {
 	return 1
 }
 
-# addr_of NAME: a symbol's address, as gilk's print gives it
+# addr_of NAME: a symbol's address, as gilk's print &NAME gives it (a
+# variable's with its type first: "(unsigned long *) 0x... <jiffies>")
 addr_of() {
 	is_name "$1" || return 1
-	gk "print $1" | sed -n 's/^\(0x[0-9a-f]*\) <.*>$/\1/p'
+	gk "print &$1" | sed -n 's/^\(([^)]*) \)\{0,1\}\(0x[0-9a-f]*\) <.*>$/\2/p'
 }
 
 # pointer_at LOCATION: the address the 8 bytes at LOCATION hold (x/a)

@@ -179,12 +179,13 @@ static size_t collect(struct session *s, enum complete_kind kind, const char *te
 	case COMPLETE_SYMBOL:
 		return collect_symbols(s, text);
 	case COMPLETE_LOCATION:
-		if (!strchr(text, ':')) {
-			size_t total = strchr(text, '/') ? 0 : collect_symbols(s, text);
-
+		/* a symbol has no '/', a source file's path has (fs/namei.c:) */
+		if (!strchr(text, ':') && strchr(text, '/')) {
 			collect_files(s, text);
-			return total + (complete_count(s) > total ? complete_count(s) - total : 0);
+			return complete_count(s);
 		}
+		if (!strchr(text, ':'))
+			return collect_symbols(s, text);
 		collect_suffixes(s, text);
 		break;
 	case COMPLETE_SPLICE: {

@@ -28,6 +28,7 @@ struct lineindex {
 	const uint32_t *file_rows;
 	const struct lix_func *funcs;
 	const struct lix_var *vars;
+	const struct lix_inline *inl;
 };
 
 static int table_fits(size_t size, uint64_t off, uint64_t n, uint64_t each)
@@ -53,6 +54,7 @@ static int check_header(struct lineindex *li, const char *path, struct gerr *e)
 	    !table_fits(size, h->file_start, (uint64_t)h->nfiles + 1, 4) ||
 	    !table_fits(size, h->funcs, h->nfuncs, sizeof(struct lix_func)) ||
 	    !table_fits(size, h->vars, h->nvars, sizeof(struct lix_var)) ||
+	    !table_fits(size, h->inlines, h->ninlines, sizeof(struct lix_inline)) ||
 	    h->nfiles == 0 || h->source >= h->strings_len)
 		return gerr_set(e, "%s: a damaged line index (a table lies outside the file)", path);
 	li->str = (const char *)li->map + h->strings;
@@ -61,6 +63,7 @@ static int check_header(struct lineindex *li, const char *path, struct gerr *e)
 	li->file_start = (const uint32_t *)(li->map + h->file_start);
 	li->funcs = (const struct lix_func *)(li->map + h->funcs);
 	li->vars = (const struct lix_var *)(li->map + h->vars);
+	li->inl = (const struct lix_inline *)(li->map + h->inlines);
 	if (li->file_start[0] != 0 || li->file_start[h->nfiles] > h->nrows ||
 	    !table_fits(size, h->file_rows, li->file_start[h->nfiles], 4))
 		return gerr_set(e, "%s: a damaged line index (its files' rows)", path);
@@ -288,4 +291,44 @@ const char *lineindex_var_type(const struct lineindex *li, const char *name)
 			hi = mid;
 	}
 	return NULL;
+}
+
+/*
+ * The ranges are sorted by their start, a range inside another after it:
+ * the ones holding addr are among those starting at or before it. Walking
+ * back from there, an enclosing copy can start far before (a long inlined
+ * function), so the walk looks at a bounded number of ranges; the deepest
+ * holding addr comes first in the answer.
+ */
+size_t lineindex_inlined_at(const struct lineindex *li, uint64_t addr,
+			    struct line_inline *out, size_t max)
+{
+	size_t lo = 0, hi = li->h->ninlines, n = 0;
+	uint64_t rel;
+	uint32_t want = UINT32_MAX;	/* the depth still to find: shallower */
+
+	if (addr < li->h->text || (rel = addr - li->h->text) > UINT32_MAX)
+		return 0;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (li->inl[mid].lo <= rel)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (size_t i = lo, seen = 0; i-- > 0 && seen < 4096 && n < max && want > 1; seen++) {
+		const struct lix_inline *x = &li->inl[i];
+
+		if (rel >= x->hi || x->depth >= want || !x->depth)
+			continue;
+		out[n].name = string_at(li, x->name);
+		out[n].call_file = x->call_file < li->h->nfiles ? x->call_file : 0;
+		out[n].call_line = x->call_line;
+		out[n].lo = li->h->text + x->lo;
+		out[n].hi = li->h->text + x->hi;
+		n++;
+		want = x->depth;
+	}
+	return n;
 }

@@ -93,6 +93,15 @@ void lineindex_func(const struct lineindex *li, size_t i, struct line_func *f);
 int64_t lineindex_func_find(const struct lineindex *li, const char *name,
 			    size_t *count);
 
+/* Functions inlined at an address, innermost first: up to max of them. */
+struct line_inline {
+	const char *name;	/* the inlined function */
+	uint32_t call_file, call_line;	/* where it is called from */
+	uint64_t lo, hi;	/* this range of its code (link-time) */
+};
+size_t lineindex_inlined_at(const struct lineindex *li, uint64_t addr,
+			    struct line_inline *out, size_t max);
+
 /* A global variable's type, as C writes it ("unsigned long", "char [16]",
  * "struct list_head *"); NULL when the index does not know the name. The
  * kernel's BTF has the types, but not which variable has which. */

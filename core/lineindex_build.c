@@ -50,6 +50,8 @@ struct builder {
 	size_t nfuncs, funcs_cap;
 	struct build_var *vars;
 	size_t nvars, vars_cap;
+	struct lix_inline *inl;
+	size_t ninl, inl_cap;
 	uint64_t text;
 	/* the source tree, to find where an absolute path's tree begins, and
 	 * the prefix found so (the build's own top, e.g. /build/linux-6.1) */
@@ -409,6 +411,55 @@ static int unit_var(struct builder *b, Dwarf_Die *die, struct gerr *e)
 	return 0;
 }
 
+/* The inlined copies under die (a function, a lexical block, a copy), at
+ * depth: each range of each, with where it is called from. */
+static int unit_inlines(struct builder *b, Dwarf_Die *die, Dwarf_Files *files, const char *comp_dir,
+			uint32_t depth, struct gerr *e)
+{
+	Dwarf_Die child;
+	int r;
+
+	if (depth > 64)
+		return 0;
+	for (r = dwarf_child(die, &child); r == 0; r = dwarf_siblingof(&child, &child)) {
+		int tag = dwarf_tag(&child);
+		uint32_t next = depth;
+
+		if (tag == DW_TAG_inlined_subroutine) {
+			Dwarf_Attribute a;
+			Dwarf_Word cf = 0, cl = 0;
+			Dwarf_Addr base, start, end;
+			ptrdiff_t off = 0;
+			const char *name = dwarf_formstring(dwarf_attr_integrate(&child, DW_AT_name, &a));
+			const char *path;
+			int64_t n, f = 0;
+
+			next = depth + 1;
+			dwarf_formudata(dwarf_attr(&child, DW_AT_call_file, &a), &cf);
+			dwarf_formudata(dwarf_attr(&child, DW_AT_call_line, &a), &cl);
+			if (files && cf && (path = dwarf_filesrc(files, cf, NULL, NULL)))
+				f = file_of(b, path, comp_dir);
+			n = intern(b, name ? name : "");
+			if (n < 0 || f < 0)
+				return gerr_setc(e, ENOMEM, "out of memory reading inlined functions");
+			while ((off = dwarf_ranges(&child, off, &base, &start, &end)) > 0) {
+				if (start < b->text || end - b->text > UINT32_MAX || end <= start)
+					continue;
+				if (grow((void **)&b->inl, &b->inl_cap, b->ninl + 1, sizeof(*b->inl)))
+					return gerr_setc(e, ENOMEM, "out of memory reading inlined functions");
+				b->inl[b->ninl++] = (struct lix_inline){
+					(uint32_t)(start - b->text), (uint32_t)(end - b->text),
+					(uint32_t)n, (uint32_t)f, (uint32_t)cl, next };
+			}
+		} else if (tag != DW_TAG_subprogram && tag != DW_TAG_lexical_block) {
+			continue;
+		}
+		if (unit_inlines(b, &child, files, comp_dir, next, e))
+			return -1;
+	}
+	return 0;
+}
+
 /* The unit's functions, as written in C (decl_file:decl_line). */
 static int unit_funcs(struct builder *b, Dwarf_Die *cu, const char *comp_dir,
 		      struct gerr *e)
@@ -477,6 +528,15 @@ static int cmp_funcs(const void *x, const void *y, void *str)
 	if (a->file != b->file)
 		return a->file < b->file ? -1 : 1;
 	return a->line < b->line ? -1 : a->line > b->line;
+}
+
+static int cmp_inlines(const void *x, const void *y)
+{
+	const struct lix_inline *a = x, *b = y;
+
+	if (a->lo != b->lo)
+		return a->lo < b->lo ? -1 : 1;
+	return a->depth < b->depth ? -1 : a->depth > b->depth;
 }
 
 static int cmp_vars(const void *x, const void *y, void *str)
@@ -622,6 +682,8 @@ static int write_index(struct builder *b, const struct lix_header *h0,
 	h.nrows = (uint32_t)n;
 	h.nfuncs = (uint32_t)b->nfuncs;
 	h.nvars = (uint32_t)nvars;
+	qsort(b->inl, b->ninl, sizeof(*b->inl), cmp_inlines);
+	h.ninlines = (uint32_t)b->ninl;
 	snprintf(tmp, sizeof(tmp), "%s.tmp", out);
 	f = fopen(tmp, "wb");
 	if (!f) {
@@ -657,6 +719,9 @@ static int write_index(struct builder *b, const struct lix_header *h0,
 		goto io;
 	h.vars = off;
 	if (write_all(f, vars, nvars * sizeof(*vars), &off))
+		goto io;
+	h.inlines = off;
+	if (write_all(f, b->inl, b->ninl * sizeof(*b->inl), &off))
 		goto io;
 	if (fseek(f, 0, SEEK_SET) || fwrite(&h, sizeof(h), 1, f) != 1)
 		goto io;
@@ -751,6 +816,15 @@ int lineindex_build(const char *vmlinux, const char *out, const char *source,
 		comp_dir = dwarf_formstring(dwarf_attr(&cudie, DW_AT_comp_dir, &a));
 		if (unit_lines(&b, &cudie, comp_dir, e) || unit_funcs(&b, &cudie, comp_dir, e))
 			goto out;
+		{
+			Dwarf_Files *files = NULL;
+			size_t nfiles;
+
+			if (dwarf_getsrcfiles(&cudie, &files, &nfiles))
+				files = NULL;
+			if (unit_inlines(&b, &cudie, files, comp_dir, 0, e))
+				goto out;
+		}
 		units++;
 	}
 	if (!units) {
@@ -785,5 +859,6 @@ out:
 	free(b.rows);
 	free(b.funcs);
 	free(b.vars);
+	free(b.inl);
 	return rc;
 }

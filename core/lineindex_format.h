@@ -10,7 +10,7 @@
 #include <stdint.h>
 
 #define LIX_MAGIC "GILKLIX"	/* 8 bytes with its NUL */
-#define LIX_VERSION 2
+#define LIX_VERSION 3
 #define LIX_STMT 0x80000000u	/* in lix_row.line: a statement's start */
 
 struct lix_header {
@@ -27,7 +27,8 @@ struct lix_header {
 	uint64_t file_rows;	/* uint32_t[nrows]: by file, line, address */
 	uint64_t funcs;		/* struct lix_func[nfuncs], by name */
 	uint64_t vars;		/* struct lix_var[nvars], by name */
-	uint32_t nvars, pad;
+	uint32_t nvars, ninlines;
+	uint64_t inlines;	/* struct lix_inline[ninlines], by lo then depth */
 };
 
 struct lix_row {
@@ -48,6 +49,17 @@ struct lix_func {
 struct lix_var {
 	uint32_t name;
 	uint32_t type;		/* string offsets */
+};
+
+/* One range of a function inlined into another: code from lo to hi (from
+ * text) is name's, called from call_file:call_line of the function it is
+ * inlined into; depth 1 is inlined into a real function, 2 into a depth-1
+ * copy, and so on. */
+struct lix_inline {
+	uint32_t lo, hi;
+	uint32_t name;		/* string offset */
+	uint32_t call_file, call_line;
+	uint32_t depth;
 };
 
 #endif

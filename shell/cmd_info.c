@@ -306,6 +306,24 @@ static int info_line_code(struct session *s, const char *word, struct gerr *e)
 	return 0;
 }
 
+/* The functions inlined at addr, innermost first, each with where it is
+ * called from, as gdb shows inlined frames: the source line above is in
+ * the innermost. */
+static void inlined_chain(struct session *s, struct kernel_lines *kl, uint64_t addr)
+{
+	struct line_inline in[16];
+	const struct ksym *fn;
+	size_t n = lineindex_inlined_at(kl->li, addr - (uint64_t)kl->slide, in, 16);
+
+	for (size_t i = 0; i < n; i++) {
+		const char *into = i + 1 < n ? in[i + 1].name :
+				   !symtab_function(s->k->syms, addr, &fn, NULL, NULL) ? fn->name : "?";
+
+		fprintf(s->out, "  in %s, inlined into %s at %s:%u\n", in[i].name[0] ? in[i].name : "?",
+			into, lineindex_file_name(kl->li, in[i].call_file), in[i].call_line);
+	}
+}
+
 static int info_line(struct session *s, const char *expr, struct gerr *e)
 {
 	struct kernel_lines *kl;
@@ -332,6 +350,7 @@ static int info_line(struct session *s, const char *expr, struct gerr *e)
 	symbolize_addr(s, hi, end, sizeof(end));
 	fprintf(s->out, "Line %u of \"%s\" starts at address %s and ends at %s.\n",
 		r.line, lineindex_file_name(kl->li, r.file), where, end);
+	inlined_chain(s, kl, addr);
 	return 0;
 }
 
@@ -433,7 +452,8 @@ const struct command cmd_info = {
 		"brackets: an event may end before them).\n"
 		"info symbol LOCATION: the symbol and offset at an address, its section\n"
 		"and module. info address SYMBOL: where a symbol is. info line LOCATION:\n"
-		"the source line of an address and where its code starts and ends; info\n"
+		"the source line of an address and where its code starts and ends, and\n"
+		"the functions inlined there with where each is called from; info\n"
 		"line FILE:LINE (or FILE:FIRST-LAST): every place the line's code is,\n"
 		"inlined copies in other functions too, and the blocks there (lines come\n"
 		"from the kernel's line index: docs/kernels.md). info functions [REGEX],\n"

@@ -590,6 +590,10 @@ lineof=$(awk '/^static __always_inline void list_add\(/ {f = 1} f && /__list_add
 "${G[@]}" -c "info line include/linux/list.h:$lineof" >"$t/o"
 check "info line of an inline function's line: its copies in every caller, said as inlined ($(head -1 "$t/o" | grep -o '[0-9]* places'))" \
 	"$(head -1 "$t/o" | grep -q "has code in [0-9][0-9]* places" && [ "$(grep -c '(inlined)$' "$t/o")" -ge 10 ]; echo $?)"
+place=$(grep '(inlined)$' "$t/o" | head -1 | awk '{print $1}')
+"${G[@]}" -c "info line $place" >"$t/o2"
+check "info line of an address in an inlined copy names the copy and where it is called from ($place: $(sed -n 2p "$t/o2"))" \
+	"$(grep -q '^  in list_add, inlined into [a-z_0-9.]* at [a-z_/0-9.-]*:[0-9]*$' "$t/o2"; echo $?)"
 comment=$(awk -v d="$decl" 'NR > d && /^\t\/\*/ {print NR; exit}' "$src/fs/namei.c")
 fails "a line with no code says so and names the nearest lines with code" "info line fs/namei.c:$comment" \
 	"fs/namei.c:$comment has no code; the nearest lines with code are [0-9]* and [0-9]*"

@@ -113,6 +113,21 @@ static void lines_of_a_program(void **s)
 	assert_true(i >= 0);
 	lineindex_row(li, (size_t)i, &r);
 	assert_int_equal(r.line, 4);
+	/* the copies say what is inlined there and where it is called from:
+	 * first's line 8 and second's line 14 */
+	{
+		struct line_inline in[4];
+		uint32_t calls = 0;
+
+		for (size_t k = 0; k < 2; k++) {
+			assert_int_equal(lineindex_inlined_at(li, at[k], in, 4), 1);
+			assert_string_equal(in[0].name, "twice");
+			assert_int_equal(in[0].call_file, (uint32_t)file);
+			calls |= in[0].call_line == 8 ? 1 : in[0].call_line == 14 ? 2 : 4;
+			assert_true(in[0].lo <= at[k] && at[k] < in[0].hi);
+		}
+		assert_int_equal(calls, 3);
+	}
 	/* a line with no code has no rows; the ones around it have */
 	assert_int_equal(line_addrs(li, (uint32_t)file, 9, at, 8), 0);
 	assert_true(line_addrs(li, (uint32_t)file, 8, at, 8) >= 1);

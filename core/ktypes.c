@@ -318,6 +318,19 @@ int ktypes_member(const struct ktypes *t, const struct ktype *ty, const char *na
 	return 0;
 }
 
+int ktypes_return(const struct ktypes *t, const char *func, struct ktype *ret)
+{
+	int32_t id = btf__find_by_name_kind(t->btf, func, BTF_KIND_FUNC);
+	const struct btf_type *fn, *proto;
+
+	if (id <= 0 || !(fn = btf__type_by_id(t->btf, (uint32_t)id)) ||
+	    !(proto = btf__type_by_id(t->btf, fn->type)) || !btf_is_func_proto(proto))
+		return -1;
+	memset(ret, 0, sizeof(*ret));
+	ret->id = proto->type;
+	return 0;
+}
+
 int ktypes_params(const struct ktypes *t, const char *func, char names[6][64],
 		  struct ktype *types)
 {

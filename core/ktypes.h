@@ -63,6 +63,9 @@ int ktypes_member(const struct ktypes *t, const struct ktype *ty, const char *na
  * such function. */
 int ktypes_params(const struct ktypes *t, const char *func, char names[6][64],
 		  struct ktype *types);
+/* A function's return type from its BTF prototype: 0, or -1 when BTF has
+ * no such function. void is id 0 with no pointer. */
+int ktypes_return(const struct ktypes *t, const char *func, struct ktype *ret);
 /* "struct file *" into buf. */
 void ktypes_name(const struct ktypes *t, const struct ktype *ty, char *buf, size_t len);
 /* ptype: a struct, union or enum with its members, one a line, each with

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "location.h"
 #include "types.h"
 
 static int grow(void **p, size_t *cap, size_t need, size_t size)
@@ -119,8 +120,42 @@ static int by_time(const void *a, const void *b)
 	return x->off < y->off ? -1 : x->off > y->off;
 }
 
+/* A splice at one of a function's return points: its return type. */
+static void exit_type(struct session *s, struct ktypes *t, struct event_log *log,
+		      const struct gilk_splice_info *sp, const struct ksym *sym)
+{
+	struct location loc = { .kind = LOC_EXIT, .addr = sym->addr };
+	struct loc_site *sites;
+	struct event_args *a, *more;
+	struct ktype ret, r;
+	struct gerr e;
+	bool exit = false;
+	size_t n;
+
+	if (ktypes_return(t, sym->name, &ret) || location_sites(s, &loc, &sites, &n, NULL, &e))
+		return;
+	for (size_t i = 0; i < n; i++)
+		exit |= sites[i].site == sp->site;
+	free(sites);
+	if (!exit || !(more = realloc(log->args, (log->nargs + 1) * sizeof(*more))))
+		return;
+	log->args = more;
+	a = &log->args[log->nargs++];
+	memset(a, 0, sizeof(*a));
+	a->splice = sp->id;
+	a->exit = true;
+	snprintf(a->func, sizeof(a->func), "%s", sym->name);
+	r = ktypes_resolve(t, &ret);
+	ktypes_name(t, &ret, a->ret_type, sizeof(a->ret_type));
+	a->ret_void = !r.id && !r.ptr;
+	a->ret_ptr = r.ptr > 0;
+	a->ret_signed = ktypes_is_signed(t, &r);
+	a->ret_size = (uint8_t)(ktypes_size(t, &r) > 0 && ktypes_size(t, &r) <= 8 ? ktypes_size(t, &r) : 8);
+}
+
 /* Which splices are at a function's entry, with the function's parameters
- * (BTF); without BTF, none: the registers are shown as they are. */
+ * (BTF), or at its return points, with its return type; without BTF, none:
+ * the registers are shown as they are. */
 static void entry_args(struct session *s, struct event_log *log)
 {
 	struct ktypes *t;
@@ -136,9 +171,13 @@ static void entry_args(struct session *s, struct event_log *log)
 		struct event_args *a, *more;
 		int n;
 
-		if (symtab_function(s->k->syms, sp->site, &sym, NULL, NULL) || strchr(sym->name, '.') ||
-		    session_block_site(s, sym->addr) != sp->site ||
-		    (n = ktypes_params(t, sym->name, names, ty)) <= 0)
+		if (symtab_function(s->k->syms, sp->site, &sym, NULL, NULL) || strchr(sym->name, '.'))
+			continue;
+		if (session_block_site(s, sym->addr) != sp->site) {
+			exit_type(s, t, log, sp, sym);
+			continue;
+		}
+		if ((n = ktypes_params(t, sym->name, names, ty)) <= 0)
 			continue;
 		more = realloc(log->args, (log->nargs + 1) * sizeof(*more));
 		if (!more)

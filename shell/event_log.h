@@ -28,13 +28,19 @@ struct event_rec {
 };
 
 /* A splice at a function's entry: the function's parameters by name, from
- * its BTF prototype, as its argument registers hold them at the hit. */
+ * its BTF prototype, as its argument registers hold them at the hit; at one
+ * of its return points (FUNC:exit): its return value's type. */
 struct event_args {
 	uint32_t splice;
+	bool exit;              /* at a return point: rax is the return value */
 	uint8_t n;
 	bool ptr[6];
 	char name[6][32];
 	char func[64];
+	/* exit: the return type's kind, size and name */
+	bool ret_ptr, ret_signed, ret_void;
+	uint8_t ret_size;
+	char ret_type[64];
 };
 
 struct event_log {

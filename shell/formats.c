@@ -105,6 +105,27 @@ static void entry_args(FILE *out, const struct event_log *log, const struct even
 
 	if (!a)
 		return;
+	if (a->exit) {
+		size_t i = 0;
+		uint64_t v;
+
+		while (i < n && strcmp(f[i].name, "rax"))
+			i++;
+		if (i == n || a->ret_void)
+			return;
+		v = f[i].value;
+		if (a->ret_size < 8)	/* the type's bytes of rax, as the caller reads them */
+			v &= (1ull << (8 * a->ret_size)) - 1;
+		fprintf(out, " | %s returned ", a->func);
+		if (a->ret_ptr)
+			fprintf(out, "(%s) 0x%" PRIx64, a->ret_type, v);
+		else if (a->ret_signed)
+			fprintf(out, "%" PRId64, a->ret_size < 8 && (v >> (8 * a->ret_size - 1)) & 1 ?
+				(int64_t)(v | ~0ull << (8 * a->ret_size)) : (int64_t)v);
+		else
+			fprintf(out, "%" PRIu64, v);
+		return;
+	}
 	for (int k = 0; k < a->n; k++) {
 		size_t i = 0;
 

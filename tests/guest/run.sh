@@ -809,6 +809,11 @@ dd if=/dev/zero of=/dev/null bs=4000 count=2 2>/dev/null
 ev=$(build/gilk -c 'events 1' -c 'unsplice all' 2>&1 | head -1)
 check "live: a regs event at a function's entry names its parameters ($(echo "$ev" | sed 's/.*| //'))" \
 	"$(echo "$ev" | grep -q ' | vfs_read(file=0x[0-9a-f]*, buf=0x[0-9a-f]*, count=4000, pos=0x[0-9a-f]*)$'; echo $?)"
+build/gilk -c 'splice vfs_read:exit regs if comm == "dd"' >/dev/null 2>&1
+dd if=/dev/zero of=/dev/null bs=4000 count=2 2>/dev/null
+ev=$(build/gilk -c 'events 1' -c 'unsplice all' 2>&1 | head -1)
+check "live: a regs event at a return point gives the return value by its BTF type ($(echo "$ev" | sed 's/.*| //'))" \
+	"$(echo "$ev" | grep -q ' | vfs_read returned 4000$'; echo $?)"
 
 # Defect 4 at unload: a kprobe over a splice's bytes when gilk.ko goes. The
 # splice cannot be reverted, so its trampoline stays, skipping gilk, and the

@@ -203,10 +203,19 @@ static int use_filter(struct session *s, struct use *u, const char *expr,
 	u->filter = NULL;
 	if (!expr && !calls)
 		return 0;
-	entry_params(s, loc, names, params);
-	if (site_filter_compile_params(expr, SF_ANY, s->set.filter_self ? (uint32_t)getpid() : 0,
-				       params, filter, e))
-		return -1;
+	/* parameters' names cost the kernel's BTF: read only for a filter that
+	 * names a field the site's registers do not */
+	params[0] = NULL;
+	if (site_filter_compile(expr, SF_ANY, s->set.filter_self ? (uint32_t)getpid() : 0,
+				filter, e)) {
+		if (!expr || !strstr(e->msg, "no field"))
+			return -1;
+		entry_params(s, loc, names, params);
+		if (!params[0] ||
+		    site_filter_compile_params(expr, SF_ANY, s->set.filter_self ? (uint32_t)getpid() : 0,
+					       params, filter, e))
+			return -1;
+	}
 	u->filter = filter;
 	return 0;
 }

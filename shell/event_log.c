@@ -161,7 +161,12 @@ static void entry_args(struct session *s, struct event_log *log)
 	struct ktypes *t;
 	struct gerr e;
 
-	if (types_get(s, &t, &e))
+	bool regs = false;
+
+	/* only the registers' events name them: BTF is read for those alone */
+	for (size_t i = 0; i < log->nsplices; i++)
+		regs |= !strcmp(log->splices[i].instrument, "regs");
+	if (!regs || types_get(s, &t, &e))
 		return;
 	for (size_t i = 0; i < log->nsplices; i++) {
 		const struct gilk_splice_info *sp = &log->splices[i];
@@ -171,7 +176,8 @@ static void entry_args(struct session *s, struct event_log *log)
 		struct event_args *a, *more;
 		int n;
 
-		if (symtab_function(s->k->syms, sp->site, &sym, NULL, NULL) || strchr(sym->name, '.'))
+		if (strcmp(sp->instrument, "regs") ||
+		    symtab_function(s->k->syms, sp->site, &sym, NULL, NULL) || strchr(sym->name, '.'))
 			continue;
 		if (session_block_site(s, sym->addr) != sp->site) {
 			exit_type(s, t, log, sp, sym);

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "coverage.h"
 #include "lines.h"
@@ -286,16 +287,19 @@ out:
 /* The path genhtml reads a file's source from: in the tree, absolute. */
 static void source_path(const struct kernel_lines *kl, uint32_t file, char *buf, size_t len)
 {
-	char joined[PATH_MAX + 1024];
+	char joined[2 * PATH_MAX + 1024], cwd[PATH_MAX];
 	const char *name = lineindex_file_name(kl->li, file);
 
 	if (name[0] == '/' || !kl->source[0]) {
 		snprintf(buf, len, "%s", name);
 		return;
 	}
-	snprintf(joined, sizeof(joined), "%s/%s", kl->source, name);
-	if (!realpath(joined, buf))
-		snprintf(buf, len, "%.*s", (int)(len - 1), joined);
+	/* absolute, as genhtml wants, with links kept as the index names them */
+	if (kl->source[0] == '/' || !getcwd(cwd, sizeof(cwd)))
+		snprintf(joined, sizeof(joined), "%s/%s", kl->source, name);
+	else
+		snprintf(joined, sizeof(joined), "%s/%s/%s", cwd, kl->source, name);
+	snprintf(buf, len, "%.*s", (int)(len - 1), joined);
 }
 
 /* The set's block at a function's start (its entry), if it is in it. */

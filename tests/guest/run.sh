@@ -225,6 +225,88 @@ site=load_percpu_segment
 awk '$3 == "load_percpu_segment" {found = 1} END {exit !found}' /proc/kallsyms || site=secondary_startup_64
 suite refuse $site EACCES early-cpu
 # Every block the planner accepts of what bring-up and resume run, spliced;
+# Source lines, live: the line index and source tree reach the guest
+# (scripts/lab copies the index into /var/cache/gilk/debug and shares the
+# tree over 9p), found by the running kernel's build id. Before the suspend
+# below: the share does not come back from it. Line coverage answers which lines of path_init ran for
+# an absolute path and which for a relative one, from coverage report alone.
+src=/var/cache/gilk/debug/src
+out=$(build/gilk -c 'info line path_init' -c 'list path_init' 2>&1)
+check "live: info line and list read the running kernel's line index ($(echo "$out" | head -1))" \
+	"$(echo "$out" | head -1 | grep -q '^Line [0-9]* of "fs/namei.c" starts at address .*<path_init>' &&
+	   echo "$out" | grep -q 'path_init(struct nameidata \*nd, unsigned flags)'; echo $?)"
+decl=$(grep -n '^static const char \*path_init(' $src/fs/namei.c | cut -d: -f1)
+abs=$(awk -v d="$decl" 'NR > d && /error = nd_jump_root\(nd\);/ {print NR; exit}' $src/fs/namei.c)
+rel=$(awk -v d="$decl" 'NR > d && /if \(nd->dfd == AT_FDCWD\) \{/ {print NR; exit}' $src/fs/namei.c)
+mkdir -p /tmp/lines && echo here >/tmp/lines/f
+build/gilk -batch -c 'coverage stop' >/dev/null 2>&1
+out=$(build/gilk -c 'coverage path_init if comm == "cat"' 2>&1)
+cat /tmp/lines/f >/dev/null
+build/gilk -c 'coverage report path_init' >/tmp/lines/abs.txt 2>&1
+build/gilk -c 'coverage reset' >/dev/null
+(cd /tmp/lines && cat f >/dev/null)
+build/gilk -c 'coverage report fs/namei.c' >/tmp/lines/rel.txt 2>&1
+count() { sed -n "s/^ *\([^:]*\): *$2:.*/\1/p" "$1"; }
+check "live: coverage report per line: for an absolute path cat ran path_init's line $abs (nd_jump_root: $(count /tmp/lines/abs.txt "$abs")) and not $rel ($(count /tmp/lines/abs.txt "$rel")); for a relative one, $rel ($(count /tmp/lines/rel.txt "$rel")) and not $abs ($(count /tmp/lines/rel.txt "$abs")) [$out]" \
+	"$([ -n "$abs" ] && [ -n "$rel" ] &&
+	   [ "$(count /tmp/lines/abs.txt "$abs")" -ge 1 ] 2>/dev/null && [ "$(count /tmp/lines/abs.txt "$rel")" = '#####' ] &&
+	   [ "$(count /tmp/lines/rel.txt "$rel")" -ge 1 ] 2>/dev/null && [ "$(count /tmp/lines/rel.txt "$abs")" = '#####' ] &&
+	   head -1 /tmp/lines/abs.txt | grep -q '^fs/namei.c (path_init): [0-9]* of [0-9]* lines with code ran'; echo $?)"
+out=$(build/gilk -c 'dump coverage --format lcov /tmp/lines/cov.info' 2>&1)
+check "live: dump coverage --format lcov writes a tracefile of the set's lines ($out)" \
+	"$(grep -q "^SF:$src/fs/namei.c\$" /tmp/lines/cov.info && grep -q "^FN:$decl,path_init\$" /tmp/lines/cov.info &&
+	   grep -q "^DA:$rel,[1-9][0-9]*\$" /tmp/lines/cov.info && grep -q '^end_of_record$' /tmp/lines/cov.info; echo $?)"
+build/gilk -c 'coverage stop' >/dev/null 2>&1
+jumped=$(awk -v d="$decl" 'NR > d && /nd->state \|= ND_JUMPED;/ {print NR; exit}' $src/fs/namei.c)
+out=$(build/gilk -c "splice fs/namei.c:$jumped count" 2>&1)
+ids=$(echo "$out" | sed -n 's/.*splices \([0-9]*\)\.\.\([0-9]*\)$/\1 \2/p')
+cat /tmp/lines/f >/dev/null
+hits=$(build/gilk -c "info splices" | awk -v a="${ids% *}" '$1 == a {print $3}')
+build/gilk -c "unsplice ${ids% *}" >/dev/null 2>&1
+check "live: splice FILE:LINE splices the blocks of that line, and they are hit ($out; $hits hits)" \
+	"$(echo "$out" | grep -q '^spliced [0-9]* of [0-9]* blocks of path_init with count' && [ "${hits:-0}" -ge 1 ]; echo $?)"
+
+# Typed values, live: the running kernel's BTF, memory read through gilk.ko.
+out=$(build/gilk -c 'p current->comm' -c 'p current->pid - current->tgid' -c 'p init_uts_ns.name.release' \
+	-c 'p jiffies' -c 'p current->real_parent->comm' 2>&1)
+j1=$(echo "$out" | sed -n 4p)
+j2=$(build/gilk -c 'p jiffies' 2>&1)
+check "live: print current->comm is gilk's own task, members through pointers, the running kernel's release, jiffies moves ($(echo "$out" | tr '\n' ' '); then $j2)" \
+	"$([ "$(echo "$out" | sed -n 1,3p)" = "\"gilk\"
+0
+\"$(uname -r)\"" ] && [ "$j2" -gt "$j1" ] 2>/dev/null && echo "$out" | sed -n 5p | grep -q '^"sh"$'; echo $?)"
+dmesg -c >/dev/null
+out=$(build/gilk -c 'p *(struct file *)0x10' 2>&1)
+out2=$(build/gilk -c 'p ((struct task_struct *)0xdead000000000000)->comm' 2>&1)
+check "live: a typed read of an address nothing maps is an error, never a fault ($out; $out2)" \
+	"$(echo "$out" | grep -q '^gilk: ' && echo "$out2" | grep -q '^gilk: ' && ! dmesg | grep -qE 'Oops|BUG:|general protection'; echo $?)"
+
+# A filter at a function's entry names its parameters, from its BTF prototype.
+out=$(build/gilk -c 'splice vfs_read if count == 12345' 2>&1)
+id=$(echo "$out" | sed -n 's/^splice \([0-9]*\) .*/\1/p')
+dd if=/dev/zero of=/dev/null bs=12345 count=3 2>/dev/null
+row=$(build/gilk -c "info splices" | awk -v i="$id" '$1 == i')
+build/gilk -c "unsplice $id" >/dev/null 2>&1
+bad=$(build/gilk -c 'splice vfs_read if size == 1' 2>&1)
+check "live: a filter at vfs_read's entry reads count by name: dd's three reads of 12345 bytes hit, the others are filtered ($row); a name it lacks is refused, naming its parameters" \
+	"$([ -n "$id" ] && [ "$(echo "$row" | awk '{print $3}')" = 3 ] && [ "$(echo "$row" | awk '{print $6}')" -gt 0 ] &&
+	   echo "$row" | grep -q 'if count == 12345' &&
+	   echo "$bad" | grep -q "file buf count pos"; echo $?)"
+
+out=$(build/gilk -c 'splice vfs_read regs if comm == "dd"' 2>&1)
+id=$(echo "$out" | sed -n 's/^splice \([0-9]*\) .*/\1/p')
+dd if=/dev/zero of=/dev/null bs=4000 count=2 2>/dev/null
+ev=$(build/gilk -c 'events 1' -c "unsplice $id" 2>&1 | head -1)
+check "live: a regs event at a function's entry names its parameters ($(echo "$ev" | sed 's/.*| //'))" \
+	"$(echo "$ev" | grep -q ' | vfs_read(file=0x[0-9a-f]*, buf=0x[0-9a-f]*, count=4000, pos=0x[0-9a-f]*)$'; echo $?)"
+out=$(build/gilk -c 'splice vfs_read:exit regs if comm == "dd"' 2>&1)
+ids=$(echo "$out" | sed -n 's/^  splice \([0-9]*\) at .*/\1/p' | tr '\n' ' ')
+dd if=/dev/zero of=/dev/null bs=4000 count=2 2>/dev/null
+ev=$(build/gilk -c 'events 1' -c "unsplice $ids" 2>&1 | head -1)
+build/gilk -c 'events' >/dev/null 2>&1
+check "live: a regs event at a return point gives the return value by its BTF type ($(echo "$ev" | sed 's/.*| //'))" \
+	"$(echo "$ev" | grep -q ' | vfs_read returned 4000$'; echo $?)"
+
 # CPU 1 taken off and on line, and the guest suspended to RAM and woken by
 # its RTC: the kernel lives, the splices counted what ran.
 fns=
@@ -736,84 +818,6 @@ check "the replayed BUG() oopses as the kernel's own: kernel BUG at the line, in
 out=$(build/gilk -c "unsplice $id" 2>&1)
 check "after the oops gilk still works: unsplice ($out)" "$([ "$out" = "unspliced 1" ]; echo $?)"
 echo 'gilk-lab: end of expected reports' >/dev/kmsg
-
-# Source lines, live: the line index and source tree reach the guest
-# (scripts/lab shares them on /var/cache/gilk/debug), found by the running
-# kernel's build id. Line coverage answers which lines of path_init ran for
-# an absolute path and which for a relative one, from coverage report alone.
-src=/var/cache/gilk/debug/src
-out=$(build/gilk -c 'info line path_init' -c 'list path_init' 2>&1)
-check "live: info line and list read the running kernel's line index ($(echo "$out" | head -1))" \
-	"$(echo "$out" | head -1 | grep -q '^Line [0-9]* of "fs/namei.c" starts at address .*<path_init>' &&
-	   echo "$out" | grep -q 'path_init(struct nameidata \*nd, unsigned flags)'; echo $?)"
-decl=$(grep -n '^static const char \*path_init(' $src/fs/namei.c | cut -d: -f1)
-abs=$(awk -v d="$decl" 'NR > d && /error = nd_jump_root\(nd\);/ {print NR; exit}' $src/fs/namei.c)
-rel=$(awk -v d="$decl" 'NR > d && /if \(nd->dfd == AT_FDCWD\) \{/ {print NR; exit}' $src/fs/namei.c)
-mkdir -p /tmp/lines && echo here >/tmp/lines/f
-build/gilk -batch -c 'coverage stop' >/dev/null 2>&1
-out=$(build/gilk -c 'coverage path_init if comm == "cat"' 2>&1)
-cat /tmp/lines/f >/dev/null
-build/gilk -c 'coverage report path_init' >/tmp/lines/abs.txt 2>&1
-build/gilk -c 'coverage reset' >/dev/null
-(cd /tmp/lines && cat f >/dev/null)
-build/gilk -c 'coverage report fs/namei.c' >/tmp/lines/rel.txt 2>&1
-count() { sed -n "s/^ *\([^:]*\): *$2:.*/\1/p" "$1"; }
-check "live: coverage report per line: for an absolute path cat ran path_init's line $abs (nd_jump_root: $(count /tmp/lines/abs.txt "$abs")) and not $rel ($(count /tmp/lines/abs.txt "$rel")); for a relative one, $rel ($(count /tmp/lines/rel.txt "$rel")) and not $abs ($(count /tmp/lines/rel.txt "$abs")) [$out]" \
-	"$([ -n "$abs" ] && [ -n "$rel" ] &&
-	   [ "$(count /tmp/lines/abs.txt "$abs")" -ge 1 ] 2>/dev/null && [ "$(count /tmp/lines/abs.txt "$rel")" = '#####' ] &&
-	   [ "$(count /tmp/lines/rel.txt "$rel")" -ge 1 ] 2>/dev/null && [ "$(count /tmp/lines/rel.txt "$abs")" = '#####' ] &&
-	   head -1 /tmp/lines/abs.txt | grep -q '^fs/namei.c (path_init): [0-9]* of [0-9]* lines with code ran'; echo $?)"
-out=$(build/gilk -c 'dump coverage --format lcov /tmp/lines/cov.info' 2>&1)
-check "live: dump coverage --format lcov writes a tracefile of the set's lines ($out)" \
-	"$(grep -q "^SF:$src/fs/namei.c\$" /tmp/lines/cov.info && grep -q "^FN:$decl,path_init\$" /tmp/lines/cov.info &&
-	   grep -q "^DA:$rel,[1-9][0-9]*\$" /tmp/lines/cov.info && grep -q '^end_of_record$' /tmp/lines/cov.info; echo $?)"
-build/gilk -c 'coverage stop' >/dev/null 2>&1
-jumped=$(awk -v d="$decl" 'NR > d && /nd->state \|= ND_JUMPED;/ {print NR; exit}' $src/fs/namei.c)
-out=$(build/gilk -c "splice fs/namei.c:$jumped count" 2>&1)
-ids=$(echo "$out" | sed -n 's/.*splices \([0-9]*\)\.\.\([0-9]*\)$/\1 \2/p')
-cat /tmp/lines/f >/dev/null
-hits=$(build/gilk -c "info splices" | awk -v a="${ids% *}" '$1 == a {print $3}')
-build/gilk -c "unsplice ${ids% *}" >/dev/null 2>&1
-check "live: splice FILE:LINE splices the blocks of that line, and they are hit ($out; $hits hits)" \
-	"$(echo "$out" | grep -q '^spliced [0-9]* of [0-9]* blocks of path_init with count' && [ "${hits:-0}" -ge 1 ]; echo $?)"
-
-# Typed values, live: the running kernel's BTF, memory read through gilk.ko.
-out=$(build/gilk -c 'p current->comm' -c 'p current->pid - current->tgid' -c 'p init_uts_ns.name.release' \
-	-c 'p jiffies' -c 'p current->real_parent->comm' 2>&1)
-j1=$(echo "$out" | sed -n 4p)
-j2=$(build/gilk -c 'p jiffies' 2>&1)
-check "live: print current->comm is gilk's own task, members through pointers, the running kernel's release, jiffies moves ($(echo "$out" | tr '\n' ' '); then $j2)" \
-	"$([ "$(echo "$out" | sed -n 1,3p)" = "\"gilk\"
-0
-\"$(uname -r)\"" ] && [ "$j2" -gt "$j1" ] 2>/dev/null && echo "$out" | sed -n 5p | grep -q '^"sh"$'; echo $?)"
-dmesg -c >/dev/null
-out=$(build/gilk -c 'p *(struct file *)0x10' 2>&1)
-out2=$(build/gilk -c 'p ((struct task_struct *)0xdead000000000000)->comm' 2>&1)
-check "live: a typed read of an address nothing maps is an error, never a fault ($out; $out2)" \
-	"$(echo "$out" | grep -q '^gilk: ' && echo "$out2" | grep -q '^gilk: ' && ! dmesg | grep -qE 'Oops|BUG:|general protection'; echo $?)"
-
-# A filter at a function's entry names its parameters, from its BTF prototype.
-out=$(build/gilk -c 'splice vfs_read if count == 12345' 2>&1)
-id=$(echo "$out" | sed -n 's/^splice \([0-9]*\) .*/\1/p')
-dd if=/dev/zero of=/dev/null bs=12345 count=3 2>/dev/null
-row=$(build/gilk -c "info splices" | awk -v i="$id" '$1 == i')
-build/gilk -c "unsplice $id" >/dev/null 2>&1
-bad=$(build/gilk -c 'splice vfs_read if size == 1' 2>&1)
-check "live: a filter at vfs_read's entry reads count by name: dd's three reads of 12345 bytes hit, the others are filtered ($row); a name it lacks is refused, naming its parameters" \
-	"$([ -n "$id" ] && [ "$(echo "$row" | awk '{print $3}')" = 3 ] && [ "$(echo "$row" | awk '{print $6}')" -gt 0 ] &&
-	   echo "$row" | grep -q 'if count == 12345' &&
-	   echo "$bad" | grep -q "file buf count pos"; echo $?)"
-
-out=$(build/gilk -c 'splice vfs_read regs if comm == "dd"' 2>&1)
-dd if=/dev/zero of=/dev/null bs=4000 count=2 2>/dev/null
-ev=$(build/gilk -c 'events 1' -c 'unsplice all' 2>&1 | head -1)
-check "live: a regs event at a function's entry names its parameters ($(echo "$ev" | sed 's/.*| //'))" \
-	"$(echo "$ev" | grep -q ' | vfs_read(file=0x[0-9a-f]*, buf=0x[0-9a-f]*, count=4000, pos=0x[0-9a-f]*)$'; echo $?)"
-build/gilk -c 'splice vfs_read:exit regs if comm == "dd"' >/dev/null 2>&1
-dd if=/dev/zero of=/dev/null bs=4000 count=2 2>/dev/null
-ev=$(build/gilk -c 'events 1' -c 'unsplice all' 2>&1 | head -1)
-check "live: a regs event at a return point gives the return value by its BTF type ($(echo "$ev" | sed 's/.*| //'))" \
-	"$(echo "$ev" | grep -q ' | vfs_read returned 4000$'; echo $?)"
 
 # Defect 4 at unload: a kprobe over a splice's bytes when gilk.ko goes. The
 # splice cannot be reverted, so its trampoline stays, skipping gilk, and the

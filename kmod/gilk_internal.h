@@ -161,6 +161,7 @@ struct gilk_splice_obj {
 	u64 __percpu *hits;	/* the count template increments it inline */
 	u64 __percpu *filtered;	/* hits the filter turned away */
 	struct gilk_filter_prog *filter;	/* NULL: every hit runs the instrument */
+	struct gilk_fetch *fetch;	/* NULL: its events fetch nothing */
 	struct gilk_tsc_ring *tsc_ring;	/* the tsc template writes it inline */
 	u64 tsc_tail;		/* the ring's next sequence to drain */
 	atomic64_t lost, missed;
@@ -194,6 +195,8 @@ struct gilk_filter_prog {
 struct gilk_hit {
 	struct gilk_ctx ctx;
 	struct gilk_splice_obj *s;
+	const void *fetched;	/* the fetch's values, every event appends; NULL: none */
+	u16 fetched_len;
 };
 
 extern struct mutex gilk_lock;
@@ -206,6 +209,13 @@ __printf(3, 4) int gilk_refuse(struct gilk_why *why, u32 code, const char *fmt, 
 
 int gilk_filter_check(const struct gilk_filter *f, struct gilk_why *why);
 struct gilk_filter_prog *gilk_filter_keep(const struct gilk_filter *f);
+/* fetch.c: a request's fetch, checked whole, kept, and run at a hit. */
+int gilk_fetch_check(const struct gilk_fetch *f, const struct gilk_instrument *ins,
+		     struct gilk_why *why);
+struct gilk_fetch *gilk_fetch_keep(const struct gilk_fetch *f);
+/* Into the CPU's buffer, inside the recursion guard: its len bytes. */
+const void *gilk_fetch_run(const struct gilk_fetch *f, const struct pt_regs *regs, u16 *len);
+u64 gilk_hit_field(u8 f, const struct pt_regs *regs);
 bool gilk_filter_pass(const struct gilk_filter_prog *f, const struct pt_regs *regs);
 /* hitpath.c: what every trampoline but the inline ones calls. */
 void gilk_entry(struct gilk_splice_obj *s, struct pt_regs *regs);
@@ -464,7 +474,6 @@ struct gilk_who {
 /* An event of the hit running now, on cpu. */
 struct trace_buffer;
 extern struct trace_buffer *gilk_events_rb;	/* events.c makes it */
-int gilk_event_write(struct gilk_splice_obj *s, int cpu, const void *p, u16 len);
 /* An event that happened at ns (ktime_get_mono_fast_ns()'s clock), run by who. */
 int gilk_event_write_at(struct gilk_splice_obj *s, int cpu, u64 ns,
 			const struct gilk_who *who, const void *p, u16 len);

@@ -189,6 +189,13 @@ notrace bool gilk_filter_pass(const struct gilk_filter_prog *f, const struct pt_
 
 NOKPROBE_SYMBOL(gilk_filter_pass);
 
+/* A field for the fetch (fetch.c), which starts its values from them. */
+notrace u64 gilk_hit_field(u8 f, const struct pt_regs *regs)
+{
+	return field(f, regs);
+}
+NOKPROBE_SYMBOL(gilk_hit_field);
+
 /*
  * Called by every trampoline but count's, with the splice and the site's
  * registers (NULL from the scratch template: the instrument needs none).
@@ -215,6 +222,13 @@ notrace void gilk_entry(struct gilk_splice_obj *s, struct pt_regs *regs)
 		hit.ctx.regs = regs;
 		hit.ctx.arg = s->arg;
 		hit.s = s;
+		hit.fetched = NULL;
+		hit.fetched_len = 0;
+		/* inside the guard: its reads may be spliced, and its buffer
+		 * is the CPU's one
+		 */
+		if (s->fetch)
+			hit.fetched = gilk_fetch_run(s->fetch, regs, &hit.fetched_len);
 		s->ins->fn(&hit.ctx);
 	} else {
 		atomic64_inc(&s->missed);
@@ -263,25 +277,17 @@ static __always_inline void who_now(struct gilk_who *w)
 	w->comm[sizeof(w->comm) - 1] = '\0';
 }
 
-notrace int gilk_event_write(struct gilk_splice_obj *s, int cpu, const void *p, u16 len)
-{
-	struct gilk_who who;
-
-	who_now(&who);
-	/* NMI-safe: splices run in NMIs */
-	return gilk_event_write_at(s, cpu, ktime_get_mono_fast_ns(), &who, p, len);
-}
-NOKPROBE_SYMBOL(gilk_event_write);
-
-notrace int gilk_event_write_at(struct gilk_splice_obj *s, int cpu, u64 ns,
-				const struct gilk_who *who, const void *p, u16 len)
+/* An event of payload p, then the hit's fetched values (more, NULL: none). */
+static __always_inline int event_write(struct gilk_splice_obj *s, int cpu, u64 ns,
+				       const struct gilk_who *who, const void *p, u16 len,
+				       const void *more, u16 more_len)
 {
 	struct ring_buffer_event *e;
 	struct gilk_event *h;
 
-	if (len > GILK_EVENT_MAX)
+	if (len > GILK_EVENT_MAX || more_len > GILK_EVENT_MAX - len)
 		return -EINVAL;
-	e = ring_buffer_lock_reserve(gilk_events_rb, sizeof(*h) + len);
+	e = ring_buffer_lock_reserve(gilk_events_rb, sizeof(*h) + len + more_len);
 	if (!e) {
 		atomic64_inc(&s->lost);
 		return -ENOSPC;
@@ -290,22 +296,37 @@ notrace int gilk_event_write_at(struct gilk_splice_obj *s, int cpu, u64 ns,
 	h->ns = ns;
 	h->splice = s->id;
 	h->cpu = cpu;
-	h->len = len;
+	h->len = len + more_len;
 	h->tid = who->tid;
 	h->pid = who->pid;
 	h->context = who->context;
 	h->task_gone = who->gone;
+	h->fetched = more != NULL;
 	memset(h->pad, 0, sizeof(h->pad));
 	memcpy(h->comm, who->comm, sizeof(h->comm));
 	memcpy(h + 1, p, len);
+	if (more)
+		memcpy((u8 *)(h + 1) + len, more, more_len);
 	gilk_rb_unlock_commit(gilk_events_rb, e);
 	return 0;
+}
+
+notrace int gilk_event_write_at(struct gilk_splice_obj *s, int cpu, u64 ns,
+				const struct gilk_who *who, const void *p, u16 len)
+{
+	return event_write(s, cpu, ns, who, p, len, NULL, 0);
 }
 NOKPROBE_SYMBOL(gilk_event_write_at);
 
 notrace int gilk_emit(const struct gilk_ctx *ctx, const void *payload, u16 len)
 {
-	return gilk_event_write(gilk_hit_splice(ctx), ctx->cpu, payload, len);
+	const struct gilk_hit *hit = container_of(ctx, struct gilk_hit, ctx);
+	struct gilk_who who;
+
+	who_now(&who);
+	/* NMI-safe: splices run in NMIs */
+	return event_write(hit->s, ctx->cpu, ktime_get_mono_fast_ns(), &who, payload, len,
+			   hit->fetched, hit->fetched_len);
 }
 EXPORT_SYMBOL_GPL(gilk_emit);
 NOKPROBE_SYMBOL(gilk_emit);

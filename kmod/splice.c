@@ -41,6 +41,7 @@ void gilk_obj_free(struct gilk_splice_obj *s)
 	gilk_traps_free(s->trap);
 	free_percpu(s->counts);
 	kfree(s->filter);
+	kfree(s->fetch);
 	/* no trampoline writes it any more: what it holds becomes events */
 	gilk_tsc_ring_drain(s, true);
 	gilk_tsc_ring_free(s->tsc_ring);
@@ -250,6 +251,8 @@ static int check_request(struct gilk_splice_obj *s, struct gilk_splice *req,
 	    ((req->flags & GILK_SPLICE_TRAP) ? req->npatch != 0 : req->npatch == 0) || req->pad)
 		return gilk_refuse(why, GILK_REFUSED_MALFORMED, "malformed splice request");
 	ret = gilk_filter_check(&req->filter, why);
+	if (!ret)
+		ret = gilk_fetch_check(&req->fetch, ins, why);
 	if (ret)
 		return ret;
 	if (req->tramp_len > s->tramp_size || req->evict_len > s->evict_size)
@@ -400,6 +403,13 @@ static int claim(struct gilk_splice *req, struct gilk_splice_obj **out,
 			goto fail;
 		}
 	}
+	if (req->fetch.len) {
+		s->fetch = gilk_fetch_keep(&req->fetch);
+		if (!s->fetch) {
+			ret = gilk_refuse(why, GILK_REFUSED_NO_MEMORY, "out of memory for the fetch");
+			goto fail;
+		}
+	}
 	if (own(s)) {
 		ret = gilk_refuse(why, GILK_REFUSED_NO_MEMORY, "out of memory for the ownership index");
 		goto fail;
@@ -415,6 +425,8 @@ static int claim(struct gilk_splice *req, struct gilk_splice_obj **out,
 fail:
 	kfree(s->filter);
 	s->filter = NULL;
+	kfree(s->fetch);
+	s->fetch = NULL;
 	gilk_traps_free(s->trap);
 	s->trap = NULL;
 	s->npatch = 0;
@@ -441,6 +453,8 @@ static void unclaim(struct gilk_splice_obj *s)
 	 */
 	kfree(s->filter);
 	s->filter = NULL;
+	kfree(s->fetch);
+	s->fetch = NULL;
 }
 
 /* Undoes the claims of objs[0..n): none of their bytes was written. */
@@ -607,4 +621,6 @@ void gilk_splice_info(const struct gilk_splice_obj *s, struct gilk_splice_info *
 	strscpy(out->site_name, s->site_name, sizeof(out->site_name));
 	if (s->filter)
 		strscpy(out->filter, s->filter->text, sizeof(out->filter));
+	if (s->fetch)
+		out->fetch = *s->fetch;
 }

@@ -112,6 +112,7 @@ int live_splice_batch(struct live *lv, const struct splice_plan *plans,
 struct live_use {
 	const char *instrument, *arg;
 	const struct gilk_filter *filter;
+	const struct gilk_fetch *fetch;	/* NULL: none */
 };
 int live_splice_batch_uses(struct live *lv, const struct splice_plan *plans,
 			   size_t n, const struct live_use *uses, size_t nuses,

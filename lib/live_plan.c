@@ -165,6 +165,8 @@ static int request_as(struct live *lv, const struct splice_plan *p,
 	snprintf(req->arg, sizeof(req->arg), "%s", arg ? arg : "");
 	if (u->filter)
 		req->filter = *u->filter;
+	if (u->fetch)
+		req->fetch = *u->fetch;
 	return 0;
 }
 
@@ -172,9 +174,9 @@ int live_request(struct live *lv, const struct splice_plan *p,
 		 const char *instrument, const char *arg,
 		 struct gilk_splice *req, size_t *reloc_off, struct gerr *e)
 {
-	struct live_use u = { instrument, arg, NULL };
+	struct live_use u = { instrument, arg, NULL, NULL };
 
-	return request_as(lv, p, &u, template_of(needs_of(lv, instrument), NULL), req,
+	return request_as(lv, p, &u, template_of(needs_of(lv, instrument), NULL, NULL), req,
 			  reloc_off, e);
 }
 
@@ -182,7 +184,7 @@ int live_splice_batch(struct live *lv, const struct splice_plan *plans,
 		      size_t n, const char *instrument, const char *arg,
 		      uint32_t *ids, struct gerr *e)
 {
-	struct live_use use = { instrument, arg, NULL };
+	struct live_use use = { instrument, arg, NULL, NULL };
 
 	return live_splice_batch_uses(lv, plans, n, &use, 1, ids, e);
 }
@@ -216,7 +218,7 @@ int live_splice_batch_uses(struct live *lv, const struct splice_plan *plans,
 		if (!last || strcmp(last, u->instrument))
 			needs = needs_of(lv, u->instrument);
 		last = u->instrument;
-		if (request_as(lv, &plans[built], u, template_of(needs, u->filter), &reqs[built],
+		if (request_as(lv, &plans[built], u, template_of(needs, u->filter, u->fetch), &reqs[built],
 			       NULL, e)) {
 			rc = -1;
 			break;

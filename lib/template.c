@@ -42,16 +42,20 @@ static size_t write_header(const struct splice_header *h, uint64_t tramp, uint64
 	return reachable(&p) ? gilk_tramp_header(out, &p) : 0;
 }
 
-enum gilk_tramp_kind template_of(uint32_t needs, const struct gilk_filter *f)
+enum gilk_tramp_kind template_of(uint32_t needs, const struct gilk_filter *f,
+				 const struct gilk_fetch *fetch)
 {
 	__u64 value;
 	__u8 field;
 	int pass;
 
-	if (f && needs == GILK_NEEDS_NOTHING && gilk_filter_task_test(f, &field, &value, &pass))
+	if (f && !(fetch && fetch->len) && needs == GILK_NEEDS_NOTHING &&
+	    gilk_filter_task_test(f, &field, &value, &pass))
 		return GILK_TRAMP_COUNT_TASK;
 	if (f)
 		needs = gilk_filter_needs(f, needs);
+	if (fetch)
+		needs = gilk_fetch_needs(fetch, needs);
 	return gilk_tramp_kind(needs, 0);
 }
 

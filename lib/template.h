@@ -18,12 +18,14 @@
 
 /*
  * The template gilk.ko gives a splice of an instrument that needs needs
- * (GILK_NEEDS_*) under filter f (NULL: none): what both need together, as
- * gilk_filter_needs() says, and count_task where f is one test of the task
- * and the instrument needs nothing. Whether the flags are saved around an
+ * (GILK_NEEDS_*) under filter f and fetch (NULL: none): what they need
+ * together, as gilk_filter_needs() and gilk_fetch_needs() say, and
+ * count_task where f is one test of the task and the instrument needs
+ * nothing. Whether the flags are saved around an
  * inline template is each plan's (template_init()).
  */
-enum gilk_tramp_kind template_of(uint32_t needs, const struct gilk_filter *f);
+enum gilk_tramp_kind template_of(uint32_t needs, const struct gilk_filter *f,
+				 const struct gilk_fetch *fetch);
 
 /* The most trampoline bytes plan p can need with template kind: what to
  * reserve (a BUG()/WARN() replay gets the full template). */

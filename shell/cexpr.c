@@ -4,6 +4,7 @@
 
 #include <ctype.h>
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,7 +20,48 @@ struct parser {
 	struct ktypes *t;
 	const char *p, *text;
 	struct gerr *e;
+	const char *cmd;	/* "print", or "fetch" */
+	/* fetch: the value compiled, what the site names, and whether a
+	 * value read at the hit is in it yet (one is) */
+	struct gilk_fetch_value *fv;
+	const struct cexpr_site *site;
+	bool read_at_hit;
 };
+
+static int perr(struct parser *ps, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int perr(struct parser *ps, const char *fmt, ...)
+{
+	char msg[400];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	return gerr_set(ps->e, "%s: %s", ps->cmd, msg);
+}
+
+/*
+ * Fetch: a read that happens at the hit, as the program's next step
+ * (uapi gilk.h): the value so far plus off.
+ */
+static int fetch_step(struct parser *ps, struct cval *v, uint8_t op, uint8_t width, uint64_t off)
+{
+	struct gilk_fetch_value *fv = ps->fv;
+
+	if (!v->sym) {	/* a constant address: the value starts from 0 */
+		if (ps->read_at_hit)
+			return perr(ps, "'%s' reads two values at the hit; fetch each on its own", ps->text);
+		fv->from = GILK_FETCH_FROM_ZERO;
+		ps->read_at_hit = v->sym = true;
+	}
+	if (fv->nsteps == GILK_FETCH_STEPS)
+		return perr(ps, "'%s' takes more than %d reads and adds", ps->text, GILK_FETCH_STEPS);
+	fv->step[fv->nsteps].op = op;
+	fv->step[fv->nsteps].width = width;
+	fv->step[fv->nsteps].off = (int64_t)off;
+	fv->nsteps++;
+	return 0;
+}
 
 static void blanks(struct parser *ps)
 {
@@ -58,8 +100,8 @@ static int ident(struct parser *ps, char *buf, size_t len)
 static int syntax(struct parser *ps, const char *what)
 {
 	if (!*ps->p)
-		return gerr_set(ps->e, "print: %s at the end", what);
-	return gerr_set(ps->e, "print: %s at '%s'", what, ps->p);
+		return perr(ps, "%s at the end", what);
+	return perr(ps, "%s at '%s'", what, ps->p);
 }
 
 static const struct ktype long_type = { 0, 0, false, 0 };
@@ -83,8 +125,16 @@ static int rvalue(struct parser *ps, struct cval *v)
 		return 0;
 	}
 	if (size <= 0 || size > 8)
-		return gerr_set(ps->e, "print: a value of %" PRId64 " bytes is no number", size);
+		return perr(ps, "a value of %" PRId64 " bytes is no number", size);
 	v->v = 0;
+	if (ps->fv) {	/* read at the hit; signed shown as such */
+		if (size == 3 || (size > 4 && size < 8))
+			return perr(ps, "a value of %" PRId64 " bytes is no number", size);
+		if (fetch_step(ps, v, GILK_FSTEP_LOAD, (uint8_t)size, v->addr))
+			return -1;
+		v->lvalue = false;
+		return 0;
+	}
 	if (session_read(ps->s, v->addr, &v->v, (size_t)size, ps->e))
 		return -1;
 	if (ktypes_is_signed(ps->t, &v->type) && size < 8 && (v->v >> (8 * size - 1)) & 1)
@@ -128,6 +178,72 @@ static int try_cast(struct parser *ps, struct ktype *ty, bool *is_cast)
 	return 0;
 }
 
+/* A register's field (GILK_FF_*): rdi..r15, rip, rflags, arg0..arg5. */
+static int reg_field(const char *name)
+{
+	static const char *const regs[] = {
+		"rax", "rbx", "rcx", "rdx", "rsi", "rdi", "rbp", "rsp",
+		"r8", "r9", "r10", "r11", "r12", "r13", "r14", "r15",
+	};
+
+	for (int i = 0; i < 16; i++)
+		if (!strcmp(name, regs[i]))
+			return GILK_FF_RAX + i;
+	if (!strncmp(name, "arg", 3) && name[3] >= '0' && name[3] <= '5' && !name[4])
+		return GILK_FF_ARG0 + name[3] - '0';
+	if (!strcmp(name, "rip"))
+		return GILK_FF_RIP;
+	if (!strcmp(name, "rflags"))
+		return GILK_FF_FLAGS;
+	return -1;
+}
+
+/*
+ * Fetch: a name the hit gives (a parameter at the entry, retval at a
+ * return point, a register, current): 1 with v the value read there, 0
+ * for another name (a global), -1 on error.
+ */
+static int site_name(struct parser *ps, const char *name, struct cval *v)
+{
+	const struct cexpr_site *site = ps->site;
+	int field = -1;
+	bool typed = false;
+
+	for (int i = 0; site && i < site->nparams; i++)
+		if (!strcmp(name, site->params[i])) {
+			field = GILK_FF_ARG0 + i;
+			v->type = site->ptypes[i];
+			typed = true;
+		}
+	if (field < 0 && site && site->have_ret && !strcmp(name, "retval")) {
+		field = GILK_FF_RAX;
+		v->type = site->ret;
+		typed = true;
+	}
+	if (field < 0 && !strcmp(name, "retval"))
+		field = GILK_FF_RAX;
+	if (field < 0)
+		field = reg_field(name);
+	if (field < 0 && !strcmp(name, "current")) {
+		if (ktypes_parse(ps->t, "struct task_struct", &v->type, ps->e))
+			return -1;
+		v->type.ptr = 1;
+		field = GILK_FETCH_FROM_TASK;
+		typed = true;
+	}
+	if (field < 0)
+		return 0;
+	if (ps->read_at_hit)
+		return perr(ps, "'%s' reads two values at the hit; fetch each on its own", ps->text);
+	if (!typed && ktypes_parse(ps->t, "unsigned long", &v->type, ps->e))
+		return -1;
+	ps->fv->from = (uint8_t)field;
+	ps->read_at_hit = true;
+	v->typed = v->sym = true;
+	v->v = 0;
+	return 1;
+}
+
 static int primary(struct parser *ps, struct cval *v)
 {
 	const struct ksym *fn;
@@ -149,7 +265,7 @@ static int primary(struct parser *ps, struct cval *v)
 		if (isalnum((unsigned char)*end) || *end == '_') {
 			size_t n = strcspn(ps->p, " \t+-*()[]");
 
-			return gerr_set(ps->e, "print: '%.*s' is not a number (decimal or 0x-hex)", (int)n, ps->p);
+			return perr(ps, "'%.*s' is not a number (decimal or 0x-hex)", (int)n, ps->p);
 		}
 		ps->p = end;
 		v->typed = true;
@@ -158,6 +274,13 @@ static int primary(struct parser *ps, struct cval *v)
 	}
 	if (ident(ps, name, sizeof(name)))
 		return syntax(ps, "a variable, a number or '(' expected");
+	if (ps->fv)
+		switch (site_name(ps, name, v)) {
+		case -1:
+			return -1;
+		case 1:
+			return 0;
+		}
 	if (!strcmp(name, "current")) {
 		if (types_current(ps->s, &v->addr, ps->e) ||
 		    ktypes_parse(ps->t, "struct task_struct", &v->type, ps->e))
@@ -192,26 +315,28 @@ static int member(struct parser *ps, struct cval *v, bool arrow)
 	if (ident(ps, name, sizeof(name)))
 		return syntax(ps, "a member's name expected");
 	if (!v->typed)
-		return gerr_set(ps->e, "print: %s has no type, so no member '%s'", ps->text, name);
+		return perr(ps, "%s has no type, so no member '%s'", ps->text, name);
 	if (v->typed)
 		v->type = ktypes_resolve(ps->t, &v->type);
 	if (arrow) {
 		if (!v->type.ptr)
-			return gerr_set(ps->e, "print: '->%s' needs a pointer; this is no pointer (use '.')", name);
+			return perr(ps, "'->%s' needs a pointer; this is no pointer (use '.')", name);
 		if (rvalue(ps, v))
 			return -1;
 		v->type = ktypes_element(ps->t, &v->type);
 		v->addr = v->v;
 		v->lvalue = true;
 	} else if (v->type.ptr && !v->type.array) {
-		return gerr_set(ps->e, "print: '.%s' on a pointer (use '->')", name);
+		return perr(ps, "'.%s' on a pointer (use '->')", name);
 	}
 	if (!v->lvalue)
-		return gerr_set(ps->e, "print: '.%s' needs a value in memory", name);
+		return perr(ps, "'.%s' needs a value in memory", name);
 	if (ktypes_member(ps->t, &v->type, name, &m, ps->e))
 		return -1;
 	v->type = m.type;
 	v->addr += m.offset;
+	if (m.bits && ps->fv)
+		return perr(ps, "'%s' is a bit-field, which fetch does not read", name);
 	if (m.bits) {	/* a bitfield: read and cut out now */
 		uint64_t w = 0;
 
@@ -241,15 +366,17 @@ static int postfix(struct parser *ps, struct cval *v)
 
 			if (expr(ps, &i) || rvalue(ps, &i))
 				return -1;
+			if (i.sym)
+				return perr(ps, "a subscript read at the hit; only a constant one is fetched");
 			if (!eat(ps, "]"))
 				return syntax(ps, "']' expected");
 			if (!v->typed || (!v->type.array && !ktypes_resolve(ps->t, &v->type).ptr &&
 					  !ktypes_resolve(ps->t, &v->type).array))
-				return gerr_set(ps->e, "print: a subscript needs an array or a pointer");
+				return perr(ps, "a subscript needs an array or a pointer");
 			el = ktypes_element(ps->t, &v->type);
 			es = ktypes_size(ps->t, &el);
 			if (es <= 0)
-				return gerr_set(ps->e, "print: its elements have no size");
+				return perr(ps, "its elements have no size");
 			if (ktypes_resolve(ps->t, &v->type).ptr && !ktypes_resolve(ps->t, &v->type).array) {
 				if (rvalue(ps, v))
 					return -1;
@@ -272,6 +399,8 @@ static int unary(struct parser *ps, struct cval *v)
 	if (eat(ps, "-")) {
 		if (unary(ps, v) || (v->typed && rvalue(ps, v)))
 			return -1;
+		if (v->sym)
+			return perr(ps, "'-' of a value read at the hit is not fetched");
 		v->v = -v->v;
 		return 0;
 	}
@@ -279,7 +408,7 @@ static int unary(struct parser *ps, struct cval *v)
 		if (unary(ps, v))
 			return -1;
 		if (!v->typed || !ktypes_resolve(ps->t, &v->type).ptr)
-			return gerr_set(ps->e, "print: '*' needs a pointer (cast an address: *(struct file *)0x...)");
+			return perr(ps, "'*' needs a pointer (cast an address: *(struct file *)0x...)");
 		if (rvalue(ps, v))
 			return -1;
 		v->type = ktypes_element(ps->t, &v->type);
@@ -295,7 +424,7 @@ static int unary(struct parser *ps, struct cval *v)
 			return 0;
 		}
 		if (!v->lvalue)
-			return gerr_set(ps->e, "print: '&' needs a value in memory");
+			return perr(ps, "'&' needs a value in memory");
 		v->v = v->addr;
 		v->lvalue = false;
 		v->type.ptr++;
@@ -337,6 +466,8 @@ static int expr(struct parser *ps, struct cval *v)
 			return 0;
 		if (unary(ps, &r) || (v->typed && rvalue(ps, v)) || (r.typed && rvalue(ps, &r)))
 			return -1;
+		if (r.sym)	/* (v is constant: one value is read at the hit) */
+			return perr(ps, "put the value read at the hit first: %s + N", ps->text);
 		if (v->typed && v->type.ptr) {
 			struct ktype el = ktypes_element(ps->t, &v->type);
 			int64_t es = ktypes_size(ps->t, &el);
@@ -359,7 +490,7 @@ static int expr(struct parser *ps, struct cval *v)
 
 int cexpr_eval(struct session *s, const char *text, struct cval *out, struct gerr *e)
 {
-	struct parser ps = { s, NULL, text, text, e };
+	struct parser ps = { s, NULL, text, text, e, "print", NULL, NULL, false };
 
 	if (types_get(s, &ps.t, e))
 		return -1;
@@ -375,7 +506,7 @@ int cexpr_eval(struct session *s, const char *text, struct cval *out, struct ger
 
 int cexpr_scalar(struct session *s, struct cval *v, struct gerr *e)
 {
-	struct parser ps = { s, NULL, "", "", e };
+	struct parser ps = { s, NULL, "", "", e, "print", NULL, NULL, false };
 
 	if (!v->typed)
 		return 0;
@@ -454,4 +585,71 @@ int cexpr_print(struct session *s, const struct cval *v, bool hex, struct gerr *
 	if (buf != small)
 		free(buf);
 	return 0;
+}
+
+static bool is_char(const struct ktypes *t, const struct ktype *ty)
+{
+	return !ty->ptr && !ty->array && ktypes_is_integer(t, ty) && ktypes_size(t, ty) == 1;
+}
+
+/* A string fetched through a char pointer: as bpftrace's str() reads. */
+#define FETCH_STR_DEFAULT 64
+
+/* The end of a fetched value: a string, or a number read whole. */
+static int fetch_last(struct parser *ps, struct cval *v)
+{
+	struct gilk_fetch_value *fv = ps->fv;
+	struct ktype ty = ktypes_resolve(ps->t, &v->type), el;
+	int64_t size;
+
+	if (v->lvalue && ty.array) {
+		el = ktypes_element(ps->t, &ty);
+		el = ktypes_resolve(ps->t, &el);
+		if (!is_char(ps->t, &el))
+			return perr(ps, "'%s' is an array: fetch one element of it ([N])", ps->text);
+		fv->show = GILK_FSHOW_STRING;
+		return fetch_step(ps, v, GILK_FSTEP_STRING,
+				  ty.nelem && ty.nelem < GILK_FETCH_STR_MAX ? (uint8_t)ty.nelem :
+				  GILK_FETCH_STR_MAX, v->addr);
+	}
+	if (v->lvalue && ktypes_is_struct(ps->t, &ty))
+		return perr(ps, "'%s' is a struct or union: fetch one of its members (ptype shows them)",
+			    ps->text);
+	if (rvalue(ps, v))
+		return -1;
+	if (!v->sym)
+		return perr(ps, "'%s' is known now, not read at the hit: print shows it", ps->text);
+	ty = ktypes_resolve(ps->t, &v->type);
+	if (ty.ptr == 1) {
+		el = ktypes_element(ps->t, &ty);
+		el = ktypes_resolve(ps->t, &el);
+		if (is_char(ps->t, &el)) {
+			fv->show = GILK_FSHOW_STRING;
+			return fetch_step(ps, v, GILK_FSTEP_STRING, FETCH_STR_DEFAULT, v->v);
+		}
+	}
+	if (v->v && fetch_step(ps, v, GILK_FSTEP_ADD, 0, v->v))
+		return -1;
+	size = ktypes_size(ps->t, &ty);
+	fv->size = size == 1 || size == 2 || size == 4 ? (uint8_t)size : 8;
+	fv->show = ty.ptr ? GILK_FSHOW_HEX : ktypes_is_signed(ps->t, &ty) ? GILK_FSHOW_SIGNED :
+		   GILK_FSHOW_UNSIGNED;
+	return 0;
+}
+
+int cexpr_fetch(struct session *s, const char *text, const struct cexpr_site *site,
+		struct gilk_fetch_value *out, struct gerr *e)
+{
+	struct parser ps = { s, NULL, text, text, e, "fetch", out, site, false };
+	struct cval v;
+
+	memset(out, 0, sizeof(*out));
+	if (types_get(s, &ps.t, e) || expr(&ps, &v))
+		return -1;
+	blanks(&ps);
+	if (*ps.p)
+		return syntax(&ps, "'+' or '-' expected");
+	if (!v.typed)
+		return perr(&ps, "'%s' has no type to fetch it by; cast it: (char *)rsi", text);
+	return fetch_last(&ps, &v);
 }

@@ -23,10 +23,34 @@ struct cval {
 	uint64_t addr, v;
 	bool symbol;            /* untyped: an address with a symbol (a function) */
 	bool unknown;           /* a variable of no known type, named bare */
+	bool sym;               /* fetch: v (or addr) is relative to a value read at the hit */
 	char why[512];          /* why its type is not known */
 };
 
 int cexpr_eval(struct session *s, const char *text, struct cval *out, struct gerr *e);
+
+/*
+ * What a fetch may name at its site besides registers (rdi..r15, arg0..arg5,
+ * rip, rflags, retval: rax), current and globals: a function's parameters
+ * at its entry, its typed return value at a return point.
+ */
+struct cexpr_site {
+	int nparams;
+	char params[6][64];
+	struct ktype ptypes[6];
+	bool have_ret;
+	struct ktype ret;
+};
+
+/*
+ * Compiles text into one value of a fetch program (uapi gilk.h), by the
+ * same grammar: every read becomes a step gilk.ko runs at the hit, so
+ * nothing is read now. A char array or char pointer at the end is fetched
+ * as a string, a number or pointer as 8 bytes; a struct, a bit-field, or
+ * two values read at the hit are refused.
+ */
+int cexpr_fetch(struct session *s, const char *text, const struct cexpr_site *site,
+		struct gilk_fetch_value *out, struct gerr *e);
 /* A value in memory read as a number into v->v (integers, pointers). */
 int cexpr_scalar(struct session *s, struct cval *v, struct gerr *e);
 /* Prints a value as print shows it; hex: /x. */

@@ -9,11 +9,12 @@
 #include "event_fields.h"
 #include "histogram.h"
 
-/* What "by" groups on: a histogram for each of its values. */
+/* What "by" groups on: a histogram for each of its values (or a value a
+ * splice fetched: a file's name, a flag). */
 static const char *const keys[] = { "comm", "pid", "tid", "cpu", "splice", "context", NULL };
 
 struct group {
-	char key[GILK_COMM_LEN + 8];
+	char key[GILK_FETCH_STR_MAX + 8];
 	struct histogram h;
 };
 
@@ -95,9 +96,13 @@ static int parse_args(int argc, char **argv, const struct payload_layouts *pl, u
 		for (size_t k = 0; keys[k]; k++)
 			if (!strcmp(keys[k], argv[i + 1]))
 				*by = keys[k];
+		if (!*by && !event_field_in_header(argv[i + 1]) &&
+		    event_field_kind((void *)pl, argv[i + 1]) != FILTER_NONE &&
+		    payload_fetched(pl, argv[i + 1]))
+			*by = argv[i + 1];
 		if (!*by)
-			return gerr_set(e, "hist by comm, pid, tid, cpu, splice or context, not '%s'",
-					argv[i + 1]);
+			return gerr_set(e, "hist by comm, pid, tid, cpu, splice, context or a "
+					"fetched value, not '%s'", argv[i + 1]);
 	}
 	return 0;
 }
@@ -203,9 +208,10 @@ const struct command cmd_hist = {
 		"power-of-two buckets, as bpftrace's hist(): FIELD is an event's (cpu,\n"
 		"pid, tid, time_ns, splice) or its payload's (tsc; rax..r15, rip,\n"
 		"rflags of regs; arg0..arg5 of argfilter; ns, the duration of a call, of\n"
-		"latency; len of skb; ...: a name no event has is refused with the\n"
+		"latency; len of skb; a number a splice fetched; ...: a name no event has is refused with the\n"
 		"list). With SPLICE, only that splice's events count; with \"by KEY\"\n"
-		"(comm, pid, tid, cpu, splice or context), one histogram for each of its\n"
+		"(comm, pid, tid, cpu, splice, context, or a value a splice fetched:\n"
+		"by filename), one histogram for each of its\n"
 		"values, the most events first, as bpftrace's @[comm] = hist(...); with\n"
 		"\"if EXPR\" (as events takes it), only the events EXPR matches. The\n"
 		"events drawn are consumed.",

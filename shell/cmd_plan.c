@@ -9,6 +9,7 @@
 #include "blockset.h"
 #include "lines.h"
 #include "commands.h"
+#include "fetch.h"
 #include "location.h"
 #include "reloc_arm64.h"
 #include "template.h"
@@ -96,7 +97,45 @@ static int plan_sites(struct session *s, const struct location *loc, struct gerr
 	return 0;
 }
 
+/* "plan ... fetch EXPR": the program gilk.ko would run, as kprobe events
+ * would write it, checked offline against the kernel's BTF. */
+static int show_fetch(struct session *s, const char *text, const struct location *loc,
+		      struct gerr *e)
+{
+	struct cexpr_site site;
+	struct gilk_fetch f;
+	char desc[700];
+
+	fetch_site_at(s, loc, &site);
+	if (fetch_compile(s, text, &site, &f, e))
+		return -1;
+	for (uint32_t i = 0; i < f.len; i++) {
+		fetch_describe(&f.value[i], desc, sizeof(desc));
+		fprintf(s->out, "fetch %s: %s\n", f.value[i].name, desc);
+	}
+	return 0;
+}
+
+static int plan_one(struct session *s, int argc, char **argv, struct location *loc,
+		    struct gerr *e);
+
 static int run(struct session *s, int argc, char **argv, struct gerr *e)
+{
+	char text[512];
+	struct location loc;
+	bool fetch = fetch_take(&argc, argv, text, sizeof(text));
+
+	memset(&loc, 0, sizeof(loc));
+	loc.kind = LOC_BLOCKS;
+	if (argc < 2)
+		return command_usage(&cmd_plan, e);
+	if (plan_one(s, argc, argv, &loc, e))
+		return -1;
+	return fetch ? show_fetch(s, text, loc.kind == LOC_BLOCKS ? NULL : &loc, e) : 0;
+}
+
+static int plan_one(struct session *s, int argc, char **argv, struct location *out,
+		    struct gerr *e)
 {
 	struct splice_plan p;
 	struct location loc;
@@ -114,6 +153,7 @@ static int run(struct session *s, int argc, char **argv, struct gerr *e)
 		return command_usage(&cmd_plan, e);
 	if (location_parse(s, argv + 1, argc - 1, &loc, e))
 		return -1;
+	*out = loc;
 	if (!location_is_single(&loc))
 		return plan_sites(s, &loc, e);
 	addr = loc.addr;
@@ -149,7 +189,7 @@ const struct command cmd_plan = {
 	.run = run,
 	.min_args = 1,
 	.max_args = ARGS_ANY,
-	.usage = "plan [--blocks] LOCATION...",
+	.usage = "plan [--blocks] LOCATION... [fetch EXPR[, EXPR]...]",
 	.help = "Shows how a splice at LOCATION would be made: a 5-byte jmp, or a\n"
 		"2-byte jmp to a bounce slot; the bytes it displaces and how many of\n"
 		"them are instructions to relocate; or why it cannot be made. A\n"
@@ -162,6 +202,8 @@ const struct command cmd_plan = {
 		"of that line's code in every function it is in, as --blocks does.\n"
 		"--blocks: for every block of each function named, and of every\n"
 		"function a glob matches ('tcp_*'), how many could be spliced and why\n"
-		"the others could not, per function.",
+		"the others could not, per function. fetch EXPR: the program gilk.ko\n"
+		"would run for \"splice ... fetch EXPR\", as kprobe events write it\n"
+		"(plan do_sys_openat2 fetch filename: +0(%si):string).",
 	.complete = COMPLETE_LOCATION,
 };

@@ -9,6 +9,7 @@
 #include "commands.h"
 #include "lines.h"
 #include "location.h"
+#include "fetch.h"
 #include "site_filter.h"
 #include "splice_sites.h"
 #include "types.h"
@@ -42,23 +43,25 @@ static int single_site(struct session *s, const struct location *loc, uint64_t *
 struct use {
 	const char *ins, *arg;
 	const struct gilk_filter *filter;	/* NULL: none */
+	const struct gilk_fetch *fetch;		/* NULL: none */
 };
 
 /* " if EXPR" for the messages, or "". */
 static const char *if_text(const struct use *u, char *buf, size_t len)
 {
-	if (!u->filter)
+	if (!u->filter && !u->fetch)
 		return "";
-	snprintf(buf, len, " if %s", u->filter->text);
+	snprintf(buf, len, "%s%s%s%s", u->fetch ? " fetch " : "", u->fetch ? u->fetch->text : "",
+		 u->filter ? " if " : "", u->filter ? u->filter->text : "");
 	return buf;
 }
 
 static int splice_one(struct session *s, const struct location *loc, unsigned flags,
 		      const struct use *u, struct gerr *e)
 {
-	struct live_use use = { u->ins, u->arg, u->filter };
+	struct live_use use = { u->ins, u->arg, u->filter, u->fetch };
 	const char *ins = u->ins, *arg = u->arg;
-	char cond[GILK_FILTER_TEXT_MAX + 8];
+	char cond[GILK_FILTER_TEXT_MAX + GILK_FETCH_TEXT_MAX + 16];
 	struct splice_plan p;
 	uint64_t site;
 	uint32_t id;
@@ -81,9 +84,9 @@ static int splice_one(struct session *s, const struct location *loc, unsigned fl
 static int splice_blocks(struct session *s, char *const *args, int nargs,
 			 const struct use *u, struct gerr *e)
 {
-	struct live_use use = { u->ins, u->arg, u->filter };
+	struct live_use use = { u->ins, u->arg, u->filter, u->fetch };
 	const char *ins = u->ins;
-	char cond[GILK_FILTER_TEXT_MAX + 8];
+	char cond[GILK_FILTER_TEXT_MAX + GILK_FETCH_TEXT_MAX + 16];
 	struct blockset bs;
 	uint32_t *ids = NULL;
 	int rc = -1;
@@ -147,34 +150,38 @@ out:
  * inline count or tsc without a filter stays inline: tsc's events of
  * gilk's own are left out when read.
  */
-/* At a function's entry (past ftrace), its parameters' names, which a
- * filter may read for arg0..arg5; none elsewhere, where the argument
- * registers hold whatever the code put there since. params[] ends with
- * NULL. A copy the compiler made (.isra, .constprop) may take other
- * arguments: no names. */
-static void entry_params(struct session *s, const struct location *loc, char names[6][64],
-			 const char *params[7])
+/*
+ * The fetch of a splice: compiled for its site, for an instrument that
+ * records events (count records none for the values to join).
+ */
+static int use_fetch(struct session *s, struct use *u, const char *text,
+		     const struct location *loc, struct gilk_fetch *fetch, struct gerr *e)
 {
-	const struct ksym *sym;
-	struct ktypes *t;
-	struct gerr e;
-	int n = 0;
+	struct gilk_instrument_info *list;
+	struct cexpr_site site;
+	bool silent = false;
+	size_t nlist;
 
-	params[0] = NULL;
-	if (!loc || (loc->kind != LOC_ENTRY && loc->kind != LOC_ADDR) ||
-	    symtab_function(s->k->syms, loc->addr, &sym, NULL, NULL) || strchr(sym->name, '.') ||
-	    (loc->kind == LOC_ADDR && loc->addr != sym->addr) || types_get(s, &t, &e))
-		return;
-	n = ktypes_params(t, sym->name, names, NULL);
-	for (int i = 0; i < n; i++)
-		params[i] = names[i];
-	params[n > 0 ? n : 0] = NULL;
+	if (live_instruments(&s->lv, &list, &nlist, e))
+		return -1;
+	for (size_t i = 0; i < nlist; i++)
+		if (!strncmp(list[i].name, u->ins, sizeof(list[i].name)))
+			silent = list[i].needs == GILK_NEEDS_NOTHING;
+	free(list);
+	if (silent)
+		return gerr_set(e, "fetch: %s records no events for the values to join; splice an "
+				"instrument that does: splice LOCATION regs fetch %s", u->ins, text);
+	fetch_site_at(s, loc, &site);
+	if (fetch_compile(s, text, &site, fetch, e))
+		return -1;
+	u->fetch = fetch;
+	return 0;
 }
 
 static int use_filter(struct session *s, struct use *u, const char *expr,
 		      const struct location *loc, struct gilk_filter *filter, struct gerr *e)
 {
-	char names[6][64];
+	struct cexpr_site site;
 	const char *params[7];
 	struct gilk_instrument_info *list;
 	char both[GILK_FILTER_TEXT_MAX + 64];
@@ -210,7 +217,9 @@ static int use_filter(struct session *s, struct use *u, const char *expr,
 				filter, e)) {
 		if (!expr || !strstr(e->msg, "no field"))
 			return -1;
-		entry_params(s, loc, names, params);
+		fetch_site_at(s, loc, &site);
+		for (int k = 0; k <= site.nparams; k++)
+			params[k] = k < site.nparams ? site.params[k] : NULL;
 		if (!params[0] ||
 		    site_filter_compile_params(expr, SF_ANY, s->set.filter_self ? (uint32_t)getpid() : 0,
 					       params, filter, e))
@@ -234,7 +243,8 @@ static bool is_instrument(const struct gilk_instrument_info *list, size_t n, con
  * instrument, which an ARG may follow.
  */
 static int run_blocks(struct session *s, int argc, char **argv, int i, struct use *u,
-		      const char *expr, struct gilk_filter *filter, struct gerr *e)
+		      const char *expr, struct gilk_filter *filter, const char *fetch_text,
+		      struct gilk_fetch *fetch, struct gerr *e)
 {
 	struct gilk_instrument_info *list;
 	size_t nlist;
@@ -251,7 +261,8 @@ static int run_blocks(struct session *s, int argc, char **argv, int i, struct us
 		u->ins = argv[end];
 		u->arg = argc - end > 1 ? argv[end + 1] : "";
 	}
-	if (use_filter(s, u, expr, NULL, filter, e))
+	if (use_filter(s, u, expr, NULL, filter, e) ||
+	    (fetch_text && use_fetch(s, u, fetch_text, NULL, fetch, e)))
 		return -1;
 	return splice_blocks(s, argv + i, end - i, u, e);
 }
@@ -260,8 +271,8 @@ static int run_blocks(struct session *s, int argc, char **argv, int i, struct us
 static int splice_exits(struct session *s, const struct location *loc, unsigned flags,
 			const struct use *u, struct gerr *e)
 {
-	struct live_use use = { u->ins, u->arg, u->filter };
-	char cond_text[GILK_FILTER_TEXT_MAX + 8];
+	struct live_use use = { u->ins, u->arg, u->filter, u->fetch };
+	char cond_text[GILK_FILTER_TEXT_MAX + GILK_FETCH_TEXT_MAX + 16];
 	struct loc_site *exits;
 	uint64_t *sites = NULL;
 	uint32_t *ids = NULL;
@@ -307,9 +318,13 @@ static int run(struct session *s, int argc, char **argv, struct gerr *e)
 	unsigned flags = s->set.trap ? SPLICE_ALLOW_TRAP : 0;
 	bool blocks = false;
 	int i = 1;
-	struct use u = { s->set.instrument, s->set.arg, NULL };
+	struct use u = { s->set.instrument, s->set.arg, NULL, NULL };
 	struct gilk_filter filter;
+	struct gilk_fetch fetch;
 	const char *expr = site_filter_take(&argc, argv);
+	char fetch_buf[512];
+	const char *fetch_text = fetch_take(&argc, argv, fetch_buf, sizeof(fetch_buf)) ?
+				 fetch_buf : NULL;
 
 	for (; i < argc && argv[i][0] == '-' && argv[i][1] == '-'; i++) {
 		if (!strcmp(argv[i], "--blocks"))
@@ -324,7 +339,7 @@ static int run(struct session *s, int argc, char **argv, struct gerr *e)
 		blocks = true;
 	/* the filter is compiled once the instrument is known */
 	if (blocks)
-		return run_blocks(s, argc, argv, i, &u, expr, &filter, e);
+		return run_blocks(s, argc, argv, i, &u, expr, &filter, fetch_text, &fetch, e);
 	if (argc - i < 1 || argc - i - location_nwords(argv[i]) > 2)
 		return command_usage(&cmd_splice, e);
 	if (location_parse(s, argv + i, argc - i, &loc, e))
@@ -334,7 +349,8 @@ static int run(struct session *s, int argc, char **argv, struct gerr *e)
 		u.ins = argv[i + 1];
 		u.arg = argc - i > 2 ? argv[i + 2] : "";
 	}
-	if (use_filter(s, &u, expr, &loc, &filter, e))
+	if (use_filter(s, &u, expr, &loc, &filter, e) ||
+	    (fetch_text && use_fetch(s, &u, fetch_text, &loc, &fetch, e)))
 		return -1;
 	if (loc.kind == LOC_BLOCKS) {
 		char *name = loc.func;
@@ -353,7 +369,7 @@ const struct command cmd_splice = {
 	.max_args = ARGS_ANY,
 	.flags = CMD_LIVE | CMD_IF,
 	.offline_hint = "\"plan\" shows what it would do",
-	.usage = "splice [--blocks] [--trap] LOCATION... [INSTRUMENT [ARG]] [if EXPR]",
+	.usage = "splice [--blocks] [--trap] LOCATION... [INSTRUMENT [ARG]] [fetch EXPR[, EXPR]...] [if EXPR]",
 	.help = "Splices INSTRUMENT (\"count\", or what \"set instrument\" says) at\n"
 		"LOCATION in the running kernel; ARG is passed to it (quote it if it\n"
 		"has blanks). At a function's start the splice goes past its ftrace\n"
@@ -381,6 +397,16 @@ const struct command cmd_splice = {
 		"A filter makes an inline count or tsc a call; one that reads registers\n"
 		"takes the full template. Under \"set filter-self on\" gilk's own task is\n"
 		"left out by every filter, and by any splice whose instrument is called.\n"
+		"fetch EXPR[, EXPR]...: at every hit the instrument records, gilk.ko reads\n"
+		"up to four values and appends them to the event, as kprobe events' fetch\n"
+		"arguments do; each EXPR is C over what the hit has: a parameter by name at\n"
+		"a function's entry, retval at FUNC:exit, a register (rdi, arg0), current,\n"
+		"a global, with -> . [N] * and casts. A char array or char pointer is read\n"
+		"as a string (at most 64 bytes through a pointer). NAME=EXPR names a value;\n"
+		"otherwise its last name does (file->f_pos is f_pos): events, hist (by\n"
+		"NAME), \"events if\" and dump show it by that name, and a read that faults\n"
+		"shows <fault>: splice do_sys_openat2 regs fetch filename, how->flags.\n"
+		"\"plan LOCATION fetch EXPR\" shows the program.\n"
 		"\"info instruments\" lists the instruments; \"info splices\" the splices.",
 	.complete = COMPLETE_LOCATION,
 	.complete2 = COMPLETE_INSTRUMENT,

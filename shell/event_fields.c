@@ -48,21 +48,22 @@ enum filter_kind event_field_kind(void *priv, const char *name)
 	const struct payload_layouts *pl = priv;
 
 	if (!strncmp(name, "data.", 5))
-		return payload_field_known(pl, name + 5) ? FILTER_NUMBER : FILTER_NONE;
+		return payload_field_string(pl, name + 5) ? FILTER_STRING :
+		       payload_field_known(pl, name + 5) ? FILTER_NUMBER : FILTER_NONE;
 	for (size_t i = 0; i < NHEADER; i++)
 		if (!strcmp(header[i], name))
 			return !strcmp(name, "comm") || !strcmp(name, "context") ? FILTER_STRING :
 										  FILTER_NUMBER;
 	/* a payload's field of the same name (hello's pid) is the header's */
-	return payload_field_known(pl, name) ? FILTER_NUMBER : FILTER_NONE;
+	return payload_field_string(pl, name) ? FILTER_STRING :
+	       payload_field_known(pl, name) ? FILTER_NUMBER : FILTER_NONE;
 }
 
 bool event_field_value(void *priv, const char *name, uint64_t *num, const char **str)
 {
 	const struct event_field_src *src = priv;
 	const struct event_rec *r = src->r;
-	struct payload_field f[PAYLOAD_FIELDS_MAX];
-	size_t n;
+	struct event_data d;
 
 	*str = NULL;
 	if (!strncmp(name, "data.", 5)) {
@@ -88,13 +89,34 @@ bool event_field_value(void *priv, const char *name, uint64_t *num, const char *
 	/* an exited task's pid and name are not known */
 	return !r->task_gone || (strcmp(name, "pid") && strcmp(name, "comm"));
 payload:
-	n = payload_decode(&src->log->layouts, r->instrument, src->log->bytes + r->off, r->len, f);
-	for (size_t k = 0; k < n; k++)
-		if (!strcmp(f[k].name, name)) {
-			*num = f[k].value;
+	event_decode(src->log, r, &d);
+	for (size_t k = 0; k < d.n; k++)
+		if (!strcmp(d.f[k].name, name)) {
+			/* a value whose read faulted is not there to compare */
+			if (d.f[k].fault)
+				return false;
+			*num = d.f[k].value;
+			*str = d.f[k].str;
 			return true;
 		}
 	return false;
+}
+
+void event_decode(const struct event_log *log, const struct event_rec *r, struct event_data *d)
+{
+	const struct gilk_fetch *f = r->fetched ? payload_fetch_of(&log->layouts, r->splice) : NULL;
+	size_t flen = f ? gilk_fetch_out_len(f) : 0;
+	const uint8_t *p = log->bytes + r->off;
+
+	if (flen > r->len) {	/* not the fetch the splice has: bytes */
+		f = NULL;
+		flen = 0;
+	}
+	d->payload_len = r->len - flen;
+	d->npayload = payload_decode(&log->layouts, r->instrument, p, d->payload_len, d->f);
+	d->n = d->npayload;
+	if (f)
+		d->n += payload_fetch_decode(f, p + d->payload_len, d->f + d->n);
 }
 
 bool event_field_hex(const struct payload_layouts *pl, const char *name)

@@ -32,6 +32,18 @@ struct event_field_src {
 };
 bool event_field_value(void *priv, const char *name, uint64_t *num, const char **str);
 
+/*
+ * An event's fields: its payload's by its instrument's layout (npayload 0:
+ * not known, payload_len bytes shown as they are), then what its splice
+ * fetched (fetch.h).
+ */
+struct event_data {
+	struct payload_field f[PAYLOAD_FIELDS_MAX];
+	size_t n, npayload;
+	size_t payload_len;
+};
+void event_decode(const struct event_log *log, const struct event_rec *r, struct event_data *d);
+
 /* Whether name's values show in hex: a payload's addresses and registers. */
 bool event_field_hex(const struct payload_layouts *pl, const char *name);
 /* Every field's name, the header's then each payload's, for messages. */

@@ -58,7 +58,7 @@ static int add(struct session *s, struct event_log *log, const struct gilk_event
 {
 	struct event_rec r = { .ns = h->ns, .splice = h->splice, .cpu = h->cpu, .len = h->len,
 			       .tid = h->tid, .pid = h->pid, .context = h->context,
-			       .task_gone = h->task_gone };
+			       .task_gone = h->task_gone, .fetched = h->fetched };
 	const struct gilk_splice_info *in = find_splice(log->splices, log->nsplices, h->splice);
 
 	memcpy(r.comm, h->comm, sizeof(r.comm));
@@ -196,7 +196,11 @@ static void entry_args(struct session *s, struct event_log *log)
 		snprintf(a->func, sizeof(a->func), "%s", sym->name);
 		for (int k = 0; k < n; k++) {
 			snprintf(a->name[k], sizeof(a->name[k]), "%.31s", names[k][0] ? names[k] : "?");
+			int64_t size = ktypes_size(t, &ty[k]);
+
 			a->ptr[k] = ktypes_resolve(t, &ty[k]).ptr > 0;
+			a->sgn[k] = !a->ptr[k] && ktypes_is_signed(t, &ty[k]);
+			a->size[k] = size > 0 && size < 8 ? (uint8_t)size : 8;
 		}
 	}
 }
@@ -217,7 +221,13 @@ int event_log_open(struct session *s, struct event_log *log, struct gerr *e)
 		return -1;
 	entry_args(s, log);
 	/* events kept from before an instrument went keep its fields' names */
-	return payload_layouts_read(&log->layouts, &s->lv, s->held ? &s->held->layouts : NULL, e);
+	if (payload_layouts_read(&log->layouts, &s->lv, s->held ? &s->held->layouts : NULL, e))
+		return -1;
+	/* and a removed splice's events, the names of what it fetched */
+	if (!payload_fetches_add(&log->layouts, log->splices, log->nsplices) ||
+	    !payload_fetches_add(&log->layouts, s->spliced, s->nspliced))
+		return gerr_set(e, "out of memory");
+	return 0;
 }
 
 int event_log_drain(struct session *s, struct event_log *log, struct gerr *e)

@@ -21,6 +21,7 @@ struct event_rec {
 	uint32_t tid, pid;	/* of the task that ran the site */
 	uint8_t context;	/* GILK_CTX_*: it, or an interrupt of it */
 	bool task_gone;		/* exited before a tsc hit was drained */
+	bool fetched;		/* the payload ends with its splice's fetch */
 	char comm[GILK_COMM_LEN];
 	size_t off;		/* payload: log->bytes + off */
 	char instrument[GILK_NAME_MAX];	/* "(removed splice)" when unknown */
@@ -35,6 +36,8 @@ struct event_args {
 	bool exit;              /* at a return point: rax is the return value */
 	uint8_t n;
 	bool ptr[6];
+	bool sgn[6];            /* a signed integer of size[k] bytes */
+	uint8_t size[6];
 	char name[6][32];
 	char func[64];
 	/* exit: the return type's kind, size and name */

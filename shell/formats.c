@@ -88,7 +88,20 @@ static void hex_bytes(FILE *out, const uint8_t *p, size_t len)
  * number loses digits), counts in decimal. */
 static void field_value(FILE *out, const struct payload_field *f, bool json)
 {
-	if (f->hex)
+	if (f->fault) {	/* a fetched value whose read faulted at the hit */
+		fputs(json ? "null" : "<fault>", out);
+		return;
+	}
+	if (f->str) {
+		if (json)
+			json_str(out, f->str);
+		else
+			fputs(f->str, out);
+		return;
+	}
+	if (f->is_signed)
+		fprintf(out, "%" PRId64, (int64_t)f->value);
+	else if (f->hex)
 		fprintf(out, json ? "\"0x%" PRIx64 "\"" : "0x%" PRIx64, f->value);
 	else
 		fprintf(out, "%" PRIu64, f->value);
@@ -137,20 +150,51 @@ static void entry_args(FILE *out, const struct event_log *log, const struct even
 	}
 	fprintf(out, " | %s(", a->func);
 	for (int k = 0; k < a->n; k++) {
+		uint64_t x = a->size[k] && a->size[k] < 8 ? v[k] & ((1ull << (8 * a->size[k])) - 1) :
+			     v[k];
+
 		fprintf(out, "%s%s=", k ? ", " : "", a->name[k]);
-		fprintf(out, a->ptr[k] ? "0x%" PRIx64 : "%" PRIu64, v[k]);
+		/* the register's bytes the type has, as the callee reads them */
+		if (a->ptr[k])
+			fprintf(out, "0x%" PRIx64, v[k]);
+		else if (a->sgn[k] && a->size[k] < 8 && (x >> (8 * a->size[k] - 1)) & 1)
+			fprintf(out, "%" PRId64, (int64_t)(x | ~0ull << (8 * a->size[k])));
+		else if (a->sgn[k])
+			fprintf(out, "%" PRId64, (int64_t)x);
+		else
+			fprintf(out, "%" PRIu64, x);
 	}
 	fputc(')', out);
+}
+
+/* A fetched string as text shows it: quoted, what is not printable escaped. */
+static void text_string(FILE *out, const char *s)
+{
+	fputc('"', out);
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\')
+			fprintf(out, "\\%c", c);
+		else if (c < 0x20 || c >= 0x7f)
+			fprintf(out, "\\x%02x", c);
+		else
+			fputc(c, out);
+	}
+	fputc('"', out);
 }
 
 static void text_event(FILE *out, const struct symbolizer *y, const struct event_log *log,
 		       const struct event_rec *r)
 {
-	struct payload_field f[PAYLOAD_FIELDS_MAX];
+	struct event_data d;
+	const struct payload_field *f = d.f;
 	const uint8_t *p = log->bytes + r->off;
-	size_t n = payload_decode(&log->layouts, r->instrument, p, r->len, f);
-
+	size_t n;
 	char task[64];
+
+	event_decode(log, r, &d);
+	n = d.npayload;
 
 	event_task(r, task, sizeof(task));
 	fprintf(out, "%" PRIu64 ".%09" PRIu64 " cpu%u %s splice %u %s: ", r->ns / 1000000000,
@@ -168,9 +212,17 @@ static void text_event(FILE *out, const struct symbolizer *y, const struct event
 			fputs(sym, out);
 	}
 	if (!n)
-		hex_bytes(out, p, r->len);
+		hex_bytes(out, p, d.payload_len);
 	else
 		entry_args(out, log, r, f, n);
+	/* what the splice fetched, after the registers it came from */
+	for (size_t i = n; i < d.n; i++) {
+		fprintf(out, "%s%s=", i ? " " : "", f[i].name);
+		if (f[i].str && !f[i].fault)
+			text_string(out, f[i].str);
+		else
+			field_value(out, &f[i], false);
+	}
 	fputc('\n', out);
 }
 
@@ -183,18 +235,18 @@ static size_t csv_columns(const struct event_log *log, size_t limit,
 
 	*raw = false;
 	for (size_t i = 0; i < log->n && i < limit; i++) {
-		struct payload_field f[PAYLOAD_FIELDS_MAX];
 		const struct event_rec *r = &log->ev[i];
-		size_t n = payload_decode(&log->layouts, r->instrument, log->bytes + r->off, r->len, f);
+		struct event_data d;
 
-		*raw |= !n;
-		for (size_t k = 0; k < n; k++) {
+		event_decode(log, r, &d);
+		*raw |= !d.npayload;
+		for (size_t k = 0; k < d.n; k++) {
 			size_t c = 0;
 
-			while (c < ncol && strcmp(cols[c], f[k].name))
+			while (c < ncol && strcmp(cols[c], d.f[k].name))
 				c++;
 			if (c == ncol && ncol < max)
-				cols[ncol++] = f[k].name;
+				cols[ncol++] = d.f[k].name;
 		}
 	}
 	return ncol;
@@ -212,12 +264,12 @@ static void csv_events(FILE *out, const struct symbolizer *y, const struct event
 		fprintf(out, ",%s%s", event_field_in_header(cols[c]) ? "data." : "", cols[c]);
 	fprintf(out, raw ? ",bytes\n" : "\n");
 	for (size_t i = 0; i < log->n && i < limit; i++) {
-		struct payload_field f[PAYLOAD_FIELDS_MAX];
 		const struct event_rec *r = &log->ev[i];
 		const uint8_t *p = log->bytes + r->off;
-		size_t n = payload_decode(&log->layouts, r->instrument, p, r->len, f);
+		struct event_data d;
 		char site[160];
 
+		event_decode(log, r, &d);
 		site_name(y, r->site, site, sizeof(site));
 		fprintf(out, "%" PRIu64 ",%u,", r->ns, r->cpu);
 		if (!r->task_gone)
@@ -230,14 +282,18 @@ static void csv_events(FILE *out, const struct symbolizer *y, const struct event
 		csv_cell(out, r->instrument);
 		for (size_t c = 0; c < ncol; c++) {
 			fputc(',', out);
-			for (size_t k = 0; k < n; k++)
-				if (!strcmp(f[k].name, cols[c]))
-					field_value(out, &f[k], false);
+			for (size_t k = 0; k < d.n; k++)
+				if (!strcmp(d.f[k].name, cols[c])) {
+					if (d.f[k].str && !d.f[k].fault)
+						csv_cell(out, d.f[k].str);
+					else
+						field_value(out, &d.f[k], false);
+				}
 		}
 		if (raw) {
 			fputc(',', out);
-			if (!n)
-				hex_bytes(out, p, r->len);
+			if (!d.npayload)
+				hex_bytes(out, p, d.payload_len);
 		}
 		fputc('\n', out);
 	}
@@ -246,18 +302,18 @@ static void csv_events(FILE *out, const struct symbolizer *y, const struct event
 /* An event's payload as a JSON object's members (no braces). */
 static void json_fields(FILE *out, const struct event_log *log, const struct event_rec *r)
 {
-	struct payload_field f[PAYLOAD_FIELDS_MAX];
 	const uint8_t *p = log->bytes + r->off;
-	size_t n = payload_decode(&log->layouts, r->instrument, p, r->len, f);
+	struct event_data d;
 
-	for (size_t k = 0; k < n; k++) {
-		fprintf(out, "%s\"%s\": ", k ? ", " : "", f[k].name);
-		field_value(out, &f[k], true);
-	}
-	if (!n) {
+	event_decode(log, r, &d);
+	if (!d.npayload) {
 		fprintf(out, "\"bytes\": \"");
-		hex_bytes(out, p, r->len);
+		hex_bytes(out, p, d.payload_len);
 		fputc('"', out);
+	}
+	for (size_t k = 0; k < d.n; k++) {
+		fprintf(out, "%s\"%s\": ", k || !d.npayload ? ", " : "", d.f[k].name);
+		field_value(out, &d.f[k], true);
 	}
 }
 
@@ -373,7 +429,7 @@ void format_splices(FILE *out, enum format f, const struct symbolizer *y,
 				"lost", "nested", "filtered", "instrument");
 	} else if (f == FMT_CSV) {
 		fprintf(out, "id,site,address,instrument,arg,hits,lost,nested,mode,bug_replayed,"
-			"filtered,filter\n");
+			"filtered,filter,fetch\n");
 	} else {
 		fprintf(out, "[");
 	}
@@ -385,10 +441,12 @@ void format_splices(FILE *out, enum format f, const struct symbolizer *y,
 		case FMT_TEXT:
 			symbolizer_where(y, p->site, where, sizeof(where));
 			fprintf(out, "%4u  %-40s %12" PRIu64 " %8" PRIu64 " %8" PRIu64 " %10" PRIu64
-				"  %s%s%s%s%s%s%s\n",
+				"  %s%s%s%s%.*s%s%s%s%s\n",
 				p->id, where, (uint64_t)p->hits, (uint64_t)p->lost,
 				(uint64_t)p->missed, (uint64_t)p->filtered, p->instrument,
-				p->arg[0] ? " " : "", p->arg, p->filter[0] ? " if " : "", p->filter,
+				p->arg[0] ? " " : "", p->arg, p->fetch.len ? " fetch " : "",
+				(int)sizeof(p->fetch.text), p->fetch.len ? p->fetch.text : "",
+				p->filter[0] ? " if " : "", p->filter,
 				(p->flags & GILK_SPLICE_TRAP) ? "  (trap)" : "",
 				bug ? "  (BUG/WARN replayed)" : "");
 			break;
@@ -404,6 +462,8 @@ void format_splices(FILE *out, enum format f, const struct symbolizer *y,
 				(uint64_t)p->hits, (uint64_t)p->lost, (uint64_t)p->missed,
 				mode_of(p), bug ? "yes" : "no", (uint64_t)p->filtered);
 			csv_cell(out, p->filter);
+			fputc(',', out);
+			csv_cell(out, p->fetch.len ? p->fetch.text : "");
 			fputc('\n', out);
 			break;
 		default:
@@ -421,6 +481,8 @@ void format_splices(FILE *out, enum format f, const struct symbolizer *y,
 				(uint64_t)p->hits, (uint64_t)p->lost, (uint64_t)p->missed,
 				mode_of(p), bug ? "true" : "false", (uint64_t)p->filtered);
 			json_str(out, p->filter);
+			fprintf(out, ", \"fetch\": ");
+			json_str(out, p->fetch.len ? p->fetch.text : "");
 			fputc('}', out);
 			break;
 		}

@@ -16,18 +16,31 @@
 #include "gerr.h"
 #include "live.h"
 
-#define PAYLOAD_FIELDS_MAX GILK_FIELDS_MAX
+/* an instrument's fields, then the values its splice fetched */
+#define PAYLOAD_FIELDS_MAX (GILK_FIELDS_MAX + GILK_FETCH_MAX)
 
 struct payload_field {
 	const char *name;
 	uint64_t value;
 	bool hex;		/* an address or register, not a count */
+	bool is_signed;		/* a fetched signed number (value sign-extended) */
+	const char *str;	/* a fetched string (NUL-terminated), or NULL */
+	bool fault;		/* a fetched value whose read faulted at the hit */
 };
 
-/* The layouts of the instruments that publish one, by instrument name. */
+/* A splice's fetch, for the events it appended to. */
+struct payload_fetch {
+	uint32_t splice;
+	struct gilk_fetch f;
+};
+
+/* The layouts of the instruments that publish one, by instrument name, and
+ * the fetches of the splices that have one, by splice. */
 struct payload_layouts {
 	struct gilk_instrument_info *ins;
 	size_t n;
+	struct payload_fetch *fetch;
+	size_t nfetch;
 };
 
 /*
@@ -41,6 +54,16 @@ int payload_layouts_read(struct payload_layouts *pl, struct live *lv,
 bool payload_layouts_copy(struct payload_layouts *to, const struct payload_layouts *from);
 void payload_layouts_free(struct payload_layouts *pl);
 
+/* Adds the fetches of n splices (those with one), once each: false when
+ * out of memory. */
+bool payload_fetches_add(struct payload_layouts *pl, const struct gilk_splice_info *in,
+			 size_t n);
+/* The fetch of a splice, or NULL. */
+const struct gilk_fetch *payload_fetch_of(const struct payload_layouts *pl, uint32_t splice);
+/* Decodes a fetch's bytes (gilk_fetch_out_len()) into out: one field each. */
+size_t payload_fetch_decode(const struct gilk_fetch *f, const uint8_t *p,
+			    struct payload_field *out);
+
 /* Decodes len bytes of instrument ins's payload into out (room for
  * PAYLOAD_FIELDS_MAX); 0 when its layout is not known or does not fit. */
 size_t payload_decode(const struct payload_layouts *pl, const char *ins, const uint8_t *p,
@@ -51,5 +74,9 @@ void payload_fields_list(const struct payload_layouts *pl, char *buf, size_t len
 bool payload_field_known(const struct payload_layouts *pl, const char *name);
 /* Whether the first layout with a field called name shows it in hex. */
 bool payload_field_hex(const struct payload_layouts *pl, const char *name);
+/* Whether some splice fetches a value called name. */
+bool payload_fetched(const struct payload_layouts *pl, const char *name);
+/* Whether name is a fetched string. */
+bool payload_field_string(const struct payload_layouts *pl, const char *name);
 
 #endif

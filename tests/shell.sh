@@ -393,6 +393,33 @@ check "ptype: an enum's values; an expression's type; whatis a typedef" \
 	   tail -1 "$t/o" | grep -qx 'type = u64'; echo $?)"
 fails "a type that does not exist gets did-you-mean" 'ptype struct fiel' "no type 'struct fiel' in the kernel's BTF; did you mean struct file"
 fails "a member a struct lacks is named" 'p init_task.nosuch' "struct task_struct has no member named 'nosuch'"
+# Fetch programs, compiled offline against the image's BTF as splice would
+# send them: parameters by name, members through pointers, strings, globals.
+"${G[@]}" -c 'plan do_sys_openat2:entry fetch filename, how->flags, m=how->mode' \
+	-c 'plan vfs_read:entry fetch file->f_path.dentry->d_name.name, current->comm, p=&file->f_pos' \
+	-c 'plan vfs_read:exit fetch retval' -c 'plan vfs_read:block 3 fetch s=(char *)rsi' \
+	-c 'plan vfs_read:entry fetch jiffies' 2>&1 | grep '^fetch ' >"$t/o"
+off_dentry=$("${G[@]}" -c 'ptype struct path' | sed -n 's|^    /\* *\([0-9]*\) .* \*dentry;$|\1|p')
+off_f_path=$("${G[@]}" -c 'ptype struct file' | sed -n 's|^    /\* *\([0-9]*\) .* f_path;$|\1|p')
+check "plan ... fetch: each value's program as kprobe events write it (string through a parameter, members through pointers, current, an address, retval signed, a cast register, a global)" \
+	"$([ "$(sed -n 1,3p "$t/o")" = 'fetch filename: +0(%si):string (at most 64 bytes)
+fetch flags: +0(%dx):u64
+fetch m: +8(%dx):u64' ] &&
+	   sed -n 4p "$t/o" | grep -q "^fetch name: +[0-9]*(+[0-9]*(+$((off_f_path + off_dentry))(%di))):string (at most 64 bytes)\$" &&
+	   sed -n 5p "$t/o" | grep -q '^fetch comm: +[0-9]*(\$current):string (at most 16 bytes)$' &&
+	   sed -n 6p "$t/o" | grep -q '^fetch p: (%di)+[0-9]*:x64$' &&
+	   sed -n 7p "$t/o" | grep -qx 'fetch retval: %ax:s64' &&
+	   sed -n 8p "$t/o" | grep -qx 'fetch s: +0(%si):string (at most 64 bytes)' &&
+	   sed -n 9p "$t/o" | grep -q '^fetch jiffies: @0xffffffff[0-9a-f]*:u64$'; echo $?)"
+fails "fetch: a struct is refused, naming what to do" 'plan vfs_read:entry fetch file->f_path' "fetch: 'file->f_path' is a struct or union: fetch one of its members (ptype shows them)"
+fails "fetch: a constant reads nothing at the hit" 'plan vfs_read:entry fetch n=5' "fetch: '5' is known now, not read at the hit: print shows it"
+fails "fetch: two values read at the hit in one expression are refused" 'plan vfs_read:entry fetch count + file' "fetch: 'count + file' reads two values at the hit; fetch each on its own"
+fails "fetch: a bit-field is refused" 'plan vfs_read:entry fetch file->f_mode, current->in_execve' "fetch: 'in_execve' is a bit-field, which fetch does not read"
+fails "fetch: two values of one name are refused" 'plan vfs_read:entry fetch file->f_pos, f_pos=count' "fetch: two values named 'f_pos'; name one: NAME=EXPR"
+fails "fetch: at most four values" 'plan vfs_read:entry fetch a=rdi, b=rsi, c=rdx, d=rcx, e=r8' "fetch: at most 4 values a splice"
+fails "fetch: a parameter another function has is unknown" 'plan vfs_read:entry fetch filename' "no symbol 'filename'"
+fails "fetch: nothing to fetch" 'plan vfs_read:entry fetch' "fetch: what to fetch? fetch EXPR"
+fails "fetch: an array of numbers needs an element" 'plan vfs_read:entry fetch current->comm, x=init_task.cpus_mask.bits' "fetch: 'init_task.cpus_mask.bits' is an array: fetch one element of it"
 fails "-> on a struct says to use ." 'p init_task->pid' "needs a pointer; this is no pointer (use '.')"
 fails "an address no memory backs is an error, not a fault" 'p *(struct file *)0' 'no image bytes at 0x0'
 fails "current is live only" 'p current->pid' 'live only'

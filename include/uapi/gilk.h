@@ -17,7 +17,7 @@
 #include <linux/ioctl.h>
 #include <linux/types.h>
 
-#define GILK_ABI_VERSION 12
+#define GILK_ABI_VERSION 13
 
 #define GILK_PATCH_MAX_LEN 32
 #define GILK_TRAMP_MAX 512
@@ -289,6 +289,118 @@ static inline __u32 gilk_comm_width(const char *name)
 	return n < 4 ? 4 : n < 8 ? 8 : 16;
 }
 
+/*
+ * A fetch: values gilk.ko reads at every hit a splice records, and appends
+ * to each event the hit writes, as kprobe events' fetch arguments do
+ * ($arg2, +0(%si):string, +8(+16(%di)):u32). The shell compiles C
+ * ("fetch filename, file->f_pos") into it.
+ *
+ * A value starts from a field (GILK_FF_*: a register, the task's pid...),
+ * from the task itself (GILK_FETCH_FROM_TASK: current) or from 0 (an
+ * absolute address, a global's, in the first step), and goes through its
+ * steps in order: LOAD replaces the value with width bytes read at value +
+ * off (zero-extended), ADD adds off, and STRING, which can only be the
+ * last, ends with the string at value + off (at most width bytes with its
+ * NUL). Every read goes through copy_from_kernel_nofault(), or for an
+ * address below the user space's end copy_from_user_nofault(): a read that
+ * faults ends that value, marked in the event's fault bits, never an oops.
+ * Nothing is ever written. gilk.ko checks the program whole before the
+ * splice is made: known ops and fields, widths, STRING last, reserved
+ * fields 0, names and text NUL-terminated.
+ *
+ * In the event, the fetch follows the instrument's payload: a __u64 whose
+ * bit i says value i faulted, then each value in order, 8 bytes for a
+ * number and the width rounded up to 8 for a string (NUL-padded);
+ * gilk_fetch_out_len() is its size, and struct gilk_event's fetched flag
+ * says an event has it.
+ */
+#define GILK_FETCH_MAX 4	/* values a splice fetches */
+#define GILK_FETCH_STEPS 8	/* steps of one value */
+#define GILK_FETCH_STR_MAX 128	/* a string's bytes, with its NUL */
+#define GILK_FETCH_NAME_MAX 32
+#define GILK_FETCH_TEXT_MAX 128
+
+#define GILK_FETCH_FROM_ZERO 0xfe
+#define GILK_FETCH_FROM_TASK 0xff
+
+#define GILK_FSTEP_LOAD 1	/* width 1, 2, 4 or 8 */
+#define GILK_FSTEP_ADD 2	/* width 0 */
+#define GILK_FSTEP_STRING 3	/* width 1..GILK_FETCH_STR_MAX; the last step */
+#define GILK_FSTEP_NOPS 4
+
+/* How the shell shows a value (never run): a number's sign, a pointer. */
+#define GILK_FSHOW_UNSIGNED 0
+#define GILK_FSHOW_SIGNED 1
+#define GILK_FSHOW_HEX 2
+#define GILK_FSHOW_STRING 3
+#define GILK_FSHOW_NKINDS 4
+
+struct gilk_fetch_step {
+	__u8 op;		/* GILK_FSTEP_* */
+	__u8 width;
+	__u8 pad[6];		/* 0 */
+	__s64 off;
+};
+
+struct gilk_fetch_value {
+	__u8 from;		/* GILK_FF_* (not comm) or GILK_FETCH_FROM_* */
+	__u8 nsteps;
+	__u8 show;		/* GILK_FSHOW_* */
+	__u8 size;		/* a number's bytes as its type has them (1, 2,
+				 * 4, 8): what the shell shows of the 8; a
+				 * string's 0
+				 */
+	__u8 pad[4];		/* 0 */
+	struct gilk_fetch_step step[GILK_FETCH_STEPS];
+	char name[GILK_FETCH_NAME_MAX];	/* as events name it: shown, never run */
+};
+
+struct gilk_fetch {
+	__u32 len;		/* values; 0: no fetch */
+	__u32 pad;		/* 0 */
+	struct gilk_fetch_value value[GILK_FETCH_MAX];
+	char text[GILK_FETCH_TEXT_MAX];	/* what it was compiled from */
+};
+
+/* A value's bytes in an event: a number's 8, a string's width rounded up. */
+static inline __u32 gilk_fetch_value_len(const struct gilk_fetch_value *v)
+{
+	const struct gilk_fetch_step *last = &v->step[v->nsteps ? v->nsteps - 1 : 0];
+
+	if (v->nsteps && v->nsteps <= GILK_FETCH_STEPS && last->op == GILK_FSTEP_STRING)
+		return (last->width + 7u) & ~7u;
+	return 8;
+}
+
+/* The fetch's bytes in an event: the fault bits, then every value. */
+static inline __u32 gilk_fetch_out_len(const struct gilk_fetch *f)
+{
+	__u32 i, n = 8;
+
+	if (!f->len)
+		return 0;
+	for (i = 0; i < f->len && i < GILK_FETCH_MAX; i++)
+		n += gilk_fetch_value_len(&f->value[i]);
+	return n;
+}
+
+/*
+ * What a fetch needs of the trampoline: the full template when a value
+ * starts from a register, a call otherwise (an inline template records
+ * nothing a fetch could join).
+ */
+static inline __u32 gilk_fetch_needs(const struct gilk_fetch *f, __u32 needs)
+{
+	__u32 i;
+
+	if (!f->len)
+		return needs;
+	for (i = 0; i < f->len && i < GILK_FETCH_MAX; i++)
+		if (f->value[i].from >= GILK_FF_REGS && f->value[i].from < GILK_FF_NFIELDS)
+			return GILK_NEEDS_REGS;
+	return needs >= GILK_NEEDS_NOTHING ? GILK_NEEDS_SCRATCH : needs;
+}
+
 #define GILK_PATCH_LIVE 1	/* code that runs: int3 protocol, divert */
 #define GILK_PATCH_DEAD 2	/* dead bytes (a bounce slot): written once */
 
@@ -340,6 +452,7 @@ struct gilk_splice {
 	 * kept as text, given back by LIST for another process to show
 	 */
 	char site_name[GILK_SITE_NAME_MAX];
+	struct gilk_fetch fetch;	/* values each event appends; len 0: none */
 };
 
 /* Why a splice was refused: gilk_refusals.h's rows, in order. */
@@ -378,6 +491,7 @@ struct gilk_splice_info {
 	char arg[GILK_ARG_MAX];
 	char filter[GILK_FILTER_TEXT_MAX];	/* its filter's text, or "" */
 	char site_name[GILK_SITE_NAME_MAX];	/* as the splice was asked, or "" */
+	struct gilk_fetch fetch;	/* what its events fetch (len 0: nothing) */
 };
 
 struct gilk_list {
@@ -496,7 +610,10 @@ struct gilk_event {
 	__u8 task_gone;		/* tsc: the task had exited when the hit was
 				 * drained: pid and comm unknown (0, "")
 				 */
-	__u8 pad[6];
+	__u8 fetched;		/* the payload ends with the splice's fetch
+				 * (struct gilk_fetch: gilk_fetch_out_len())
+				 */
+	__u8 pad[5];
 	char comm[GILK_COMM_LEN];	/* the task's name */
 };
 

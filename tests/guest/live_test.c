@@ -930,6 +930,8 @@ int main(int argc, char **argv)
 		test_uniproc(&lv);
 	else if (!strcmp(argv[1], "filters"))
 		test_filters(&lv);
+	else if (!strcmp(argv[1], "fetch"))
+		test_fetch(&lv);
 	else if (!strcmp(argv[1], "badreq"))
 		test_badreq(&lv, argc > 2 ? atoi(argv[2]) : 100000);
 	else if (!strcmp(argv[1], "events"))

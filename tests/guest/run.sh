@@ -71,6 +71,7 @@ suite privs
 suite fuzz 10000
 suite badreq "${GILK_BADREQ:-100000}"
 suite filters
+suite fetch
 suite stress "${GILK_STRESS_CYCLES:-1000}"
 
 # The shell, live. A function's entry block is spliced past its ftrace nop,
@@ -307,6 +308,32 @@ ev=$(build/gilk -c "events 1 if splice == ${ids%% *}" -c "unsplice $ids" 2>&1 | 
 build/gilk -c 'events' >/dev/null 2>&1
 check "live: a regs event at a return point gives the return value by its BTF type ($(echo "$ev" | sed 's/.*| //'))" \
 	"$(echo "$ev" | grep -q ' | vfs_read returned 4000$'; echo $?)"
+
+# Fetch: values read at the hit, by C names, in events, hist, filters and dumps.
+mkdir -p /tmp/fetch && echo hi >/tmp/fetch/a-file-to-fetch
+out=$(build/gilk -c 'splice do_sys_openat2 regs fetch filename, how->flags, bad=*(long *)0x10 if comm == "cat"' 2>&1)
+id=$(echo "$out" | sed -n 's/^splice \([0-9]*\) .*/\1/p')
+cat /tmp/fetch/a-file-to-fetch /tmp/fetch/a-file-to-fetch >/dev/null
+cat /tmp/fetch/none 2>/dev/null
+row=$(build/gilk -c 'info splices' | awk -v i="$id" '$1 == i')
+# one session: the events "events if" does not match are kept for its next drain
+build/gilk -c "events if splice == $id && filename == \"/tmp/fetch/none\"" \
+	-c "dump events --format csv /tmp/fetch/ev.csv if splice == $id" >/tmp/fetch/none.txt 2>&1
+check "live: splice ... fetch: events show the file name the task passed, a flag read through a pointer and a marked fault; events if filters on the fetched string; info splices and CSV carry them ($row)" \
+	"$([ -n "$id" ] && echo "$row" | grep -q 'regs fetch filename, how->flags, bad=\*(long \*)0x10 if comm == "cat"' &&
+	   [ "$(grep -c ' filename="/tmp/fetch/none" flags=[0-9]* bad=<fault>$' /tmp/fetch/none.txt)" = 1 ] &&
+	   grep -q ',filename,flags,bad$' /tmp/fetch/ev.csv && [ "$(grep -c ',/tmp/fetch/a-file-to-fetch,[0-9]*,<fault>$' /tmp/fetch/ev.csv)" = 2 ]; echo $?)"
+cat /tmp/fetch/a-file-to-fetch /tmp/fetch/a-file-to-fetch /tmp/fetch/none >/dev/null 2>&1
+out=$(build/gilk -c "hist flags $id by filename" -c "unsplice $id" 2>&1)
+check "live: hist FIELD by a fetched string: one histogram per file name ($(echo "$out" | grep '^@' | tr '\n' ' '))" \
+	"$(echo "$out" | grep -q '^@\[/tmp/fetch/a-file-to-fetch\]: flags over 2 of ' &&
+	   echo "$out" | grep -q '^@\[/tmp/fetch/none\]: flags over 1 of '; echo $?)"
+out=$(build/gilk -c 'splice vfs_read regs fetch name=file->f_path.dentry->d_name.name, current->comm if comm == "dd"' 2>&1)
+id=$(echo "$out" | sed -n 's/^splice \([0-9]*\) .*/\1/p')
+dd if=/tmp/fetch/a-file-to-fetch of=/dev/null bs=100 count=1 2>/dev/null
+build/gilk -c "dump events --format json /tmp/fetch/ev.json if splice == $id" -c "unsplice $id" >/dev/null 2>&1
+check "live: a fetch through three pointers gives the dentry's name, current->comm the task's, in JSON ($(grep -o '"data": {[^}]*}' /tmp/fetch/ev.json | head -1))" \
+	"$(grep -q '"name": "a-file-to-fetch", "comm": "dd"}' /tmp/fetch/ev.json; echo $?)"
 
 # CPU 1 taken off and on line, and the guest suspended to RAM and woken by
 # its RTC: the kernel lives, the splices counted what ran.

@@ -21,7 +21,7 @@ static struct gilk_instrument_info layouts[2] = {
 		{ "frame2", GILK_FIELD_HEX | GILK_FIELD_OPTIONAL } } },
 	{ .name = "pair", .nfields = 2, .fields = { { "ns", 0 }, { "where", GILK_FIELD_HEX } } },
 };
-static const struct payload_layouts pl = { layouts, 2 };
+static const struct payload_layouts pl = { layouts, 2, NULL, 0 };
 
 static void decodes_by_layout(void **st)
 {
@@ -75,7 +75,58 @@ static void copies(void **st)
 	assert_null(to.ins);
 }
 
+/* A fetch's bytes as gilk.ko appends them: the fault bits, then each value. */
+static void decodes_fetched(void **st)
+{
+	struct gilk_fetch f = { .len = 4 };
+	struct gilk_splice_info in = { .id = 7 };
+	struct payload_layouts mine = { 0 };
+	struct payload_field out[PAYLOAD_FIELDS_MAX];
+	uint8_t bytes[8 + 16 + 8 + 8 + 16];
+	uint64_t faults = 0x4, neg = 0xfffffffe, p = 0xffff888000001000ull;
+
+	(void)st;
+	f.value[0] = (struct gilk_fetch_value){ .from = GILK_FF_ARG0, .nsteps = 1,
+						.show = GILK_FSHOW_STRING, .name = "filename" };
+	f.value[0].step[0] = (struct gilk_fetch_step){ .op = GILK_FSTEP_STRING, .width = 13 };
+	f.value[1] = (struct gilk_fetch_value){ .from = GILK_FF_ARG0, .show = GILK_FSHOW_SIGNED,
+						.size = 4, .name = "dfd" };
+	f.value[2] = (struct gilk_fetch_value){ .from = GILK_FF_ARG0, .show = GILK_FSHOW_HEX,
+						.size = 8, .name = "how" };
+	f.value[3] = f.value[0];
+	snprintf(f.value[3].name, sizeof(f.value[3].name), "%s", "bad");
+	assert_int_equal(gilk_fetch_out_len(&f), sizeof(bytes));
+	memset(bytes, 'x', sizeof(bytes));	/* the last string has no NUL */
+	memcpy(bytes, &faults, 8);
+	memcpy(bytes + 8, "/etc/passwd\0\0\0\0", 16);
+	memcpy(bytes + 24, &neg, 8);
+	memcpy(bytes + 32, &p, 8);
+	in.fetch = f;
+	assert_true(payload_fetches_add(&mine, &in, 1));
+	assert_true(payload_fetches_add(&mine, &in, 1));	/* once */
+	assert_int_equal(mine.nfetch, 1);
+	assert_non_null(payload_fetch_of(&mine, 7));
+	assert_null(payload_fetch_of(&mine, 8));
+	assert_true(payload_field_string(&mine, "filename"));
+	assert_true(payload_field_hex(&mine, "how"));
+	assert_true(payload_fetched(&mine, "dfd"));
+	assert_false(payload_fetched(&mine, "rax"));
+	assert_int_equal(payload_fetch_decode(payload_fetch_of(&mine, 7), bytes, out), 4);
+	assert_string_equal(out[0].str, "/etc/passwd");
+	assert_false(out[0].fault);
+	/* an int's 4 bytes, sign-extended */
+	assert_true(out[1].is_signed);
+	assert_int_equal((int64_t)out[1].value, -2);
+	/* bit 2: its read faulted */
+	assert_true(out[2].fault);
+	/* a string gilk.ko did not end is not shown */
+	assert_true(out[3].fault);
+	assert_string_equal(out[3].str, "");
+	payload_layouts_free(&mine);
+}
+
 const struct CMUnitTest payload_tests[] = {
+	cmocka_unit_test(decodes_fetched),
 	cmocka_unit_test(decodes_by_layout),
 	cmocka_unit_test(names_and_lists),
 	cmocka_unit_test(copies),

@@ -1,0 +1,200 @@
+/* Fetch programs from C (see fetch.h). */
+#include "fetch.h"
+
+#include <ctype.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "session.h"
+#include "types.h"
+
+bool fetch_take(int *argc, char **argv, char *buf, size_t len)
+{
+	size_t n = 0;
+	int i;
+
+	for (i = *argc - 1; i > 0 && strcmp(argv[i], "fetch"); i--)
+		;
+	if (i <= 0)
+		return false;
+	buf[0] = '\0';
+	for (int k = i + 1; k < *argc; k++)
+		n += (size_t)snprintf(buf + (n < len ? n : len), n < len ? len - n : 0, "%s%s",
+				      k > i + 1 ? " " : "", argv[k]);
+	*argc = i;
+	return true;
+}
+
+static const char *skip_blanks(const char *p)
+{
+	while (isspace((unsigned char)*p))
+		p++;
+	return p;
+}
+
+/* "NAME = EXPR" (not "=="): NAME's length, or 0. */
+static size_t explicit_name(const char *p)
+{
+	size_t n = 0;
+	const char *q;
+
+	if (!isalpha((unsigned char)*p) && *p != '_')
+		return 0;
+	while (isalnum((unsigned char)p[n]) || p[n] == '_')
+		n++;
+	q = skip_blanks(p + n);
+	return *q == '=' && q[1] != '=' ? n : 0;
+}
+
+/* The last identifier of an expression, as perf probe names a value. */
+static void last_ident(const char *p, size_t len, char *buf, size_t size)
+{
+	size_t end = len, start;
+
+	while (end > 0 && !isalnum((unsigned char)p[end - 1]) && p[end - 1] != '_')
+		end--;
+	start = end;
+	while (start > 0 && (isalnum((unsigned char)p[start - 1]) || p[start - 1] == '_'))
+		start--;
+	while (start < end && isdigit((unsigned char)p[start]))	/* a[3]: "a", not "3" */
+		start++;
+	if (start == end) {
+		snprintf(buf, size, "%s", "");
+		return;
+	}
+	snprintf(buf, size, "%.*s", (int)(end - start), p + start);
+}
+
+int fetch_compile(struct session *s, const char *text, const struct cexpr_site *site,
+		  struct gilk_fetch *out, struct gerr *e)
+{
+	const char *p = skip_blanks(text);
+
+	memset(out, 0, sizeof(*out));
+	if (!*p)
+		return gerr_set(e, "fetch: what to fetch? fetch EXPR[, EXPR]... (fetch filename)");
+	if (strlen(text) >= sizeof(out->text))
+		return gerr_set(e, "fetch: '%s' is longer than %zu characters", text,
+				sizeof(out->text) - 1);
+	snprintf(out->text, sizeof(out->text), "%s", p);
+	while (*p) {
+		size_t len = strcspn(p, ","), nlen = explicit_name(p);
+		struct gilk_fetch_value *v = &out->value[out->len];
+		char expr[GILK_FETCH_TEXT_MAX], name[64];
+
+		if (out->len == GILK_FETCH_MAX)
+			return gerr_set(e, "fetch: at most %d values a splice", GILK_FETCH_MAX);
+		snprintf(expr, sizeof(expr), "%.*s", (int)len, p);
+		while (len && isspace((unsigned char)expr[len - 1]))
+			expr[--len] = '\0';
+		if (nlen) {
+			snprintf(name, sizeof(name), "%.*s", (int)nlen, p);
+			memmove(expr, skip_blanks(strchr(expr, '=') + 1),
+				strlen(skip_blanks(strchr(expr, '=') + 1)) + 1);
+		} else {
+			last_ident(expr, strlen(expr), name, sizeof(name));
+		}
+		if (!expr[0])
+			return gerr_set(e, "fetch: an empty value in '%s'", text);
+		if (cexpr_fetch(s, expr, site, v, e))
+			return -1;
+		if (!name[0])
+			return gerr_set(e, "fetch: '%s' needs a name: NAME=%s", expr, expr);
+		if (strlen(name) >= GILK_FETCH_NAME_MAX)
+			return gerr_set(e, "fetch: the name '%s' is longer than %d characters", name,
+					GILK_FETCH_NAME_MAX - 1);
+		for (uint32_t k = 0; k < out->len; k++)
+			if (!strcmp(out->value[k].name, name))
+				return gerr_set(e, "fetch: two values named '%s'; name one: NAME=EXPR",
+						name);
+		snprintf(v->name, sizeof(v->name), "%s", name);
+		out->len++;
+		p += strcspn(p, ",");
+		if (*p == ',') {
+			p = skip_blanks(p + 1);
+			if (!*p)
+				return gerr_set(e, "fetch: a value expected after the last ','");
+		}
+	}
+	return 0;
+}
+
+static const char *from_name(uint8_t from)
+{
+	static const char *const regs[] = {
+		"%ax", "%bx", "%cx", "%dx", "%si", "%di", "%bp", "%sp",
+		"%r8", "%r9", "%r10", "%r11", "%r12", "%r13", "%r14", "%r15",
+	};
+	static const char *const args[] = { "%di", "%si", "%dx", "%cx", "%r8", "%r9" };
+
+	if (from == GILK_FETCH_FROM_ZERO)
+		return "0";
+	if (from == GILK_FETCH_FROM_TASK)
+		return "$current";
+	if (from >= GILK_FF_ARG0 && from < GILK_FF_ARG0 + 6)
+		return args[from - GILK_FF_ARG0];
+	if (from >= GILK_FF_RAX && from < GILK_FF_RAX + 16)
+		return regs[from - GILK_FF_RAX];
+	switch (from) {
+	case GILK_FF_RIP: return "%ip";
+	case GILK_FF_FLAGS: return "%flags";
+	case GILK_FF_PID: return "$pid";
+	case GILK_FF_TID: return "$tid";
+	case GILK_FF_CPU: return "$cpu";
+	case GILK_FF_CONTEXT: return "$context";
+	}
+	return "?";
+}
+
+void fetch_describe(const struct gilk_fetch_value *v, char *buf, size_t len)
+{
+	char inner[512], next[600];
+	const char *type;
+
+	snprintf(inner, sizeof(inner), "%s", from_name(v->from));
+	for (uint8_t k = 0; k < v->nsteps && k < GILK_FETCH_STEPS; k++) {
+		const struct gilk_fetch_step *st = &v->step[k];
+		bool zero = v->from == GILK_FETCH_FROM_ZERO && !k;
+
+		if (st->op == GILK_FSTEP_ADD)
+			snprintf(next, sizeof(next), "(%s)%+" PRId64, inner, (int64_t)st->off);
+		else if (zero)	/* an absolute address, as kprobe events write one */
+			snprintf(next, sizeof(next), "@0x%" PRIx64, (uint64_t)st->off);
+		else
+			snprintf(next, sizeof(next), "%+" PRId64 "(%s)", (int64_t)st->off, inner);
+		snprintf(inner, sizeof(inner), "%.*s", (int)sizeof(inner) - 1, next);
+	}
+	if (v->show == GILK_FSHOW_STRING)
+		snprintf(buf, len, "%s:string (at most %u bytes)", inner,
+			 v->nsteps ? v->step[v->nsteps - 1].width : 0);
+	else {
+		type = v->show == GILK_FSHOW_HEX ? "x" : v->show == GILK_FSHOW_SIGNED ? "s" : "u";
+		snprintf(buf, len, "%s:%s%u", inner, type, 8u * (v->size ? v->size : 8));
+	}
+}
+
+void fetch_site_at(struct session *s, const struct location *loc, struct cexpr_site *site)
+{
+	char names[6][64];
+	const struct ksym *sym;
+	struct ktypes *t;
+	struct gerr e;
+	int n;
+
+	memset(site, 0, sizeof(*site));
+	if (!loc || symtab_function(s->k->syms, loc->addr, &sym, NULL, NULL) ||
+	    strchr(sym->name, '.') || types_get(s, &t, &e))
+		return;
+	if (loc->kind == LOC_EXIT) {
+		site->have_ret = !ktypes_return(t, sym->name, &site->ret);
+		return;
+	}
+	if ((loc->kind != LOC_ENTRY && loc->kind != LOC_ADDR) ||
+	    (loc->kind == LOC_ADDR && loc->addr != sym->addr))
+		return;
+	n = ktypes_params(t, sym->name, names, site->ptypes);
+	for (int i = 0; i < n; i++)
+		memcpy(site->params[i], names[i], sizeof(site->params[i]));
+	site->nparams = n > 0 ? n : 0;
+}

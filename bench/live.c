@@ -23,7 +23,9 @@
  *          entry block, a kprobe event at function+0 (through ftrace),
  *          bpftrace's kprobe (also ftrace) and kfunc (a BPF trampoline);
  *          gilk's hello there (an event with the pid) in turn with
- *          bpftrace's kfunc printing the pid.
+ *          bpftrace's kfunc printing the pid; and hello fetching the
+ *          task's name (a string read a hit) in turn with bpftrace's kfunc
+ *          printing str(curtask->comm).
  * Turnaround: one splice against one kprobe event (defined and enabled);
  * a 100-block batch against as many kprobe events and bpftrace's attach
  * time for the same probes; the networking-core coverage batch (the
@@ -52,6 +54,7 @@
 #include <unistd.h>
 
 #include "kernel_lines.h"
+#include "ktypes.h"
 #include "live.h"
 #include "report.h"
 #include "site_filter.h"
@@ -133,6 +136,7 @@ struct probe {
 	struct splice_plan plan;
 	const char *instrument, *where;
 	const struct gilk_filter *filter;	/* a splice's, or NULL */
+	const struct gilk_fetch *fetch;		/* a splice's, or NULL */
 	const char *action;	/* bpftrace's on each hit besides counting, or NULL */
 	uint64_t optimized;	/* the kprobe's address, to wait for it */
 	bool record;		/* a kprobe event with tracing on */
@@ -162,7 +166,7 @@ static double paired(struct bench *b, struct probe *p)
 
 static int splice_on(struct bench *b, struct probe *p, struct gerr *e)
 {
-	struct live_use use = { p->instrument, "", p->filter, NULL };
+	struct live_use use = { p->instrument, "", p->filter, p->fetch };
 
 	return live_splice_batch_uses(&b->lv, &p->plan, 1, &use, 1, &p->id, e);
 }
@@ -379,6 +383,51 @@ static void hello_vs_bpftrace(struct bench *b, uint64_t site, const char *kfunc,
 	*hello = paired(b, &p);
 }
 
+/*
+ * hello with a fetch of the task's name (16 bytes read through current with
+ * copy_from_kernel_nofault() into each event) in turn with bpftrace's kfunc
+ * printing the same string (str(curtask->comm), read with
+ * bpf_probe_read_kernel_str() into its perf buffer): one string fetched
+ * and recorded a hit, each tool's way. The offset of comm is the running
+ * kernel's, from its BTF.
+ */
+static void fetch_vs_bpftrace(struct bench *b, uint64_t site, const char *kfunc,
+			      double *fetch, double *bt)
+{
+	struct probe p, q = { .figure = "bpftrace kfunc printing comm", .on = bpftrace_on,
+			      .off = bpftrace_off, .where = kfunc,
+			      .action = "printf(\"%s\\n\", str(curtask->comm));" };
+	struct gilk_fetch f = { .len = 1 };
+	struct ktypes *t;
+	struct kmember m;
+	struct ktype ty;
+	struct gerr e;
+
+	*fetch = *bt = NAN;
+	if (ktypes_open_file("/sys/kernel/btf/vmlinux", &t, &e))
+		return fail("fetch: BTF", &e);
+	if (ktypes_parse(t, "struct task_struct", &ty, &e) ||
+	    ktypes_member(t, &ty, "comm", &m, &e)) {
+		ktypes_close(t);
+		return fail("fetch: task_struct.comm", &e);
+	}
+	ktypes_close(t);
+	snprintf(f.text, sizeof(f.text), "current->comm");
+	snprintf(f.value[0].name, sizeof(f.value[0].name), "comm");
+	f.value[0].from = GILK_FETCH_FROM_TASK;
+	f.value[0].nsteps = 1;
+	f.value[0].show = GILK_FSHOW_STRING;
+	f.value[0].step[0] = (struct gilk_fetch_step){ .op = GILK_FSTEP_STRING, .width = 16,
+						       .off = (int64_t)m.offset };
+	if (splice_probe(b, "hello fetching comm", site, "hello", false, NULL, &p, NULL))
+		return;
+	p.fetch = &f;
+	if (kfunc[0] && !paired_two(b, b->runs, &p, &q, fetch, bt))
+		return;
+	*bt = NAN;
+	*fetch = paired(b, &p);
+}
+
 static uint64_t function_addr(struct bench *b, const char *name)
 {
 	const struct ksym *s;
@@ -426,6 +475,7 @@ static void per_hit(struct bench *b)
 	double opt_count = NAN, opt_tsc = NAN, kp_opt = NAN, kp_opt_rec = NAN;
 	double e_count, kp_ftrace, bt_ftrace, bt_kfunc = NAN;
 	double f_pid, f_comm, f_any, c_pid, c_comm, e_hello = NAN, bt_printf = NAN;
+	double e_fetch = NAN, bt_str = NAN;
 	struct bpftrace bt;
 	uint64_t unused;
 	struct gerr e;
@@ -492,8 +542,10 @@ static void per_hit(struct bench *b)
 	bt_ftrace = with_bpftrace(b, "bpftrace kprobe ftrace", bt_probe);
 	if (kfunc[0])
 		bt_kfunc = with_bpftrace(b, "bpftrace kfunc", kfunc);
-	if (entry)
+	if (entry) {
 		hello_vs_bpftrace(b, entry, kfunc, &e_hello, &bt_printf);
+		fetch_vs_bpftrace(b, entry, kfunc, &e_fetch, &bt_str);
+	}
 
 	bench_line(stdout, "hit-none", none, "ns/call", "kprobe-int3 per hit", kp_int3);
 	bench_line(stdout, "hit-count", count, "ns/hit", "kprobe-int3", kp_int3);
@@ -517,6 +569,8 @@ static void per_hit(struct bench *b)
 	bench_line(stdout, "hit-bpftrace-kfunc", bt_kfunc, "ns/hit", "kprobe-ftrace", kp_ftrace);
 	bench_line(stdout, "hit-hello-entry", e_hello, "ns/hit", "bpftrace-kfunc-printf-pid-in-turn",
 		   bt_printf);
+	bench_line(stdout, "hit-fetch-string-entry", e_fetch, "ns/hit",
+		   "bpftrace-kfunc-printf-str-in-turn", bt_str);
 }
 
 /* The block sites of fn. */

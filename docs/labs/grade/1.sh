@@ -10,3 +10,9 @@ verdict 3 "what openat returns to cat for a file that does not exist" "$(num_eq 
 
 why=$(gk 'blocks do_syscall_64' | sed -n 's/^ *0 .* refused: \([a-z0-9-]*\).*/\1/p')
 verdict 4 "why do_syscall_64's first block cannot be spliced" "$(word_in 4 "$why"; echo $?)" "$why"
+
+path=$(fetched_of __x64_sys_openat 'path=(char *)regs->si' id 'id' path)
+verdict 5 "the file id opens first, as the fetched path shows it" "$(str_eq 5 "$path"; echo $?)" "$path"
+
+n=$(gk 'whatis sys_call_table' | sed -n 's/^type = .*\[\([0-9]*\)\]$/\1/p')
+verdict 6 "how many entries sys_call_table has" "$(num_eq 6 "${n}"; echo $?)" "$n"

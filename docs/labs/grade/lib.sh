@@ -88,6 +88,22 @@ events_by() {
 		sed -n 's/^cpu over \([0-9]*\) of [0-9]* drained events.*/\1/p' | grep . || echo 0
 }
 
+# fetched_of LOCATION FETCH COMM COMMAND NAME: the string value NAME of the
+# first event tasks named COMM made at LOCATION while COMMAND ran, with
+# "fetch FETCH" (events' NAME="VALUE"), without its quotes
+fetched_of() {
+	clean
+	gk "splice $1 regs fetch $2 if comm == \"$3\"" "shell $4; true > /dev/null" \
+	   "unsplice all" "events" |
+		sed -n "s/.* $5=\"\([^\"]*\)\".*/\1/p" | head -n 1
+}
+
+# str_eq N TEXT: the answer is TEXT (quotes around it aside)
+str_eq() {
+	a=$(answer "$1" | sed 's/^"\(.*\)"$/\1/')
+	[ -n "$a" ] && [ "$a" = "$2" ]
+}
+
 # field_of LOCATION INSTRUMENT COMM COMMAND FIELD: FIELD of the first event
 # tasks named COMM made at LOCATION while COMMAND ran (events' NAME=VALUE)
 field_of() {

@@ -25,7 +25,7 @@
  *          gilk's hello there (an event with the pid) in turn with
  *          bpftrace's kfunc printing the pid; and hello fetching the
  *          task's name (a string read a hit) in turn with bpftrace's kfunc
- *          printing str(curtask->comm).
+ *          printing curtask->comm.
  * Turnaround: one splice against one kprobe event (defined and enabled);
  * a 100-block batch against as many kprobe events and bpftrace's attach
  * time for the same probes; the networking-core coverage batch (the
@@ -386,9 +386,9 @@ static void hello_vs_bpftrace(struct bench *b, uint64_t site, const char *kfunc,
 /*
  * hello with a fetch of the task's name (16 bytes read through current with
  * copy_from_kernel_nofault() into each event) in turn with bpftrace's kfunc
- * printing the same string (str(curtask->comm), read with
- * bpf_probe_read_kernel_str() into its perf buffer): one string fetched
- * and recorded a hit, each tool's way. The offset of comm is the running
+ * printing the same string (curtask->comm, its 16 bytes read with
+ * bpf_probe_read_kernel() into its perf buffer; bpftrace's str() takes no
+ * array): one string fetched and recorded a hit, each tool's way. The offset of comm is the running
  * kernel's, from its BTF.
  */
 static void fetch_vs_bpftrace(struct bench *b, uint64_t site, const char *kfunc,
@@ -396,7 +396,7 @@ static void fetch_vs_bpftrace(struct bench *b, uint64_t site, const char *kfunc,
 {
 	struct probe p, q = { .figure = "bpftrace kfunc printing comm", .on = bpftrace_on,
 			      .off = bpftrace_off, .where = kfunc,
-			      .action = "printf(\"%s\\n\", str(curtask->comm));" };
+			      .action = "printf(\"%s\\n\", curtask->comm);" };
 	struct gilk_fetch f = { .len = 1 };
 	struct ktypes *t;
 	struct kmember m;

@@ -316,9 +316,12 @@ static int __init gilk_init(void)
 	ret = gilk_events_init();
 	if (ret)
 		goto fail_cold;
-	ret = gilk_task_names_init();
+	ret = gilk_fetch_init();
 	if (ret)
 		goto fail_events;
+	ret = gilk_task_names_init();
+	if (ret)
+		goto fail_fetch;
 	ret = gilk_builtin_init();
 	if (ret)
 		goto fail_task_names;
@@ -351,6 +354,8 @@ fail_builtin:
 	gilk_builtin_exit();
 fail_task_names:
 	gilk_task_names_exit();
+fail_fetch:
+	gilk_fetch_exit();
 fail_events:
 	gilk_events_exit();
 fail_cold:
@@ -370,6 +375,7 @@ static void __exit gilk_exit(void)
 	gilk_patch_exit();
 	gilk_builtin_exit();
 	gilk_task_names_exit();
+	gilk_fetch_exit();
 	gilk_events_exit();
 	gilk_cold_index_exit();
 	gilk_site_index_exit();

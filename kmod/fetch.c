@@ -20,9 +20,26 @@
 #include "gilk_internal.h"
 
 #define FETCH_OUT_MAX (8 + GILK_FETCH_MAX * GILK_FETCH_STR_MAX)
+/* a string's slot is its width rounded up to 8; the fault bits a u64 */
+static_assert(GILK_FETCH_STR_MAX % 8 == 0 && GILK_FETCH_MAX <= 64);
 
-/* Used only inside the recursion guard: a nested hit never gets here. */
-static DEFINE_PER_CPU_ALIGNED(u64, fetch_out[FETCH_OUT_MAX / 8]);
+/*
+ * Used only inside the recursion guard: a nested hit never gets here.
+ * Allocated at load, not a static per-CPU variable: modules share a few
+ * KiB of those.
+ */
+static u64 __percpu *fetch_out;
+
+int gilk_fetch_init(void)
+{
+	fetch_out = __alloc_percpu(FETCH_OUT_MAX, 8);
+	return fetch_out ? 0 : -ENOMEM;
+}
+
+void gilk_fetch_exit(void)
+{
+	free_percpu(fetch_out);
+}
 
 static int bad(struct gilk_why *why, u32 i, u32 k, const char *what)
 {
@@ -134,7 +151,9 @@ struct gilk_fetch *gilk_fetch_keep(const struct gilk_fetch *f)
 
 /*
  * One read of n bytes (at most a page's rest): the task's user memory below
- * TASK_SIZE_MAX, as bpf_probe_read_compat() splits it, kernel memory above.
+ * TASK_SIZE_MAX, kernel memory above (copy_from_kernel_nofault() refuses
+ * the user half and the guard page above it on x86 anyway), as bpf's
+ * compat reads split them.
  */
 static notrace bool read_mem(void *dst, unsigned long src, size_t n)
 {
@@ -146,11 +165,17 @@ NOKPROBE_SYMBOL(read_mem);
 
 /*
  * A string of at most width bytes with its NUL, read a word at a time but
- * never across a page its NUL may end before; dst is zeroed already.
+ * never across a page its NUL may end before; dst is zeroed already. Its
+ * first byte is read even when width leaves room for none: a bad pointer
+ * faults.
  */
 static notrace bool read_string(char *dst, unsigned long src, u32 width)
 {
 	u32 n = 0, i, chunk;
+	char first;
+
+	if (width == 1)
+		return read_mem(&first, src, 1);
 
 	while (n + 1 < width) {
 		chunk = min3(8u, width - 1 - n, (u32)(PAGE_SIZE - offset_in_page(src + n)));
@@ -176,6 +201,8 @@ static notrace bool run_value(const struct gilk_fetch_value *v, const struct pt_
 	u64 x, w;
 	u32 k;
 
+	/* the slot is the event's: nothing of an earlier hit stays in it */
+	memset(out, 0, gilk_fetch_value_len(v));
 	x = v->from == GILK_FETCH_FROM_ZERO ? 0 :
 	    v->from == GILK_FETCH_FROM_TASK ? (unsigned long)current :
 	    gilk_hit_field(v->from, regs);
@@ -193,14 +220,12 @@ static notrace bool run_value(const struct gilk_fetch_value *v, const struct pt_
 			x += st->off;
 			break;
 		case GILK_FSTEP_STRING:
-			memset(out, 0, gilk_fetch_value_len(v));
 			return read_string(out, x + st->off, st->width);
 		}
 	}
 	memcpy(out, &x, 8);
 	return true;
 fault:
-	memset(out, 0, 8);
 	return false;
 }
 NOKPROBE_SYMBOL(run_value);

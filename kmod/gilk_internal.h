@@ -210,6 +210,8 @@ __printf(3, 4) int gilk_refuse(struct gilk_why *why, u32 code, const char *fmt, 
 int gilk_filter_check(const struct gilk_filter *f, struct gilk_why *why);
 struct gilk_filter_prog *gilk_filter_keep(const struct gilk_filter *f);
 /* fetch.c: a request's fetch, checked whole, kept, and run at a hit. */
+int gilk_fetch_init(void);
+void gilk_fetch_exit(void);
 int gilk_fetch_check(const struct gilk_fetch *f, const struct gilk_instrument *ins,
 		     struct gilk_why *why);
 struct gilk_fetch *gilk_fetch_keep(const struct gilk_fetch *f);

@@ -285,8 +285,13 @@ static __always_inline int event_write(struct gilk_splice_obj *s, int cpu, u64 n
 	struct ring_buffer_event *e;
 	struct gilk_event *h;
 
-	if (len > GILK_EVENT_MAX || more_len > GILK_EVENT_MAX - len)
+	if (len > GILK_EVENT_MAX)
 		return -EINVAL;
+	/* the instrument's payload fits, but not with the fetch: lost, said */
+	if (more_len > GILK_EVENT_MAX - len) {
+		atomic64_inc(&s->lost);
+		return -ENOSPC;
+	}
 	e = ring_buffer_lock_reserve(gilk_events_rb, sizeof(*h) + len + more_len);
 	if (!e) {
 		atomic64_inc(&s->lost);

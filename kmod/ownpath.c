@@ -16,8 +16,8 @@
  * int3 until the NMI count overflowed), at notify_die(), at the die chain's
  * notifiers that run before gilk's, and at gilk's own int3 handler and hit
  * path (gilk_entry();
- * the instrument it calls runs inside the recursion guard, where a hit is
- * counted as nested and skipped). It follows direct calls and tail jumps,
+ * the instrument it calls, and the fetch it runs, run inside the recursion
+ * guard, where a hit is counted as nested and skipped). It follows direct calls and tail jumps,
  * decoded with the kernel's own decoder:
  *  - through code that is never spliced anyway (kprobe-blacklisted, noinstr
  *    and entry code, gilk.ko's own) as far as it goes, since that code runs
@@ -98,7 +98,10 @@ static int visit(void *ctx, unsigned long t)
 	    !gilk_ks.kallsyms_lookup_size_offset(t, &size, &off) || !size)
 		return 0;
 	start = t - off;
-	if (gilk_is_thunk(start))
+	/* the fetch runs inside the recursion guard, as the instrument does:
+	 * what it reads with may be spliced, a hit there counted as nested
+	 */
+	if (gilk_is_thunk(start) || start == (unsigned long)gilk_fetch_run)
 		return 0;
 	glue = never_spliced(start);
 	depth = glue ? w->depth : w->depth + 1;

@@ -480,7 +480,9 @@ struct gilk_splice_info {
 	__u8 region_orig[GILK_PATCH_MAX_LEN];
 	struct gilk_owned patch[GILK_MAX_PATCHES];	/* bytes it changed */
 	__u64 hits;
-	__u64 lost;		/* events that found the buffer full */
+	__u64 lost;		/* events that found the buffer full (or that
+				 * with the fetch were longer than an event)
+				 */
 	__u64 missed;		/* hits while an instrument already ran */
 	__u64 filtered;		/* hits the filter turned away (not in hits) */
 	__u64 tramp;		/* the trampoline, tramp_len bytes */

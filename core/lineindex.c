@@ -29,6 +29,8 @@ struct lineindex {
 	const struct lix_func *funcs;
 	const struct lix_var *vars;
 	const struct lix_inline *inl;
+	const struct lix_local *loc;
+	const struct lix_local_desc *desc;
 };
 
 static int table_fits(size_t size, uint64_t off, uint64_t n, uint64_t each)
@@ -55,6 +57,8 @@ static int check_header(struct lineindex *li, const char *path, struct gerr *e)
 	    !table_fits(size, h->funcs, h->nfuncs, sizeof(struct lix_func)) ||
 	    !table_fits(size, h->vars, h->nvars, sizeof(struct lix_var)) ||
 	    !table_fits(size, h->inlines, h->ninlines, sizeof(struct lix_inline)) ||
+	    !table_fits(size, h->locals, h->nlocals, sizeof(struct lix_local)) ||
+	    !table_fits(size, h->local_descs, h->nlocal_descs, sizeof(struct lix_local_desc)) ||
 	    h->nfiles == 0 || h->source >= h->strings_len)
 		return gerr_set(e, "%s: a damaged line index (a table lies outside the file)", path);
 	li->str = (const char *)li->map + h->strings;
@@ -64,6 +68,8 @@ static int check_header(struct lineindex *li, const char *path, struct gerr *e)
 	li->funcs = (const struct lix_func *)(li->map + h->funcs);
 	li->vars = (const struct lix_var *)(li->map + h->vars);
 	li->inl = (const struct lix_inline *)(li->map + h->inlines);
+	li->loc = (const struct lix_local *)(li->map + h->locals);
+	li->desc = (const struct lix_local_desc *)(li->map + h->local_descs);
 	if (li->file_start[0] != 0 || li->file_start[h->nfiles] > h->nrows ||
 	    !table_fits(size, h->file_rows, li->file_start[h->nfiles], 4))
 		return gerr_set(e, "%s: a damaged line index (its files' rows)", path);
@@ -329,6 +335,48 @@ size_t lineindex_inlined_at(const struct lineindex *li, uint64_t addr,
 		out[n].hi = li->h->text + x->hi;
 		n++;
 		want = x->depth;
+	}
+	return n;
+}
+
+size_t lineindex_locals_at(const struct lineindex *li, uint64_t addr, struct line_local *out,
+			   size_t max)
+{
+	size_t lo = 0, hi = li->h->nlocals, n = 0;
+	uint64_t rel;
+
+	if (addr < li->h->text || (rel = addr - li->h->text) > UINT32_MAX)
+		return 0;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (li->loc[mid].lo <= rel)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	/* back as far as the longest range reaches, innermost scope first */
+	for (size_t i = lo; i-- > 0 && n < max;) {
+		const struct lix_local *r = &li->loc[i];
+		const struct lix_local_desc *x;
+		size_t k;
+
+		if ((uint64_t)r->lo + li->h->locals_span <= rel)
+			break;
+		if (rel >= r->hi || r->desc >= li->h->nlocal_descs)
+			continue;
+		x = &li->desc[r->desc];
+		if (x->reg > 15 || x->kind > LIX_LOCAL_VALUE)
+			continue;
+		/* a name met already is an inner scope's: it hides this one */
+		for (k = 0; k < n && strcmp(out[k].name, string_at(li, x->name)); k++)
+			;
+		if (k < n)
+			continue;
+		out[n] = (struct line_local){ string_at(li, x->name), string_at(li, x->type),
+					      x->kind, x->reg, x->off, x->param != 0,
+					      li->h->text + r->lo, li->h->text + r->hi };
+		n++;
 	}
 	return n;
 }

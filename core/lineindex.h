@@ -15,6 +15,7 @@
 #ifndef GILK_LINEINDEX_H
 #define GILK_LINEINDEX_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -101,6 +102,25 @@ struct line_inline {
 };
 size_t lineindex_inlined_at(const struct lineindex *li, uint64_t addr,
 			    struct line_inline *out, size_t max);
+
+/*
+ * A parameter or local variable where it is at an address: in a register
+ * (LINE_LOCAL_REG), in memory at a register plus off (MEM), or a
+ * register plus off is its value (VALUE); reg is DWARF's x86-64 number
+ * (0 rax, 1 rdx, 2 rcx, 3 rbx, 4 rsi, 5 rdi, 6 rbp, 7 rsp, 8..15 r8..r15).
+ */
+enum { LINE_LOCAL_REG, LINE_LOCAL_MEM, LINE_LOCAL_VALUE };
+struct line_local {
+	const char *name, *type;	/* type as C writes it */
+	uint8_t kind, reg;
+	int32_t off;
+	bool param;
+	uint64_t lo, hi;	/* the range this location holds over (link-time) */
+};
+/* The parameters and locals gilk can read at addr (link-time), one per
+ * name, an inner scope's hiding an outer's: up to max. */
+size_t lineindex_locals_at(const struct lineindex *li, uint64_t addr, struct line_local *out,
+			   size_t max);
 
 /* A global variable's type, as C writes it ("unsigned long", "char [16]",
  * "struct list_head *"); NULL when the index does not know the name. The

@@ -52,6 +52,14 @@ struct builder {
 	size_t nvars, vars_cap;
 	struct lix_inline *inl;
 	size_t ninl, inl_cap;
+	struct lix_local *loc;
+	size_t nloc, loc_cap;
+	uint32_t loc_span;
+	/* the descriptions, deduplicated through an open hash (index + 1) */
+	struct lix_local_desc *desc;
+	size_t ndesc, desc_cap;
+	uint32_t *desc_hash;
+	size_t desc_hash_cap;
 	uint64_t text;
 	/* the source tree, to find where an absolute path's tree begins, and
 	 * the prefix found so (the build's own top, e.g. /build/linux-6.1) */
@@ -411,6 +419,164 @@ static int unit_var(struct builder *b, Dwarf_Die *die, struct gerr *e)
 	return 0;
 }
 
+/* A location expression of a shape gilk can read at a hit (lix_local). */
+static int local_shape(const Dwarf_Op *op, size_t n, uint8_t *kind, uint8_t *reg, int32_t *off)
+{
+	unsigned atom;
+
+	if (n < 1 || n > 2)
+		return 0;
+	atom = op[0].atom;
+	if (n == 1 && atom >= DW_OP_reg0 && atom <= DW_OP_reg15) {
+		*kind = LIX_LOCAL_REG;
+		*reg = (uint8_t)(atom - DW_OP_reg0);
+		*off = 0;
+		return 1;
+	}
+	if (n == 1 && atom == DW_OP_regx && op[0].number < 16) {
+		*kind = LIX_LOCAL_REG;
+		*reg = (uint8_t)op[0].number;
+		*off = 0;
+		return 1;
+	}
+	if (atom >= DW_OP_breg0 && atom <= DW_OP_breg15 &&
+	    (int64_t)op[0].number >= INT32_MIN && (int64_t)op[0].number <= INT32_MAX &&
+	    (n == 1 || op[1].atom == DW_OP_stack_value)) {
+		*kind = n == 1 ? LIX_LOCAL_MEM : LIX_LOCAL_VALUE;
+		*reg = (uint8_t)(atom - DW_OP_breg0);
+		*off = (int32_t)(int64_t)op[0].number;
+		return 1;
+	}
+	return 0;
+}
+
+static uint64_t desc_key(const struct lix_local_desc *d)
+{
+	return ((uint64_t)d->name * 0x9e3779b97f4a7c15ull) ^ ((uint64_t)d->type << 20) ^
+	       ((uint64_t)d->kind << 8) ^ d->reg ^ ((uint64_t)d->param << 12) ^
+	       ((uint64_t)(uint32_t)d->off << 32);
+}
+
+/* The index of a description, added when new: -1 when out of memory. */
+static int64_t desc_of(struct builder *b, const struct lix_local_desc *d)
+{
+	size_t mask, i;
+
+	if (b->ndesc * 2 >= b->desc_hash_cap) {
+		size_t cap = b->desc_hash_cap ? b->desc_hash_cap * 2 : 1 << 16;
+		uint32_t *h = calloc(cap, sizeof(*h));
+
+		if (!h)
+			return -1;
+		for (size_t k = 0; k < b->ndesc; k++) {
+			for (i = desc_key(&b->desc[k]) & (cap - 1); h[i]; i = (i + 1) & (cap - 1))
+				;
+			h[i] = (uint32_t)k + 1;
+		}
+		free(b->desc_hash);
+		b->desc_hash = h;
+		b->desc_hash_cap = cap;
+	}
+	mask = b->desc_hash_cap - 1;
+	for (i = desc_key(d) & mask; b->desc_hash[i]; i = (i + 1) & mask)
+		if (!memcmp(&b->desc[b->desc_hash[i] - 1], d, sizeof(*d)))
+			return b->desc_hash[i] - 1;
+	if (grow((void **)&b->desc, &b->desc_cap, b->ndesc + 1, sizeof(*b->desc)))
+		return -1;
+	b->desc[b->ndesc] = *d;
+	b->desc_hash[i] = (uint32_t)b->ndesc + 1;
+	return (int64_t)b->ndesc++;
+}
+
+static int add_local(struct builder *b, Dwarf_Addr lo, Dwarf_Addr hi, int64_t n, int64_t t,
+		     int param, uint8_t kind, uint8_t reg, int32_t off)
+{
+	struct lix_local_desc d = { (uint32_t)n, (uint32_t)t, kind, reg, (uint8_t)param, 0, off };
+	int64_t k;
+
+	if (lo < b->text || hi <= lo || hi - b->text > UINT32_MAX)
+		return 0;
+	k = desc_of(b, &d);
+	if (k < 0 || grow((void **)&b->loc, &b->loc_cap, b->nloc + 1, sizeof(*b->loc)))
+		return -1;
+	b->loc[b->nloc++] = (struct lix_local){ (uint32_t)(lo - b->text), (uint32_t)(hi - b->text),
+						(uint32_t)k };
+	if (hi - lo > b->loc_span)
+		b->loc_span = (uint32_t)(hi - lo);
+	return 0;
+}
+
+/*
+ * A parameter's or local's locations in scope (a function, a lexical
+ * block, an inlined copy): a location list gives its own ranges, a single
+ * location holds over the scope's.
+ */
+static int scope_local(struct builder *b, Dwarf_Die *scope, Dwarf_Die *die, struct gerr *e)
+{
+	Dwarf_Attribute a, loc;
+	Dwarf_Die type;
+	const char *name = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_name, &a));
+	char text[256];
+	Dwarf_Addr base, start, end;
+	Dwarf_Op *expr;
+	size_t len;
+	ptrdiff_t off = 0;
+	int64_t n, t;
+	uint8_t kind, reg;
+	int32_t at;
+	int param = dwarf_tag(die) == DW_TAG_formal_parameter;
+
+	if (!name || !dwarf_attr(die, DW_AT_location, &loc) ||
+	    !dwarf_formref_die(dwarf_attr_integrate(die, DW_AT_type, &a), &type))
+		return 0;
+	type_text(&type, text, sizeof(text), 0);
+	if (!text[0])
+		return 0;
+	n = intern(b, name);
+	t = intern(b, text);
+	if (n < 0 || t < 0)
+		return gerr_setc(e, ENOMEM, "out of memory reading locals");
+	while ((off = dwarf_getlocations(&loc, off, &base, &start, &end, &expr, &len)) > 0) {
+		if (!local_shape(expr, len, &kind, &reg, &at))
+			continue;
+		if (start == 0 && end == (Dwarf_Addr)-1) {	/* over the whole scope */
+			ptrdiff_t r = 0;
+			Dwarf_Addr sb, ss, se;
+
+			while ((r = dwarf_ranges(scope, r, &sb, &ss, &se)) > 0)
+				if (add_local(b, ss, se, n, t, param, kind, reg, at))
+					return gerr_setc(e, ENOMEM, "out of memory reading locals");
+		} else if (add_local(b, start, end, n, t, param, kind, reg, at)) {
+			return gerr_setc(e, ENOMEM, "out of memory reading locals");
+		}
+	}
+	return 0;
+}
+
+/* The parameters and locals under scope, inlined copies' and lexical
+ * blocks' too. */
+static int unit_locals(struct builder *b, Dwarf_Die *scope, int depth, struct gerr *e)
+{
+	Dwarf_Die child;
+	int r;
+
+	if (depth > 64)
+		return 0;
+	for (r = dwarf_child(scope, &child); r == 0; r = dwarf_siblingof(&child, &child)) {
+		int tag = dwarf_tag(&child);
+
+		if (tag == DW_TAG_formal_parameter || tag == DW_TAG_variable) {
+			if (depth && scope_local(b, scope, &child, e))
+				return -1;
+		} else if ((tag == DW_TAG_subprogram && !dwarf_hasattr(&child, DW_AT_declaration)) ||
+			   tag == DW_TAG_lexical_block || tag == DW_TAG_inlined_subroutine) {
+			if (unit_locals(b, &child, depth + 1, e))
+				return -1;
+		}
+	}
+	return 0;
+}
+
 /* The inlined copies under die (a function, a lexical block, a copy), at
  * depth: each range of each, with where it is called from. */
 static int unit_inlines(struct builder *b, Dwarf_Die *die, Dwarf_Files *files, const char *comp_dir,
@@ -537,6 +703,15 @@ static int cmp_inlines(const void *x, const void *y)
 	if (a->lo != b->lo)
 		return a->lo < b->lo ? -1 : 1;
 	return a->depth < b->depth ? -1 : a->depth > b->depth;
+}
+
+static int cmp_locals(const void *x, const void *y)
+{
+	const struct lix_local *a = x, *b = y;
+
+	if (a->lo != b->lo)
+		return a->lo < b->lo ? -1 : 1;
+	return a->hi < b->hi ? -1 : a->hi > b->hi;
 }
 
 static int cmp_vars(const void *x, const void *y, void *str)
@@ -684,6 +859,10 @@ static int write_index(struct builder *b, const struct lix_header *h0,
 	h.nvars = (uint32_t)nvars;
 	qsort(b->inl, b->ninl, sizeof(*b->inl), cmp_inlines);
 	h.ninlines = (uint32_t)b->ninl;
+	qsort(b->loc, b->nloc, sizeof(*b->loc), cmp_locals);
+	h.nlocals = (uint32_t)b->nloc;
+	h.locals_span = b->loc_span;
+	h.nlocal_descs = (uint32_t)b->ndesc;
 	snprintf(tmp, sizeof(tmp), "%s.tmp", out);
 	f = fopen(tmp, "wb");
 	if (!f) {
@@ -722,6 +901,12 @@ static int write_index(struct builder *b, const struct lix_header *h0,
 		goto io;
 	h.inlines = off;
 	if (write_all(f, b->inl, b->ninl * sizeof(*b->inl), &off))
+		goto io;
+	h.locals = off;
+	if (write_all(f, b->loc, b->nloc * sizeof(*b->loc), &off))
+		goto io;
+	h.local_descs = off;
+	if (write_all(f, b->desc, b->ndesc * sizeof(*b->desc), &off))
 		goto io;
 	if (fseek(f, 0, SEEK_SET) || fwrite(&h, sizeof(h), 1, f) != 1)
 		goto io;
@@ -822,7 +1007,8 @@ int lineindex_build(const char *vmlinux, const char *out, const char *source,
 
 			if (dwarf_getsrcfiles(&cudie, &files, &nfiles))
 				files = NULL;
-			if (unit_inlines(&b, &cudie, files, comp_dir, 0, e))
+			if (unit_inlines(&b, &cudie, files, comp_dir, 0, e) ||
+			    unit_locals(&b, &cudie, 0, e))
 				goto out;
 		}
 		units++;
@@ -860,5 +1046,8 @@ out:
 	free(b.funcs);
 	free(b.vars);
 	free(b.inl);
+	free(b.loc);
+	free(b.desc);
+	free(b.desc_hash);
 	return rc;
 }

@@ -10,7 +10,7 @@
 #include <stdint.h>
 
 #define LIX_MAGIC "GILKLIX"	/* 8 bytes with its NUL */
-#define LIX_VERSION 3
+#define LIX_VERSION 4
 #define LIX_STMT 0x80000000u	/* in lix_row.line: a statement's start */
 
 struct lix_header {
@@ -29,6 +29,12 @@ struct lix_header {
 	uint64_t vars;		/* struct lix_var[nvars], by name */
 	uint32_t nvars, ninlines;
 	uint64_t inlines;	/* struct lix_inline[ninlines], by lo then depth */
+	uint64_t locals;	/* struct lix_local[nlocals], by lo */
+	uint32_t nlocals;
+	uint32_t locals_span;	/* the longest range of a local: how far
+				 * back a query by address looks */
+	uint64_t local_descs;	/* struct lix_local_desc[nlocal_descs] */
+	uint32_t nlocal_descs, pad;
 };
 
 struct lix_row {
@@ -60,6 +66,33 @@ struct lix_inline {
 	uint32_t name;		/* string offset */
 	uint32_t call_file, call_line;
 	uint32_t depth;
+};
+
+/*
+ * Where a function's parameter or local variable is over one range of code
+ * (lo to hi, from text), from its DWARF location: in a register (kind
+ * REG), in memory at a register plus off (MEM), or a register plus off is
+ * its value (VALUE: DW_OP_breg with DW_OP_stack_value). reg is DWARF's
+ * x86-64 number (0 rax, 1 rdx, 2 rcx, 3 rbx, 4 rsi, 5 rdi, 6 rbp, 7 rsp,
+ * 8..15 r8..r15). Locations of other shapes (the frame base, a value
+ * computed, pieces, an entry value) are not kept: such a variable cannot
+ * be named there.
+ */
+#define LIX_LOCAL_REG 0
+#define LIX_LOCAL_MEM 1
+#define LIX_LOCAL_VALUE 2
+
+struct lix_local_desc {
+	uint32_t name, type;	/* string offsets; type as lix_var's */
+	uint8_t kind, reg, param;	/* param: a parameter, not a local */
+	uint8_t pad;
+	int32_t off;
+};
+
+/* A range and what is there: many ranges share a description. */
+struct lix_local {
+	uint32_t lo, hi;
+	uint32_t desc;		/* into the descriptions */
 };
 
 #endif

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lineindex.h"
 #include "symbolize.h"
 #include "types.h"
 
@@ -215,6 +216,25 @@ static int site_name(struct parser *ps, const char *name, struct cval *v)
 			v->type = site->ptypes[i];
 			typed = true;
 		}
+	for (int i = 0; field < 0 && site && i < site->nlocals; i++) {
+		const struct cexpr_local *l = &site->locals[i];
+
+		if (strcmp(name, l->name))
+			continue;
+		if (ps->read_at_hit)
+			return perr(ps, "'%s' reads two values at the hit; fetch each on its own",
+				    ps->text);
+		ps->fv->from = l->field;
+		ps->read_at_hit = true;
+		v->typed = v->sym = true;
+		v->type = l->type;
+		/* in memory at the register plus off; else the register (plus
+		 * off) is its value */
+		v->lvalue = l->kind == LINE_LOCAL_MEM;
+		v->addr = v->lvalue ? (uint64_t)(int64_t)l->off : 0;
+		v->v = l->kind == LINE_LOCAL_VALUE ? (uint64_t)(int64_t)l->off : 0;
+		return 1;
+	}
 	if (field < 0 && site && site->have_ret && !strcmp(name, "retval")) {
 		field = GILK_FF_RAX;
 		v->type = site->ret;
@@ -290,8 +310,27 @@ static int primary(struct parser *ps, struct cval *v)
 		v->typed = true;
 		return 0;
 	}
-	if (session_resolve(ps->s, name, &addr, ps->e))
+	if (session_resolve(ps->s, name, &addr, ps->e)) {
+		if (ps->fv && ps->site && (ps->site->nparams || ps->site->nlocals)) {
+			char names[400];
+			size_t used = 0;
+
+			for (int i = 0; i < ps->site->nparams; i++)
+				used += (size_t)snprintf(names + used, used < sizeof(names) ?
+							 sizeof(names) - used : 0, " %s",
+							 ps->site->params[i]);
+			for (int i = 0; i < ps->site->nlocals; i++)
+				used += (size_t)snprintf(names + used, used < sizeof(names) ?
+							 sizeof(names) - used : 0, " %s",
+							 ps->site->locals[i].name);
+			return perr(ps, "no parameter, local or global '%s' here; the site has:%s",
+				    name, names);
+		}
+		if (ps->fv)
+			return perr(ps, "no parameter, local or global '%s' here (info scope LOCATION "
+				    "lists what a block has; registers: rdi, arg0, ...)", name);
 		return -1;
+	}
 	v->addr = addr;
 	if (!types_of_var(ps->s, name, &v->type, &why)) {
 		v->typed = v->lvalue = true;

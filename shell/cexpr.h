@@ -34,12 +34,26 @@ int cexpr_eval(struct session *s, const char *text, struct cval *out, struct ger
  * rip, rflags, retval: rax), current and globals: a function's parameters
  * at its entry, its typed return value at a return point.
  */
+/* A parameter or local where the line index puts it at the site: in
+ * register field (GILK_FF_*), in memory at it plus off, or it plus off. */
+struct cexpr_local {
+	char name[64];
+	struct ktype type;
+	uint8_t kind;           /* LINE_LOCAL_REG, _MEM, _VALUE (lineindex.h) */
+	uint8_t field;
+	int32_t off;
+};
+
+#define CEXPR_LOCALS_MAX 48
+
 struct cexpr_site {
 	int nparams;
 	char params[6][64];
 	struct ktype ptypes[6];
 	bool have_ret;
 	struct ktype ret;
+	int nlocals;
+	struct cexpr_local locals[CEXPR_LOCALS_MAX];
 };
 
 /*

@@ -8,9 +8,11 @@
 #include <string.h>
 
 #include "commands.h"
+#include "fetch.h"
 #include "formats.h"
 #include "lines.h"
 #include "symbolize.h"
+#include "types.h"
 
 static int info_splices(struct session *s, struct gerr *e)
 {
@@ -388,6 +390,62 @@ static int info_names(struct session *s, bool functions, const char *rx_text, st
 }
 
 /* The subcommands, each as the table calls it: argv[0] is its name. */
+/*
+ * info scope LOCATION, as gdb's: the parameters and locals a splice there
+ * can name (fetch, if), and where each is at that address.
+ */
+static int info_scope(struct session *s, char *const *words, int nwords, struct gerr *e)
+{
+	struct cexpr_site site;
+	struct location loc;
+	struct loc_site *sites;
+	struct ktypes *t;
+	size_t n;
+	uint64_t addr;
+	char where[160], type[128];
+
+	if (location_parse(s, words, nwords, &loc, e))
+		return -1;
+	addr = loc.addr;
+	if (loc.kind != LOC_ADDR) {
+		if (!location_is_single(&loc))
+			return gerr_set(e, "info scope takes one address: FUNC:block N, FUNC:entry or "
+					"an address, not %s", words[0]);
+		if (location_sites(s, &loc, &sites, &n, NULL, e))
+			return -1;
+		addr = sites[0].site;
+		free(sites);
+	}
+	if (fetch_locals_at(s, addr, &site, e) || types_get(s, &t, e))
+		return -1;
+	session_where(s, addr, where, sizeof(where));
+	if (!site.nlocals) {
+		fprintf(s->out, "No parameters or locals gilk can read at %s.\n", where);
+		return 0;
+	}
+	fprintf(s->out, "At %s:\n", where);
+	for (int i = 0; i < site.nlocals; i++) {
+		const struct cexpr_local *l = &site.locals[i];
+		const char *reg = fetch_field_name(l->field);
+
+		ktypes_name(t, &l->type, type, sizeof(type));
+		if (l->kind == LINE_LOCAL_REG)
+			fprintf(s->out, "Symbol %s is in $%s, of type %s.\n", l->name, reg, type);
+		else if (l->kind == LINE_LOCAL_MEM)
+			fprintf(s->out, "Symbol %s is at [$%s%+d], of type %s.\n", l->name, reg, l->off,
+				type);
+		else
+			fprintf(s->out, "Symbol %s is $%s%+d (its value), of type %s.\n", l->name, reg,
+				l->off, type);
+	}
+	return 0;
+}
+
+static int run_scope(struct session *s, int argc, char **argv, struct gerr *e)
+{
+	return info_scope(s, argv + 1, argc - 1, e);
+}
+
 static int run_splices(struct session *s, int argc, char **argv, struct gerr *e)
 {
 	return argc == 2 ? info_splice(s, argv[1], e) : info_splices(s, e);
@@ -430,6 +488,7 @@ static const struct subcommand subs[] = {
 	{ "symbol", run_symbol, 1, 1, 0, "LOCATION" },
 	{ "address", run_address, 1, 1, 0, "SYMBOL" },
 	{ "line", run_line, 1, 1, 0, "LOCATION|FILE:LINE" },
+	{ "scope", run_scope, 1, 2, 0, "LOCATION" },
 	{ "functions", run_names, 0, 1, 0, "[REGEX]" },
 	{ "variables", run_names, 0, 1, 0, "[REGEX]" },
 	{ NULL, NULL, 0, 0, 0, NULL },
@@ -456,7 +515,10 @@ const struct command cmd_info = {
 		"the functions inlined there with where each is called from; info\n"
 		"line FILE:LINE (or FILE:FIRST-LAST): every place the line's code is,\n"
 		"inlined copies in other functions too, and the blocks there (lines come\n"
-		"from the kernel's line index: docs/kernels.md). info functions [REGEX],\n"
+		"from the kernel's line index: docs/kernels.md). info scope LOCATION: the\n"
+		"parameters and locals the line index puts at that address, each in a\n"
+		"register or in memory at one, which a splice there can name in fetch\n"
+		"and if (splice path_init:block 5 regs fetch nd->depth). info functions [REGEX],\n"
 		"info variables [REGEX]: the function or data symbols whose names match\n"
 		"(these work offline too, over kallsyms).",
 };

@@ -182,7 +182,8 @@ static int use_filter(struct session *s, struct use *u, const char *expr,
 		      const struct location *loc, struct gilk_filter *filter, struct gerr *e)
 {
 	struct cexpr_site site;
-	const char *params[7];
+	const char *names[SITE_FILTER_NAMES_MAX], *as_p[SITE_FILTER_NAMES_MAX];
+	char as[SITE_FILTER_NAMES_MAX][8];
 	struct gilk_instrument_info *list;
 	char both[GILK_FILTER_TEXT_MAX + 64];
 	unsigned n;
@@ -190,6 +191,7 @@ static int use_filter(struct session *s, struct use *u, const char *expr,
 	bool calls = false;
 	size_t nlist;
 	int end = 0;
+	size_t n_named = 0;
 
 	if (!strcmp(u->ins, "argfilter") &&
 	    sscanf(u->arg, "%u=%llu%n", &n, &v, &end) == 2 && !u->arg[end] && n <= 5) {
@@ -212,17 +214,31 @@ static int use_filter(struct session *s, struct use *u, const char *expr,
 		return 0;
 	/* parameters' names cost the kernel's BTF: read only for a filter that
 	 * names a field the site's registers do not */
-	params[0] = NULL;
 	if (site_filter_compile(expr, SF_ANY, s->set.filter_self ? (uint32_t)getpid() : 0,
 				filter, e)) {
-		if (!expr || !strstr(e->msg, "no field"))
+		if (!expr)
 			return -1;
 		fetch_site_at(s, loc, &site);
-		for (int k = 0; k <= site.nparams; k++)
-			params[k] = k < site.nparams ? site.params[k] : NULL;
-		if (!params[0] ||
-		    site_filter_compile_params(expr, SF_ANY, s->set.filter_self ? (uint32_t)getpid() : 0,
-					       params, filter, e))
+		/* parameters at the entry as their argument registers, locals
+		 * in a register mid-function as those */
+		for (int k = 0; k < site.nparams; k++, n_named++) {
+			snprintf(as[n_named], sizeof(as[n_named]), "arg%d", k);
+			names[n_named] = site.params[k];
+			as_p[n_named] = as[n_named];
+		}
+		for (int k = 0; k < site.nlocals && n_named < SITE_FILTER_NAMES_MAX - 1; k++) {
+			if (site.locals[k].kind != LINE_LOCAL_REG)
+				continue;
+			snprintf(as[n_named], sizeof(as[n_named]), "%s",
+				 fetch_field_name(site.locals[k].field));
+			names[n_named] = site.locals[k].name;
+			as_p[n_named] = as[n_named];
+			n_named++;
+		}
+		names[n_named] = NULL;
+		if (!n_named || site_filter_compile_names(expr, SF_ANY,
+							  s->set.filter_self ? (uint32_t)getpid() : 0,
+							  names, as_p, filter, e))
 			return -1;
 	}
 	u->filter = filter;
@@ -390,7 +406,8 @@ const struct command cmd_splice = {
 		"if EXPR: gilk.ko runs the instrument only for hits where EXPR holds, and\n"
 		"counts the others as filtered; it reads pid, tid, comm, cpu, context\n"
 		"(task, softirq, irq, nmi), arg0..arg5 (at a function's entry also by\n"
-		"their names in its BTF prototype: count for vfs_read), rax..r15, rip,\n"
+		"their names in its BTF prototype: count for vfs_read; mid-function, the\n"
+		"locals \"info scope\" puts in a register), rax..r15, rip,\n"
 		"rflags and retval (rax), with == != < <= > >= & && || ! and ~ (a glob\n"
 		"on comm), as\n"
 		"\"events if\" does: splice vfs_read regs if comm == \"cat\" && arg2 > 4096.\n"
@@ -400,7 +417,8 @@ const struct command cmd_splice = {
 		"fetch EXPR[, EXPR]...: at every hit the instrument records, gilk.ko reads\n"
 		"up to four values and appends them to the event, as kprobe events' fetch\n"
 		"arguments do; each EXPR is C over what the hit has: a parameter by name at\n"
-		"a function's entry, retval at FUNC:exit, a register (rdi, arg0), current,\n"
+		"a function's entry, retval at FUNC:exit, mid-function the parameters and\n"
+		"locals \"info scope\" lists, a register (rdi, arg0), current,\n"
 		"a global, with -> . [N] * and casts. A char array or char pointer is read\n"
 		"as a string (at most 64 bytes through a pointer). NAME=EXPR names a value;\n"
 		"otherwise its last name does (file->f_pos is f_pos): events, hist (by\n"

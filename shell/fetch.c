@@ -4,8 +4,10 @@
 #include <ctype.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "lines.h"
 #include "session.h"
 #include "types.h"
 
@@ -174,6 +176,52 @@ void fetch_describe(const struct gilk_fetch_value *v, char *buf, size_t len)
 	}
 }
 
+/* DWARF's x86-64 register numbers as gilk's fields (uapi GILK_FF_*). */
+uint8_t fetch_dwarf_field(uint8_t reg)
+{
+	/* DWARF: rax rdx rcx rbx rsi rdi rbp rsp; gilk: rax rbx rcx rdx ... */
+	static const uint8_t first[8] = { 0, 3, 2, 1, 4, 5, 6, 7 };
+
+	return GILK_FF_RAX + (reg < 8 ? first[reg] : reg);
+}
+
+static const char *const reg_names[16] = {
+	"rax", "rbx", "rcx", "rdx", "rsi", "rdi", "rbp", "rsp",
+	"r8", "r9", "r10", "r11", "r12", "r13", "r14", "r15",
+};
+
+const char *fetch_field_name(uint8_t field)
+{
+	return field >= GILK_FF_RAX && field < GILK_FF_RAX + 16 ? reg_names[field - GILK_FF_RAX] : "?";
+}
+
+int fetch_locals_at(struct session *s, uint64_t addr, struct cexpr_site *site, struct gerr *e)
+{
+	struct line_local l[CEXPR_LOCALS_MAX];
+	struct kernel_lines *kl;
+	struct ktypes *t;
+	size_t n;
+
+	site->nlocals = 0;
+	if (lines_index(s, &kl, e) || types_get(s, &t, e))
+		return -1;
+	n = lineindex_locals_at(kl->li, addr - (uint64_t)kl->slide, l, CEXPR_LOCALS_MAX);
+	for (size_t i = 0; i < n; i++) {
+		struct cexpr_local *c = &site->locals[site->nlocals];
+		struct gerr ignored;
+
+		/* a type BTF does not have (a local's own struct) is left out */
+		if (ktypes_parse(t, l[i].type, &c->type, &ignored))
+			continue;
+		snprintf(c->name, sizeof(c->name), "%s", l[i].name);
+		c->kind = l[i].kind;
+		c->field = fetch_dwarf_field(l[i].reg);
+		c->off = l[i].off;
+		site->nlocals++;
+	}
+	return 0;
+}
+
 void fetch_site_at(struct session *s, const struct location *loc, struct cexpr_site *site)
 {
 	char names[6][64];
@@ -183,15 +231,29 @@ void fetch_site_at(struct session *s, const struct location *loc, struct cexpr_s
 	int n;
 
 	memset(site, 0, sizeof(*site));
-	if (!loc || symtab_function(s->k->syms, loc->addr, &sym, NULL, NULL) ||
-	    strchr(sym->name, '.') || types_get(s, &t, &e))
+	if (!loc || symtab_function(s->k->syms, loc->addr, &sym, NULL, NULL))
+		return;
+	if (loc->kind == LOC_BLOCK || (loc->kind == LOC_ADDR && loc->addr != sym->addr)) {
+		/* mid-function: where the line index puts each local there */
+		struct loc_site *sites;
+		size_t ns;
+
+		if (loc->kind == LOC_ADDR) {
+			fetch_locals_at(s, loc->addr, site, &e);
+		} else if (!location_sites(s, loc, &sites, &ns, NULL, &e)) {
+			if (ns == 1)
+				fetch_locals_at(s, sites[0].site, site, &e);
+			free(sites);
+		}
+		return;
+	}
+	if (strchr(sym->name, '.') || types_get(s, &t, &e))
 		return;
 	if (loc->kind == LOC_EXIT) {
 		site->have_ret = !ktypes_return(t, sym->name, &site->ret);
 		return;
 	}
-	if ((loc->kind != LOC_ENTRY && loc->kind != LOC_ADDR) ||
-	    (loc->kind == LOC_ADDR && loc->addr != sym->addr))
+	if (loc->kind != LOC_ENTRY && loc->kind != LOC_ADDR)
 		return;
 	n = ktypes_params(t, sym->name, names, site->ptypes);
 	for (int i = 0; i < n; i++)

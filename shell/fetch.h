@@ -30,11 +30,21 @@ bool fetch_take(int *argc, char **argv, char *buf, size_t len);
  * What a hit names at loc (NULL: a block): at a function's entry (past
  * ftrace) its parameters' names and types, which a filter and a fetch may
  * read for arg0..arg5; at its return points (FUNC:exit) its return type,
- * for retval. Nothing elsewhere, where the argument registers hold
- * whatever the code put there since, nor in a copy the compiler made
- * (.isra, .constprop), which may take other arguments.
+ * for retval. Mid-function (an address past the entry, FUNC:block N),
+ * the parameters and locals the line index says are in a register, in
+ * memory at a register plus an offset, or a register plus an offset there.
+ * Nothing by BTF in a copy the compiler made (.isra, .constprop), which
+ * may take other arguments.
  */
 void fetch_site_at(struct session *s, const struct location *loc, struct cexpr_site *site);
+
+/* The parameters and locals the line index puts at a running address, with
+ * their types from BTF, into site->locals; -1 without an index. */
+int fetch_locals_at(struct session *s, uint64_t addr, struct cexpr_site *site, struct gerr *e);
+/* DWARF's x86-64 register number as a GILK_FF_* field, and a register
+ * field's name ("rbx"). */
+uint8_t fetch_dwarf_field(uint8_t reg);
+const char *fetch_field_name(uint8_t field);
 
 /* Compiles text into out, with what the site names (NULL: registers,
  * current and globals only). */

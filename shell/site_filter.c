@@ -324,31 +324,39 @@ static int compile(const struct filter *f, enum site_filter_scope scope, uint32_
 	return 0;
 }
 
-/* A parameter's name as its argument register's field, where the site
- * is a function's entry (params: its names, in order, up to six). */
+/* Names the site gives values (a parameter at a function's entry, a local
+ * in a register mid-function), each read as the register field as[i]
+ * names ("arg1", "rbx"; as NULL: argI). */
+struct named {
+	const char *const *names, *const *as;
+};
+
 static enum filter_kind kind_of_named(void *priv, const char *name)
 {
-	const char *const *params = priv;
+	const struct named *nm = priv;
 
-	for (int i = 0; params && i < 6 && params[i]; i++)
-		if (params[i][0] && !strcmp(params[i], name))
+	for (int i = 0; nm->names && i < SITE_FILTER_NAMES_MAX && nm->names[i]; i++)
+		if (nm->names[i][0] && !strcmp(nm->names[i], name))
 			return FILTER_NUMBER;
 	return kind_of(NULL, name);
 }
 
-static int rename_params(struct filter *f, const char *const *params, struct gerr *e)
+static int rename_named(struct filter *f, const struct named *nm, struct gerr *e)
 {
-	for (size_t n = 0; params && n < f->n; n++) {
+	for (size_t n = 0; nm->names && n < f->n; n++) {
 		struct filter_node *x = &f->node[n];
 
 		if (x->op != FOP_FIELD || field_of(x->text) >= 0)
 			continue;
-		for (int i = 0; i < 6 && params[i]; i++) {
-			char arg[8];
+		for (int i = 0; i < SITE_FILTER_NAMES_MAX && nm->names[i]; i++) {
+			char arg[16];
 
-			if (strcmp(params[i], x->text))
+			if (strcmp(nm->names[i], x->text))
 				continue;
-			snprintf(arg, sizeof(arg), "arg%d", i);
+			if (nm->as)
+				snprintf(arg, sizeof(arg), "%s", nm->as[i]);
+			else
+				snprintf(arg, sizeof(arg), "arg%d", i);
 			free(x->text);
 			x->text = strdup(arg);
 			if (!x->text)
@@ -359,21 +367,22 @@ static int rename_params(struct filter *f, const char *const *params, struct ger
 	return 0;
 }
 
-static int parse(const char *expr, const char *const *params, struct filter *f,
+static int parse(const char *expr, const struct named *nm, struct filter *f,
 		 struct gerr *e)
 {
-	char why[sizeof(e->msg)], names[512];
+	const char *const *params = nm->names;
+	char why[sizeof(e->msg)], names[1024];
 	size_t used = 0;
 
-	if (!filter_parse(f, expr, kind_of_named, (void *)params, e))
-		return rename_params(f, params, e);
+	if (!filter_parse(f, expr, kind_of_named, (void *)nm, e))
+		return rename_named(f, nm, e);
 	if (!strstr(e->msg, "no field"))
 		return -1;
 	snprintf(why, sizeof(why), "%s", e->msg);
 	for (size_t i = 0; i < NFIELDS; i++)
 		used += (size_t)snprintf(names + used, used < sizeof(names) ? sizeof(names) - used : 0,
 					 "%s%s", i ? " " : "", fields[i].name);
-	for (int i = 0; params && i < 6 && params[i]; i++)
+	for (int i = 0; params && i < SITE_FILTER_NAMES_MAX && params[i]; i++)
 		if (params[i][0])
 			used += (size_t)snprintf(names + used, used < sizeof(names) ? sizeof(names) - used : 0,
 						 " %s", params[i]);
@@ -399,10 +408,18 @@ int site_filter_compile(const char *expr, enum site_filter_scope scope, uint32_t
 int site_filter_compile_params(const char *expr, enum site_filter_scope scope, uint32_t self,
 			       const char *const *params, struct gilk_filter *out, struct gerr *e)
 {
+	return site_filter_compile_names(expr, scope, self, params, NULL, out, e);
+}
+
+int site_filter_compile_names(const char *expr, enum site_filter_scope scope, uint32_t self,
+			      const char *const *names, const char *const *as,
+			      struct gilk_filter *out, struct gerr *e)
+{
+	struct named nm = { names, as };
 	struct filter f = { .root = -1 };
 	int rc;
 
-	if (expr && parse(expr, params, &f, e)) {
+	if (expr && parse(expr, &nm, &f, e)) {
 		filter_free(&f);
 		return -1;
 	}

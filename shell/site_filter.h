@@ -50,6 +50,14 @@ int site_filter_compile_params(const char *expr, enum site_filter_scope scope, u
 			       const char *const *params, struct gilk_filter *out,
 			       struct gerr *e);
 
+/* The same mid-function too: names[i] (NULL-ended, at most
+ * SITE_FILTER_NAMES_MAX) is read as the field as[i] names ("rbx", "arg1"):
+ * a local the line index puts in a register there. */
+#define SITE_FILTER_NAMES_MAX 48
+int site_filter_compile_names(const char *expr, enum site_filter_scope scope, uint32_t self,
+			      const char *const *names, const char *const *as,
+			      struct gilk_filter *out, struct gerr *e);
+
 /*
  * Runs a program as gilk.ko does, on the values given (fields[GILK_FF_*],
  * comm): the unit tests' check that a program means its expression.

@@ -417,7 +417,19 @@ fails "fetch: two values read at the hit in one expression are refused" 'plan vf
 fails "fetch: a bit-field is refused" 'plan vfs_read:entry fetch file->f_mode, current->in_execve' "fetch: 'in_execve' is a bit-field, which fetch does not read"
 fails "fetch: two values of one name are refused" 'plan vfs_read:entry fetch file->f_pos, f_pos=count' "fetch: two values named 'f_pos'; name one: NAME=EXPR"
 fails "fetch: at most four values" 'plan vfs_read:entry fetch a=rdi, b=rsi, c=rdx, d=rcx, e=r8' "fetch: at most 4 values a splice"
-fails "fetch: a parameter another function has is unknown" 'plan vfs_read:entry fetch filename' "no symbol 'filename'"
+fails "fetch: a parameter another function has is unknown, and the site's names are listed" 'plan vfs_read:entry fetch filename' "fetch: no parameter, local or global 'filename' here; the site has: file buf count pos"
+# Mid-function, the line index says where each parameter and local is.
+"${G[@]}" -c 'info scope path_init:block 4' >"$t/scope" 2>&1
+reg=$(sed -n 's/^Symbol nd is in \$\([a-z0-9]*\), of type struct nameidata \*\.$/\1/p' "$t/scope")
+freg=$(sed -n 's/^Symbol flags is in \$\([a-z0-9]*\), of type unsigned int\.$/\1/p' "$t/scope")
+"${G[@]}" -c 'plan path_init:block 4 fetch p=nd->name->name, nd->depth, flags' 2>&1 | grep '^fetch ' >"$t/o"
+kreg() { case $1 in r[0-9]*) echo "$1" ;; *) echo "${1#r}" ;; esac; }	# as kprobe events name it
+check "info scope: path_init's parameters mid-function, each in its register ($(tr '\n' ' ' <"$t/scope")); a fetch there reads through them" \
+	"$([ -n "$reg" ] && [ -n "$freg" ] && head -1 "$t/scope" | grep -q '^At path_init+0x[0-9a-f]* (0x[0-9a-f]*):$' &&
+	   grep -q "^fetch p: +0(+0(+[0-9]*(%$(kreg "$reg")))):string (at most 64 bytes)\$" "$t/o" &&
+	   grep -q "^fetch depth: +[0-9]*(%$(kreg "$reg")):u32\$" "$t/o" && grep -q "^fetch flags: %$(kreg "$freg"):u32\$" "$t/o"; echo $?)"
+fails "fetch: a name the block does not have lists those it has" 'plan path_init:block 4 fetch nosuch' "the site has: flags nd"
+
 fails "fetch: nothing to fetch" 'plan vfs_read:entry fetch' "fetch: what to fetch? fetch EXPR"
 fails "fetch: an array of numbers needs an element" 'plan vfs_read:entry fetch current->comm, x=init_task.cpus_mask.bits' "fetch: 'init_task.cpus_mask.bits' is an array: fetch one element of it"
 fails "-> on a struct says to use ." 'p init_task->pid' "needs a pointer; this is no pointer (use '.')"

@@ -334,6 +334,19 @@ dd if=/tmp/fetch/a-file-to-fetch of=/dev/null bs=100 count=1 2>/dev/null
 build/gilk -c "dump events --format json /tmp/fetch/ev.json if splice == $id" -c "unsplice $id" >/dev/null 2>&1
 check "live: a fetch through three pointers gives the dentry's name, current->comm the task's, in JSON ($(grep -o '"data": {[^}]*}' /tmp/fetch/ev.json | head -1))" \
 	"$(grep -q '"name": "a-file-to-fetch", "comm": "dd"}' /tmp/fetch/ev.json; echo $?)"
+# Mid-function: the line index says where path_init's parameters are at a
+# block (the first past its entry where both are in registers), and a
+# fetch and a filter name them there.
+for n in 1 2 3 4 5 6 7 8; do
+	scope=$(build/gilk -c "info scope path_init:block $n" 2>&1)
+	echo "$scope" | grep -q '^Symbol nd is in \$' && echo "$scope" | grep -q '^Symbol flags is in \$' && break
+done
+out=$(build/gilk -c "splice path_init:block $n regs fetch path=nd->name->name if comm == \"cat\" && (flags & 1)" 2>&1)
+id=$(echo "$out" | sed -n 's/^splice \([0-9]*\) .*/\1/p')
+cat /tmp/fetch/a-file-to-fetch >/dev/null
+ev=$(build/gilk -c "events if splice == $id" -c "unsplice $id" 2>&1)
+check "live: at path_init's block $n, info scope finds nd and flags in registers, and a fetch of nd->name->name with a filter on flags names them there ($(echo "$scope" | tr '\n' ' '); $(echo "$ev" | grep -o 'path=.*' | head -1))" \
+	"$([ -n "$id" ] && echo "$ev" | grep -q ' path="/tmp/fetch/a-file-to-fetch"$'; echo $?)"
 
 # CPU 1 taken off and on line, and the guest suspended to RAM and woken by
 # its RTC: the kernel lives, the splices counted what ran.

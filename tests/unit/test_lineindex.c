@@ -195,8 +195,60 @@ static void bad_inputs(void **s)
 	cleanup(&b);
 }
 
+/*
+ * Optimized, the parameters live in registers: second's a is in rdi
+ * (DWARF's register 5) where its line's code is, and twice's x, inlined
+ * there, too; at -O0 they are in the frame (the frame base), which the
+ * index does not keep.
+ */
+static void locals_in_registers(void **s)
+{
+	struct built b;
+	struct lineindex *li;
+	struct line_local l[8];
+	struct gerr e;
+	char written[256];
+	uint64_t at[8];
+	size_t n, k;
+	int64_t file;
+
+	(void)s;
+	build(&b, "-g -O2");
+	assert_int_equal(lineindex_build(b.elf, b.index, NULL, written, sizeof(written), &e), 0);
+	assert_int_equal(lineindex_open(b.index, &li, &e), 0);
+	file = lineindex_file_find(li, "sample.c", NULL);
+	assert_true(file > 0);
+	assert_true(line_addrs(li, (uint32_t)file, 14, at, 8) >= 1);
+	n = lineindex_locals_at(li, at[0], l, 8);
+	for (k = 0; k < n && strcmp(l[k].name, "a"); k++)
+		;
+	assert_true(k < n);
+	assert_string_equal(l[k].type, "int");
+	assert_int_equal(l[k].kind, LINE_LOCAL_REG);
+	assert_int_equal(l[k].reg, 5);
+	assert_true(l[k].param);
+	assert_true(l[k].lo <= at[0] && at[0] < l[k].hi);
+	/* one per name, and nothing past the program */
+	for (size_t i = 0; i < n; i++)
+		for (size_t j = i + 1; j < n; j++)
+			assert_string_not_equal(l[i].name, l[j].name);
+	assert_int_equal(lineindex_locals_at(li, 0x10, l, 8), 0);
+	lineindex_close(li);
+	/* -O0: a and b are in the frame, and named nowhere */
+	cleanup(&b);
+	build(&b, "-g");
+	assert_int_equal(lineindex_build(b.elf, b.index, NULL, written, sizeof(written), &e), 0);
+	assert_int_equal(lineindex_open(b.index, &li, &e), 0);
+	file = lineindex_file_find(li, "sample.c", NULL);
+	assert_true(line_addrs(li, (uint32_t)file, 10, at, 8) >= 1);
+	assert_int_equal(lineindex_locals_at(li, at[0], l, 8), 0);
+	lineindex_close(li);
+	cleanup(&b);
+}
+
 const struct CMUnitTest lineindex_tests[] = {
 	cmocka_unit_test(lines_of_a_program),
+	cmocka_unit_test(locals_in_registers),
 	cmocka_unit_test(bad_inputs),
 };
 const size_t lineindex_ntests = sizeof(lineindex_tests) / sizeof(lineindex_tests[0]);

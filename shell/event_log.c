@@ -8,6 +8,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "fetch.h"
+#include "lineindex.h"
 #include "location.h"
 #include "types.h"
 
@@ -153,6 +155,42 @@ static void exit_type(struct session *s, struct ktypes *t, struct event_log *log
 	a->ret_size = (uint8_t)(ktypes_size(t, &r) > 0 && ktypes_size(t, &r) <= 8 ? ktypes_size(t, &r) : 8);
 }
 
+/* A splice mid-function: the locals the line index puts in a register at
+ * its site, numbers and pointers, up to six. */
+static void block_locals(struct session *s, struct ktypes *t, struct event_log *log,
+			 const struct gilk_splice_info *sp, const struct ksym *sym)
+{
+	struct cexpr_site site;
+	struct event_args *a, *more;
+	struct gerr e;
+
+	if (fetch_locals_at(s, sp->site, &site, &e) || !site.nlocals ||
+	    !(more = realloc(log->args, (log->nargs + 1) * sizeof(*more))))
+		return;
+	log->args = more;
+	a = &log->args[log->nargs];
+	memset(a, 0, sizeof(*a));
+	a->splice = sp->id;
+	a->block = true;
+	snprintf(a->func, sizeof(a->func), "%s", sym->name);
+	for (int k = 0; k < site.nlocals && a->n < 6; k++) {
+		const struct cexpr_local *l = &site.locals[k];
+		struct ktype r = ktypes_resolve(t, &l->type);
+		int64_t size = ktypes_size(t, &r);
+
+		if (l->kind != LINE_LOCAL_REG || (!r.ptr && !ktypes_is_integer(t, &r)) || r.array)
+			continue;
+		snprintf(a->name[a->n], sizeof(a->name[a->n]), "%.31s", l->name);
+		snprintf(a->reg[a->n], sizeof(a->reg[a->n]), "%s", fetch_field_name(l->field));
+		a->ptr[a->n] = r.ptr > 0;
+		a->sgn[a->n] = !r.ptr && ktypes_is_signed(t, &r);
+		a->size[a->n] = size > 0 && size < 8 ? (uint8_t)size : 8;
+		a->n++;
+	}
+	if (a->n)
+		log->nargs++;
+}
+
 /* Which splices are at a function's entry, with the function's parameters
  * (BTF), or at its return points, with its return type; without BTF, none:
  * the registers are shown as they are. */
@@ -177,12 +215,19 @@ static void entry_args(struct session *s, struct event_log *log)
 		int n;
 
 		if (strcmp(sp->instrument, "regs") ||
-		    symtab_function(s->k->syms, sp->site, &sym, NULL, NULL) || strchr(sym->name, '.'))
+		    symtab_function(s->k->syms, sp->site, &sym, NULL, NULL))
 			continue;
 		if (session_block_site(s, sym->addr) != sp->site) {
-			exit_type(s, t, log, sp, sym);
+			size_t had = log->nargs;
+
+			if (!strchr(sym->name, '.'))
+				exit_type(s, t, log, sp, sym);
+			if (log->nargs == had)
+				block_locals(s, t, log, sp, sym);
 			continue;
 		}
+		if (strchr(sym->name, '.'))
+			continue;
 		if ((n = ktypes_params(t, sym->name, names, ty)) <= 0)
 			continue;
 		more = realloc(log->args, (log->nargs + 1) * sizeof(*more));

@@ -34,6 +34,8 @@ struct event_rec {
 struct event_args {
 	uint32_t splice;
 	bool exit;              /* at a return point: rax is the return value */
+	bool block;             /* mid-function: locals in registers, reg[k] */
+	char reg[6][4];         /* block: the register each is in ("rbx") */
 	uint8_t n;
 	bool ptr[6];
 	bool sgn[6];            /* a signed integer of size[k] bytes */

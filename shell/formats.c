@@ -142,13 +142,14 @@ static void entry_args(FILE *out, const struct event_log *log, const struct even
 	for (int k = 0; k < a->n; k++) {
 		size_t i = 0;
 
-		while (i < n && strcmp(f[i].name, regs[k]))
+		while (i < n && strcmp(f[i].name, a->block ? a->reg[k] : regs[k]))
 			i++;
 		if (i == n)
 			return;	/* not a payload of the registers */
 		v[k] = f[i].value;
 	}
-	fprintf(out, " | %s(", a->func);
+	/* mid-function: the locals in registers there, as info scope says */
+	fprintf(out, a->block ? " | in %s: " : " | %s(", a->func);
 	for (int k = 0; k < a->n; k++) {
 		uint64_t x = a->size[k] && a->size[k] < 8 ? v[k] & ((1ull << (8 * a->size[k])) - 1) :
 			     v[k];
@@ -164,7 +165,8 @@ static void entry_args(FILE *out, const struct event_log *log, const struct even
 		else
 			fprintf(out, "%" PRIu64, x);
 	}
-	fputc(')', out);
+	if (!a->block)
+		fputc(')', out);
 }
 
 /* A fetched string as text shows it: quoted, what is not printable escaped. */

@@ -345,8 +345,9 @@ out=$(build/gilk -c "splice path_init:block $n regs fetch path=nd->name->name if
 id=$(echo "$out" | sed -n 's/^splice \([0-9]*\) .*/\1/p')
 cat /tmp/fetch/a-file-to-fetch >/dev/null
 ev=$(build/gilk -c "events if splice == $id" -c "unsplice $id" 2>&1)
-check "live: at path_init's block $n, info scope finds nd and flags in registers, and a fetch of nd->name->name with a filter on flags names them there ($(echo "$scope" | tr '\n' ' '); $(echo "$ev" | grep -o 'path=.*' | head -1))" \
-	"$([ -n "$id" ] && echo "$ev" | grep -q ' path="/tmp/fetch/a-file-to-fetch"$'; echo $?)"
+check "live: at path_init's block $n, info scope finds nd and flags in registers, a fetch of nd->name->name with a filter on flags names them there, and the event names them ($(echo "$scope" | tr '\n' ' '); $(echo "$ev" | grep -o '| in .*' | head -1))" \
+	"$([ -n "$id" ] && echo "$ev" | grep -q ' | in path_init: .*nd=0x[0-9a-f]*.* path="/tmp/fetch/a-file-to-fetch"$' &&
+	   echo "$ev" | grep -q ' | in path_init: .*flags=[0-9]'; echo $?)"
 
 # CPU 1 taken off and on line, and the guest suspended to RAM and woken by
 # its RTC: the kernel lives, the splices counted what ran.

@@ -366,7 +366,7 @@ size_t lineindex_locals_at(const struct lineindex *li, uint64_t addr, struct lin
 		if (rel >= r->hi || r->desc >= li->h->nlocal_descs)
 			continue;
 		x = &li->desc[r->desc];
-		if (x->reg > 15 || x->kind > LIX_LOCAL_VALUE)
+		if (x->reg > 15 || x->kind > LIX_LOCAL_CFA)
 			continue;
 		/* a name met already is an inner scope's: it hides this one */
 		for (k = 0; k < n && strcmp(out[k].name, string_at(li, x->name)); k++)

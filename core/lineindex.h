@@ -105,11 +105,14 @@ size_t lineindex_inlined_at(const struct lineindex *li, uint64_t addr,
 
 /*
  * A parameter or local variable where it is at an address: in a register
- * (LINE_LOCAL_REG), in memory at a register plus off (MEM), or a
- * register plus off is its value (VALUE); reg is DWARF's x86-64 number
- * (0 rax, 1 rdx, 2 rcx, 3 rbx, 4 rsi, 5 rdi, 6 rbp, 7 rsp, 8..15 r8..r15).
+ * (LINE_LOCAL_REG), in memory at a register plus off (MEM), a register
+ * plus off is its value (VALUE), or in the frame at the canonical frame
+ * address plus off (CFA: the caller's rsp before the call, which the
+ * kernel's ORC table gives as the site's rsp plus an offset); reg is
+ * DWARF's x86-64 number (0 rax, 1 rdx, 2 rcx, 3 rbx, 4 rsi, 5 rdi, 6 rbp,
+ * 7 rsp, 8..15 r8..r15).
  */
-enum { LINE_LOCAL_REG, LINE_LOCAL_MEM, LINE_LOCAL_VALUE };
+enum { LINE_LOCAL_REG, LINE_LOCAL_MEM, LINE_LOCAL_VALUE, LINE_LOCAL_CFA };
 struct line_local {
 	const char *name, *type;	/* type as C writes it */
 	uint8_t kind, reg;

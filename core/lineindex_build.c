@@ -420,13 +420,21 @@ static int unit_var(struct builder *b, Dwarf_Die *die, struct gerr *e)
 }
 
 /* A location expression of a shape gilk can read at a hit (lix_local). */
-static int local_shape(const Dwarf_Op *op, size_t n, uint8_t *kind, uint8_t *reg, int32_t *off)
+static int local_shape(const Dwarf_Op *op, size_t n, int cfa_frame, uint8_t *kind,
+		       uint8_t *reg, int32_t *off)
 {
 	unsigned atom;
 
 	if (n < 1 || n > 2)
 		return 0;
 	atom = op[0].atom;
+	if (n == 1 && atom == DW_OP_fbreg && cfa_frame &&
+	    (int64_t)op[0].number >= INT32_MIN && (int64_t)op[0].number <= INT32_MAX) {
+		*kind = LIX_LOCAL_CFA;
+		*reg = 7;	/* found from rsp, with the ORC table's offset */
+		*off = (int32_t)(int64_t)op[0].number;
+		return 1;
+	}
 	if (n == 1 && atom >= DW_OP_reg0 && atom <= DW_OP_reg15) {
 		*kind = LIX_LOCAL_REG;
 		*reg = (uint8_t)(atom - DW_OP_reg0);
@@ -511,7 +519,8 @@ static int add_local(struct builder *b, Dwarf_Addr lo, Dwarf_Addr hi, int64_t n,
  * block, an inlined copy): a location list gives its own ranges, a single
  * location holds over the scope's.
  */
-static int scope_local(struct builder *b, Dwarf_Die *scope, Dwarf_Die *die, struct gerr *e)
+static int scope_local(struct builder *b, Dwarf_Die *scope, Dwarf_Die *die, int cfa_frame,
+		       struct gerr *e)
 {
 	Dwarf_Attribute a, loc;
 	Dwarf_Die type;
@@ -537,7 +546,7 @@ static int scope_local(struct builder *b, Dwarf_Die *scope, Dwarf_Die *die, stru
 	if (n < 0 || t < 0)
 		return gerr_setc(e, ENOMEM, "out of memory reading locals");
 	while ((off = dwarf_getlocations(&loc, off, &base, &start, &end, &expr, &len)) > 0) {
-		if (!local_shape(expr, len, &kind, &reg, &at))
+		if (!local_shape(expr, len, cfa_frame, &kind, &reg, &at))
 			continue;
 		if (start == 0 && end == (Dwarf_Addr)-1) {	/* over the whole scope */
 			ptrdiff_t r = 0;
@@ -553,9 +562,21 @@ static int scope_local(struct builder *b, Dwarf_Die *scope, Dwarf_Die *die, stru
 	return 0;
 }
 
+/* Whether a function's frame base is the canonical frame address. */
+static int frame_is_cfa(Dwarf_Die *fn)
+{
+	Dwarf_Attribute a;
+	Dwarf_Op *expr;
+	size_t len;
+
+	return dwarf_attr(fn, DW_AT_frame_base, &a) && !dwarf_getlocation(&a, &expr, &len) &&
+	       len == 1 && expr[0].atom == DW_OP_call_frame_cfa;
+}
+
 /* The parameters and locals under scope, inlined copies' and lexical
- * blocks' too. */
-static int unit_locals(struct builder *b, Dwarf_Die *scope, int depth, struct gerr *e)
+ * blocks' too (cfa_frame: their function's frame base is the CFA). */
+static int unit_locals(struct builder *b, Dwarf_Die *scope, int depth, int cfa_frame,
+		       struct gerr *e)
 {
 	Dwarf_Die child;
 	int r;
@@ -566,11 +587,13 @@ static int unit_locals(struct builder *b, Dwarf_Die *scope, int depth, struct ge
 		int tag = dwarf_tag(&child);
 
 		if (tag == DW_TAG_formal_parameter || tag == DW_TAG_variable) {
-			if (depth && scope_local(b, scope, &child, e))
+			if (depth && scope_local(b, scope, &child, cfa_frame, e))
 				return -1;
-		} else if ((tag == DW_TAG_subprogram && !dwarf_hasattr(&child, DW_AT_declaration)) ||
-			   tag == DW_TAG_lexical_block || tag == DW_TAG_inlined_subroutine) {
-			if (unit_locals(b, &child, depth + 1, e))
+		} else if (tag == DW_TAG_subprogram && !dwarf_hasattr(&child, DW_AT_declaration)) {
+			if (unit_locals(b, &child, depth + 1, frame_is_cfa(&child), e))
+				return -1;
+		} else if (tag == DW_TAG_lexical_block || tag == DW_TAG_inlined_subroutine) {
+			if (unit_locals(b, &child, depth + 1, cfa_frame, e))
 				return -1;
 		}
 	}
@@ -1008,7 +1031,7 @@ int lineindex_build(const char *vmlinux, const char *out, const char *source,
 			if (dwarf_getsrcfiles(&cudie, &files, &nfiles))
 				files = NULL;
 			if (unit_inlines(&b, &cudie, files, comp_dir, 0, e) ||
-			    unit_locals(&b, &cudie, 0, e))
+			    unit_locals(&b, &cudie, 0, 0, e))
 				goto out;
 		}
 		units++;

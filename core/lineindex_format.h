@@ -71,16 +71,19 @@ struct lix_inline {
 /*
  * Where a function's parameter or local variable is over one range of code
  * (lo to hi, from text), from its DWARF location: in a register (kind
- * REG), in memory at a register plus off (MEM), or a register plus off is
- * its value (VALUE: DW_OP_breg with DW_OP_stack_value). reg is DWARF's
- * x86-64 number (0 rax, 1 rdx, 2 rcx, 3 rbx, 4 rsi, 5 rdi, 6 rbp, 7 rsp,
- * 8..15 r8..r15). Locations of other shapes (the frame base, a value
- * computed, pieces, an entry value) are not kept: such a variable cannot
- * be named there.
+ * REG), in memory at a register plus off (MEM), a register plus off is
+ * its value (VALUE: DW_OP_breg with DW_OP_stack_value), or in the frame
+ * at the canonical frame address plus off (CFA: DW_OP_fbreg in a function
+ * whose frame base is DW_OP_call_frame_cfa; the reader finds the CFA from
+ * the kernel's ORC table). reg is DWARF's x86-64 number (0 rax, 1 rdx,
+ * 2 rcx, 3 rbx, 4 rsi, 5 rdi, 6 rbp, 7 rsp, 8..15 r8..r15). Locations of
+ * other shapes (a value computed, pieces, an entry value) are not kept:
+ * such a variable cannot be named there.
  */
 #define LIX_LOCAL_REG 0
 #define LIX_LOCAL_MEM 1
 #define LIX_LOCAL_VALUE 2
+#define LIX_LOCAL_CFA 3
 
 struct lix_local_desc {
 	uint32_t name, type;	/* string offsets; type as lix_var's */

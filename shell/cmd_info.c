@@ -517,7 +517,8 @@ const struct command cmd_info = {
 		"inlined copies in other functions too, and the blocks there (lines come\n"
 		"from the kernel's line index: docs/kernels.md). info scope LOCATION: the\n"
 		"parameters and locals the line index puts at that address, each in a\n"
-		"register or in memory at one, which a splice there can name in fetch\n"
+		"register or in memory at one (the frame's at rsp plus the CFA's offset\n"
+		"from the kernel's ORC table), which a splice there can name in fetch\n"
 		"and if (splice path_init:block 5 regs fetch nd->depth). info functions [REGEX],\n"
 		"info variables [REGEX]: the function or data symbols whose names match\n"
 		"(these work offline too, over kallsyms).",

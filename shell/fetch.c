@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "lines.h"
+#include "orc.h"
 #include "session.h"
 #include "types.h"
 
@@ -195,8 +196,27 @@ const char *fetch_field_name(uint8_t field)
 	return field >= GILK_FF_RAX && field < GILK_FF_RAX + 16 ? reg_names[field - GILK_FF_RAX] : "?";
 }
 
+static int read_kernel(void *ctx, uint64_t addr, void *buf, size_t len, struct gerr *e)
+{
+	return session_read(ctx, addr, buf, len, e);
+}
+
+/* The CFA at addr as rsp plus *off, from the kernel's ORC table. */
+static int cfa_at(struct session *s, uint64_t addr, int32_t *off, struct gerr *e)
+{
+	struct orc_table t = { .read = read_kernel, .ctx = s };
+
+	if (session_resolve(s, "__start_orc_unwind_ip", &t.ip_start, e) ||
+	    session_resolve(s, "__stop_orc_unwind_ip", &t.ip_stop, e) ||
+	    session_resolve(s, "__start_orc_unwind", &t.entries, e))
+		return -1;
+	return orc_cfa_offset(&t, addr, off, e);
+}
+
 int fetch_locals_at(struct session *s, uint64_t addr, struct cexpr_site *site, struct gerr *e)
 {
+	bool have_cfa = false, tried_cfa = false;
+	int32_t cfa = 0;
 	struct line_local l[CEXPR_LOCALS_MAX];
 	struct kernel_lines *kl;
 	struct ktypes *t;
@@ -217,6 +237,17 @@ int fetch_locals_at(struct session *s, uint64_t addr, struct cexpr_site *site, s
 		c->kind = l[i].kind;
 		c->field = fetch_dwarf_field(l[i].reg);
 		c->off = l[i].off;
+		if (c->kind == LINE_LOCAL_CFA) {
+			/* in the frame: at rsp plus the CFA's offset plus its own */
+			if (!tried_cfa)
+				have_cfa = !cfa_at(s, addr, &cfa, &ignored);
+			tried_cfa = true;
+			if (!have_cfa)
+				continue;
+			c->kind = LINE_LOCAL_MEM;
+			c->field = GILK_FF_RAX + 7;	/* rsp */
+			c->off = cfa + l[i].off;
+		}
 		site->nlocals++;
 	}
 	return 0;

@@ -419,6 +419,7 @@ fails "fetch: two values of one name are refused" 'plan vfs_read:entry fetch fil
 fails "fetch: at most four values" 'plan vfs_read:entry fetch a=rdi, b=rsi, c=rdx, d=rcx, e=r8' "fetch: at most 4 values a splice"
 fails "fetch: a parameter another function has is unknown, and the site's names are listed" 'plan vfs_read:entry fetch filename' "fetch: no parameter, local or global 'filename' here; the site has: file buf count pos"
 # Mid-function, the line index says where each parameter and local is.
+off_name=$("${G[@]}" -c 'ptype struct nameidata' | sed -n 's|^    /\* *\([0-9]*\) .* \*name;$|\1|p')
 "${G[@]}" -c 'info scope path_init:block 4' >"$t/scope" 2>&1
 reg=$(sed -n 's/^Symbol nd is in \$\([a-z0-9]*\), of type struct nameidata \*\.$/\1/p' "$t/scope")
 freg=$(sed -n 's/^Symbol flags is in \$\([a-z0-9]*\), of type unsigned int\.$/\1/p' "$t/scope")
@@ -429,6 +430,10 @@ check "info scope: path_init's parameters mid-function, each in its register ($(
 	   grep -q "^fetch p: +0(+0(+[0-9]*(%$(kreg "$reg")))):string (at most 64 bytes)\$" "$t/o" &&
 	   grep -q "^fetch depth: +[0-9]*(%$(kreg "$reg")):u32\$" "$t/o" && grep -q "^fetch flags: %$(kreg "$freg"):u32\$" "$t/o"; echo $?)"
 fails "fetch: a name the block does not have lists those it has" 'plan path_init:block 4 fetch nosuch' "the site has: flags nd"
+"${G[@]}" -c 'info scope do_filp_open:block 3' -c 'plan do_filp_open:block 3 fetch nd.name->name' >"$t/o" 2>&1
+at=$(sed -n 's/^Symbol nd is at \[\$rsp+\([0-9]*\)\], of type struct nameidata\.$/\1/p' "$t/o")
+check "info scope: a local in the frame is at rsp plus the CFA's offset from the ORC table and its own; a fetch reads it there ($(grep '^Symbol nd \|^fetch' "$t/o" | tr '\n' ' '))" \
+	"$([ -n "$at" ] && grep -q "^fetch name: +0(+0(+$((at + off_name))(%sp))):string (at most 64 bytes)\$" "$t/o"; echo $?)"
 
 fails "fetch: nothing to fetch" 'plan vfs_read:entry fetch' "fetch: what to fetch? fetch EXPR"
 fails "fetch: an array of numbers needs an element" 'plan vfs_read:entry fetch current->comm, x=init_task.cpus_mask.bits' "fetch: 'init_task.cpus_mask.bits' is an array: fetch one element of it"

@@ -348,6 +348,22 @@ ev=$(build/gilk -c "events if splice == $id" -c "unsplice $id" 2>&1)
 check "live: at path_init's block $n, info scope finds nd and flags in registers, a fetch of nd->name->name with a filter on flags names them there, and the event names them ($(echo "$scope" | tr '\n' ' '); $(echo "$ev" | grep -o '| in .*' | head -1))" \
 	"$([ -n "$id" ] && echo "$ev" | grep -q ' | in path_init: .*nd=0x[0-9a-f]*.* path="/tmp/fetch/a-file-to-fetch"$' &&
 	   echo "$ev" | grep -q ' | in path_init: .*flags=[0-9]'; echo $?)"
+# A local in the frame (DWARF's CFA plus an offset, the CFA from the ORC
+# table): do_filp_open's struct nameidata nd, at the first block where the
+# index has it and a cat's open runs.
+got= scope=
+for n in 1 2 3 4 5 6 7 8 9 10 11 12; do
+	scope=$(build/gilk -c "info scope do_filp_open:block $n" 2>&1)
+	echo "$scope" | grep -q '^Symbol nd is at \[\$rsp+[0-9]*\], of type struct nameidata\.$' || continue
+	out=$(build/gilk -c "splice do_filp_open:block $n regs fetch nd.name->name, nd.depth if comm == \"cat\"" 2>&1)
+	id=$(echo "$out" | sed -n 's/^splice \([0-9]*\) .*/\1/p')
+	[ -n "$id" ] || continue
+	cat /tmp/fetch/a-file-to-fetch >/dev/null
+	got=$(build/gilk -c "events if splice == $id" -c "unsplice $id" 2>&1 | grep -o ' name="[^"]*" depth=[0-9]*$' | head -1)
+	[ -n "$got" ] && break
+done
+check "live: a local in the frame, found by the CFA the ORC table gives: do_filp_open's nd at block $n ($(echo "$scope" | grep '^Symbol nd '); $got)" \
+	"$([ "$got" = ' name="/tmp/fetch/a-file-to-fetch" depth=0' ]; echo $?)"
 
 # CPU 1 taken off and on line, and the guest suspended to RAM and woken by
 # its RTC: the kernel lives, the splices counted what ran.

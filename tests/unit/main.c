@@ -30,5 +30,6 @@ int main(void)
 	failed += _cmocka_run_group_tests("switch_arm64", switch_arm64_tests, switch_arm64_ntests,
 					  NULL, NULL);
 	failed += _cmocka_run_group_tests("lineindex", lineindex_tests, lineindex_ntests, NULL, NULL);
+	failed += _cmocka_run_group_tests("orc", orc_tests, orc_ntests, NULL, NULL);
 	return failed ? 1 : 0;
 }

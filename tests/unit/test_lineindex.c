@@ -198,8 +198,7 @@ static void bad_inputs(void **s)
 /*
  * Optimized, the parameters live in registers: second's a is in rdi
  * (DWARF's register 5) where its line's code is, and twice's x, inlined
- * there, too; at -O0 they are in the frame (the frame base), which the
- * index does not keep.
+ * there, too; at -O0 they are in the frame, at the CFA plus an offset.
  */
 static void locals_in_registers(void **s)
 {
@@ -234,14 +233,22 @@ static void locals_in_registers(void **s)
 			assert_string_not_equal(l[i].name, l[j].name);
 	assert_int_equal(lineindex_locals_at(li, 0x10, l, 8), 0);
 	lineindex_close(li);
-	/* -O0: a and b are in the frame, and named nowhere */
+	/* -O0: a and b are in the frame, below the canonical frame address
+	 * (the frame base is DW_OP_call_frame_cfa) */
 	cleanup(&b);
 	build(&b, "-g");
 	assert_int_equal(lineindex_build(b.elf, b.index, NULL, written, sizeof(written), &e), 0);
 	assert_int_equal(lineindex_open(b.index, &li, &e), 0);
 	file = lineindex_file_find(li, "sample.c", NULL);
 	assert_true(line_addrs(li, (uint32_t)file, 10, at, 8) >= 1);
-	assert_int_equal(lineindex_locals_at(li, at[0], l, 8), 0);
+	n = lineindex_locals_at(li, at[0], l, 8);
+	assert_int_equal(n, 2);
+	for (k = 0; k < n; k++) {
+		assert_true(!strcmp(l[k].name, "a") || !strcmp(l[k].name, "b"));
+		assert_int_equal(l[k].kind, LINE_LOCAL_CFA);
+		assert_true(l[k].off < 0);
+		assert_int_equal(l[k].param, !strcmp(l[k].name, "a"));
+	}
 	lineindex_close(li);
 	cleanup(&b);
 }

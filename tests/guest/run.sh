@@ -35,7 +35,7 @@ check "gilk.ko loads and creates /dev/gilk" "$([ -c /dev/gilk ]; echo $?)"
 mount -t debugfs nodev /sys/kernel/debug 2>/dev/null
 bl=$(awk '{print $2}' /sys/kernel/debug/kprobes/blacklist 2>/dev/null)
 missing=
-for f in gilk_entry gilk_filter_pass gilk_hit_splice gilk_event_write gilk_event_write_at gilk_emit \
+for f in gilk_entry gilk_filter_pass gilk_hit_field gilk_hit_splice gilk_event_write_at gilk_emit gilk_fetch_run \
 	gilk_bug_replay count_fn tsc_fn regs_fn gilk_int3_notify; do
 	echo "$bl" | grep -qx "$f" || missing="$missing $f"
 done
@@ -392,10 +392,11 @@ check "bring-up and resume spliced (${out:-nothing spliced}): $cycles CPU cycles
 	   [ "$un" = "unspliced $n" ] && grep -q '^1$' /sys/devices/system/cpu/cpu1/online; echo $?)"
 
 # A module loading is LIVE, with its init symbols as its kallsyms, until its
-# notifiers return (gilk_target's holdlive holds it there 4 s): gilk neither
-# reads those symbols (they are freed after) nor splices the module's text
-# until they are gone; then it does.
-insmod build/tests/gilk_target.ko holdlive=4000 &
+# notifiers return (gilk_target's holdlive holds it there 10 s, long enough
+# for a gilk to start under a loaded host's TCG): gilk neither reads those
+# symbols (they are freed after) nor splices the module's text until they
+# are gone; then it does.
+insmod build/tests/gilk_target.ko holdlive=10000 &
 loader=$!
 fn=
 for i in 1 2 3 4 5 6 7 8 9 10; do

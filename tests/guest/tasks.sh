@@ -54,7 +54,7 @@ check "hist FIELD by pid if EXPR: a histogram per task, the most events first ($
 err=$(build/gilk -c 'hist comm' 2>&1; build/gilk -c 'hist cpu by nosuch' 2>&1)
 check "hist of a string, or by an unknown key, says what to do ($(echo "$err" | tr '\n' ' ' | cut -c1-120))" \
 	"$(echo "$err" | grep -q 'comm is a string, not a number: "hist FIELD by comm" groups by it' &&
-	   echo "$err" | grep -q "hist by comm, pid, tid, cpu, splice or context, not 'nosuch'"; echo $?)"
+	   echo "$err" | grep -q "hist by comm, pid, tid, cpu, splice, context or a fetched value, not 'nosuch'"; echo $?)"
 build/gilk -c 'unsplice all' >/dev/null
 
 # The inline tsc template records the task's pid and interrupt state

@@ -43,6 +43,21 @@ bool event_field_in_header(const char *name)
 	return false;
 }
 
+/*
+ * The names a splice's filter reads the registers by, as a register event
+ * holds them: arg0..arg5 are rdi rsi rdx rcx r8 r9, retval is rax. A
+ * payload's own field of that name (argfilter's arg0) comes first. NULL:
+ * no such alias.
+ */
+static const char *register_alias(const char *name)
+{
+	static const char *const args[] = { "rdi", "rsi", "rdx", "rcx", "r8", "r9" };
+
+	if (!strncmp(name, "arg", 3) && name[3] >= '0' && name[3] <= '5' && !name[4])
+		return args[name[3] - '0'];
+	return strcmp(name, "retval") ? NULL : "rax";
+}
+
 enum filter_kind event_field_kind(void *priv, const char *name)
 {
 	const struct payload_layouts *pl = priv;
@@ -55,6 +70,9 @@ enum filter_kind event_field_kind(void *priv, const char *name)
 			return !strcmp(name, "comm") || !strcmp(name, "context") ? FILTER_STRING :
 										  FILTER_NUMBER;
 	/* a payload's field of the same name (hello's pid) is the header's */
+	if (!payload_field_known(pl, name) && register_alias(name) &&
+	    payload_field_known(pl, register_alias(name)))
+		return FILTER_NUMBER;
 	return payload_field_string(pl, name) ? FILTER_STRING :
 	       payload_field_known(pl, name) ? FILTER_NUMBER : FILTER_NONE;
 }
@@ -99,6 +117,15 @@ payload:
 			*str = d.f[k].str;
 			return true;
 		}
+	/* arg0..arg5 and retval: the registers they are, as splice's if reads */
+	if (register_alias(name)) {
+		name = register_alias(name);
+		for (size_t k = 0; k < d.npayload; k++)
+			if (!strcmp(d.f[k].name, name)) {
+				*num = d.f[k].value;
+				return true;
+			}
+	}
 	return false;
 }
 

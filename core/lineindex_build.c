@@ -392,27 +392,41 @@ static void type_text(Dwarf_Die *type, char *buf, size_t len, int depth)
 	}
 }
 
+/* A variable's name and its type's text as string offsets: 0, or 1 when it
+ * has no name or no type C can write (nothing to keep), -1 out of memory. */
+static int name_and_type(struct builder *b, const char *name, Dwarf_Die *die, int64_t *n,
+			 int64_t *t)
+{
+	Dwarf_Attribute a;
+	Dwarf_Die type;
+	char text[256];
+
+	if (!name || !dwarf_formref_die(dwarf_attr_integrate(die, DW_AT_type, &a), &type))
+		return 1;
+	type_text(&type, text, sizeof(text), 0);
+	if (!text[0])
+		return 1;
+	*n = intern(b, name);
+	*t = intern(b, text);
+	return *n < 0 || *t < 0 ? -1 : 0;
+}
+
 /* A variable the unit defines (it has a location) or declares (jiffies is
  * only declared: the linker script places it), with its type. */
 static int unit_var(struct builder *b, Dwarf_Die *die, struct gerr *e)
 {
 	Dwarf_Attribute a;
-	Dwarf_Die type;
 	/* a definition of an extern variable names it through its declaration */
 	const char *name = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_name, &a));
-	char text[256];
 	int64_t n, t;
-	int defined = dwarf_hasattr(die, DW_AT_location);
+	int defined = dwarf_hasattr(die, DW_AT_location), rc;
 
-	if (!name || (!defined && !dwarf_hasattr(die, DW_AT_declaration)) ||
-	    !dwarf_formref_die(dwarf_attr_integrate(die, DW_AT_type, &a), &type))
+	if (!defined && !dwarf_hasattr(die, DW_AT_declaration))
 		return 0;
-	type_text(&type, text, sizeof(text), 0);
-	if (!text[0])
+	rc = name_and_type(b, name, die, &n, &t);
+	if (rc > 0)
 		return 0;
-	n = intern(b, name);
-	t = intern(b, text);
-	if (n < 0 || t < 0 ||
+	if (rc < 0 ||
 	    grow((void **)&b->vars, &b->vars_cap, b->nvars + 1, sizeof(*b->vars)))
 		return gerr_setc(e, ENOMEM, "out of memory reading the variables");
 	b->vars[b->nvars++] = (struct build_var){ (uint32_t)n, (uint32_t)t, defined };
@@ -523,9 +537,7 @@ static int scope_local(struct builder *b, Dwarf_Die *scope, Dwarf_Die *die, int 
 		       struct gerr *e)
 {
 	Dwarf_Attribute a, loc;
-	Dwarf_Die type;
 	const char *name = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_name, &a));
-	char text[256];
 	Dwarf_Addr base, start, end;
 	Dwarf_Op *expr;
 	size_t len;
@@ -533,18 +545,13 @@ static int scope_local(struct builder *b, Dwarf_Die *scope, Dwarf_Die *die, int 
 	int64_t n, t;
 	uint8_t kind, reg;
 	int32_t at;
-	int param = dwarf_tag(die) == DW_TAG_formal_parameter;
+	int param = dwarf_tag(die) == DW_TAG_formal_parameter, rc;
 
-	if (!name || !dwarf_attr(die, DW_AT_location, &loc) ||
-	    !dwarf_formref_die(dwarf_attr_integrate(die, DW_AT_type, &a), &type))
+	if (!dwarf_attr(die, DW_AT_location, &loc))
 		return 0;
-	type_text(&type, text, sizeof(text), 0);
-	if (!text[0])
-		return 0;
-	n = intern(b, name);
-	t = intern(b, text);
-	if (n < 0 || t < 0)
-		return gerr_setc(e, ENOMEM, "out of memory reading locals");
+	rc = name_and_type(b, name, die, &n, &t);
+	if (rc)
+		return rc < 0 ? gerr_setc(e, ENOMEM, "out of memory reading locals") : 0;
 	while ((off = dwarf_getlocations(&loc, off, &base, &start, &end, &expr, &len)) > 0) {
 		if (!local_shape(expr, len, cfa_frame, &kind, &reg, &at))
 			continue;

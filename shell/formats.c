@@ -37,8 +37,9 @@ const char *format_name(enum format f)
 	return names[f];
 }
 
-/* A JSON string, quoted and escaped. */
-static void json_str(FILE *out, const char *s)
+/* A string quoted and escaped: for JSON, a control character as \\uXXXX;
+ * for text (a fetched string), anything not printable as \\xXX. */
+static void quoted(FILE *out, const char *s, bool json)
 {
 	fputc('"', out);
 	for (; *s; s++) {
@@ -46,12 +47,17 @@ static void json_str(FILE *out, const char *s)
 
 		if (c == '"' || c == '\\')
 			fprintf(out, "\\%c", c);
-		else if (c < 0x20)
-			fprintf(out, "\\u%04x", c);
+		else if (c < 0x20 || (!json && c >= 0x7f))
+			fprintf(out, json ? "\\u%04x" : "\\x%02x", c);
 		else
 			fputc(c, out);
 	}
 	fputc('"', out);
+}
+
+static void json_str(FILE *out, const char *s)
+{
+	quoted(out, s, true);
 }
 
 /* A CSV cell, quoted when it holds a comma, a quote or a line break. */
@@ -169,23 +175,6 @@ static void entry_args(FILE *out, const struct event_log *log, const struct even
 		fputc(')', out);
 }
 
-/* A fetched string as text shows it: quoted, what is not printable escaped. */
-static void text_string(FILE *out, const char *s)
-{
-	fputc('"', out);
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c == '"' || c == '\\')
-			fprintf(out, "\\%c", c);
-		else if (c < 0x20 || c >= 0x7f)
-			fprintf(out, "\\x%02x", c);
-		else
-			fputc(c, out);
-	}
-	fputc('"', out);
-}
-
 static void text_event(FILE *out, const struct symbolizer *y, const struct event_log *log,
 		       const struct event_rec *r)
 {
@@ -221,7 +210,7 @@ static void text_event(FILE *out, const struct symbolizer *y, const struct event
 	for (size_t i = n; i < d.n; i++) {
 		fprintf(out, "%s%s=", i ? " " : "", f[i].name);
 		if (f[i].str && !f[i].fault)
-			text_string(out, f[i].str);
+			quoted(out, f[i].str, false);
 		else
 			field_value(out, &f[i], false);
 	}

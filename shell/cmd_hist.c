@@ -132,6 +132,7 @@ static int run(struct session *s, int argc, char **argv, struct gerr *e)
 	struct filter f;
 	const char *by = NULL;
 	uint32_t only = 0;
+	size_t other = 0, kept;
 	int rc;
 
 	/* Checked before anything is drained: a typo loses no event. */
@@ -158,8 +159,12 @@ static int run(struct session *s, int argc, char **argv, struct gerr *e)
 		const char *str;
 		uint64_t value;
 
-		if ((only && r->splice != only) || !event_field_value(&src, argv[1], &value, &str))
+		/* an event this histogram does not draw stays for another look */
+		if ((only && r->splice != only) || !event_field_value(&src, argv[1], &value, &str)) {
+			v.keep[v.orig[i]] = true;
+			other++;
 			continue;
+		}
 		if (by) {
 			char key[sizeof(gs.g[0].key)];
 
@@ -174,6 +179,7 @@ static int run(struct session *s, int argc, char **argv, struct gerr *e)
 		if (by)
 			histogram_add(&all, value);
 	}
+	kept = event_log_keep(s, &log, v.keep);
 	if (!all.count) {
 		fprintf(s->out, "no events with %s among the %zu drained\n", argv[1], log.n);
 	} else if (!by) {
@@ -186,6 +192,13 @@ static int run(struct session *s, int argc, char **argv, struct gerr *e)
 			summary(s->out, &log, argv[1], gs.g[i].key, &gs.g[i].h);
 		}
 	}
+	if (other)
+		fprintf(s->out, "(%zu events without %s%s kept)\n", other, argv[1],
+			only ? " or of another splice" : "");
+	if (v.unmatched)
+		fprintf(s->out, "(%zu events the filter does not match kept)\n", v.unmatched);
+	if (kept < other + v.unmatched)
+		fprintf(s->out, "(out of memory: only %zu of them kept)\n", kept);
 	if (v.self)
 		fprintf(s->out, "(%zu events of gilk's own left out: set filter-self off)\n",
 			v.self);
@@ -215,7 +228,8 @@ const struct command cmd_hist = {
 		"by filename), one histogram for each of its\n"
 		"values, the most events first, as bpftrace's @[comm] = hist(...); with\n"
 		"\"if EXPR\" (as events takes it), only the events EXPR matches. The\n"
-		"events drawn are consumed.",
+		"events drawn are consumed; the others (without FIELD, of another\n"
+		"splice, or not matching) are kept for the next reader.",
 	.complete = COMPLETE_NONE,
 	.complete2 = COMPLETE_SPLICE,
 };

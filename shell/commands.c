@@ -324,6 +324,9 @@ int command_run_line(struct session *s, char *line, struct gerr *e)
 	if (interrupt_pending()) {
 		interrupt_clear();
 		s->repeat[0] = '\0';
+		/* a command that says what its stop left keeps its words */
+		if (rc && !strncmp(e->msg, "interrupted", 11))
+			return rc;
 		return gerr_set(e, "interrupted");
 	}
 	return rc;

@@ -77,30 +77,52 @@ static int add(struct session *s, struct event_log *log, const struct gilk_event
 	return append(log, &r, (const uint8_t *)(h + 1)) ? 0 : -1;
 }
 
-size_t event_log_keep(struct session *s, const struct event_log *log, const bool *keep)
+/* The names held events are read by: log's, which event_log_open() read
+ * over the held ones' own. Out of memory costs the names only. */
+static void keep_names(struct event_log *held, const struct event_log *log)
 {
-	struct event_log *held;
-	size_t kept = 0;
+	struct event_args *args = log->nargs ? malloc(log->nargs * sizeof(*args)) : NULL;
 
-	event_log_drop_held(s);
-	if (!log->n || !(held = calloc(1, sizeof(*held))))
-		return 0;
-	/* out of memory here costs the names only: the bytes are kept */
+	payload_layouts_free(&held->layouts);
 	payload_layouts_copy(&held->layouts, &log->layouts);
-	held->args = log->nargs ? malloc(log->nargs * sizeof(*held->args)) : NULL;
-	if (held->args) {
-		memcpy(held->args, log->args, log->nargs * sizeof(*held->args));
-		held->nargs = log->nargs;
+	if (!args)
+		return;
+	memcpy(args, log->args, log->nargs * sizeof(*args));
+	free(held->args);
+	held->args = args;
+	held->nargs = log->nargs;
+}
+
+size_t event_log_keep_more(struct session *s, const struct event_log *log, const bool *keep,
+			   size_t most)
+{
+	struct event_log *held = s->held;
+	size_t kept = 0, want = 0;
+
+	for (size_t i = 0; i < log->n; i++)
+		want += keep[i];
+	if (!want)
+		return 0;
+	if (!held) {
+		if (!(held = calloc(1, sizeof(*held))))
+			return 0;
+		s->held = held;
 	}
+	keep_names(held, log);
 	for (size_t i = 0; i < log->n; i++) {
 		if (!keep[i])
 			continue;
-		if (!append(held, &log->ev[i], log->bytes + log->ev[i].off))
+		if (held->n >= most || !append(held, &log->ev[i], log->bytes + log->ev[i].off))
 			break;
 		kept++;
 	}
-	s->held = held;
 	return kept;
+}
+
+size_t event_log_keep(struct session *s, const struct event_log *log, const bool *keep)
+{
+	event_log_drop_held(s);
+	return event_log_keep_more(s, log, keep, SIZE_MAX);
 }
 
 void event_log_drop_held(struct session *s)
@@ -277,17 +299,22 @@ int event_log_open(struct session *s, struct event_log *log, struct gerr *e)
 
 int event_log_drain(struct session *s, struct event_log *log, struct gerr *e)
 {
+	/* the events an earlier drain kept come first */
+	for (size_t i = 0; s->held && i < s->held->n; i++)
+		if (!append(log, &s->held->ev[i], s->held->bytes + s->held->ev[i].off))
+			return gerr_set(e, "out of memory");
+	event_log_drop_held(s);
+	return event_log_drain_new(s, log, e);
+}
+
+int event_log_drain_new(struct session *s, struct event_log *log, struct gerr *e)
+{
 	static const size_t cap = 1 << 20;
 	struct timespec now;
 	uint64_t began;
 	uint8_t *buf;
 	ssize_t got;
 
-	/* the events an earlier drain kept come first */
-	for (size_t i = 0; s->held && i < s->held->n; i++)
-		if (!append(log, &s->held->ev[i], s->held->bytes + s->held->ev[i].off))
-			return gerr_set(e, "out of memory");
-	event_log_drop_held(s);
 	buf = malloc(cap);
 	if (!buf)
 		return gerr_set(e, "out of memory");

@@ -73,9 +73,16 @@ int event_log_open(struct session *s, struct event_log *log, struct gerr *e);
  * drain kept (event_log_keep) first. On error the log holds what was read
  * before it. */
 int event_log_drain(struct session *s, struct event_log *log, struct gerr *e);
+/* Drains the events gilk.ko holds now, leaving those an earlier drain kept
+ * where they are (events --follow keeps what it does not show there). */
+int event_log_drain_new(struct session *s, struct event_log *log, struct gerr *e);
 /* Keeps log's events flagged in keep for the session's next drain (they
- * were drained from gilk.ko, not shown); the number kept. */
+ * were drained from gilk.ko, not shown), in place of those kept before;
+ * the number kept. */
 size_t event_log_keep(struct session *s, const struct event_log *log, const bool *keep);
+/* The same, after those kept before, until most are kept in all. */
+size_t event_log_keep_more(struct session *s, const struct event_log *log, const bool *keep,
+			   size_t most);
 /* Drops the events kept (the session ends). */
 void event_log_drop_held(struct session *s);
 /* Says, on s->out, how many events each splice lost since last said. */

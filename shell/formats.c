@@ -382,6 +382,12 @@ static void chrome_events(FILE *out, const struct symbolizer *y, const struct ev
 	fprintf(out, "\n]}\n");
 }
 
+void format_event_text(FILE *out, const struct symbolizer *y, const struct event_log *log,
+		       size_t i)
+{
+	text_event(out, y, log, &log->ev[i]);
+}
+
 void format_events(FILE *out, enum format f, const struct symbolizer *y,
 		   const struct event_log *log, size_t limit)
 {

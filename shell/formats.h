@@ -25,6 +25,9 @@ const char *format_name(enum format f);
  * addresses named by y. */
 void format_events(FILE *out, enum format f, const struct symbolizer *y,
 		   const struct event_log *log, size_t limit);
+/* One event of log as a line of text, as events shows it. */
+void format_event_text(FILE *out, const struct symbolizer *y, const struct event_log *log,
+		       size_t i);
 /* Splices with their counters; the Chrome format is for events only. */
 void format_splices(FILE *out, enum format f, const struct symbolizer *y,
 		    const struct gilk_splice_info *all, size_t n);

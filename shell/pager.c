@@ -15,6 +15,7 @@ struct pager {
 	unsigned lines;		/* since the last question */
 	bool no_more;		/* "c": the rest of this command unpaged */
 	bool quit;		/* "q": the rest of this command dropped */
+	bool dropped;		/* some of this command's output was */
 };
 
 /* Lines per screen: "set height", or the terminal's when not set. */
@@ -75,6 +76,7 @@ static ssize_t write_paged(void *cookie, const char *buf, size_t len)
 		done += n;
 	}
 	fflush(p->out);
+	p->dropped |= done < len;
 	/* Dropped output is "written": the command runs on to its next
 	 * interrupt check rather than failing on a write error. */
 	return (ssize_t)len;
@@ -108,7 +110,18 @@ void pager_reset(struct pager *p)
 {
 	fflush(p->stream);
 	p->lines = 0;
-	p->no_more = p->quit = false;
+	p->no_more = p->quit = p->dropped = false;
+}
+
+bool pager_dropped(struct pager *p)
+{
+	fflush(p->stream);
+	return p->dropped;
+}
+
+void pager_unpaged(struct pager *p)
+{
+	p->no_more = true;
 }
 
 bool pager_quit(const struct pager *p)

@@ -22,6 +22,12 @@ struct pager *pager_open(FILE *out, int in, const struct settings *st);
 FILE *pager_stream(struct pager *p);
 /* A new command: a full screen before the next question. */
 void pager_reset(struct pager *p);
+/* The rest of this command unpaged, as if "c" had been answered: output
+ * that streams (events --follow) must not wait on a question. */
+void pager_unpaged(struct pager *p);
+/* Whether output of this command was dropped (q, or Ctrl-C): what was
+ * written last may not have been shown. */
+bool pager_dropped(struct pager *p);
 /* Whether the user answered q. */
 bool pager_quit(const struct pager *p);
 void pager_close(struct pager *p);

@@ -1,8 +1,10 @@
 /*
  * test-pty: runs a command on a pseudo-terminal as a person would use it:
  * each line of standard input is typed once the command prompts for it
- * ("(gilk) " or a question ending in ") "), and what the terminal shows is
- * copied to standard output. The guest tests talk to gilk through it where
+ * ("(gilk) ", a question ending in ") ", or the pager's "--Type <RET> for
+ * more..."), and what the terminal shows is copied to standard output. A
+ * line "^C" is typed as Ctrl-C itself, which the terminal turns into
+ * SIGINT. The guest tests talk to gilk through it where
  * gilk behaves differently at a terminal (quit asks about splices).
  * Exits with the command's status.
  */
@@ -17,7 +19,7 @@
 /* Whether the terminal, since the last line typed, shows a prompt. */
 static int prompted(const char *seen)
 {
-	return strstr(seen, "(gilk) ") || strstr(seen, ") ");
+	return strstr(seen, "(gilk) ") || strstr(seen, ") ") || strstr(seen, "paging--");
 }
 
 int main(int argc, char **argv)
@@ -62,8 +64,10 @@ int main(int argc, char **argv)
 		}
 		if (at < inlen && prompted(seen)) {
 			size_t len = strcspn(in + at, "\n") + 1;
+			int ctrl_c = len == 3 && !strncmp(in + at, "^C", 2);
 
-			if (write(master, in + at, len) != (ssize_t)len)
+			if (ctrl_c ? write(master, "\003", 1) != 1 :
+			    write(master, in + at, len) != (ssize_t)len)
 				break;
 			at += len;
 			nseen = 0;

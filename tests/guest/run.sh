@@ -191,6 +191,60 @@ check "gilk quit does not offer to remove another shell's splice that took a reu
 	   [ "$(build/gilk -c 'info splices' | grep -c '^ *[0-9]')" = 1 ]; echo $?)"
 build/gilk -c 'unsplice all' >/dev/null
 
+# Events the printing did not reach are kept, whatever stopped it: q at the
+# pager, Ctrl-C at it; "events" then shows each of them once, the one the
+# pager held back when it asked included.
+build/gilk -c 'splice __x64_sys_getppid regs' >/dev/null
+build/bin/test-live workload getppid 60
+out=$(printf 'set height 10\nevents\nq\nevents 5\nevents\n^C\nset height 0\nevents\nquit\n' |
+	build/bin/test-pty build/gilk 2>&1)
+check "events stopped by the pager's q or by Ctrl-C keep what they did not show: 60 events shown once in all ($(echo "$out" | grep -v ' regs: ' | tr '\r\n' '  '))" \
+	"$([ "$(echo "$out" | grep -c ' regs: ')" = 60 ] &&
+	   echo "$out" | grep -q 'quit: 51 events not shown kept ("events" shows them)' &&
+	   echo "$out" | grep -q '(46 more events kept: "events" shows them)' &&
+	   echo "$out" | grep -q 'interrupted: 37 events not shown kept ("events" shows them)' &&
+	   [ "$(echo "$out" | grep ' regs: ' | sort | uniq -d | wc -l)" = 0 ]; echo $?)"
+build/gilk -c 'unsplice all' >/dev/null
+# hist keeps the events without its field (tsc's, beside regs'), and those
+# of another splice when it is given one.
+build/gilk -c 'splice __x64_sys_getppid regs' -c 'splice __x64_sys_getpgrp tsc' >/dev/null
+build/bin/test-live workload getppid 20
+build/bin/test-live workload getpgrp 30
+out=$(build/gilk -c 'hist rax' -c 'events' 2>&1)
+check "hist rax draws regs' 20 events and keeps tsc's 30 for events ($(echo "$out" | grep -v ' tsc: ' | tr '\n' ' '))" \
+	"$(echo "$out" | grep -q '^rax over 20 of 50 drained events' &&
+	   echo "$out" | grep -q '^(30 events without rax kept)$' &&
+	   [ "$(echo "$out" | grep -c ' tsc: ')" = 30 ]; echo $?)"
+build/gilk -c 'unsplice all' >/dev/null
+# events --follow prints the events as they come until COUNT, or until
+# Ctrl-C, which ends it as it is meant to: the next command runs. (The
+# filter leaves out the hit of the shell that touches the file: sh asks
+# for its parent's pid.)
+build/gilk -c 'splice __x64_sys_getppid regs' >/dev/null
+rm -f /tmp/follow.ready
+build/gilk -c 'shell touch /tmp/follow.ready' -c 'events --follow if comm == "test-live"' -c 'info splices' >/tmp/follow.out 2>&1 &
+fol=$!
+for i in $(seq 600); do [ -e /tmp/follow.ready ] && break; sleep 0.1; done
+sleep 1
+build/bin/test-live workload getppid 25
+sleep 1
+build/bin/test-live workload getppid 15
+sleep 1
+kill -INT $fol
+wait $fol
+st=$?
+check "events --follow shows 40 events made in two bursts while it runs, and Ctrl-C ends it, not the session (status $st; $(grep -v ' regs: ' /tmp/follow.out | tr '\n' ' '))" \
+	"$([ $st = 0 ] && [ "$(grep -c ' regs: ' /tmp/follow.out)" = 40 ] &&
+	   grep -q '^(40 events shown' /tmp/follow.out &&
+	   grep -q '^ *[0-9]* *__x64_sys_getppid' /tmp/follow.out; echo $?)"
+(sleep 2; build/bin/test-live workload getppid 30) &
+out=$(build/gilk -c 'events -f 12 if cpu < 64' -c 'events -1' 2>&1)
+wait
+check "events -f 12 stops after 12; a negative count is refused ($(echo "$out" | grep -v ' regs: ' | tr '\n' ' '))" \
+	"$([ "$(echo "$out" | grep -c ' regs: ')" = 12 ] && echo "$out" | grep -q '^(12 events shown' &&
+	   echo "$out" | grep -q "gilk: '-1' is not a count"; echo $?)"
+build/gilk -c 'unsplice all' >/dev/null
+
 # The kernel's init code is freed after boot, and kallsyms still names it:
 # the error says which name, and why.
 out=$(build/gilk -c 'splice --blocks do_one_initcall start_kernel' 2>&1)

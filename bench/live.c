@@ -166,7 +166,7 @@ static double paired(struct bench *b, struct probe *p)
 
 static int splice_on(struct bench *b, struct probe *p, struct gerr *e)
 {
-	struct live_use use = { p->instrument, "", p->filter, p->fetch };
+	struct live_use use = { p->instrument, "", p->filter, p->fetch, NULL };
 
 	return live_splice_batch_uses(&b->lv, &p->plan, 1, &use, 1, &p->id, e);
 }

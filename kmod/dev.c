@@ -230,6 +230,17 @@ static long gilk_ioctl(struct file *f, unsigned int cmd, unsigned long a)
 			return -EINTR;
 		return copy_to_user(arg, &st, sizeof(st)) ? -EFAULT : 0;
 	}
+	case GILK_IOC_AGG_READ: {
+		struct gilk_agg_read r;
+		int ret;
+
+		if (copy_from_user(&r, arg, sizeof(r)))
+			return -EFAULT;
+		ret = gilk_agg_read(&r);
+		if (!ret && copy_to_user(arg, &r, sizeof(r)))
+			ret = -EFAULT;
+		return ret;
+	}
 	case GILK_IOC_READ:
 		return do_read_mem(arg);
 	case GILK_IOC_RESERVE: {

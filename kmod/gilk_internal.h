@@ -162,6 +162,7 @@ struct gilk_splice_obj {
 	u64 __percpu *filtered;	/* hits the filter turned away */
 	struct gilk_filter_prog *filter;	/* NULL: every hit runs the instrument */
 	struct gilk_fetch *fetch;	/* NULL: its events fetch nothing */
+	struct gilk_agg_map *agg;	/* NULL: it aggregates nothing */
 	struct gilk_tsc_ring *tsc_ring;	/* the tsc template writes it inline */
 	u64 tsc_tail;		/* the ring's next sequence to drain */
 	atomic64_t lost, missed;
@@ -218,6 +219,18 @@ struct gilk_fetch *gilk_fetch_keep(const struct gilk_fetch *f);
 /* Into the CPU's buffer, inside the recursion guard: its len bytes. */
 const void *gilk_fetch_run(const struct gilk_fetch *f, const struct pt_regs *regs, u16 *len);
 u64 gilk_hit_field(u8 f, const struct pt_regs *regs);
+/*
+ * agg.c: a request's aggregation, checked, kept in per-CPU maps, added to
+ * at a hit inside the recursion guard, and read.
+ */
+struct gilk_agg_map;
+int gilk_agg_check(const struct gilk_agg *a, const struct gilk_instrument *ins,
+		   struct gilk_why *why);
+struct gilk_agg_map *gilk_agg_keep(const struct gilk_agg *a);
+void gilk_agg_free(struct gilk_agg_map *m);
+void gilk_agg_add(struct gilk_agg_map *m, const struct pt_regs *regs);
+int gilk_agg_read(struct gilk_agg_read *r);
+void gilk_agg_spec(const struct gilk_agg_map *m, struct gilk_agg *out);
 bool gilk_filter_pass(const struct gilk_filter_prog *f, const struct pt_regs *regs);
 /* hitpath.c: what every trampoline but the inline ones calls. */
 void gilk_entry(struct gilk_splice_obj *s, struct pt_regs *regs);

@@ -42,6 +42,7 @@ void gilk_obj_free(struct gilk_splice_obj *s)
 	free_percpu(s->counts);
 	kfree(s->filter);
 	kfree(s->fetch);
+	gilk_agg_free(s->agg);
 	/* no trampoline writes it any more: what it holds becomes events */
 	gilk_tsc_ring_drain(s, true);
 	gilk_tsc_ring_free(s->tsc_ring);
@@ -253,6 +254,8 @@ static int check_request(struct gilk_splice_obj *s, struct gilk_splice *req,
 	ret = gilk_filter_check(&req->filter, why);
 	if (!ret)
 		ret = gilk_fetch_check(&req->fetch, ins, why);
+	if (!ret)
+		ret = gilk_agg_check(&req->agg, ins, why);
 	if (ret)
 		return ret;
 	if (req->tramp_len > s->tramp_size || req->evict_len > s->evict_size)
@@ -410,6 +413,14 @@ static int claim(struct gilk_splice *req, struct gilk_splice_obj **out,
 			goto fail;
 		}
 	}
+	if (req->agg.kind) {
+		s->agg = gilk_agg_keep(&req->agg);
+		if (!s->agg) {
+			ret = gilk_refuse(why, GILK_REFUSED_NO_MEMORY,
+					  "out of memory for the aggregation's maps");
+			goto fail;
+		}
+	}
 	if (own(s)) {
 		ret = gilk_refuse(why, GILK_REFUSED_NO_MEMORY, "out of memory for the ownership index");
 		goto fail;
@@ -427,6 +438,8 @@ fail:
 	s->filter = NULL;
 	kfree(s->fetch);
 	s->fetch = NULL;
+	gilk_agg_free(s->agg);
+	s->agg = NULL;
 	gilk_traps_free(s->trap);
 	s->trap = NULL;
 	s->npatch = 0;
@@ -455,6 +468,8 @@ static void unclaim(struct gilk_splice_obj *s)
 	s->filter = NULL;
 	kfree(s->fetch);
 	s->fetch = NULL;
+	gilk_agg_free(s->agg);
+	s->agg = NULL;
 }
 
 /* Undoes the claims of objs[0..n): none of their bytes was written. */
@@ -623,4 +638,6 @@ void gilk_splice_info(const struct gilk_splice_obj *s, struct gilk_splice_info *
 		strscpy(out->filter, s->filter->text, sizeof(out->filter));
 	if (s->fetch)
 		out->fetch = *s->fetch;
+	if (s->agg)
+		gilk_agg_spec(s->agg, &out->agg);
 }

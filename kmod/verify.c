@@ -102,7 +102,8 @@ static int check_evicted(struct vctx *v, unsigned long slot)
  * The header of the template the request gets (gilk_tramp.h) at the start of the
  * trampoline: its length, or -1 with the offset of the first byte refused.
  * The template is what the instrument, the filter and the fetch need
- * together (uapi gilk_filter_needs(), gilk_fetch_needs()); a count whose filter is one test of the task may
+ * together (uapi gilk_filter_needs(), gilk_fetch_needs(), gilk_agg_needs());
+ * a count whose filter is one test of the task may
  * have it inline instead (count_task). Inline templates keep the flags
  * unless they are dead at the site, which the checker finds out for
  * itself; saving them where they are dead is only slower. Tsc needs the
@@ -113,8 +114,10 @@ static int check_header(struct vctx *v, enum gilk_tramp_kind *kind)
 	const struct gilk_splice *req = v->req;
 	const struct gilk_verify_env *env = v->env;
 	struct gilk_tramp_params tp = {
-		.kind = gilk_tramp_kind(gilk_fetch_needs(&req->fetch,
-							 gilk_filter_needs(&req->filter, env->needs)),
+		.kind = gilk_tramp_kind(gilk_agg_needs(&req->agg,
+						       gilk_fetch_needs(&req->fetch,
+									gilk_filter_needs(&req->filter,
+											  env->needs))),
 					req->flags),
 		.tramp = env->tramp, .site = req->site, .ctx = env->ctx,
 		.handler = env->handler, .clac = env->clac, .counter = env->counter,
@@ -132,7 +135,8 @@ static int check_header(struct vctx *v, enum gilk_tramp_kind *kind)
 	if (tp.kind == GILK_TRAMP_TSC && !env->ring)
 		return gilk_vrefuse(v, GILK_REFUSED_UNVERIFIED_TRAMPOLINE, "trampoline", 0,
 			      "the tsc template needs a reservation with a tsc ring");
-	if (req->filter.len && !req->fetch.len && env->needs == GILK_NEEDS_NOTHING &&
+	if (req->filter.len && !req->fetch.len && !req->agg.kind &&
+	    env->needs == GILK_NEEDS_NOTHING &&
 	    !(req->flags & (GILK_SPLICE_FULL | GILK_SPLICE_BUG)) &&
 	    gilk_tramp_task_test(&tp, &req->filter, &off))
 		kinds[n++] = GILK_TRAMP_COUNT_TASK;

@@ -33,6 +33,7 @@ static const struct gilk_errno table[] = {
 	ROW(ERANGE, "at load, a kernel function out of reach of gilk.ko's stub"),
 	ROW(EAGAIN, "a batch whose requests could not be copied in with page faults off: retried, then EFAULT"),
 	ROW(EINTR, "a fatal signal ended a wait for gilk.ko behind another's batch of thousands: nothing was done"),
+	ROW(ENODATA, "reading the maps of a splice that aggregates nothing"),
 	ROW(ENOTTY, "an ioctl /dev/gilk does not know"),
 };
 

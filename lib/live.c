@@ -166,6 +166,42 @@ int live_stats(struct live *lv, struct gilk_stats *st, struct gerr *e)
 	return 0;
 }
 
+int live_agg_read(struct live *lv, uint32_t id, uint32_t cpu, uint8_t **slots, size_t *n,
+		  uint32_t *slot_len, uint64_t *dropped, uint32_t *cpus, struct gerr *e)
+{
+	struct gilk_agg_read r = { .splice = id, .cpu = cpu };
+	uint8_t *buf = NULL;
+
+	/* how many first, then all of them: a map only grows between */
+	for (;;) {
+		struct gilk_agg_read ask = r;
+
+		if (ioctl(lv->fd, GILK_IOC_AGG_READ, &ask) < 0) {
+			free(buf);
+			if (errno == ENODATA)
+				return gerr_setc(e, errno, "splice %u aggregates nothing", id);
+			if (errno == ENOENT)
+				return gerr_setc(e, errno, "no such splice: %u", id);
+			return gerr_setc(e, errno, "reading splice %u's map: %s", id,
+					 strerror(errno));
+		}
+		if (ask.count <= r.max) {
+			*slots = buf;
+			*n = ask.count;
+			*slot_len = ask.slot_len;
+			*dropped = ask.dropped;
+			*cpus = ask.cpus;
+			return 0;
+		}
+		free(buf);
+		r.max = ask.count + 64;
+		buf = malloc((size_t)r.max * ask.slot_len);
+		if (!buf)
+			return gerr_setc(e, ENOMEM, "out of memory");
+		r.buf = (uintptr_t)buf;
+	}
+}
+
 int live_info(struct live *lv, uint32_t id, struct gilk_splice_info *out,
 	      struct gerr *e)
 {

@@ -113,6 +113,7 @@ struct live_use {
 	const char *instrument, *arg;
 	const struct gilk_filter *filter;
 	const struct gilk_fetch *fetch;	/* NULL: none */
+	const struct gilk_agg *agg;	/* NULL: none */
 };
 int live_splice_batch_uses(struct live *lv, const struct splice_plan *plans,
 			   size_t n, const struct live_use *uses, size_t nuses,
@@ -127,6 +128,13 @@ int live_stats(struct live *lv, struct gilk_stats *st, struct gerr *e);
 /* Active splices: *out is malloc'd, *n of them. */
 int live_list(struct live *lv, struct gilk_splice_info **out, size_t *n,
 	      struct gerr *e);
+/*
+ * One CPU's map of an aggregating splice: *slots malloc'd, *n of them of
+ * *slot_len bytes each, with the hits whose key found no room; *cpus is
+ * the CPU numbers there can be (read each of 0..*cpus - 1).
+ */
+int live_agg_read(struct live *lv, uint32_t id, uint32_t cpu, uint8_t **slots, size_t *n,
+		  uint32_t *slot_len, uint64_t *dropped, uint32_t *cpus, struct gerr *e);
 int live_info(struct live *lv, uint32_t id, struct gilk_splice_info *out,
 	      struct gerr *e);
 int live_instruments(struct live *lv, struct gilk_instrument_info **out,

@@ -167,6 +167,8 @@ static int request_as(struct live *lv, const struct splice_plan *p,
 		req->filter = *u->filter;
 	if (u->fetch)
 		req->fetch = *u->fetch;
+	if (u->agg)
+		req->agg = *u->agg;
 	return 0;
 }
 
@@ -174,9 +176,9 @@ int live_request(struct live *lv, const struct splice_plan *p,
 		 const char *instrument, const char *arg,
 		 struct gilk_splice *req, size_t *reloc_off, struct gerr *e)
 {
-	struct live_use u = { instrument, arg, NULL, NULL };
+	struct live_use u = { instrument, arg, NULL, NULL, NULL };
 
-	return request_as(lv, p, &u, template_of(needs_of(lv, instrument), NULL, NULL), req,
+	return request_as(lv, p, &u, template_of(needs_of(lv, instrument), NULL, NULL, NULL), req,
 			  reloc_off, e);
 }
 
@@ -184,7 +186,7 @@ int live_splice_batch(struct live *lv, const struct splice_plan *plans,
 		      size_t n, const char *instrument, const char *arg,
 		      uint32_t *ids, struct gerr *e)
 {
-	struct live_use use = { instrument, arg, NULL, NULL };
+	struct live_use use = { instrument, arg, NULL, NULL, NULL };
 
 	return live_splice_batch_uses(lv, plans, n, &use, 1, ids, e);
 }
@@ -218,7 +220,7 @@ int live_splice_batch_uses(struct live *lv, const struct splice_plan *plans,
 		if (!last || strcmp(last, u->instrument))
 			needs = needs_of(lv, u->instrument);
 		last = u->instrument;
-		if (request_as(lv, &plans[built], u, template_of(needs, u->filter, u->fetch), &reqs[built],
+		if (request_as(lv, &plans[built], u, template_of(needs, u->filter, u->fetch, u->agg), &reqs[built],
 			       NULL, e)) {
 			rc = -1;
 			break;

@@ -43,19 +43,21 @@ static size_t write_header(const struct splice_header *h, uint64_t tramp, uint64
 }
 
 enum gilk_tramp_kind template_of(uint32_t needs, const struct gilk_filter *f,
-				 const struct gilk_fetch *fetch)
+				 const struct gilk_fetch *fetch, const struct gilk_agg *agg)
 {
 	__u64 value;
 	__u8 field;
 	int pass;
 
-	if (f && !(fetch && fetch->len) && needs == GILK_NEEDS_NOTHING &&
+	if (f && !(fetch && fetch->len) && !(agg && agg->kind) && needs == GILK_NEEDS_NOTHING &&
 	    gilk_filter_task_test(f, &field, &value, &pass))
 		return GILK_TRAMP_COUNT_TASK;
 	if (f)
 		needs = gilk_filter_needs(f, needs);
 	if (fetch)
 		needs = gilk_fetch_needs(fetch, needs);
+	if (agg)
+		needs = gilk_agg_needs(agg, needs);
 	return gilk_tramp_kind(needs, 0);
 }
 

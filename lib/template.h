@@ -18,14 +18,15 @@
 
 /*
  * The template gilk.ko gives a splice of an instrument that needs needs
- * (GILK_NEEDS_*) under filter f and fetch (NULL: none): what they need
- * together, as gilk_filter_needs() and gilk_fetch_needs() say, and
+ * (GILK_NEEDS_*) under filter f, fetch and aggregation agg (NULL: none):
+ * what they need together, as gilk_filter_needs(), gilk_fetch_needs() and
+ * gilk_agg_needs() say, and
  * count_task where f is one test of the task and the instrument needs
  * nothing. Whether the flags are saved around an
  * inline template is each plan's (template_init()).
  */
 enum gilk_tramp_kind template_of(uint32_t needs, const struct gilk_filter *f,
-				 const struct gilk_fetch *fetch);
+				 const struct gilk_fetch *fetch, const struct gilk_agg *agg);
 
 /* The most trampoline bytes plan p can need with template kind: what to
  * reserve (a BUG()/WARN() replay gets the full template). */

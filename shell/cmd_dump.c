@@ -9,6 +9,7 @@
 #include "coverage.h"
 #include "lines.h"
 #include "event_fields.h"
+#include "agg_map.h"
 #include "formats.h"
 
 #define DUMP_MEMORY_MAX (64u << 20)
@@ -256,12 +257,45 @@ static int dump_coverage(struct session *s, int argc, char **argv, struct gerr *
 	return 0;
 }
 
+/* dump hist [--format F] FILE SPLICE: an aggregating splice's maps. */
+static int dump_hist(struct session *s, int argc, char **argv, struct gerr *e)
+{
+	struct agg_view v;
+	enum format fmt;
+	const char *path;
+	char *end;
+	uint32_t id;
+	FILE *f;
+
+	if (argc < 3)
+		return gerr_set(e, "usage: dump hist [--format text|csv|json] FILE SPLICE");
+	id = (uint32_t)strtoul(argv[argc - 1], &end, 10);
+	if (*end || !id)
+		return gerr_set(e, "'%s' is not a splice id", argv[argc - 1]);
+	if (table_file(s, argc - 1, argv, &path, &fmt, e) || agg_view_read(s, id, &v, e))
+		return -1;
+	f = fopen(path, "w");
+	if (!f) {
+		agg_view_free(&v);
+		return gerr_set(e, "%s: %m", path);
+	}
+	agg_view_write(f, fmt, &v);
+	if (!finish(f, path, e))
+		fprintf(s->out, "wrote %zu keys of splice %u (%" PRIu64 " hits) to %s (%s)\n",
+			v.n, id, v.hits, path, format_name(fmt));
+	else
+		id = 0;
+	agg_view_free(&v);
+	return id ? 0 : -1;
+}
+
 /* The subcommands: argv[0] is the subcommand's name. */
 static const struct subcommand subs[] = {
 	{ "memory", dump_memory, 3, 3, 0, "FILE START END|+LEN" },
 	{ "events", dump_events, 1, 3, CMD_IF, "[--format F] FILE [if EXPR]" },
 	{ "splices", dump_splices, 1, 3, 0, "[--format F] FILE" },
 	{ "coverage", dump_coverage, 1, 3, 0, "[--format F|lcov] FILE" },
+	{ "hist", dump_hist, 2, 4, 0, "[--format F] FILE SPLICE" },
 	{ NULL, NULL, 0, 0, 0, NULL },
 };
 
@@ -283,6 +317,8 @@ const struct command cmd_dump = {
 		"line's count (as \"coverage report FILE\" gives it) and each function's\n"
 		"entry count, file by file, as an lcov tracefile: genhtml FILE -o DIR\n"
 		"makes HTML of it, from the source tree of the kernel's line index.\n"
+		"dump hist: what \"hist SPLICE\" shows of an aggregating splice, as text,\n"
+		"CSV (a row per key, or per key and bucket: low, high, count) or JSON.\n"
 		"Without --format, \"set format\" decides, or else FILE's extension:\n"
 		".csv, .json, else text.",
 	.complete = COMPLETE_WORDS,

@@ -5,9 +5,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <time.h>
+
+#include "agg_map.h"
 #include "commands.h"
 #include "event_fields.h"
 #include "histogram.h"
+#include "interrupt.h"
+#include "pager.h"
 
 /* What "by" groups on: a histogram for each of its values (or a value a
  * splice fetched: a file's name, a flag). */
@@ -123,6 +128,70 @@ static void key_of(const struct event_log *log, const struct event_rec *r, const
 		snprintf(buf, len, "%" PRIu64, num);
 }
 
+/* "hist SPLICE every N": each N seconds' counts, bpftrace's interval
+ * probe printing and clearing a map, until Ctrl-C ends it (as it is meant
+ * to: not an error). */
+static int every(struct session *s, uint32_t id, const char *secs, struct gerr *e)
+{
+	char *end;
+	double n = strtod(secs, &end);
+	struct timespec tick;
+	int rc = 0;
+
+	if (*end || !(n >= 0.1 && n <= 3600))
+		return gerr_set(e, "hist SPLICE every N: N seconds, 0.1 to 3600, not '%s'", secs);
+	tick.tv_sec = (time_t)n;
+	tick.tv_nsec = (long)((n - (double)tick.tv_sec) * 1e9);
+	if (agg_clear(s, id, e))
+		return -1;
+	if (s->pager)
+		pager_unpaged(s->pager);
+	while (!interrupt_pending()) {
+		struct agg_view v;
+		struct timespec now;
+
+		if (nanosleep(&tick, NULL) && interrupt_pending())
+			break;
+		if ((rc = agg_view_read(s, id, &v, e)) || (rc = agg_clear(s, id, e))) {
+			agg_view_free(&v);
+			break;
+		}
+		clock_gettime(CLOCK_REALTIME, &now);
+		fprintf(s->out, "%s", ctime(&now.tv_sec));
+		agg_view_write(s->out, FMT_TEXT, &v);
+		fflush(s->out);
+		agg_view_free(&v);
+	}
+	interrupt_clear();
+	return rc;
+}
+
+/* hist SPLICE [clear | every N]: an aggregating splice's maps. */
+static int maps(struct session *s, int argc, char **argv, struct gerr *e)
+{
+	struct agg_view v;
+	char *end;
+	uint32_t id = (uint32_t)strtoul(argv[1], &end, 10);
+
+	if (*end || !id)
+		return gerr_set(e, "'%s' is not a splice id", argv[1]);
+	if (argc == 3 && !strcmp(argv[2], "clear")) {
+		if (agg_clear(s, id, e))
+			return -1;
+		fprintf(s->out, "splice %u: counting again from 0\n", id);
+		return 0;
+	}
+	if (argc == 4 && !strcmp(argv[2], "every"))
+		return every(s, id, argv[3], e);
+	if (argc != 2)
+		return gerr_set(e, "usage: hist SPLICE [clear | every SECONDS]");
+	if (agg_view_read(s, id, &v, e))
+		return -1;
+	agg_view_write(s->out, FMT_TEXT, &v);
+	agg_view_free(&v);
+	return 0;
+}
+
 static int run(struct session *s, int argc, char **argv, struct gerr *e)
 {
 	struct histogram all;
@@ -135,6 +204,14 @@ static int run(struct session *s, int argc, char **argv, struct gerr *e)
 	size_t other = 0, kept;
 	int rc;
 
+	/* a number is a splice: the maps gilk.ko keeps, nothing drained */
+	if (argv[1][0] >= '0' && argv[1][0] <= '9') {
+		for (int i = 2; i < argc; i++)
+			if (!strcmp(argv[i], "if"))
+				return gerr_set(e, "hist SPLICE reads gilk.ko's maps, counted as "
+						"the splice filters: splice ... hist FIELD if EXPR");
+		return maps(s, argc, argv, e);
+	}
 	/* Checked before anything is drained: a typo loses no event. */
 	if (event_log_open(s, &log, e) || event_filter_args(&argc, argv, &log.layouts, &f, e)) {
 		event_log_free(&log);
@@ -216,7 +293,7 @@ const struct command cmd_hist = {
 	.min_args = 1,
 	.max_args = 4,
 	.flags = CMD_LIVE | CMD_IF,
-	.usage = "hist FIELD [SPLICE] [by KEY] [if EXPR]",
+	.usage = "hist FIELD [SPLICE] [by KEY] [if EXPR] | hist SPLICE [clear | every SECONDS]",
 	.help = "Drains the events (as \"events\" does) and draws FIELD's values in\n"
 		"power-of-two buckets, as bpftrace's hist(): FIELD is an event's (cpu,\n"
 		"pid, tid, time_ns, splice) or its payload's (tsc; rax..r15, rip,\n"
@@ -229,7 +306,13 @@ const struct command cmd_hist = {
 		"values, the most events first, as bpftrace's @[comm] = hist(...); with\n"
 		"\"if EXPR\" (as events takes it), only the events EXPR matches. The\n"
 		"events drawn are consumed; the others (without FIELD, of another\n"
-		"splice, or not matching) are kept for the next reader.",
+		"splice, or not matching) are kept for the next reader.\n"
+		"hist SPLICE shows what a splice made with count by KEY, hist FIELD or\n"
+		"lhist (see \"help splice\") counted in gilk.ko, every CPU's map together,\n"
+		"exact: each key's count, or its histogram, the most hits first, and\n"
+		"the hits a full map could not count. \"clear\" counts again from 0 (for\n"
+		"this session); \"every SECONDS\" shows each interval's counts until\n"
+		"Ctrl-C, as bpftrace's interval probe printing and clearing a map.",
 	.complete = COMPLETE_NONE,
 	.complete2 = COMPLETE_SPLICE,
 };

@@ -62,9 +62,9 @@ static int run(struct session *s, int argc, char **argv, struct gerr *e)
 		gerr_set(e, "out of memory");
 		goto out;
 	}
-	uses[0] = (struct live_use){ "latency", "entry", filtered ? &filter : NULL, NULL };
+	uses[0] = (struct live_use){ "latency", "entry", filtered ? &filter : NULL, NULL, NULL };
 	for (size_t i = 1; i < n; i++)
-		uses[i] = (struct live_use){ "latency", "exit", filtered ? &filter : NULL, NULL };
+		uses[i] = (struct live_use){ "latency", "exit", filtered ? &filter : NULL, NULL, NULL };
 	if (splice_sites_all(s, sites, n, 0, uses, n, ids, e))
 		goto out;
 	fprintf(s->out, "timing %s: splice %u at its entry, %u..%u at its %zu return point%s%s%s\n",

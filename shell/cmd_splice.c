@@ -5,6 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "aggregate.h"
 #include "blockset.h"
 #include "commands.h"
 #include "lines.h"
@@ -44,7 +45,14 @@ struct use {
 	const char *ins, *arg;
 	const struct gilk_filter *filter;	/* NULL: none */
 	const struct gilk_fetch *fetch;		/* NULL: none */
+	const struct gilk_agg *agg;		/* NULL: none */
 };
+
+/* The instrument as the messages name it: count's aggregation in full. */
+static const char *ins_text(const struct use *u)
+{
+	return u->agg ? u->agg->text : u->ins;
+}
 
 /* " if EXPR" for the messages, or "". */
 static const char *if_text(const struct use *u, char *buf, size_t len)
@@ -59,8 +67,8 @@ static const char *if_text(const struct use *u, char *buf, size_t len)
 static int splice_one(struct session *s, const struct location *loc, unsigned flags,
 		      const struct use *u, struct gerr *e)
 {
-	struct live_use use = { u->ins, u->arg, u->filter, u->fetch };
-	const char *ins = u->ins, *arg = u->arg;
+	struct live_use use = { u->ins, u->arg, u->filter, u->fetch, u->agg };
+	const char *ins = ins_text(u), *arg = u->arg;
 	char cond[GILK_FILTER_TEXT_MAX + GILK_FETCH_TEXT_MAX + 16];
 	struct splice_plan p;
 	uint64_t site;
@@ -84,8 +92,8 @@ static int splice_one(struct session *s, const struct location *loc, unsigned fl
 static int splice_blocks(struct session *s, char *const *args, int nargs,
 			 const struct use *u, struct gerr *e)
 {
-	struct live_use use = { u->ins, u->arg, u->filter, u->fetch };
-	const char *ins = u->ins;
+	struct live_use use = { u->ins, u->arg, u->filter, u->fetch, u->agg };
+	const char *ins = ins_text(u);
 	char cond[GILK_FILTER_TEXT_MAX + GILK_FETCH_TEXT_MAX + 16];
 	struct blockset bs;
 	uint32_t *ids = NULL;
@@ -245,6 +253,24 @@ static int use_filter(struct session *s, struct use *u, const char *expr,
 	return 0;
 }
 
+/*
+ * The aggregation of a splice: count's, with "count" the instrument when
+ * none was named (whatever "set instrument" says: hist FIELD is count's).
+ */
+static int use_agg(struct session *s, struct use *u, const struct agg_words *aw,
+		   const struct location *loc, bool named, struct gilk_agg *agg, struct gerr *e)
+{
+	u->agg = NULL;
+	if (!agg_given(aw))
+		return 0;
+	if (!named)
+		u->ins = "count";
+	if (agg_compile(s, loc, aw, u->ins, agg, e))
+		return -1;
+	u->agg = agg;
+	return 0;
+}
+
 /* Whether name is an instrument gilk.ko has. */
 static bool is_instrument(const struct gilk_instrument_info *list, size_t n, const char *name)
 {
@@ -260,7 +286,8 @@ static bool is_instrument(const struct gilk_instrument_info *list, size_t n, con
  */
 static int run_blocks(struct session *s, int argc, char **argv, int i, struct use *u,
 		      const char *expr, struct gilk_filter *filter, const char *fetch_text,
-		      struct gilk_fetch *fetch, struct gerr *e)
+		      struct gilk_fetch *fetch, const struct agg_words *aw, struct gilk_agg *agg,
+		      struct gerr *e)
 {
 	struct gilk_instrument_info *list;
 	size_t nlist;
@@ -277,7 +304,7 @@ static int run_blocks(struct session *s, int argc, char **argv, int i, struct us
 		u->ins = argv[end];
 		u->arg = argc - end > 1 ? argv[end + 1] : "";
 	}
-	if (use_filter(s, u, expr, NULL, filter, e) ||
+	if (use_agg(s, u, aw, NULL, end < argc, agg, e) || use_filter(s, u, expr, NULL, filter, e) ||
 	    (fetch_text && use_fetch(s, u, fetch_text, NULL, fetch, e)))
 		return -1;
 	return splice_blocks(s, argv + i, end - i, u, e);
@@ -287,7 +314,7 @@ static int run_blocks(struct session *s, int argc, char **argv, int i, struct us
 static int splice_exits(struct session *s, const struct location *loc, unsigned flags,
 			const struct use *u, struct gerr *e)
 {
-	struct live_use use = { u->ins, u->arg, u->filter, u->fetch };
+	struct live_use use = { u->ins, u->arg, u->filter, u->fetch, u->agg };
 	char cond_text[GILK_FILTER_TEXT_MAX + GILK_FETCH_TEXT_MAX + 16];
 	struct loc_site *exits;
 	uint64_t *sites = NULL;
@@ -308,7 +335,7 @@ static int splice_exits(struct session *s, const struct location *loc, unsigned 
 	if (splice_sites_all(s, sites, n, flags, &use, 1, ids, e))
 		goto out;
 	fprintf(s->out, "spliced the %zu return point%s of %s with %s%s in one batch: splices %u..%u\n",
-		n, n == 1 ? "" : "s", loc->func, u->ins, if_text(u, cond_text, sizeof(cond_text)),
+		n, n == 1 ? "" : "s", loc->func, ins_text(u), if_text(u, cond_text, sizeof(cond_text)),
 		ids[0], ids[n - 1]);
 	for (size_t i = 0; i < n; i++) {
 		char where[160];
@@ -334,13 +361,17 @@ static int run(struct session *s, int argc, char **argv, struct gerr *e)
 	unsigned flags = s->set.trap ? SPLICE_ALLOW_TRAP : 0;
 	bool blocks = false;
 	int i = 1;
-	struct use u = { s->set.instrument, s->set.arg, NULL, NULL };
+	struct use u = { s->set.instrument, s->set.arg, NULL, NULL, NULL };
 	struct gilk_filter filter;
 	struct gilk_fetch fetch;
+	struct gilk_agg agg;
+	struct agg_words aw;
 	const char *expr = site_filter_take(&argc, argv);
 	char fetch_buf[512];
 	const char *fetch_text = fetch_take(&argc, argv, fetch_buf, sizeof(fetch_buf)) ?
 				 fetch_buf : NULL;
+
+	agg_take(&argc, argv, &aw);
 
 	for (; i < argc && argv[i][0] == '-' && argv[i][1] == '-'; i++) {
 		if (!strcmp(argv[i], "--blocks"))
@@ -355,7 +386,8 @@ static int run(struct session *s, int argc, char **argv, struct gerr *e)
 		blocks = true;
 	/* the filter is compiled once the instrument is known */
 	if (blocks)
-		return run_blocks(s, argc, argv, i, &u, expr, &filter, fetch_text, &fetch, e);
+		return run_blocks(s, argc, argv, i, &u, expr, &filter, fetch_text, &fetch, &aw, &agg,
+				  e);
 	if (argc - i < 1 || argc - i - location_nwords(argv[i]) > 2)
 		return command_usage(&cmd_splice, e);
 	if (location_parse(s, argv + i, argc - i, &loc, e))
@@ -365,7 +397,8 @@ static int run(struct session *s, int argc, char **argv, struct gerr *e)
 		u.ins = argv[i + 1];
 		u.arg = argc - i > 2 ? argv[i + 2] : "";
 	}
-	if (use_filter(s, &u, expr, &loc, &filter, e) ||
+	if (use_agg(s, &u, &aw, &loc, argc - i > 1, &agg, e) ||
+	    use_filter(s, &u, expr, &loc, &filter, e) ||
 	    (fetch_text && use_fetch(s, &u, fetch_text, &loc, &fetch, e)))
 		return -1;
 	if (loc.kind == LOC_BLOCKS) {
@@ -385,7 +418,7 @@ const struct command cmd_splice = {
 	.max_args = ARGS_ANY,
 	.flags = CMD_LIVE | CMD_IF,
 	.offline_hint = "\"plan\" shows what it would do",
-	.usage = "splice [--blocks] [--trap] LOCATION... [INSTRUMENT [ARG]] [fetch EXPR[, EXPR]...] [if EXPR]",
+	.usage = "splice [--blocks] [--trap] LOCATION... [INSTRUMENT [ARG] | count by KEY | hist FIELD [by KEY] | lhist FIELD MIN MAX STEP [by KEY]] [fetch EXPR[, EXPR]...] [if EXPR]",
 	.help = "Splices INSTRUMENT (\"count\", or what \"set instrument\" says) at\n"
 		"LOCATION in the running kernel; ARG is passed to it (quote it if it\n"
 		"has blanks). At a function's start the splice goes past its ftrace\n"
@@ -425,6 +458,15 @@ const struct command cmd_splice = {
 		"NAME), \"events if\" and dump show it by that name, and a read that faults\n"
 		"shows <fault>: splice do_sys_openat2 regs fetch filename, how->flags.\n"
 		"\"plan LOCATION fetch EXPR\" shows the program.\n"
+		"count by KEY, hist FIELD [by KEY], lhist FIELD MIN MAX STEP [by KEY]: the\n"
+		"hits counted per KEY, or FIELD's values drawn per KEY in power-of-two\n"
+		"(hist) or linear (lhist) buckets, by gilk.ko in a map per CPU, exact\n"
+		"however fast the hits come, as bpftrace's @[comm] = count() and\n"
+		"hist(arg2) are: no events. KEY and FIELD are what a filter reads (comm,\n"
+		"pid, tid, cpu, context, arg0..arg5, a register, retval, a parameter's\n"
+		"name); \"hist SPLICE\" shows the maps, \"hist SPLICE clear\" counts again\n"
+		"from 0, \"hist SPLICE every N\" shows each N seconds' until Ctrl-C, and\n"
+		"\"dump hist\" writes them: splice vfs_read hist count by comm.\n"
 		"\"info instruments\" lists the instruments; \"info splices\" the splices.",
 	.complete = COMPLETE_LOCATION,
 	.complete2 = COMPLETE_INSTRUMENT,

@@ -136,7 +136,7 @@ static void unsplice_new(struct session *s, struct coverage *c, size_t from)
 static int splice_new(struct session *s, struct coverage *c, size_t from,
 		      const struct gilk_filter *filter, struct gerr *e)
 {
-	struct live_use use = { "count", COVERAGE_MARK, filter, NULL };
+	struct live_use use = { "count", COVERAGE_MARK, filter, NULL, NULL };
 	size_t n = c->nblocks - from, ngood = 0;
 	uint64_t *sites = calloc(n ? n : 1, sizeof(*sites));
 	struct splice_plan *plans = calloc(n ? n : 1, sizeof(*plans));

@@ -6,6 +6,7 @@
 
 #include "event_fields.h"
 #include "payload.h"
+#include "quote.h"
 
 static const char *const names[] = {
 	[FMT_TEXT] = "text", [FMT_CSV] = "csv", [FMT_JSON] = "json", [FMT_CHROME] = "chrome",
@@ -37,43 +38,14 @@ const char *format_name(enum format f)
 	return names[f];
 }
 
-/* A string quoted and escaped: for JSON, a control character as \\uXXXX;
- * for text (a fetched string), anything not printable as \\xXX. */
-static void quoted(FILE *out, const char *s, bool json)
-{
-	fputc('"', out);
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c == '"' || c == '\\')
-			fprintf(out, "\\%c", c);
-		else if (c < 0x20 || (!json && c >= 0x7f))
-			fprintf(out, json ? "\\u%04x" : "\\x%02x", c);
-		else
-			fputc(c, out);
-	}
-	fputc('"', out);
-}
-
 static void json_str(FILE *out, const char *s)
 {
-	quoted(out, s, true);
+	quote_string(out, s, true);
 }
 
-/* A CSV cell, quoted when it holds a comma, a quote or a line break. */
 static void csv_cell(FILE *out, const char *s)
 {
-	if (!strpbrk(s, ",\"\r\n")) {
-		fputs(s, out);
-		return;
-	}
-	fputc('"', out);
-	for (; *s; s++) {
-		if (*s == '"')
-			fputc('"', out);
-		fputc(*s, out);
-	}
-	fputc('"', out);
+	quote_csv_cell(out, s);
 }
 
 static void site_name(const struct symbolizer *y, uint64_t site, char *buf, size_t len)
@@ -210,7 +182,7 @@ static void text_event(FILE *out, const struct symbolizer *y, const struct event
 	for (size_t i = n; i < d.n; i++) {
 		fprintf(out, "%s%s=", i ? " " : "", f[i].name);
 		if (f[i].str && !f[i].fault)
-			quoted(out, f[i].str, false);
+			quote_string(out, f[i].str, false);
 		else
 			field_value(out, &f[i], false);
 	}
@@ -426,7 +398,7 @@ void format_splices(FILE *out, enum format f, const struct symbolizer *y,
 				"lost", "nested", "filtered", "instrument");
 	} else if (f == FMT_CSV) {
 		fprintf(out, "id,site,address,instrument,arg,hits,lost,nested,mode,bug_replayed,"
-			"filtered,filter,fetch\n");
+			"filtered,filter,fetch,aggregation\n");
 	} else {
 		fprintf(out, "[");
 	}
@@ -440,8 +412,8 @@ void format_splices(FILE *out, enum format f, const struct symbolizer *y,
 			fprintf(out, "%4u  %-40s %12" PRIu64 " %8" PRIu64 " %8" PRIu64 " %10" PRIu64
 				"  %s%s%s%s%.*s%s%s%s%s\n",
 				p->id, where, (uint64_t)p->hits, (uint64_t)p->lost,
-				(uint64_t)p->missed, (uint64_t)p->filtered, p->instrument,
-				p->arg[0] ? " " : "", p->arg, p->fetch.len ? " fetch " : "",
+				(uint64_t)p->missed, (uint64_t)p->filtered,
+				p->agg.kind ? p->agg.text : p->instrument, p->arg[0] ? " " : "", p->arg, p->fetch.len ? " fetch " : "",
 				(int)sizeof(p->fetch.text), p->fetch.len ? p->fetch.text : "",
 				p->filter[0] ? " if " : "", p->filter,
 				(p->flags & GILK_SPLICE_TRAP) ? "  (trap)" : "",
@@ -461,6 +433,8 @@ void format_splices(FILE *out, enum format f, const struct symbolizer *y,
 			csv_cell(out, p->filter);
 			fputc(',', out);
 			csv_cell(out, p->fetch.len ? p->fetch.text : "");
+			fputc(',', out);
+			csv_cell(out, p->agg.kind ? p->agg.text : "");
 			fputc('\n', out);
 			break;
 		default:
@@ -480,6 +454,8 @@ void format_splices(FILE *out, enum format f, const struct symbolizer *y,
 			json_str(out, p->filter);
 			fprintf(out, ", \"fetch\": ");
 			json_str(out, p->fetch.len ? p->fetch.text : "");
+			fprintf(out, ", \"aggregation\": ");
+			json_str(out, p->agg.kind ? p->agg.text : "");
 			fputc('}', out);
 			break;
 		}

@@ -37,6 +37,41 @@ static void power(char *buf, size_t len, unsigned shift)
 		snprintf(buf, len, "%u%c", 1u << (shift % 10), units[shift / 10 - 1]);
 }
 
+static void bar_line(FILE *out, const char *label, uint64_t count, uint64_t most)
+{
+	unsigned bar = most ? (unsigned)(count * BAR / most) : 0;
+
+	fprintf(out, "%-16s %10" PRIu64 " |%.*s%*s|\n", label, count, bar,
+		"@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@", BAR - bar, "");
+}
+
+void histogram_print_linear(FILE *out, const uint64_t *bucket, uint32_t n, int64_t min,
+			    uint64_t step)
+{
+	uint32_t lo = n, hi = 0;
+	uint64_t most = 0;
+
+	for (uint32_t k = 0; k < n; k++)
+		if (bucket[k]) {
+			lo = lo == n ? k : lo;
+			hi = k;
+			most = bucket[k] > most ? bucket[k] : most;
+		}
+	for (uint32_t k = lo; k <= hi && lo < n; k++) {
+		int64_t from = min + (int64_t)((k ? k - 1 : 0) * step);
+		char label[64];
+
+		if (k == 0)
+			snprintf(label, sizeof(label), "(..., %" PRId64 ")", min);
+		else if (k == n - 1)
+			snprintf(label, sizeof(label), "[%" PRId64 ", ...)", from);
+		else
+			snprintf(label, sizeof(label), "[%" PRId64 ", %" PRId64 ")", from,
+				 from + (int64_t)step);
+		bar_line(out, label, bucket[k], most);
+	}
+}
+
 void histogram_print(FILE *out, const struct histogram *h)
 {
 	unsigned lo = bucket_of(h->min), hi = bucket_of(h->max);
@@ -48,8 +83,6 @@ void histogram_print(FILE *out, const struct histogram *h)
 		most = h->bucket[i] > most ? h->bucket[i] : most;
 	for (unsigned i = lo; i <= hi; i++) {
 		char label[32], a[8], b[8];
-		unsigned bar = (unsigned)(h->bucket[i] * BAR / most);
-
 		if (i < 2) {
 			snprintf(label, sizeof(label), "[%u]", i);
 		} else {
@@ -60,7 +93,6 @@ void histogram_print(FILE *out, const struct histogram *h)
 				power(b, sizeof(b), i);
 			snprintf(label, sizeof(label), "[%s, %s)", a, b);
 		}
-		fprintf(out, "%-16s %10" PRIu64 " |%.*s%*s|\n", label, h->bucket[i], bar,
-			"@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@", BAR - bar, "");
+		bar_line(out, label, h->bucket[i], most);
 	}
 }

@@ -16,5 +16,10 @@ struct histogram {
 
 void histogram_add(struct histogram *h, uint64_t v);
 void histogram_print(FILE *out, const struct histogram *h);
+/* Linear buckets as bpftrace draws lhist(): n of them, the first below
+ * min, then steps of step from min, the last at or above the steps' end;
+ * from the first bucket with a count to the last. */
+void histogram_print_linear(FILE *out, const uint64_t *bucket, uint32_t n, int64_t min,
+			    uint64_t step);
 
 #endif

@@ -20,6 +20,7 @@ struct coverage;
 struct session_lines;
 struct ktypes;
 struct event_log;
+struct agg_clear;
 
 struct session {
 	bool live;
@@ -49,6 +50,9 @@ struct session {
 	char *image;               /* offline: the image's path */
 	struct session_lines *lines; /* source lines (lines.c), on first use */
 	struct ktypes *types;      /* C types (types.c), on first use */
+	struct agg_clear *agg_clears; /* "hist SPLICE clear": what the maps
+				    * held then (agg_map.c) */
+	size_t nagg_clears;
 };
 
 int session_open_live(struct session *s, struct gerr *e);

@@ -1,6 +1,6 @@
 /*
  * The end of a session (see session.h): each feature's state freed (the
- * recording, the pager, held events, coverage, Tab's candidates), then the
+ * recording, the pager, held events, clears, coverage, Tab's candidates), then the
  * kernel it looked at. Apart from session.c, which the features call, so
  * that no feature's file and the session's call each other.
  */
@@ -8,6 +8,7 @@
 
 #include <stdlib.h>
 
+#include "agg_map.h"
 #include "complete.h"
 #include "coverage.h"
 #include "event_log.h"
@@ -27,6 +28,7 @@ void session_close(struct session *s)
 		fprintf(s->out, "(%zu events kept and not shown are dropped: gilk ends)\n",
 			s->held->n);
 	event_log_drop_held(s);
+	agg_clears_free(s);
 	if (s->cov)
 		coverage_free(s->cov);
 	free(s->cov);

@@ -28,8 +28,15 @@ static const struct {
 };
 #define NFIELDS (sizeof(fields) / sizeof(fields[0]))
 
+static int field_of(const char *name);
+
 /* context's values, as events show them: GILK_CTX_* by index */
 static const char *const contexts[] = { "task", "softirq", "irq", "nmi" };
+
+int site_filter_field(const char *name)
+{
+	return field_of(name);
+}
 
 static int field_of(const char *name)
 {

@@ -39,6 +39,9 @@ int site_filter_args(struct session *s, int *argc, char **argv, enum site_filter
 
 /* Takes "if EXPR" off the end of argv (*argc shrinks): EXPR, or NULL. */
 const char *site_filter_take(int *argc, char **argv);
+/* The GILK_FF_* a filter's field name reads (pid, comm, arg2, rbx,
+ * retval...), or -1. */
+int site_filter_field(const char *name);
 
 /* Compiles expr alone (self: the pid to leave out, 0 none); for tests. */
 int site_filter_compile(const char *expr, enum site_filter_scope scope, uint32_t self,

@@ -595,7 +595,7 @@ check "dump with an unknown format lists the formats" "$([ $? = 1 ] && grep -q "
 "${G[@]}" -c 'dump splices --format chrome '"$t"'/sp' 2>"$t/e"
 check "dump splices as a Chrome trace is refused" "$([ $? = 1 ] && grep -q 'a Chrome trace holds events' "$t/e"; echo $?)"
 fails "hist offline says it needs live mode (its fields are checked live)" 'hist rsx' "hist needs live mode"
-fails "dump of an unknown thing names the four" 'dump things x' 'dump what? memory, events, splices or coverage'
+fails "dump of an unknown thing names the five" 'dump things x' 'dump what? memory, events, splices, coverage or hist'
 fails "coverage offline says it needs live mode, and what to do instead" 'coverage tcp_v4_rcv' 'shows which blocks could be spliced'
 fails "dump coverage offline says it needs live mode" 'dump coverage x.csv' "dump coverage needs live mode"
 

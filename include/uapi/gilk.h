@@ -17,7 +17,7 @@
 #include <linux/ioctl.h>
 #include <linux/types.h>
 
-#define GILK_ABI_VERSION 13
+#define GILK_ABI_VERSION 14
 
 #define GILK_PATCH_MAX_LEN 32
 #define GILK_TRAMP_MAX 512
@@ -401,6 +401,103 @@ static inline __u32 gilk_fetch_needs(const struct gilk_fetch *f, __u32 needs)
 	return needs >= GILK_NEEDS_NOTHING ? GILK_NEEDS_SCRATCH : needs;
 }
 
+/*
+ * An aggregation: a splice's hits counted per key, or a value's histogram
+ * per key, in gilk.ko, exact under any load, where events would be lost
+ * once the buffer is full (bpftrace's @[comm] = count(), @[comm] =
+ * hist(arg2)). Only a count splice aggregates: it records no events.
+ *
+ * Each CPU has its own map of keys slots (a power of two), written only by
+ * the hits on that CPU, inside the recursion guard: one writer, no lock.
+ * A key is a field (GILK_FF_*, comm too: its 16 bytes) or none (one total);
+ * a number key is its 8 bytes, little-endian, the rest of key[] 0. A key
+ * that finds no free slot within GILK_AGG_PROBES of its hash is not
+ * counted, and its hit is counted in the CPU's dropped: said, never
+ * silent. The maps only grow: a reader that wants a count since a moment
+ * subtracts what it read then.
+ *
+ * HIST counts the value (a GILK_FF_* number field) in 65 buckets: 0, then
+ * [2^(i-1), 2^i) for i = 1..64. LHIST counts it in linear buckets of step
+ * from min: bucket 0 below min, 1..buckets the steps, buckets + 1 at or
+ * above min + buckets * step.
+ */
+#define GILK_AGG_COUNT 1
+#define GILK_AGG_HIST 2
+#define GILK_AGG_LHIST 3
+#define GILK_AGG_NKINDS 4
+
+#define GILK_AGG_KEY_NONE 0xff	/* no key: one slot counts every hit */
+#define GILK_AGG_KEY_LEN 16
+#define GILK_AGG_KEYS_MAX 65536
+#define GILK_AGG_PROBES 64
+#define GILK_AGG_LOG2_BUCKETS 65
+#define GILK_AGG_LHIST_MAX 1024
+#define GILK_AGG_BYTES_MAX (64u << 20)	/* every CPU's map together */
+#define GILK_AGG_TEXT_MAX 96
+
+struct gilk_agg {
+	__u8 kind;		/* GILK_AGG_*; 0: none */
+	__u8 key;		/* GILK_FF_* or GILK_AGG_KEY_NONE */
+	__u8 value;		/* HIST, LHIST: GILK_FF_* (not comm); else 0 */
+	__u8 key_show;		/* how the shell shows a number key, as a
+				 * fetch's value (GILK_FSHOW_*, not STRING):
+				 * shown, never run
+				 */
+	__u8 key_size;		/* its bytes as its type has them: 0, 1, 2, 4, 8 */
+	__u8 pad[3];		/* 0 */
+	__u32 keys;		/* slots of each CPU's map: a power of two */
+	__u32 buckets;		/* LHIST: 1..GILK_AGG_LHIST_MAX; else 0 */
+	__s64 min;		/* LHIST; else 0 */
+	__u64 step;		/* LHIST: at least 1; else 0 */
+	char text[GILK_AGG_TEXT_MAX];	/* what it was asked as: shown, never run */
+};
+
+/* A slot of a map as GILK_IOC_AGG_READ copies it, then its buckets. */
+struct gilk_agg_slot {
+	__u64 count;		/* hits with this key; 0: the slot is free */
+	__u64 sum;		/* HIST, LHIST: of the values, wrapping */
+	__u64 min, max;		/* HIST, LHIST: of the values, unsigned */
+	__u8 key[GILK_AGG_KEY_LEN];
+	__u64 bucket[];		/* gilk_agg_buckets() of them */
+};
+
+static inline __u32 gilk_agg_buckets(const struct gilk_agg *a)
+{
+	return a->kind == GILK_AGG_HIST ? GILK_AGG_LOG2_BUCKETS :
+	       a->kind == GILK_AGG_LHIST ? a->buckets + 2 : 0;
+}
+
+static inline __u32 gilk_agg_slot_len(const struct gilk_agg *a)
+{
+	return (__u32)sizeof(struct gilk_agg_slot) + 8 * gilk_agg_buckets(a);
+}
+
+/*
+ * What an aggregation needs of the trampoline: a call, the full template
+ * when its key or value is a register.
+ */
+static inline __u32 gilk_agg_needs(const struct gilk_agg *a, __u32 needs)
+{
+	if (!a->kind)
+		return needs;
+	if ((a->key >= GILK_FF_REGS && a->key < GILK_FF_NFIELDS) ||
+	    (a->kind != GILK_AGG_COUNT && a->value >= GILK_FF_REGS))
+		return GILK_NEEDS_REGS;
+	return needs >= GILK_NEEDS_NOTHING ? GILK_NEEDS_SCRATCH : needs;
+}
+
+/* One CPU's map of an aggregating splice. */
+struct gilk_agg_read {
+	__u32 splice;		/* in */
+	__u32 cpu;		/* in: 0..cpus - 1 (a CPU that cannot be: none) */
+	__u32 max;		/* in: slots room at buf */
+	__u32 count;		/* out: slots in use (copied: min(count, max)) */
+	__u32 cpus;		/* out: the CPU numbers there can be */
+	__u32 slot_len;		/* out: gilk_agg_slot_len() */
+	__u64 dropped;		/* out: the CPU's hits whose key found no room */
+	__u64 buf;		/* user pointer to max slots of slot_len bytes */
+};
+
 #define GILK_PATCH_LIVE 1	/* code that runs: int3 protocol, divert */
 #define GILK_PATCH_DEAD 2	/* dead bytes (a bounce slot): written once */
 
@@ -453,6 +550,7 @@ struct gilk_splice {
 	 */
 	char site_name[GILK_SITE_NAME_MAX];
 	struct gilk_fetch fetch;	/* values each event appends; len 0: none */
+	struct gilk_agg agg;	/* kind 0: none */
 };
 
 /* Why a splice was refused: gilk_refusals.h's rows, in order. */
@@ -494,6 +592,7 @@ struct gilk_splice_info {
 	char filter[GILK_FILTER_TEXT_MAX];	/* its filter's text, or "" */
 	char site_name[GILK_SITE_NAME_MAX];	/* as the splice was asked, or "" */
 	struct gilk_fetch fetch;	/* what its events fetch (len 0: nothing) */
+	struct gilk_agg agg;	/* what it aggregates (kind 0: nothing) */
 };
 
 struct gilk_list {
@@ -632,5 +731,6 @@ struct gilk_event {
 #define GILK_IOC_SPLICE_BATCH   _IOWR(GILK_IOC_MAGIC, 9, struct gilk_batch)
 #define GILK_IOC_UNSPLICE_BATCH _IOWR(GILK_IOC_MAGIC, 10, struct gilk_batch)
 #define GILK_IOC_STATS       _IOR(GILK_IOC_MAGIC, 11, struct gilk_stats)
+#define GILK_IOC_AGG_READ    _IOWR(GILK_IOC_MAGIC, 12, struct gilk_agg_read)
 
 #endif

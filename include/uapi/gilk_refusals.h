@@ -14,6 +14,8 @@ GILK_REFUSAL(BAD_FILTER, EINVAL, "bad-filter",
 	     "the filter program is malformed: an op, a field, a string or a jump it cannot have")
 GILK_REFUSAL(BAD_FETCH, EINVAL, "bad-fetch",
 	     "the fetch program is malformed (an op, a field, a width, a step after a string), or its instrument records no events")
+GILK_REFUSAL(BAD_AGG, EINVAL, "bad-agg",
+	     "the aggregation is malformed, too large, or on an instrument other than count")
 GILK_REFUSAL(NO_RESERVATION, ENOENT, "no-reservation", "no reservation has that id")
 GILK_REFUSAL(SPLICED_ALREADY, EBUSY, "spliced-already", "the reservation is spliced already")
 GILK_REFUSAL(NOT_YOURS, EPERM, "not-yours", "the reservation belongs to another open /dev/gilk")

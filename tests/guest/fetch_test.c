@@ -102,7 +102,7 @@ static void program(const struct offsets *o, struct gilk_fetch *f)
 static int splice_fetch(struct live *lv, uint64_t site, const char *ins,
 			const struct gilk_fetch *f, uint32_t *id)
 {
-	struct live_use use = { ins, "", NULL, f };
+	struct live_use use = { ins, "", NULL, f, NULL };
 	struct splice_plan p;
 	struct gerr e;
 

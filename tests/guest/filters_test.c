@@ -48,7 +48,7 @@ static void calls(long nr, int n)
 static int splice_if(struct live *lv, uint64_t site, const char *ins, const char *expr,
 		     uint32_t *id)
 {
-	struct live_use use = { ins, "", NULL, NULL };
+	struct live_use use = { ins, "", NULL, NULL, NULL };
 	struct gilk_filter f;
 	struct splice_plan p;
 	struct gerr e;

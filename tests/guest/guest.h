@@ -69,6 +69,7 @@ void test_templates(struct live *lv);
 void test_uniproc(struct live *lv);
 void test_filters(struct live *lv);
 void test_fetch(struct live *lv);
+void test_agg(struct live *lv);
 void test_page_runs(struct live *lv);
 /* bugtable.c: the functions of the first n BUG()/WARN() sites, one a line;
  * how many of their traps a jmp covers now ("C of N"). */

@@ -19,6 +19,8 @@
  *   filters    filters by task, CPU, context and registers, counted exactly;
  *              malformed programs refused; hot code filtered under load
  *              (filters_test.c)
+ *   agg        aggregations: the maps' layout as read, malformed ones refused
+ *              (agg_test.c)
  *   events     tsc/regs/argfilter events; lost events counted when full
  *   stress     splice/unsplice cycles on a hot path under load
  *   fuzz       random ioctls
@@ -932,6 +934,8 @@ int main(int argc, char **argv)
 		test_filters(&lv);
 	else if (!strcmp(argv[1], "fetch"))
 		test_fetch(&lv);
+	else if (!strcmp(argv[1], "agg"))
+		test_agg(&lv);
 	else if (!strcmp(argv[1], "badreq"))
 		test_badreq(&lv, argc > 2 ? atoi(argv[2]) : 100000);
 	else if (!strcmp(argv[1], "events"))

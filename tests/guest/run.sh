@@ -72,6 +72,7 @@ suite fuzz 10000
 suite badreq "${GILK_BADREQ:-100000}"
 suite filters
 suite fetch
+suite agg
 suite stress "${GILK_STRESS_CYCLES:-1000}"
 
 # The shell, live. A function's entry block is spliced past its ftrace nop,
@@ -243,6 +244,87 @@ wait
 check "events -f 12 stops after 12; a negative count is refused ($(echo "$out" | grep -v ' regs: ' | tr '\n' ' '))" \
 	"$([ "$(echo "$out" | grep -c ' regs: ')" = 12 ] && echo "$out" | grep -q '^(12 events shown' &&
 	   echo "$out" | grep -q "gilk: '-1' is not a count"; echo $?)"
+build/gilk -c 'unsplice all' >/dev/null
+
+# Aggregations in gilk.ko are exact while the events ring overflows: tasks
+# of three names make known numbers of getppid calls at once, beside a
+# regs splice whose events are lost; count by comm gives each its own.
+cp build/bin/test-live /tmp/wl-alpha
+cp build/bin/test-live /tmp/wl-beta
+out=$(build/gilk -c 'splice __x64_sys_getppid count by comm' -c 'splice __task_pid_nr_ns regs' 2>&1)
+agg=$(echo "$out" | sed -n 's/^splice \([0-9]*\) at __x64_sys_getppid.*instrument count by comm$/\1/p')
+/tmp/wl-alpha workload getppid 30000 &
+/tmp/wl-beta workload getppid 20000 &
+build/bin/test-live workload getppid 7000 &
+wait
+out=$(build/gilk -c "hist $agg" -c 'info splices' 2>&1)
+lost=$(echo "$out" | awk '/__task_pid_nr_ns/ {print $4}')
+check "count by comm in gilk.ko: each task's own count exactly (30000, 20000, 7000) while the events ring lost $lost ($(echo "$out" | tr '\n' ' '))" \
+	"$(echo "$out" | grep -qx '@\[wl-alpha\]: 30000' && echo "$out" | grep -qx '@\[wl-beta\]: 20000' &&
+	   echo "$out" | grep -qx '@\[test-live\]: 7000' && [ "${lost:-0}" -gt 0 ] &&
+	   echo "$out" | grep -q "^ *$agg  *__x64_sys_getppid.* count by comm\$"; echo $?)"
+build/gilk -c 'unsplice all' >/dev/null
+# A map too small for its keys says how many hits it could not count: a
+# count by pid in maps of 4 slots a CPU, 12 processes of 10 calls.
+out=$(build/gilk -c 'splice __x64_sys_getppid count by pid keys 4' 2>&1)
+agg=$(echo "$out" | sed -n 's/^splice \([0-9]*\) at .*$/\1/p')
+for i in 1 2 3 4 5 6 7 8 9 10 11 12; do build/bin/test-live workload getppid 10; done
+out=$(build/gilk -c "hist $agg" 2>&1)
+counted=$(echo "$out" | awk -F': ' '/^@\[/ {n += $2} END {print n + 0}')
+dropped=$(echo "$out" | sed -n 's/^(\([0-9]*\) hits not counted: their keys found no room among the 4 slots of a CPU.s map)$/\1/p')
+check "a full map counts the hits it had no room for: $counted counted + ${dropped:-none} not counted = 120 ($(echo "$out" | tr '\n' ' '))" \
+	"$([ -n "$dropped" ] && [ "$dropped" -gt 0 ] && [ $((counted + dropped)) = 120 ]; echo $?)"
+build/gilk -c 'unsplice all' >/dev/null
+# hist and lhist of a parameter and of the value returned, filtered in
+# gilk.ko, exact; clear counts again from 0; dump hist writes CSV and JSON.
+out=$(build/gilk -c 'splice vfs_read hist count by comm if comm == "dd"' \
+	-c 'splice vfs_read:exit lhist retval 0 1000 100 if comm == "dd"' 2>&1)
+h=$(echo "$out" | sed -n 's/^splice \([0-9]*\) at vfs_read.*instrument hist count by comm if comm == "dd"$/\1/p')
+l=$(echo "$out" | sed -n 's/^  splice \([0-9]*\) at vfs_read.*$/\1/p' | head -1)
+dd if=/dev/zero of=/dev/null bs=100 count=50 2>/dev/null
+out=$(build/gilk -c "hist $h" -c "hist $l" -c "dump hist --format csv /tmp/agg.csv $l" \
+	-c "dump hist --format json /tmp/agg.json $h" 2>&1)
+check "hist count by comm and lhist retval, filtered to dd in gilk.ko: its 50 reads of 100 bytes exactly ($(echo "$out" | tr '\n' ' '))" \
+	"$(echo "$out" | grep -qx '@\[dd\]: 50 hits, average 100, min 100, max 100' &&
+	   echo "$out" | grep -q '^\[64, 128)  *50 |@*|$' &&
+	   echo "$out" | grep -qx '@: 50 hits, average 100, min 100, max 100' &&
+	   echo "$out" | grep -q '^\[100, 200)  *50 |@*|$' &&
+	   grep -qx ',100,200,50' /tmp/agg.csv && head -1 /tmp/agg.csv | grep -qx 'key,low,high,count' &&
+	   build/bin/test-json /tmp/agg.json keys >/dev/null &&
+	   grep -q '"key": "dd", "count": 50, "sum": 5000, "buckets": \[{"low": 64, "high": 128, "count": 50}\]' /tmp/agg.json; echo $?)"
+out=$(build/gilk -c "hist $h clear" -c "hist $h" -c 'shell dd if=/dev/zero of=/dev/null bs=10 count=7 2>/dev/null' -c "hist $h" 2>&1)
+check "hist SPLICE clear counts from 0 again for the session ($(echo "$out" | tr '\n' ' '))" \
+	"$(echo "$out" | grep -q "^splice $h (hist count by comm): 0 hits in 0 keys since cleared" &&
+	   echo "$out" | grep -qx '@\[dd\]: 7 hits, average 10' &&
+	   echo "$out" | grep -q '^\[8, 16)  *7 |@*|$'; echo $?)"
+rm -f /tmp/every.ready
+build/gilk -c 'shell touch /tmp/every.ready' -c "hist $h every 1" >/tmp/every.out 2>&1 &
+ev=$!
+for i in $(seq 600); do [ -e /tmp/every.ready ] && break; sleep 0.1; done
+sleep 1.5
+dd if=/dev/zero of=/dev/null bs=100 count=3 2>/dev/null
+sleep 2.5
+kill -INT $ev
+wait $ev
+st=$?
+check "hist SPLICE every 1 shows each second's counts until Ctrl-C, which ends it (status $st; $(tr '\n' ' ' </tmp/every.out))" \
+	"$([ $st = 0 ] && [ "$(grep -c '^@\[dd\]: 3 hits' /tmp/every.out)" = 1 ] &&
+	   [ "$(grep -c "^splice $h (hist count by comm)" /tmp/every.out)" -ge 3 ]; echo $?)"
+build/gilk -c 'unsplice all' >/dev/null
+# What cannot be aggregated is said before anything is spliced.
+for c in 'splice do_sys_openat2 hist comm' 'splice do_sys_openat2 regs by comm' \
+	'splice do_sys_openat2 count by nosuchfield' 'splice do_sys_openat2 count by pid keys 3' \
+	'splice do_sys_openat2 lhist dfd 10 0 1' 'hist 1 if pid == 1' 'hist 12345'; do
+	out=$(build/gilk -c "$c" 2>&1)
+	check "refused: $c ($out)" "$(echo "$out" | grep -q '^gilk: ' &&
+		build/gilk -c 'info splices' | grep -qx 'no splices'; echo $?)"
+done
+out=$(build/gilk -c 'splice do_sys_openat2 count by dfd' 2>&1)
+agg=$(echo "$out" | sed -n 's/^splice \([0-9]*\) at .*instrument count by dfd$/\1/p')
+cat /proc/version >/dev/null
+out=$(build/gilk -c "hist $agg" 2>&1)
+check "count by a parameter's name at the entry, shown as its type has it: dfd's AT_FDCWD is -100 ($(echo "$out" | tr '\n' ' '))" \
+	"$(echo "$out" | grep -q '^@\[-100\]: [1-9]'; echo $?)"
 build/gilk -c 'unsplice all' >/dev/null
 
 # The kernel's init code is freed after boot, and kallsyms still names it:

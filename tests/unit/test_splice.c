@@ -761,8 +761,8 @@ static void header_is_gilk_template(void **state)
 					       .jt = 0, .jf = 1, .mask = ~0ull, .value = 42 };
 	f.test[1] = (struct gilk_filter_test){ .op = GILK_FOP_RET, .value = 1 };
 	f.test[2] = (struct gilk_filter_test){ .op = GILK_FOP_RET, .value = 0 };
-	assert_int_equal(template_of(GILK_NEEDS_NOTHING, &f, NULL), GILK_TRAMP_COUNT_TASK);
-	assert_int_equal(template_of(GILK_NEEDS_REGS, &f, NULL), GILK_TRAMP_FULL);
+	assert_int_equal(template_of(GILK_NEEDS_NOTHING, &f, NULL, NULL), GILK_TRAMP_COUNT_TASK);
+	assert_int_equal(template_of(GILK_NEEDS_REGS, &f, NULL, NULL), GILK_TRAMP_FULL);
 	assert_true(template_init(&t, GILK_TRAMP_COUNT_TASK, &r, false, &f));
 	assert_int_equal(t.params.task_field, 0x500);
 	assert_int_equal(t.params.task_len, 4);
@@ -778,22 +778,22 @@ static void header_is_gilk_template(void **state)
 	assert_false(template_init(&t, GILK_TRAMP_COUNT_TASK, &r, false, &f));
 	f.len = 0;
 	assert_false(template_init(&t, GILK_TRAMP_COUNT_TASK, &r, false, &f));
-	assert_int_equal(template_of(GILK_NEEDS_NOTHING, NULL, NULL), GILK_TRAMP_COUNT);
-	assert_int_equal(template_of(GILK_NEEDS_TSC, NULL, NULL), GILK_TRAMP_TSC);
-	assert_int_equal(template_of(GILK_NEEDS_SCRATCH, NULL, NULL), GILK_TRAMP_SCRATCH);
+	assert_int_equal(template_of(GILK_NEEDS_NOTHING, NULL, NULL, NULL), GILK_TRAMP_COUNT);
+	assert_int_equal(template_of(GILK_NEEDS_TSC, NULL, NULL, NULL), GILK_TRAMP_TSC);
+	assert_int_equal(template_of(GILK_NEEDS_SCRATCH, NULL, NULL, NULL), GILK_TRAMP_SCRATCH);
 	/* a fetch from a register takes the full template; from the task, a
 	 * call; and never the inline count_task, which records nothing */
 	{
 		struct gilk_fetch fx = { .len = 1 };
 
 		fx.value[0].from = GILK_FETCH_FROM_TASK;
-		assert_int_equal(template_of(GILK_NEEDS_TSC, NULL, &fx), GILK_TRAMP_SCRATCH);
+		assert_int_equal(template_of(GILK_NEEDS_TSC, NULL, &fx, NULL), GILK_TRAMP_SCRATCH);
 		f.len = 3;
-		assert_int_equal(template_of(GILK_NEEDS_NOTHING, &f, &fx), GILK_TRAMP_SCRATCH);
+		assert_int_equal(template_of(GILK_NEEDS_NOTHING, &f, &fx, NULL), GILK_TRAMP_SCRATCH);
 		fx.value[0].from = GILK_FF_ARG0 + 1;
-		assert_int_equal(template_of(GILK_NEEDS_SCRATCH, NULL, &fx), GILK_TRAMP_FULL);
+		assert_int_equal(template_of(GILK_NEEDS_SCRATCH, NULL, &fx, NULL), GILK_TRAMP_FULL);
 		fx.len = 0;
-		assert_int_equal(template_of(GILK_NEEDS_TSC, NULL, &fx), GILK_TRAMP_TSC);
+		assert_int_equal(template_of(GILK_NEEDS_TSC, NULL, &fx, NULL), GILK_TRAMP_TSC);
 	}
 }
 

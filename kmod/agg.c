@@ -1,0 +1,273 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Aggregations (uapi gilk.h, struct gilk_agg): a count splice's hits
+ * counted per key, or a value's histogram per key, in a map per CPU,
+ * exact however fast the hits come (events, past the buffer, are lost).
+ *
+ * A map is written only by its own CPU's hits, inside the hit path's
+ * recursion guard (gilk_entry() in hitpath.c): one writer at a time, so
+ * no lock and no atomic. A hit that interrupts another on the same CPU
+ * (an NMI) is the guard's, counted as nested, never here. Readers on
+ * other CPUs (GILK_IOC_AGG_READ) see a slot once its key is written: the
+ * key first, then the count that makes the slot used, after a write
+ * barrier. Slots are never freed while the splice lives: a key once
+ * counted keeps its slot, and a reader subtracts to count from a moment.
+ */
+#include <linux/bitops.h>
+#include <linux/kprobes.h>
+#include <linux/mm.h>
+#include <linux/sched.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/topology.h>
+#include <linux/uaccess.h>
+
+#include "gilk_internal.h"
+
+struct gilk_agg_map {
+	struct gilk_agg spec;
+	u32 slot_len;
+	u32 nbuckets;
+	u64 __percpu *dropped;
+	void *cpu[];		/* nr_cpu_ids maps; NULL for a CPU that cannot be */
+};
+
+static int bad(struct gilk_why *why, const char *what)
+{
+	return gilk_refuse(why, GILK_REFUSED_BAD_AGG, "aggregation: %s", what);
+}
+
+static bool number_field(u8 f)
+{
+	return f < GILK_FF_NFIELDS && f != GILK_FF_COMM &&
+	       (f <= GILK_FF_CONTEXT || f >= GILK_FF_REGS);
+}
+
+int gilk_agg_check(const struct gilk_agg *a, const struct gilk_instrument *ins,
+		   struct gilk_why *why)
+{
+	u64 bytes;
+
+	if (!a->kind) {
+		if (memchr_inv(a, 0, sizeof(*a)))
+			return bad(why, "no kind, and a field that is not 0");
+		return 0;
+	}
+	if (a->kind >= GILK_AGG_NKINDS || memchr_inv(a->pad, 0, sizeof(a->pad)))
+		return bad(why, "an unknown kind, or reserved bytes that are not 0");
+	/* an instrument that records events has its answers there */
+	if (strcmp(ins->name, "count") || ins->owner != THIS_MODULE)
+		return bad(why, "only count aggregates: it records no events");
+	if (a->key != GILK_AGG_KEY_NONE && a->key != GILK_FF_COMM && !number_field(a->key))
+		return bad(why, "an unknown key field");
+	if (a->key_show >= GILK_FSHOW_STRING ||
+	    (a->key_size != 0 && a->key_size != 1 && a->key_size != 2 && a->key_size != 4 &&
+	     a->key_size != 8))
+		return bad(why, "a key shown in a way or a size it cannot have");
+	if (a->kind == GILK_AGG_COUNT ? a->value != 0 : !number_field(a->value))
+		return bad(why, "a value field it cannot have");
+	if (!a->keys || a->keys > GILK_AGG_KEYS_MAX || (a->keys & (a->keys - 1)))
+		return bad(why, "keys is not a power of two up to 65536");
+	if (a->kind == GILK_AGG_LHIST ?
+	    !a->buckets || a->buckets > GILK_AGG_LHIST_MAX || !a->step :
+	    a->buckets || a->step || a->min)
+		return bad(why, "linear buckets it cannot have");
+	if (!memchr(a->text, 0, sizeof(a->text)))
+		return bad(why, "its text is not NUL-terminated");
+	bytes = (u64)gilk_agg_slot_len(a) * a->keys * num_possible_cpus();
+	if (bytes > GILK_AGG_BYTES_MAX)
+		return gilk_refuse(why, GILK_REFUSED_BAD_AGG,
+				   "aggregation: %u keys of %u bytes on %u CPUs is %llu MiB, more than %u",
+				   a->keys, gilk_agg_slot_len(a), num_possible_cpus(),
+				   bytes >> 20, GILK_AGG_BYTES_MAX >> 20);
+	return 0;
+}
+
+void gilk_agg_free(struct gilk_agg_map *m)
+{
+	unsigned int cpu;
+
+	if (!m)
+		return;
+	for (cpu = 0; cpu < nr_cpu_ids; cpu++)
+		kvfree(m->cpu[cpu]);
+	free_percpu(m->dropped);
+	kfree(m);
+}
+
+struct gilk_agg_map *gilk_agg_keep(const struct gilk_agg *a)
+{
+	struct gilk_agg_map *m = kzalloc(struct_size(m, cpu, nr_cpu_ids), GFP_KERNEL);
+	unsigned int cpu;
+
+	if (!m)
+		return NULL;
+	m->spec = *a;
+	m->slot_len = gilk_agg_slot_len(a);
+	m->nbuckets = gilk_agg_buckets(a);
+	m->dropped = alloc_percpu(u64);
+	if (!m->dropped)
+		goto fail;
+	for_each_possible_cpu(cpu) {
+		m->cpu[cpu] = kvzalloc_node((size_t)m->slot_len * a->keys, GFP_KERNEL,
+					    cpu_to_node(cpu));
+		if (!m->cpu[cpu])
+			goto fail;
+	}
+	return m;
+fail:
+	gilk_agg_free(m);
+	return NULL;
+}
+
+/* The hit path's: inline, nothing a splice or a kprobe can be on. */
+static __always_inline void key_of(const struct gilk_agg_map *m, const struct pt_regs *regs,
+				   u64 key[2])
+{
+	u8 f = m->spec.key;
+
+	key[0] = 0;
+	key[1] = 0;
+	if (f == GILK_FF_COMM) {
+		/* unlocked, as events read it: a rename now shows half of each */
+		char *c = (char *)key;
+		int i;
+
+		for (i = 0; i < TASK_COMM_LEN - 1; i++)
+			c[i] = READ_ONCE(current->comm[i]);
+	} else if (f != GILK_AGG_KEY_NONE) {
+		key[0] = gilk_hit_field(f, regs);
+	}
+}
+
+static __always_inline u32 bucket_of(const struct gilk_agg_map *m, u64 v)
+{
+	u64 steps;
+
+	if (m->spec.kind == GILK_AGG_HIST)
+		return fls64(v);	/* 0 for 0, i for [2^(i-1), 2^i) */
+	if ((s64)v < m->spec.min)
+		return 0;
+	/* v - min as unsigned: exact, v being at least min */
+	steps = (v - (u64)m->spec.min) / m->spec.step;
+	return steps >= m->nbuckets - 2 ? m->nbuckets - 1 : 1 + (u32)steps;
+}
+
+notrace void gilk_agg_add(struct gilk_agg_map *m, const struct pt_regs *regs)
+{
+	struct gilk_agg_slot *slot;
+	u8 *map = m->cpu[raw_smp_processor_id()];
+	u64 key[2], v = 0, h;
+	u32 mask = m->spec.keys - 1, i, k;
+
+	key_of(m, regs, key);
+	if (m->spec.kind != GILK_AGG_COUNT)
+		v = gilk_hit_field(m->spec.value, regs);
+	/* a multiplicative hash of both words: pids and names spread */
+	h = (key[0] * 0x9e3779b97f4a7c15ull) ^ (key[1] * 0xc2b2ae3d27d4eb4full);
+	h ^= h >> 29;
+	for (i = 0; i < GILK_AGG_PROBES && i <= mask; i++) {
+		slot = (struct gilk_agg_slot *)(map + (size_t)((h + i) & mask) * m->slot_len);
+		if (!slot->count) {
+			memcpy(slot->key, key, sizeof(slot->key));
+			slot->min = v;
+			slot->max = v;
+			/* the key before the count that shows the slot used:
+			 * pairs with the reader's smp_rmb() in copy_map()
+			 */
+			smp_wmb();
+		} else if (memcmp(slot->key, key, sizeof(slot->key))) {
+			continue;
+		}
+		if (m->spec.kind != GILK_AGG_COUNT) {
+			k = bucket_of(m, v);
+			WRITE_ONCE(slot->bucket[k], slot->bucket[k] + 1);
+			WRITE_ONCE(slot->sum, slot->sum + v);
+			if (v < slot->min)
+				WRITE_ONCE(slot->min, v);
+			if (v > slot->max)
+				WRITE_ONCE(slot->max, v);
+		}
+		WRITE_ONCE(slot->count, slot->count + 1);
+		return;
+	}
+	this_cpu_inc(*m->dropped);
+}
+NOKPROBE_SYMBOL(gilk_agg_add);
+
+/*
+ * One CPU's map, under gilk_lock (the splice cannot go meanwhile), into a
+ * kernel buffer: slot by slot, each read once its count says it is used,
+ * the way the hit wrote it.
+ */
+static u32 copy_map(const struct gilk_agg_map *m, unsigned int cpu, u8 *out, u32 max)
+{
+	const u8 *map = m->cpu[cpu];
+	u32 i, n = 0;
+
+	for (i = 0; i < m->spec.keys; i++) {
+		const struct gilk_agg_slot *slot = (const void *)(map + (size_t)i * m->slot_len);
+		u64 count = READ_ONCE(slot->count);
+
+		if (!count)
+			continue;
+		/* the key after the count: pairs with the hit's smp_wmb() */
+		smp_rmb();
+		if (n < max) {
+			struct gilk_agg_slot *to = (void *)(out + (size_t)n * m->slot_len);
+
+			memcpy(to, slot, m->slot_len);
+			to->count = count;
+		}
+		n++;
+	}
+	return n;
+}
+
+int gilk_agg_read(struct gilk_agg_read *r)
+{
+	struct gilk_splice_obj *s;
+	u8 *buf = NULL;
+	u32 room = 0;
+	int ret = 0;
+
+	if (r->count || r->cpus || r->slot_len || r->dropped)
+		return -EINVAL;
+	r->cpus = nr_cpu_ids;
+	if (mutex_lock_killable(&gilk_lock))
+		return -EINTR;
+	s = xa_load(&gilk_splices, r->splice);
+	if (!s || READ_ONCE(s->state) != GILK_ACTIVE) {
+		ret = -ENOENT;
+		goto out;
+	}
+	if (!s->agg) {
+		ret = -ENODATA;
+		goto out;
+	}
+	r->slot_len = s->agg->slot_len;
+	if (r->cpu >= nr_cpu_ids || !s->agg->cpu[r->cpu])
+		goto out;
+	room = min(r->max, s->agg->spec.keys);
+	if (room) {
+		buf = kvmalloc_array(room, s->agg->slot_len, GFP_KERNEL);
+		if (!buf) {
+			ret = -ENOMEM;
+			goto out;
+		}
+	}
+	r->count = copy_map(s->agg, r->cpu, buf, room);
+	r->dropped = *per_cpu_ptr(s->agg->dropped, r->cpu);
+out:
+	mutex_unlock(&gilk_lock);
+	if (!ret && buf &&
+	    copy_to_user(u64_to_user_ptr(r->buf), buf, (size_t)min(r->count, room) * r->slot_len))
+		ret = -EFAULT;
+	kvfree(buf);
+	return ret;
+}
+
+void gilk_agg_spec(const struct gilk_agg_map *m, struct gilk_agg *out)
+{
+	*out = m->spec;
+}

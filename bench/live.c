@@ -25,7 +25,9 @@
  *          gilk's hello there (an event with the pid) in turn with
  *          bpftrace's kfunc printing the pid; and hello fetching the
  *          task's name (a string read a hit) in turn with bpftrace's kfunc
- *          printing curtask->comm.
+ *          printing curtask->comm; a count by comm and a histogram of
+ *          the pid in gilk.ko's maps, each in turn with bpftrace's kfunc
+ *          keeping the same map (@k[comm] = count(), @h = hist(pid)).
  * Turnaround: one splice against one kprobe event (defined and enabled);
  * a 100-block batch against as many kprobe events and bpftrace's attach
  * time for the same probes; the networking-core coverage batch (the
@@ -137,6 +139,7 @@ struct probe {
 	const char *instrument, *where;
 	const struct gilk_filter *filter;	/* a splice's, or NULL */
 	const struct gilk_fetch *fetch;		/* a splice's, or NULL */
+	const struct gilk_agg *agg;		/* a splice's, or NULL */
 	const char *action;	/* bpftrace's on each hit besides counting, or NULL */
 	uint64_t optimized;	/* the kprobe's address, to wait for it */
 	bool record;		/* a kprobe event with tracing on */
@@ -166,7 +169,7 @@ static double paired(struct bench *b, struct probe *p)
 
 static int splice_on(struct bench *b, struct probe *p, struct gerr *e)
 {
-	struct live_use use = { p->instrument, "", p->filter, p->fetch, NULL };
+	struct live_use use = { p->instrument, "", p->filter, p->fetch, p->agg };
 
 	return live_splice_batch_uses(&b->lv, &p->plan, 1, &use, 1, &p->id, e);
 }
@@ -428,6 +431,36 @@ static void fetch_vs_bpftrace(struct bench *b, uint64_t site, const char *kfunc,
 	*fetch = paired(b, &p);
 }
 
+/*
+ * An aggregation in gilk.ko in turn with bpftrace's kfunc keeping the same
+ * map: a count by the task's name (@k[comm] = count()), and a power-of-two
+ * histogram of the pid (@h = hist(pid)). bpftrace's program also counts
+ * every hit in @ (the bench's check that it ran), as gilk counts a
+ * splice's hits beside its map.
+ */
+static void agg_vs_bpftrace(struct bench *b, uint64_t site, const char *kfunc, bool hist,
+			    double *agg, double *bt)
+{
+	struct probe p, q = { .figure = hist ? "bpftrace kfunc @h = hist(pid)" :
+				  "bpftrace kfunc @k[comm] = count()",
+			      .on = bpftrace_on, .off = bpftrace_off, .where = kfunc,
+			      .action = hist ? "@h = hist(pid);" : "@k[comm] = count();" };
+	static struct gilk_agg a[2] = {
+		{ .kind = GILK_AGG_COUNT, .key = GILK_FF_COMM, .keys = 4096, .text = "count by comm" },
+		{ .kind = GILK_AGG_HIST, .key = GILK_AGG_KEY_NONE, .value = GILK_FF_PID, .keys = 1,
+		  .text = "hist pid" },
+	};
+
+	*agg = *bt = NAN;
+	if (splice_probe(b, a[hist].text, site, "count", false, NULL, &p, NULL))
+		return;
+	p.agg = &a[hist];
+	if (kfunc[0] && !paired_two(b, b->runs, &p, &q, agg, bt))
+		return;
+	*bt = NAN;
+	*agg = paired(b, &p);
+}
+
 static uint64_t function_addr(struct bench *b, const char *name)
 {
 	const struct ksym *s;
@@ -475,7 +508,8 @@ static void per_hit(struct bench *b)
 	double opt_count = NAN, opt_tsc = NAN, kp_opt = NAN, kp_opt_rec = NAN;
 	double e_count, kp_ftrace, bt_ftrace, bt_kfunc = NAN;
 	double f_pid, f_comm, f_any, c_pid, c_comm, e_hello = NAN, bt_printf = NAN;
-	double e_fetch = NAN, bt_str = NAN;
+	double e_fetch = NAN, bt_str = NAN, e_keyed = NAN, bt_keyed = NAN, e_hist = NAN;
+	double bt_hist = NAN;
 	struct bpftrace bt;
 	uint64_t unused;
 	struct gerr e;
@@ -545,6 +579,8 @@ static void per_hit(struct bench *b)
 	if (entry) {
 		hello_vs_bpftrace(b, entry, kfunc, &e_hello, &bt_printf);
 		fetch_vs_bpftrace(b, entry, kfunc, &e_fetch, &bt_str);
+		agg_vs_bpftrace(b, entry, kfunc, false, &e_keyed, &bt_keyed);
+		agg_vs_bpftrace(b, entry, kfunc, true, &e_hist, &bt_hist);
 	}
 
 	bench_line(stdout, "hit-none", none, "ns/call", "kprobe-int3 per hit", kp_int3);
@@ -571,6 +607,10 @@ static void per_hit(struct bench *b)
 		   bt_printf);
 	bench_line(stdout, "hit-fetch-string-entry", e_fetch, "ns/hit",
 		   "bpftrace-kfunc-printf-str-in-turn", bt_str);
+	bench_line(stdout, "hit-count-by-comm-entry", e_keyed, "ns/hit",
+		   "bpftrace-kfunc-count-by-comm-in-turn", bt_keyed);
+	bench_line(stdout, "hit-hist-pid-entry", e_hist, "ns/hit",
+		   "bpftrace-kfunc-hist-pid-in-turn", bt_hist);
 }
 
 /* The block sites of fn. */

@@ -13,9 +13,12 @@
  * barrier. Slots are never freed while the splice lives: a key once
  * counted keeps its slot, and a reader subtracts to count from a moment.
  */
+#include <linux/atomic.h>
 #include <linux/bitops.h>
 #include <linux/kprobes.h>
 #include <linux/mm.h>
+#include <linux/nospec.h>
+#include <linux/percpu.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/string.h>
@@ -24,10 +27,19 @@
 
 #include "gilk_internal.h"
 
+/*
+ * Every aggregation's maps together, at most GILK_AGG_TOTAL_MAX: a batch
+ * of many splices, each within its own bound, must not take the memory
+ * the kernel lives on.
+ */
+#define GILK_AGG_TOTAL_MAX (256ull << 20)
+static atomic64_t agg_bytes;
+
 struct gilk_agg_map {
 	struct gilk_agg spec;
 	u32 slot_len;
 	u32 nbuckets;
+	u64 bytes;		/* every CPU's map, counted in agg_bytes */
 	u64 __percpu *dropped;
 	void *cpu[];		/* nr_cpu_ids maps; NULL for a CPU that cannot be */
 };
@@ -41,6 +53,11 @@ static bool number_field(u8 f)
 {
 	return f < GILK_FF_NFIELDS && f != GILK_FF_COMM &&
 	       (f <= GILK_FF_CONTEXT || f >= GILK_FF_REGS);
+}
+
+static bool size_valid(u8 n)
+{
+	return n == 0 || n == 1 || n == 2 || n == 4 || n == 8;
 }
 
 int gilk_agg_check(const struct gilk_agg *a, const struct gilk_instrument *ins,
@@ -60,10 +77,9 @@ int gilk_agg_check(const struct gilk_agg *a, const struct gilk_instrument *ins,
 		return bad(why, "only count aggregates: it records no events");
 	if (a->key != GILK_AGG_KEY_NONE && a->key != GILK_FF_COMM && !number_field(a->key))
 		return bad(why, "an unknown key field");
-	if (a->key_show >= GILK_FSHOW_STRING ||
-	    (a->key_size != 0 && a->key_size != 1 && a->key_size != 2 && a->key_size != 4 &&
-	     a->key_size != 8))
-		return bad(why, "a key shown in a way or a size it cannot have");
+	if (a->key_show >= GILK_FSHOW_STRING || a->value_show >= GILK_FSHOW_STRING ||
+	    !size_valid(a->key_size) || !size_valid(a->value_size))
+		return bad(why, "a key or value shown in a way or a size it cannot have");
 	if (a->kind == GILK_AGG_COUNT ? a->value != 0 : !number_field(a->value))
 		return bad(why, "a value field it cannot have");
 	if (!a->keys || a->keys > GILK_AGG_KEYS_MAX || (a->keys & (a->keys - 1)))
@@ -80,6 +96,11 @@ int gilk_agg_check(const struct gilk_agg *a, const struct gilk_instrument *ins,
 				   "aggregation: %u keys of %u bytes on %u CPUs is %llu MiB, more than %u",
 				   a->keys, gilk_agg_slot_len(a), num_possible_cpus(),
 				   bytes >> 20, GILK_AGG_BYTES_MAX >> 20);
+	if (atomic64_read(&agg_bytes) + bytes > GILK_AGG_TOTAL_MAX)
+		return gilk_refuse(why, GILK_REFUSED_BAD_AGG,
+				   "aggregation: gilk.ko's maps hold %llu MiB; %llu more would pass %llu",
+				   (u64)atomic64_read(&agg_bytes) >> 20, bytes >> 20,
+				   GILK_AGG_TOTAL_MAX >> 20);
 	return 0;
 }
 
@@ -92,12 +113,16 @@ void gilk_agg_free(struct gilk_agg_map *m)
 	for (cpu = 0; cpu < nr_cpu_ids; cpu++)
 		kvfree(m->cpu[cpu]);
 	free_percpu(m->dropped);
-	kfree(m);
+	atomic64_sub(m->bytes, &agg_bytes);
+	kvfree(m);
 }
 
 struct gilk_agg_map *gilk_agg_keep(const struct gilk_agg *a)
 {
-	struct gilk_agg_map *m = kzalloc(struct_size(m, cpu, nr_cpu_ids), GFP_KERNEL);
+	/* many CPUs make a large array: kvzalloc, as the maps */
+	struct gilk_agg_map *m = kvzalloc(struct_size(m, cpu, nr_cpu_ids), GFP_KERNEL);
+	/* charged to the asker, and a failure rather than the OOM killer */
+	const gfp_t gfp = GFP_KERNEL_ACCOUNT | __GFP_RETRY_MAYFAIL | __GFP_NOWARN;
 	unsigned int cpu;
 
 	if (!m)
@@ -105,12 +130,13 @@ struct gilk_agg_map *gilk_agg_keep(const struct gilk_agg *a)
 	m->spec = *a;
 	m->slot_len = gilk_agg_slot_len(a);
 	m->nbuckets = gilk_agg_buckets(a);
+	m->bytes = (u64)m->slot_len * a->keys * num_possible_cpus();
+	atomic64_add(m->bytes, &agg_bytes);
 	m->dropped = alloc_percpu(u64);
 	if (!m->dropped)
 		goto fail;
 	for_each_possible_cpu(cpu) {
-		m->cpu[cpu] = kvzalloc_node((size_t)m->slot_len * a->keys, GFP_KERNEL,
-					    cpu_to_node(cpu));
+		m->cpu[cpu] = kvzalloc_node((size_t)m->slot_len * a->keys, gfp, cpu_to_node(cpu));
 		if (!m->cpu[cpu])
 			goto fail;
 	}
@@ -120,12 +146,29 @@ fail:
 	return NULL;
 }
 
+/*
+ * A register holding a value narrower than 8 bytes has undefined bits
+ * above it (the x86-64 ABI): the value alone, sign-extended when signed,
+ * so that one int is one key. The hit path's: inline, as everything here.
+ */
+static __always_inline u64 sized(u64 v, u8 size, u8 show)
+{
+	unsigned int drop = 64 - 8 * size;
+
+	if (!size || size >= 8)
+		return v;
+	if (show == GILK_FSHOW_SIGNED)
+		return (u64)((s64)(v << drop) >> drop);
+	return v & (~0ull >> drop);
+}
+
 /* The hit path's: inline, nothing a splice or a kprobe can be on. */
 static __always_inline void key_of(const struct gilk_agg_map *m, const struct pt_regs *regs,
 				   u64 key[2])
 {
 	u8 f = m->spec.key;
 
+	BUILD_BUG_ON(TASK_COMM_LEN - 1 > GILK_AGG_KEY_LEN);
 	key[0] = 0;
 	key[1] = 0;
 	if (f == GILK_FF_COMM) {
@@ -136,7 +179,7 @@ static __always_inline void key_of(const struct gilk_agg_map *m, const struct pt
 		for (i = 0; i < TASK_COMM_LEN - 1; i++)
 			c[i] = READ_ONCE(current->comm[i]);
 	} else if (f != GILK_AGG_KEY_NONE) {
-		key[0] = gilk_hit_field(f, regs);
+		key[0] = sized(gilk_hit_field(f, regs), m->spec.key_size, m->spec.key_show);
 	}
 }
 
@@ -162,7 +205,8 @@ notrace void gilk_agg_add(struct gilk_agg_map *m, const struct pt_regs *regs)
 
 	key_of(m, regs, key);
 	if (m->spec.kind != GILK_AGG_COUNT)
-		v = gilk_hit_field(m->spec.value, regs);
+		v = sized(gilk_hit_field(m->spec.value, regs), m->spec.value_size,
+			  m->spec.value_show);
 	/* a multiplicative hash of both words: pids and names spread */
 	h = (key[0] * 0x9e3779b97f4a7c15ull) ^ (key[1] * 0xc2b2ae3d27d4eb4full);
 	h ^= h >> 29;
@@ -215,9 +259,18 @@ static u32 copy_map(const struct gilk_agg_map *m, unsigned int cpu, u8 *out, u32
 		smp_rmb();
 		if (n < max) {
 			struct gilk_agg_slot *to = (void *)(out + (size_t)n * m->slot_len);
+			u32 k;
 
-			memcpy(to, slot, m->slot_len);
+			/* the key is written once, before the count; the rest
+			 * changes under us: each u64 whole
+			 */
+			memcpy(to->key, slot->key, sizeof(to->key));
 			to->count = count;
+			to->sum = READ_ONCE(slot->sum);
+			to->min = READ_ONCE(slot->min);
+			to->max = READ_ONCE(slot->max);
+			for (k = 0; k < m->nbuckets; k++)
+				to->bucket[k] = READ_ONCE(slot->bucket[k]);
 		}
 		n++;
 	}
@@ -246,18 +299,21 @@ int gilk_agg_read(struct gilk_agg_read *r)
 		goto out;
 	}
 	r->slot_len = s->agg->slot_len;
-	if (r->cpu >= nr_cpu_ids || !s->agg->cpu[r->cpu])
+	if (r->cpu >= nr_cpu_ids)
+		goto out;
+	r->cpu = array_index_nospec(r->cpu, nr_cpu_ids);
+	if (!s->agg->cpu[r->cpu])
 		goto out;
 	room = min(r->max, s->agg->spec.keys);
 	if (room) {
-		buf = kvmalloc_array(room, s->agg->slot_len, GFP_KERNEL);
+		buf = kvmalloc_array(room, s->agg->slot_len, GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
 		if (!buf) {
 			ret = -ENOMEM;
 			goto out;
 		}
 	}
 	r->count = copy_map(s->agg, r->cpu, buf, room);
-	r->dropped = *per_cpu_ptr(s->agg->dropped, r->cpu);
+	r->dropped = READ_ONCE(*per_cpu_ptr(s->agg->dropped, r->cpu));
 out:
 	mutex_unlock(&gilk_lock);
 	if (!ret && buf &&

@@ -232,14 +232,14 @@ static long gilk_ioctl(struct file *f, unsigned int cmd, unsigned long a)
 	}
 	case GILK_IOC_AGG_READ: {
 		struct gilk_agg_read r;
-		int ret;
+		int err;
 
 		if (copy_from_user(&r, arg, sizeof(r)))
 			return -EFAULT;
-		ret = gilk_agg_read(&r);
-		if (!ret && copy_to_user(arg, &r, sizeof(r)))
-			ret = -EFAULT;
-		return ret;
+		err = gilk_agg_read(&r);
+		if (!err && copy_to_user(arg, &r, sizeof(r)))
+			err = -EFAULT;
+		return err;
 	}
 	case GILK_IOC_READ:
 		return do_read_mem(arg);

@@ -204,15 +204,16 @@ static bool obj_overlaps(const struct gilk_splice_obj *o, unsigned long addr, u3
  * splice owns is at most GILK_PATCH_MAX_LEN long, so one that overlaps
  * [addr, addr + len) starts no lower than that before addr.
  */
-static bool owned(unsigned long addr, u32 len)
+/* The splice that owns a byte of [addr, addr + len), or NULL. */
+static struct gilk_splice_obj *owned(unsigned long addr, u32 len)
 {
 	struct gilk_splice_obj *o;
 	unsigned long i;
 
 	xa_for_each_range(&gilk_owned, i, o, addr - GILK_PATCH_MAX_LEN, addr + len - 1)
 		if (obj_overlaps(o, addr, len))
-			return true;
-	return false;
+			return o;
+	return NULL;
 }
 
 void gilk_disown(struct gilk_splice_obj *s)
@@ -241,6 +242,7 @@ static int check_request(struct gilk_splice_obj *s, struct gilk_splice *req,
 			 struct gilk_instrument *ins, struct gilk_walk_memo *memo)
 {
 	struct gilk_why *why = &GILK_WHY(req);
+	struct gilk_splice_obj *owner;
 	unsigned long replayed;
 	u32 i;
 	int ret;
@@ -270,9 +272,10 @@ static int check_request(struct gilk_splice_obj *s, struct gilk_splice *req,
 		ret = gilk_bug_check(req->site, req->region_len, replayed, why);
 	if (ret)
 		return ret;
-	if (owned(req->site, req->region_len))
-		return gilk_refuse(why, GILK_REFUSED_OCCUPIED, "another splice owns bytes at %pS",
-				   (void *)req->site);
+	owner = owned(req->site, req->region_len);
+	if (owner)
+		return gilk_refuse(why, GILK_REFUSED_OCCUPIED,
+				   "splice %u owns bytes at %pS", owner->id, (void *)req->site);
 	for (i = 0; i < req->npatch; i++) {
 		struct gilk_patch *p = &req->patch[i];
 
@@ -285,9 +288,10 @@ static int check_request(struct gilk_splice_obj *s, struct gilk_splice *req,
 			ret = gilk_bug_check(p->addr, p->len, replayed, why);
 		if (ret)
 			return ret;
-		if (owned(p->addr, p->len))
-			return gilk_refuse(why, GILK_REFUSED_OCCUPIED, "another splice owns bytes at %pS",
-					   (void *)p->addr);
+		owner = owned(p->addr, p->len);
+		if (owner)
+			return gilk_refuse(why, GILK_REFUSED_OCCUPIED,
+					   "splice %u owns bytes at %pS", owner->id, (void *)p->addr);
 	}
 	/* Last, with every byte known to be what the plan was made from. */
 	return gilk_verify_request(s, req, gilk_instrument_needs(ins), memo);

@@ -202,6 +202,47 @@ int live_agg_read(struct live *lv, uint32_t id, uint32_t cpu, uint8_t **slots, s
 	}
 }
 
+static bool overlaps(uint64_t a, uint64_t alen, uint64_t b, uint64_t blen)
+{
+	return a < b + blen && b < a + alen;
+}
+
+int live_owner(struct live *lv, uint64_t addr, size_t len, struct gilk_splice_info *out)
+{
+	struct gilk_splice_info *all;
+	struct gerr e;
+	size_t n;
+
+	if (live_list(lv, &all, &n, &e))
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		bool mine = overlaps(all[i].site, all[i].region_len, addr, len);
+
+		for (uint32_t k = 0; k < all[i].npatch && k < GILK_MAX_PATCHES; k++)
+			mine |= overlaps(all[i].patch[k].addr, all[i].patch[k].len, addr, len);
+		if (mine) {
+			*out = all[i];
+			free(all);
+			return 0;
+		}
+	}
+	free(all);
+	return -1;
+}
+
+void live_owner_text(struct live *lv, uint64_t addr, size_t len, char *buf, size_t n)
+{
+	struct gilk_splice_info o;
+	char where[128];
+
+	buf[0] = '\0';
+	if (live_owner(lv, addr, len, &o))
+		return;
+	symtab_format(lv->k.syms, o.site, where, sizeof(where));
+	snprintf(buf, n, " (splice %u, %s, at %s)", o.id, o.agg.kind ? o.agg.text : o.instrument,
+		 where);
+}
+
 int live_info(struct live *lv, uint32_t id, struct gilk_splice_info *out,
 	      struct gerr *e)
 {

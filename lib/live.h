@@ -135,6 +135,12 @@ int live_list(struct live *lv, struct gilk_splice_info **out, size_t *n,
  */
 int live_agg_read(struct live *lv, uint32_t id, uint32_t cpu, uint8_t **slots, size_t *n,
 		  uint32_t *slot_len, uint64_t *dropped, uint32_t *cpus, struct gerr *e);
+/* The splice that owns bytes in [addr, addr + len) (its region, or a
+ * byte it patched): 0 with its info, -1 when none does. */
+int live_owner(struct live *lv, uint64_t addr, size_t len, struct gilk_splice_info *out);
+/* " (splice N, INSTRUMENT, at WHERE)" for the owner of bytes in [addr, addr
+ * + len), or "" when none is found: what an "occupied" refusal says. */
+void live_owner_text(struct live *lv, uint64_t addr, size_t len, char *buf, size_t n);
 int live_info(struct live *lv, uint32_t id, struct gilk_splice_info *out,
 	      struct gerr *e);
 int live_instruments(struct live *lv, struct gilk_instrument_info **out,

@@ -64,7 +64,7 @@ int live_plan(struct live *lv, uint64_t site, unsigned flags,
 	      struct splice_plan *p, struct gerr *e)
 {
 	struct splice_env env;
-	char where[128];
+	char where[128], owner[256] = "";
 	const char *lim;
 
 	if (prepare(lv, site, &env, e))
@@ -74,8 +74,10 @@ int live_plan(struct live *lv, uint64_t site, unsigned flags,
 		return 0;
 	symtab_format(lv->k.syms, p->reason_addr, where, sizeof(where));
 	lim = splice_limit_str(p);
-	return gerr_set(e, "cannot splice at 0x%llx: %s (at %s%s%s)",
-			(unsigned long long)site, splice_reason_str(p->reason), where,
+	if (p->reason == SR_OCCUPIED)
+		live_owner_text(lv, p->reason_addr, SPLICE_REGION_MAX, owner, sizeof(owner));
+	return gerr_set(e, "cannot splice at 0x%llx: %s%s (at %s%s%s)",
+			(unsigned long long)site, splice_reason_str(p->reason), owner, where,
 			lim ? ", where it cannot grow: " : "", lim ? lim : "");
 }
 

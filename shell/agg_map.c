@@ -55,6 +55,7 @@ static int read_raw(struct session *s, uint32_t id, struct agg_view *v, struct g
 		return gerr_set(e, "splice %u aggregates nothing: its %s events are read by "
 				"events and hist FIELD", id, v->splice.instrument);
 	v->nbuckets = gilk_agg_buckets(&v->splice.agg);
+	v->nested = v->splice.missed;
 	if (read_cpus(s, id, v, e)) {
 		agg_view_free(v);
 		return -1;

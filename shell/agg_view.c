@@ -119,6 +119,7 @@ void agg_view_subtract(struct agg_view *v, const struct agg_view *base)
 	}
 	v->n = out;
 	v->dropped -= base->dropped;
+	v->nested -= base->nested;
 	v->cleared = 1;
 }
 
@@ -223,6 +224,9 @@ static void text_view(FILE *out, const struct agg_view *v)
 	if (v->dropped)
 		fprintf(out, "(%" PRIu64 " hits not counted: their keys found no room among "
 			"the %u slots of a CPU's map)\n", v->dropped, sp->agg.keys);
+	if (v->nested)
+		fprintf(out, "(%" PRIu64 " hits not counted: they came inside another of gilk's "
+			"on their CPU, an interrupt's)\n", v->nested);
 }
 
 /* Bucket k's bounds, [lo, hi), as numbers (hi 0: unbounded). */
@@ -291,8 +295,8 @@ static void json_view(FILE *out, const struct agg_view *v)
 
 	fprintf(out, "{\"splice\": %u, \"aggregation\": ", v->splice.id);
 	quote_string(out, g->text, true);
-	fprintf(out, ", \"hits\": %" PRIu64 ", \"dropped\": %" PRIu64 ", \"keys\": [",
-		v->hits, v->dropped);
+	fprintf(out, ", \"hits\": %" PRIu64 ", \"dropped\": %" PRIu64 ", \"nested\": %" PRIu64
+		", \"keys\": [", v->hits, v->dropped, v->nested);
 	for (size_t i = 0; i < v->n; i++) {
 		const struct agg_entry *a = &v->e[i];
 

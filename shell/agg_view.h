@@ -27,6 +27,8 @@ struct agg_view {
 	uint32_t nbuckets;
 	uint64_t hits;		/* over every key */
 	uint64_t dropped;	/* hits whose key found no room in a CPU's map */
+	uint64_t nested;	/* hits inside another of gilk's on their CPU
+				 * (an interrupt's): not counted */
 	uint32_t cpus;
 	int cleared;		/* counted from a clear: min and max unknown */
 };

@@ -179,9 +179,7 @@ int agg_compile(struct session *s, const struct location *loc, const struct agg_
 	if (w->key && (key = field_named(s, loc, w->key, &out->key_show, &out->key_size, e)) < 0)
 		return -1;
 	if (w->kind) {
-		uint8_t show, size;
-
-		value = field_named(s, loc, w->value, &show, &size, e);
+		value = field_named(s, loc, w->value, &out->value_show, &out->value_size, e);
 		if (value < 0)
 			return -1;
 		if (value == GILK_FF_COMM)

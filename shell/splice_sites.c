@@ -23,14 +23,16 @@ int splice_sites_all(struct session *s, const uint64_t *sites, size_t n,
 		goto out;
 	}
 	if (live_plan_many(&s->lv, sites, n, flags, plans, ok, why) < n) {
-		char where[160];
+		char where[160], owner[256] = "";
 		size_t bad = 0;
 
 		while (ok[bad])
 			bad++;
 		session_where(s, sites[bad], where, sizeof(where));
-		gerr_set(e, "cannot splice at %s: %s; nothing was spliced", where,
-			 splice_reason_str(why[bad]));
+		if (why[bad] == SR_OCCUPIED)
+			live_owner_text(&s->lv, sites[bad], SPLICE_REGION_MAX, owner, sizeof(owner));
+		gerr_set(e, "cannot splice at %s: %s%s; nothing was spliced", where,
+			 splice_reason_str(why[bad]), owner);
 		goto out;
 	}
 	if (live_splice_batch_uses(&s->lv, plans, n, uses, nuses, ids, e))

@@ -416,8 +416,8 @@ static inline __u32 gilk_fetch_needs(const struct gilk_fetch *f, __u32 needs)
  * silent. The maps only grow: a reader that wants a count since a moment
  * subtracts what it read then.
  *
- * HIST counts the value (a GILK_FF_* number field) in 65 buckets: 0, then
- * [2^(i-1), 2^i) for i = 1..64. LHIST counts it in linear buckets of step
+ * HIST counts the value (a GILK_FF_* number field, as unsigned) in 65
+ * buckets: 0, then [2^(i-1), 2^i) for i = 1..64. LHIST counts it in linear buckets of step
  * from min: bucket 0 below min, 1..buckets the steps, buckets + 1 at or
  * above min + buckets * step.
  */
@@ -443,8 +443,15 @@ struct gilk_agg {
 				 * fetch's value (GILK_FSHOW_*, not STRING):
 				 * shown, never run
 				 */
-	__u8 key_size;		/* its bytes as its type has them: 0, 1, 2, 4, 8 */
-	__u8 pad[3];		/* 0 */
+	__u8 key_size;		/* its bytes as its type has them: 0, 1, 2, 4,
+				 * 8; a number key narrower than 8 is its
+				 * register's low bytes, sign-extended when
+				 * key_show is SIGNED (the bits above are
+				 * undefined)
+				 */
+	__u8 value_show;	/* the same for the value: its sign */
+	__u8 value_size;	/* and its bytes */
+	__u8 pad[1];		/* 0 */
 	__u32 keys;		/* slots of each CPU's map: a power of two */
 	__u32 buckets;		/* LHIST: 1..GILK_AGG_LHIST_MAX; else 0 */
 	__s64 min;		/* LHIST; else 0 */

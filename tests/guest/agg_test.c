@@ -123,8 +123,9 @@ static void malformed(struct live *lv)
 		{ "text not terminated", "its text is not NUL-terminated" },
 		{ "more memory than allowed", "more than" },
 		{ "no kind, a key", "no kind, and a field that is not 0" },
-		{ "a key shown as a string", "a key shown in a way or a size" },
-		{ "a key of 3 bytes", "a key shown in a way or a size" },
+		{ "a key shown as a string", "a key or value shown in a way or a size" },
+		{ "a key of 3 bytes", "a key or value shown in a way or a size" },
+		{ "a value of 5 bytes", "a key or value shown in a way or a size" },
 		{ "on regs, which records events", "only count aggregates" },
 	};
 	const size_t nbad = sizeof(bad) / sizeof(bad[0]);
@@ -149,7 +150,7 @@ static void malformed(struct live *lv)
 		*a = (struct gilk_agg){ .kind = GILK_AGG_COUNT, .key = GILK_FF_TID, .keys = 64 };
 		switch (i) {
 		case 0: a->kind = GILK_AGG_NKINDS; break;
-		case 1: a->pad[2] = 1; break;
+		case 1: a->pad[0] = 1; break;
 		case 2: a->key = GILK_FF_CONTEXT + 1; break;
 		case 3: a->kind = GILK_AGG_HIST; a->value = GILK_FF_COMM; break;
 		case 4: a->value = GILK_FF_CPU; break;
@@ -165,6 +166,7 @@ static void malformed(struct live *lv)
 		case 13: a->kind = 0; break;
 		case 14: a->key_show = GILK_FSHOW_STRING; break;
 		case 15: a->key_size = 3; break;
+		case 16: a->value_size = 5; break;
 		default: break;
 		}
 		rc = ioctl(lv->fd, GILK_IOC_SPLICE, &req);

@@ -221,8 +221,11 @@ static void test_blocks(struct live *lv)
 
 		live_plan(lv, live_block_site(lv, sym(lv, "__x64_sys_getppid")), 0, &twice[0], &e);
 		twice[1] = twice[0];
-		check(live_splice_batch(lv, twice, 2, "count", "", ids, &e) && errno == EADDRNOTAVAIL,
-		      "a batch with overlapping members is refused whole: %s", e.msg);
+		check(live_splice_batch(lv, twice, 2, "count", "", ids, &e) && errno == EADDRNOTAVAIL &&
+		      strstr(e.msg, "splice ") && strstr(e.msg, " owns bytes at ") &&
+		      strstr(e.msg, "sys_getppid+0x"),
+		      "a batch with overlapping members is refused whole, naming the splice that "
+		      "owns the bytes: %s", e.msg);
 		live_list(lv, &act, &nact, &e);
 		free(act);
 		check(nact == 0 && gilk_holds(lv) == 0,

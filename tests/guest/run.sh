@@ -311,6 +311,15 @@ check "hist SPLICE every 1 shows each second's counts until Ctrl-C, which ends i
 	"$([ $st = 0 ] && [ "$(grep -c '^@\[dd\]: 3 hits' /tmp/every.out)" = 1 ] &&
 	   [ "$(grep -c "^splice $h (hist count by comm)" /tmp/every.out)" -ge 3 ]; echo $?)"
 build/gilk -c 'unsplice all' >/dev/null
+# A site taken: the refusal names the splice that has it, from the planner
+# (latency's batch) and from gilk.ko itself (two shells racing are not
+# needed: a splice made while the planner looked is found the same way).
+out=$(build/gilk -c 'splice vfs_read' 2>&1)
+own=$(echo "$out" | sed -n 's/^splice \([0-9]*\) at .*$/\1/p')
+out=$(build/gilk -c 'latency vfs_read' 2>&1)
+check "a second splice at a taken site names the splice that owns it ($out)" \
+	"$(echo "$out" | grep -q "another splice already owns some of these bytes (splice $own, count, at vfs_read+0x[0-9a-f]*); nothing was spliced"; echo $?)"
+build/gilk -c 'unsplice all' >/dev/null
 # What cannot be aggregated is said before anything is spliced.
 for c in 'splice do_sys_openat2 hist comm' 'splice do_sys_openat2 regs by comm' \
 	'splice do_sys_openat2 count by nosuchfield' 'splice do_sys_openat2 count by pid keys 3' \

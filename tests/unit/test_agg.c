@@ -89,6 +89,7 @@ static void counts_merge(void **st)
 	assert_int_equal(agg_view_add(&v, cpu0, 3, 48), 0);
 	assert_int_equal(agg_view_add(&v, cpu1, 2, 48), 0);
 	v.dropped = 5;
+	v.nested = 2;
 	agg_view_merge(&v);
 	agg_view_finish(&v);
 	assert_int_equal(v.n, 3);
@@ -97,7 +98,9 @@ static void counts_merge(void **st)
 	assert_string_equal(out, "splice 7 (count by comm): 19 hits in 3 keys\n"
 			    "@[cat]: 10\n@[bash]: 5\n@[a-very-long-nam]: 4\n"
 			    "(5 hits not counted: their keys found no room among the 8 slots "
-			    "of a CPU's map)\n");
+			    "of a CPU's map)\n"
+			    "(2 hits not counted: they came inside another of gilk's on their "
+			    "CPU, an interrupt's)\n");
 	free(out);
 	out = written(FMT_CSV, &v);
 	assert_string_equal(out, "key,count\ncat,10\nbash,5\na-very-long-nam,4\n");

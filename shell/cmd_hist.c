@@ -170,9 +170,13 @@ static int every(struct session *s, uint32_t id, const char *secs, struct gerr *
 static int maps(struct session *s, int argc, char **argv, struct gerr *e)
 {
 	struct agg_view v;
-	char *end;
-	uint32_t id = (uint32_t)strtoul(argv[1], &end, 10);
+	char *end = "";
+	uint32_t id = s->last_made;
 
+	if (strcmp(argv[1], "last"))
+		id = (uint32_t)strtoul(argv[1], &end, 10);
+	else if (!id)
+		return gerr_set(e, "no splice made in this session for \"last\" to name: hist SPLICE");
 	if (*end || !id)
 		return gerr_set(e, "'%s' is not a splice id", argv[1]);
 	if (argc == 3 && !strcmp(argv[2], "clear")) {
@@ -204,8 +208,9 @@ static int run(struct session *s, int argc, char **argv, struct gerr *e)
 	size_t other = 0, kept;
 	int rc;
 
-	/* a number is a splice: the maps gilk.ko keeps, nothing drained */
-	if (argv[1][0] >= '0' && argv[1][0] <= '9') {
+	/* a number is a splice, and "last" this session's last: the maps
+	 * gilk.ko keeps, nothing drained */
+	if ((argv[1][0] >= '0' && argv[1][0] <= '9') || !strcmp(argv[1], "last")) {
 		for (int i = 2; i < argc; i++)
 			if (!strcmp(argv[i], "if"))
 				return gerr_set(e, "hist SPLICE reads gilk.ko's maps, counted as "
@@ -293,7 +298,7 @@ const struct command cmd_hist = {
 	.min_args = 1,
 	.max_args = 4,
 	.flags = CMD_LIVE | CMD_IF,
-	.usage = "hist FIELD [SPLICE] [by KEY] [if EXPR] | hist SPLICE [clear | every SECONDS]",
+	.usage = "hist FIELD [SPLICE] [by KEY] [if EXPR] | hist SPLICE|last [clear | every SECONDS]",
 	.help = "Drains the events (as \"events\" does) and draws FIELD's values in\n"
 		"power-of-two buckets, as bpftrace's hist(): FIELD is an event's (cpu,\n"
 		"pid, tid, time_ns, splice) or its payload's (tsc; rax..r15, rip,\n"
@@ -310,6 +315,7 @@ const struct command cmd_hist = {
 		"hist SPLICE shows what a splice made with count by KEY, hist FIELD or\n"
 		"lhist (see \"help splice\") counted in gilk.ko, every CPU's map together,\n"
 		"exact: each key's count, or its histogram, the most hits first, and\n"
+		"(\"last\": the last splice this session made)\n"
 		"the hits a full map could not count. \"clear\" counts again from 0 (for\n"
 		"this session); \"every SECONDS\" shows each interval's counts until\n"
 		"Ctrl-C, as bpftrace's interval probe printing and clearing a map.",

@@ -109,6 +109,9 @@ void session_made(struct session *s, const uint32_t *ids, size_t n)
 	uint32_t *sorted = malloc((n + 1) * sizeof(*sorted));
 	struct made_splice *m = realloc(s->made, (s->nmade + n + 1) * sizeof(*m));
 
+	if (n)
+		s->last_made = ids[n - 1];
+
 	if (m)
 		s->made = m;
 	if (!sorted || !m) {

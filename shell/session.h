@@ -38,6 +38,7 @@ struct session {
 	size_t nlost_seen;         /* grown to the highest id seen */
 	struct made_splice *made;  /* splices made in this session, for quit */
 	size_t nmade;
+	uint32_t last_made;        /* the last splice made ("hist last"); 0: none */
 	char repeat[256];          /* what Enter on an empty line runs */
 	struct recording *rec;     /* "record FILE" running (cmd_record.c) */
 	struct pager *pager;       /* the terminal's pager, when paging */

@@ -323,7 +323,7 @@ build/gilk -c 'unsplice all' >/dev/null
 # What cannot be aggregated is said before anything is spliced.
 for c in 'splice do_sys_openat2 hist comm' 'splice do_sys_openat2 regs by comm' \
 	'splice do_sys_openat2 count by nosuchfield' 'splice do_sys_openat2 count by pid keys 3' \
-	'splice do_sys_openat2 lhist dfd 10 0 1' 'hist 1 if pid == 1' 'hist 12345'; do
+	'splice do_sys_openat2 lhist dfd 10 0 1' 'hist 1 if pid == 1' 'hist 12345' 'hist last'; do
 	out=$(build/gilk -c "$c" 2>&1)
 	check "refused: $c ($out)" "$(echo "$out" | grep -q '^gilk: ' &&
 		build/gilk -c 'info splices' | grep -qx 'no splices'; echo $?)"

@@ -16,3 +16,6 @@ verdict 5 "the file id opens first, as the fetched path shows it" "$(str_eq 5 "$
 
 n=$(gk 'whatis sys_call_table' | sed -n 's/^type = .*\[\([0-9]*\)\]$/\1/p')
 verdict 6 "how many entries sys_call_table has" "$(num_eq 6 "${n}"; echo $?)" "$n"
+
+n=$(count_of ksys_read dd 'dd if=/dev/zero of=/dev/null bs=1 count=20000 2> /dev/null')
+verdict 7 "how many times dd calls ksys_read, counted exactly in gilk.ko" "$(num_eq 7 "${n}"; echo $?)" "$n"

@@ -112,3 +112,14 @@ field_of() {
 	   "events if comm == \"$3\"" |
 		sed -n "s/.* $5=\([^ ]*\).*/\1/p" | head -n 1
 }
+
+# count_of LOCATION COMM COMMAND: how many times tasks named COMM ran
+# LOCATION while COMMAND ran, counted in gilk.ko (count by comm: exact,
+# whatever the load)
+count_of() {
+	clean
+	id=$(gk "splice $1 count by comm" | sed -n 's/^splice \([0-9]*\) at .*/\1/p')
+	[ -n "$id" ] || { echo 0; return; }
+	gk "shell $3; true > /dev/null" "hist $id" "unsplice all" |
+		sed -n "s/^@\[$2\]: \([0-9]*\)\$/\1/p" | grep . || echo 0
+}

@@ -138,6 +138,9 @@ static int every(struct session *s, uint32_t id, const char *secs, struct gerr *
 	struct timespec tick;
 	int rc = 0;
 
+	/* "1s" as bpftrace's interval:s:1 reads, or "1" */
+	if (end != secs && !strcmp(end, "s"))
+		end++;
 	if (*end || !(n >= 0.1 && n <= 3600))
 		return gerr_set(e, "hist SPLICE every N: N seconds, 0.1 to 3600, not '%s'", secs);
 	tick.tv_sec = (time_t)n;

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "agg_map.h"
 #include "commands.h"
 #include "fetch.h"
 #include "formats.h"
@@ -75,12 +76,21 @@ static int info_splice(struct session *s, const char *idtext, struct gerr *e)
 		return -1;
 	session_where(s, in.site, where, sizeof(where));
 	fprintf(s->out, "splice %u at %s: %s, instrument %s%s%s, %" PRIu64 " hits%s\n", in.id,
-		where, (in.flags & GILK_SPLICE_TRAP) ? "trap mode" : "jmp", in.instrument,
-		in.arg[0] ? " " : "", in.arg, (uint64_t)in.hits,
-		(in.flags & GILK_SPLICE_BUG) ? ", BUG/WARN replayed" : "");
+		where, (in.flags & GILK_SPLICE_TRAP) ? "trap mode" : "jmp",
+		in.agg.kind ? in.agg.text : in.instrument, in.arg[0] ? " " : "", in.arg,
+		(uint64_t)in.hits, (in.flags & GILK_SPLICE_BUG) ? ", BUG/WARN replayed" : "");
 	if (in.filter[0])
 		fprintf(s->out, "  if %s: %" PRIu64 " hits filtered out (not in hits)\n", in.filter,
 			(uint64_t)in.filtered);
+	if (in.agg.kind) {
+		struct agg_view v;
+
+		/* what it counted, as "hist SPLICE" shows it */
+		if (agg_view_read(s, in.id, &v, e))
+			return -1;
+		agg_view_write(s->out, FMT_TEXT, &v);
+		agg_view_free(&v);
+	}
 	fprintf(s->out, "  displaced %u bytes:", in.region_len);
 	hex_line(s->out, in.region_orig, in.region_len < GILK_PATCH_MAX_LEN ? in.region_len : GILK_PATCH_MAX_LEN);
 	for (uint32_t i = 0; i < in.npatch && i < GILK_MAX_PATCHES; i++) {
@@ -503,7 +513,8 @@ const struct command cmd_info = {
 		"buffer was full, nested hits (inside an instrument, not run), hits its\n"
 		"filter turned away (filtered), and the filter (if EXPR).\n"
 		"info splice ID: one splice in full: the bytes it displaced, the bytes\n"
-		"it wrote (read back now) and its trampoline, disassembled.\n"
+		"it wrote (read back now) and its trampoline, disassembled; for one\n"
+		"that aggregates, its maps as \"hist ID\" shows them.\n"
 		"info instruments: the instruments gilk.ko knows, their modules, what\n"
 		"their trampolines save (pt_regs; scratch: what a call clobbers; inline:\n"
 		"no call, count's counter or tsc's ring written in the trampoline) and\n"

@@ -283,9 +283,10 @@ h=$(echo "$out" | sed -n 's/^splice \([0-9]*\) at vfs_read.*instrument hist coun
 l=$(echo "$out" | sed -n 's/^  splice \([0-9]*\) at vfs_read.*$/\1/p' | head -1)
 dd if=/dev/zero of=/dev/null bs=100 count=50 2>/dev/null
 out=$(build/gilk -c "hist $h" -c "hist $l" -c "dump hist --format csv /tmp/agg.csv $l" \
-	-c "dump hist --format json /tmp/agg.json $h" 2>&1)
-check "hist count by comm and lhist retval, filtered to dd in gilk.ko: its 50 reads of 100 bytes exactly ($(echo "$out" | tr '\n' ' '))" \
-	"$(echo "$out" | grep -qx '@\[dd\]: 50 hits, average 100, min 100, max 100' &&
+	-c "dump hist --format json /tmp/agg.json $h" -c "info splice $h" 2>&1)
+check "hist count by comm and lhist retval, filtered to dd in gilk.ko: its 50 reads of 100 bytes exactly, in hist and info splice ($(echo "$out" | tr '\n' ' '))" \
+	"$([ "$(echo "$out" | grep -cx '@\[dd\]: 50 hits, average 100, min 100, max 100')" = 2 ] &&
+	   echo "$out" | grep -q "^splice $h at vfs_read+0x[0-9a-f]* ([^)]*): jmp, instrument hist count by comm, 50 hits" &&
 	   echo "$out" | grep -q '^\[64, 128)  *50 |@*|$' &&
 	   echo "$out" | grep -qx '@: 50 hits, average 100, min 100, max 100' &&
 	   echo "$out" | grep -q '^\[100, 200)  *50 |@*|$' &&
@@ -298,7 +299,7 @@ check "hist SPLICE clear counts from 0 again for the session ($(echo "$out" | tr
 	   echo "$out" | grep -qx '@\[dd\]: 7 hits, average 10' &&
 	   echo "$out" | grep -q '^\[8, 16)  *7 |@*|$'; echo $?)"
 rm -f /tmp/every.ready
-build/gilk -c 'shell touch /tmp/every.ready' -c "hist $h every 1" >/tmp/every.out 2>&1 &
+build/gilk -c 'shell touch /tmp/every.ready' -c "hist $h every 1s" >/tmp/every.out 2>&1 &
 ev=$!
 for i in $(seq 600); do [ -e /tmp/every.ready ] && break; sleep 0.1; done
 sleep 1.5
@@ -307,7 +308,7 @@ sleep 2.5
 kill -INT $ev
 wait $ev
 st=$?
-check "hist SPLICE every 1 shows each second's counts until Ctrl-C, which ends it (status $st; $(tr '\n' ' ' </tmp/every.out))" \
+check "hist SPLICE every 1s shows each second's counts until Ctrl-C, which ends it (status $st; $(tr '\n' ' ' </tmp/every.out))" \
 	"$([ $st = 0 ] && [ "$(grep -c '^@\[dd\]: 3 hits' /tmp/every.out)" = 1 ] &&
 	   [ "$(grep -c "^splice $h (hist count by comm)" /tmp/every.out)" -ge 3 ]; echo $?)"
 build/gilk -c 'unsplice all' >/dev/null

@@ -184,14 +184,54 @@ static char *if_split(char *line)
 	return NULL;
 }
 
+/*
+ * gdb's words for a stopped program, which gilk never has: what gilk does
+ * instead, said before a prefix could take them ("b" is not blocks).
+ */
+static const struct {
+	const char *word, *instead;
+} gdb_words[] = {
+	{ "b", "break" }, { "break", "break" }, { "tbreak", "break" }, { "watch", "break" },
+	{ "bt", "bt" }, { "backtrace", "bt" }, { "where", "bt" },
+	{ "c", "run" }, { "continue", "run" }, { "run", "run" }, { "step", "run" },
+	{ "s", "run" }, { "next", "run" }, { "n", "run" }, { "stepi", "run" },
+	{ "si", "run" }, { "finish", "run" }, { "frame", "bt" }, { "up", "bt" },
+	{ "down", "bt" },
+};
+
+static const char *gdb_instead(const char *name)
+{
+	for (size_t i = 0; i < sizeof(gdb_words) / sizeof(gdb_words[0]); i++) {
+		if (strcmp(gdb_words[i].word, name))
+			continue;
+		if (!strcmp(gdb_words[i].instead, "break"))
+			return "gilk never stops the kernel: \"splice LOCATION regs\" records the "
+			       "registers at each hit (\"events\" shows them), \"splice LOCATION\" "
+			       "counts the hits";
+		if (!strcmp(gdb_words[i].instead, "bt"))
+			return "no task stops for a backtrace: \"splice LOCATION stack\" records the "
+			       "kernel stack at each hit (the stack instrument's module, "
+			       "instruments/stack.ko), \"events\" shows them";
+		return "nothing is stopped: the kernel runs on while gilk splices it; \"events\" "
+		       "shows what the hits recorded, \"info splices\" how often each ran";
+	}
+	return NULL;
+}
+
 /* The command words[0] names; "x/4i" names x. */
 static const struct command *find_word(const char *word, struct gerr *e)
 {
 	char name[64];
 	size_t n = strcspn(word, "/");
 	const struct command *c;
+	const char *instead;
 
 	snprintf(name, sizeof(name), "%.*s", (int)n, word);
+	instead = gdb_instead(name);
+	if (instead) {
+		gerr_set(e, "%s: %s", name, instead);
+		return NULL;
+	}
 	c = command_find(name);
 	if (!c) {
 		gerr_set(e, "undefined command: \"%s\"; try \"help\"", name);

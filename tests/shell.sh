@@ -145,7 +145,7 @@ fails "a missing symbol is named" 'disas no_such_symbol_anywhere' "no symbol 'no
 "${G[@]}" -c 'frobnicate' -c 'help' >"$t/o" 2>"$t/e"
 check "an unknown command stops -c with status 1; later commands do not run" \
 	"$([ $? = 1 ] && grep -q 'undefined command: "frobnicate"' "$t/e" && [ ! -s "$t/o" ]; echo $?)"
-fails "an ambiguous prefix is not a command" 's x' 'undefined command: "s"'
+fails "an ambiguous prefix is not a command" 'sh x' 'undefined command: "sh"'
 fails "an unterminated quote is an error" 'help "disas' 'unterminated quote'
 "${G[@]}" -c 'splice __x64_sys_getppid' 2>"$t/e"
 check "splice offline says it needs live mode, and what to do instead" \
@@ -595,6 +595,10 @@ check "dump with an unknown format lists the formats" "$([ $? = 1 ] && grep -q "
 "${G[@]}" -c 'dump splices --format chrome '"$t"'/sp' 2>"$t/e"
 check "dump splices as a Chrome trace is refused" "$([ $? = 1 ] && grep -q 'a Chrome trace holds events' "$t/e"; echo $?)"
 fails "hist offline says it needs live mode (its fields are checked live)" 'hist rsx' "hist needs live mode"
+fails "gdb's break says gilk never stops the kernel, and what it does instead" 'b vfs_read' \
+	'b: gilk never stops the kernel: "splice LOCATION regs" records the registers'
+fails "gdb's bt points at the stack instrument" 'bt' 'bt: no task stops for a backtrace: "splice LOCATION stack"'
+fails "gdb's continue says nothing is stopped" 'c' 'c: nothing is stopped: the kernel runs on'
 fails "dump of an unknown thing names the five" 'dump things x' 'dump what? memory, events, splices, coverage or hist'
 fails "coverage offline says it needs live mode, and what to do instead" 'coverage tcp_v4_rcv' 'shows which blocks could be spliced'
 fails "dump coverage offline says it needs live mode" 'dump coverage x.csv' "dump coverage needs live mode"

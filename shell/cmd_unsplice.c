@@ -1,4 +1,5 @@
 /* unsplice: remove splices, restoring the original bytes. */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,7 +43,13 @@ static int run(struct session *s, int argc, char **argv, struct gerr *e)
 				free(ids);
 				return gerr_set(e, "'%s' is not a splice id", argv[i]);
 			}
-			ids[n++] = (uint32_t)v;
+			/* an id named twice is one splice, removed once */
+			bool twice = false;
+
+			for (size_t k = 0; k < n; k++)
+				twice |= ids[k] == (uint32_t)v;
+			if (!twice)
+				ids[n++] = (uint32_t)v;
 		}
 	}
 	rc = live_unsplice_batch(&s->lv, ids, n, e);

@@ -163,6 +163,10 @@ check "gilk unsplice all removes every splice ($out)" \
 	"$([ "$out" = "unspliced $n" ] && build/gilk -c 'info splices' | grep -qx 'no splices'; echo $?)"
 out=$(build/gilk -c 'unsplice 12345' 2>&1)
 check "gilk unsplice of an unknown id is an error ($out)" "$(echo "$out" | grep -q 'no such splice'; echo $?)"
+id=$(build/gilk -c 'splice __x64_sys_getppid' | sed -n 's/^splice \([0-9]*\) at .*/\1/p')
+out=$(build/gilk -c "unsplice $id $id" 2>&1)
+check "gilk unsplice of one id named twice removes it once ($out)" \
+	"$([ "$out" = "unspliced 1" ] && build/gilk -c 'info splices' | grep -qx 'no splices'; echo $?)"
 # quit at a terminal (test-pty) asks about the splices this session made;
 # a pseudo-terminal needs devpts, which the lab's init does not mount
 mkdir -p /dev/pts && mount -t devpts devpts /dev/pts 2>/dev/null

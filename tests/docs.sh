@@ -98,8 +98,10 @@ check "make grade: an unknown lab and a missing transcript are refused before an
 	"$([ $rc1 = 2 ] && [ $rc2 = 2 ] && grep -q "^grade: no lab '7' (the labs: 1 2 3 4 5 6 )" "$t/out" &&
 	   grep -q "^grade: cannot read the transcript '$t/none.gilk'" "$t/out"; echo $?)"
 # planted: lab 3's sysctl_sched_latency as the source's default, not this
-# machine's
-sed 's/^# answer 2: .*/# answer 2: 6000000/' docs/labs/answers/3.gilk >build/docs/wrong3.gilk
+# machine's; answer 1 not a number; an answer to a question lab 3 lacks
+sed 's/^# answer 2: .*/# answer 2: 6000000/; s/^# answer 1: .*/# answer 1: about a second/' \
+	docs/labs/answers/3.gilk >build/docs/wrong3.gilk
+echo '# answer 9: 42' >>build/docs/wrong3.gilk
 args=()
 for n in $(seq 1 $nlabs); do args+=("$n" "docs/labs/answers/$n.gilk"); done
 make --no-print-directory grade FILE=docs/labs/answers/1.gilk >"$t/one" 2>&1
@@ -114,10 +116,13 @@ for n in $(seq 1 $nlabs); do
 		   sed -n "/^== lab $n (docs\/labs\/answers\/$n.gilk)\$/,/^lab $n /p" "$t/out" |
 			grep -q '^PASS the transcript replays: '; echo $?)"
 done
-check "make grade: a planted wrong answer fails, named, and the run fails (status $rc): $(grep '^lab 3 (build/docs/wrong3.gilk)' "$t/out")" \
-	"$([ $rc = 1 ] && grep -q "^lab 3 (build/docs/wrong3.gilk): 2 of 3 questions right$" "$t/out" &&
-	   sed -n '/^== lab 3 (build\/docs\/wrong3.gilk)$/,$p' "$t/out" |
-		grep -q "^FAIL question 2: .*(your answer: '6000000')$" && tail -n 1 "$t/out" | grep -q '^[0-9]* passed, 1 failed$'; echo $?)"
+w3=$(sed -n '/^== lab 3 (build\/docs\/wrong3.gilk)$/,$p' "$t/out")
+check "make grade: a planted wrong answer fails, named; one not a number is said unread; one to no question is noted; the run fails (status $rc): $(grep '^lab 3 (build/docs/wrong3.gilk)' "$t/out")" \
+	"$([ $rc = 1 ] && grep -q "^lab 3 (build/docs/wrong3.gilk): 1 of 3 questions right$" "$t/out" &&
+	   echo "$w3" | grep -q "^FAIL question 2: .*(your answer: '6000000')$" &&
+	   echo "$w3" | grep -q "^FAIL question 1: .*(could not read your answer 'about a second': not a number or a name as asked)$" &&
+	   echo "$w3" | grep -q "^NOTE answer 9: this lab has no question 9 (its questions: 1 2 3 )$" &&
+	   tail -n 1 "$t/out" | grep -q '^[0-9]* passed, 2 failed$'; echo $?)"
 check "make grade without LAB says how to call it" \
 	"$([ $rc1 != 0 ] && grep -q '^usage: make grade LAB=N FILE=TRANSCRIPT$' "$t/one"; echo $?)"
 [ $rc = 1 ] || { echo "scripts/grade said:"; tail -n 40 "$t/out" | sed 's/^/  /'; }

@@ -37,6 +37,21 @@ rc=$?
 check "lab: a guest panic is a failure and its console log is shown" \
 	"$([ $rc = 125 ] && grep -q 'Kernel panic' "$t/err"; echo $?)"
 
+# Boots 3b: two labs with the network at once, no port asked: the second
+# takes the next free port (the first holds its port through QEMU)
+unset GILK_LAB_UDP_PORT
+scripts/lab --net --run 'echo port=$(cat /lab/udp-port); sleep 20' >"$t/net1" 2>&1 &
+first=$!
+for i in $(seq 600); do grep -q '^port=' "$t/net1" && break; sleep 0.2; done
+scripts/lab --net --run 'echo port=$(cat /lab/udp-port)' >"$t/net2" 2>&1
+rc=$?
+wait $first
+rc1=$?
+p1=$(sed -n 's/^port=\([0-9]*\)$/\1/p' "$t/net1")
+p2=$(sed -n 's/^port=\([0-9]*\)$/\1/p' "$t/net2")
+check "lab: two labs with the network at once take two free ports ($p1, $p2; status $rc1, $rc)" \
+	"$([ $rc1 = 0 ] && [ $rc = 0 ] && [ -n "$p1" ] && [ -n "$p2" ] && [ "$p1" != "$p2" ]; echo $?)"
+
 # Boot 4: a kernel report fails the run even after `dmesg -c`; a report
 # bracketed as expected, and matching what was expected, does not.
 scripts/lab --run 'echo "BUG: planted by tests/lab.sh" >/dev/kmsg; dmesg -c >/dev/null

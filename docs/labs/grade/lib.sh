@@ -23,38 +23,76 @@ answer() {
 is_num() { echo "$1" | grep -Eqx -- '-?(0[xX][0-9a-fA-F]{1,16}|[0-9]{1,19})'; }
 is_name() { echo "$1" | grep -Eqx '[A-Za-z_][A-Za-z0-9_.]{0,127}'; }
 
+# The questions verdict has graded, for extra_answers: " 1 2 3 "
+GRADED=" "
+
 # verdict N TEXT STATUS [KERNEL]: the question's line; when wrong, the
 # answer given, and the kernel's (KERNEL) only for a teacher who asks for it
-# with GILK_GRADE_SHOW=1
+# with GILK_GRADE_SHOW=1. STATUS 0: right; 2: the answer is not of the
+# question's kind (a number, a name), so it could not be read; 3: none
+# given; anything else: wrong.
 verdict() {
+	GRADED="$GRADED$1 "
 	if [ "$3" = 0 ]; then
 		echo "PASS question $1: $2"
-	elif [ "${GILK_GRADE_SHOW:-0}" = 1 ]; then
-		echo "FAIL question $1: $2 (your answer: '$(answer "$1")'; the kernel's: '${4:-}')"
-	else
-		echo "FAIL question $1: $2 (your answer: '$(answer "$1")')"
+		return
 	fi
+	case $3 in
+	2) why="could not read your answer '$(answer "$1")': not a number or a name as asked" ;;
+	3) why="no answer: a line '# answer $1: ...' in the transcript" ;;
+	*) why="your answer: '$(answer "$1")'" ;;
+	esac
+	if [ "${GILK_GRADE_SHOW:-0}" = 1 ]; then
+		echo "FAIL question $1: $2 ($why; the kernel's: '${4:-}')"
+	else
+		echo "FAIL question $1: $2 ($why)"
+	fi
+}
+
+# After the grader: an answer to a question the lab does not have is said,
+# not silently left out (graded nowhere: a NOTE line).
+extra_answers() {
+	for n in $(sed -n 's/^#[[:space:]]*answer[[:space:]]*\([0-9]*\)[[:space:]]*:.*/\1/p' "$ANSWERS" | sort -un); do
+		case "$GRADED" in
+		*" $n "*) ;;
+		*) echo "NOTE answer $n: this lab has no question $n (its questions:$GRADED)" ;;
+		esac
+	done
+}
+
+# readable N KIND: 3 when question N has no answer, 2 when it is not of
+# KIND (num, name), else 0
+readable() {
+	a=$(answer "$1")
+	[ -n "$a" ] || return 3
+	case $2 in
+	num) is_num "$a" || return 2 ;;
+	name) is_name "$a" || return 2 ;;
+	esac
+	return 0
 }
 
 # num_eq N VALUE: the answer is a number equal to VALUE (hex or decimal;
 # 64-bit two's complement, so 0xfffffffffffffffe is -2)
 num_eq() {
+	readable "$1" num || return
 	a=$(answer "$1")
-	is_num "$a" && is_num "$2" && [ "$((a))" = "$(($2))" ]
+	is_num "$2" && [ "$((a))" = "$(($2))" ]
 }
 
 # num_in N LOW HIGH: the answer is a number from LOW to HIGH
 num_in() {
+	readable "$1" num || return
 	a=$(answer "$1")
-	is_num "$a" && [ "$((a))" -ge "$2" ] && [ "$((a))" -le "$3" ]
+	[ "$((a))" -ge "$2" ] && [ "$((a))" -le "$3" ]
 }
 
 # word_in N WORD...: the answer is one of the words (case aside)
 word_in() {
+	readable "$1" any || return
 	a=$(answer "$1" | tr 'A-Z' 'a-z')
 	n=$1
 	shift
-	[ -n "$a" ] || return 1
 	for w; do
 		[ "$a" = "$(echo "$w" | tr 'A-Z' 'a-z')" ] && return 0
 	done
@@ -75,6 +113,7 @@ pointer_at() {
 
 # sym_eq N ADDRESS: the answer names a symbol at ADDRESS (any of its aliases)
 sym_eq() {
+	readable "$1" name || return
 	a=$(addr_of "$(answer "$1")")
 	[ -n "$a" ] && [ "$((a))" = "$(($2))" ]
 }
@@ -100,6 +139,7 @@ fetched_of() {
 
 # str_eq N TEXT: the answer is TEXT (quotes around it aside)
 str_eq() {
+	readable "$1" any || return
 	a=$(answer "$1" | sed 's/^"\(.*\)"$/\1/')
 	[ -n "$a" ] && [ "$a" = "$2" ]
 }

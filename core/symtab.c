@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "editdist.h"
+#include "intexpr.h"
 #include "u64set.h"
 
 struct symtab {
@@ -689,8 +690,10 @@ int symtab_resolve_as(const struct symtab *st, const char *expr, uint64_t *addr,
 		return gerr_set(e, "symbol name too long");
 	memcpy(name, expr, nlen);
 	name[nlen] = '\0';
-	if (plus && parse_number(plus + 1, &off))
-		return gerr_set(e, "'%s' is not an offset (use decimal or 0x-hex)", plus + 1);
+	/* an offset may be worked out: sys_call_table+39*8 */
+	if (plus && parse_number(plus + 1, &off) && intexpr_eval(plus + 1, &off))
+		return gerr_set(e, "'%s' is not an offset (a number, decimal or 0x-hex, or "
+				"numbers with + - * / %% << >> & | ^ ~ ( ))", plus + 1);
 	if (strchr(name, '@'))
 		return resolve_copy(st, name, off, addr, e);
 	n = symtab_by_name(st, name, hits, 4);

@@ -488,9 +488,47 @@ static int unary(struct parser *ps, struct cval *v)
 	return postfix(ps, v);
 }
 
-static int expr(struct parser *ps, struct cval *v)
+/*
+ * * / %: numbers (a variable's value, a constant), as gdb's print works
+ * them out (p 39*8); what a fetch reads at the hit is only added to.
+ */
+static int term(struct parser *ps, struct cval *v)
 {
 	if (unary(ps, v))
+		return -1;
+	for (;;) {
+		struct cval r;
+		char op;
+
+		blanks(ps);
+		op = *ps->p;
+		if ((op != '*' && op != '/' && op != '%') || ps->p[1] == '=')
+			return 0;
+		ps->p++;
+		if (unary(ps, &r) || (v->typed && rvalue(ps, v)) || (r.typed && rvalue(ps, &r)))
+			return -1;
+		if (v->sym || r.sym)
+			return perr(ps, "a value read at the hit is only added to: %s", ps->text);
+		if ((v->typed && v->type.ptr) || (r.typed && r.type.ptr))
+			return perr(ps, "'%c' takes numbers, not pointers: %s", op, ps->text);
+		if (op != '*' && !r.v)
+			return perr(ps, "a division by 0: %s", ps->text);
+		v->v = op == '*' ? v->v * r.v :
+		       op == '/' ? (uint64_t)((int64_t)v->v / (int64_t)r.v) :
+				   (uint64_t)((int64_t)v->v % (int64_t)r.v);
+		/* a number now, of the wider of the two (long where either is typed) */
+		if ((v->typed || r.typed) && ktypes_parse(ps->t, "long", &v->type, ps->e))
+			return -1;
+		v->typed = v->typed || r.typed;
+		v->lvalue = false;
+		v->symbol = false;
+		v->unknown = v->unknown || r.unknown;
+	}
+}
+
+static int expr(struct parser *ps, struct cval *v)
+{
+	if (term(ps, v))
 		return -1;
 	for (;;) {
 		bool minus;
@@ -503,7 +541,7 @@ static int expr(struct parser *ps, struct cval *v)
 			minus = true;
 		else
 			return 0;
-		if (unary(ps, &r) || (v->typed && rvalue(ps, v)) || (r.typed && rvalue(ps, &r)))
+		if (term(ps, &r) || (v->typed && rvalue(ps, v)) || (r.typed && rvalue(ps, &r)))
 			return -1;
 		if (r.sym)	/* (v is constant: one value is read at the hit) */
 			return perr(ps, "put the value read at the hit first: %s + N", ps->text);
@@ -537,7 +575,7 @@ int cexpr_eval(struct session *s, const char *text, struct cval *out, struct ger
 		return -1;
 	blanks(&ps);
 	if (*ps.p)
-		return syntax(&ps, "'+' or '-' expected");
+		return syntax(&ps, "an operator (+ - * / %) expected");
 	if (out->unknown)
 		return gerr_set(e, "%s", out->why);
 	return 0;
@@ -687,7 +725,7 @@ int cexpr_fetch(struct session *s, const char *text, const struct cexpr_site *si
 		return -1;
 	blanks(&ps);
 	if (*ps.p)
-		return syntax(&ps, "'+' or '-' expected");
+		return syntax(&ps, "an operator (+ - * / %) expected");
 	if (!v.typed)
 		return perr(&ps, "'%s' has no type to fetch it by; cast it: (char *)rsi", text);
 	return fetch_last(&ps, &v);

@@ -2,8 +2,8 @@
  * cexpr: C expressions over kernel memory, as gdb's print reads them:
  * variables by name (their types from the line index and BTF), members
  * (s.f, p->f), subscripts (a[i]), *p, &x, casts ((struct file *)0x...),
- * numbers, "current" (gilk's own task, live) and + - between them (a
- * pointer's step is its target's size). Memory is read through the
+ * numbers, "current" (gilk's own task, live), * / % between numbers
+ * and + - between them (a pointer's step is its target's size). Memory is read through the
  * session (gilk.ko's READ live, the image offline): an address nothing
  * maps is an error, never a fault.
  */

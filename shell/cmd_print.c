@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cexpr.h"
+#include "intexpr.h"
 #include "commands.h"
 #include "symbolize.h"
 #include "types.h"
@@ -29,10 +30,12 @@ static int term(struct session *s, const char **p, uint64_t *v, bool *symbol,
 		return gerr_set(e, "print: '%.40s...' is too long", t);
 	snprintf(word, sizeof(word), "%.*s", (int)n, t);
 	*p = t + n;
-	if (isdigit((unsigned char)word[0])) {
+	if (isdigit((unsigned char)word[0]) || word[0] == '(') {
 		*v = strtoull(word, &end, 0);
-		if (*end)
-			return gerr_set(e, "print: '%s' is not a number (decimal or 0x-hex)", word);
+		/* or numbers worked out: 39*8 */
+		if (*end && intexpr_eval(word, v))
+			return gerr_set(e, "print: '%s' is not a number (decimal or 0x-hex, or "
+					"numbers with * / %% ( ))", word);
 		return 0;
 	}
 	*symbol = true;
@@ -141,7 +144,8 @@ const struct command cmd_print = {
 		"kernel's, or the image's offline) EXPR is C over kernel memory: a\n"
 		"variable's value (jiffies; its type from the kernel's line index),\n"
 		"members (init_task.comm, p->f), subscripts, *p, &x, casts (*(struct\n"
-		"file *)0xffff...), numbers and + - (a pointer steps by its target's\n"
+		"file *)0xffff...), numbers, * / % between numbers (p 39*8) and + -\n"
+		"(a pointer steps by its target's\n"
 		"size), and live \"current\", gilk's own task (current->pid). Integers\n"
 		"print in decimal, enums by name, pointers in hex with their symbol,\n"
 		"char arrays as strings, structs one member a line. A function's name\n"

@@ -444,7 +444,17 @@ fails "a variable the debug information gives no type says how to cast it" 'p li
 fails "print/2x: a count means nothing to print" 'print/2x 1' 'a count means nothing to print'
 fails "print/i: a format print does not take is named" 'p/i 1' "'i' is neither a format (x d u o t c a)"
 fails "print of an unknown symbol says so" 'p nosuchsymbol + 1' "no symbol 'nosuchsymbol'"
-fails "print of two terms without an operator says where" 'p 1 2' "'+' or '-' expected at '2'"
+fails "print of two terms without an operator says where" 'p 1 2' "an operator (+ - \* / %) expected at '2'"
+"${G[@]}" -c 'p 39*8' -c 'p 1+2*3-4/2' -c 'p/x 0x10%3' -c 'p sys_call_table+39*8/8' \
+	-c 'x/a sys_call_table+39*8' >"$t/o" 2>&1
+check "print works out * / % as C does, and an x location's offset too ($(tr '\n' ' ' <"$t/o"))" \
+	"$([ "$(sed -n 1,3p "$t/o" | tr '\n' ' ')" = "312 5 0x1 " ] &&
+	   sed -n 4p "$t/o" | grep -q '<sys_call_table+312>$' &&
+	   sed -n 5p "$t/o" | grep -q '^0x[0-9a-f]* <sys_call_table+312>:.*<__[a-z0-9]*_sys_getpid>$'; echo $?)"
+fails "print: a division by 0 is refused" 'p 5/0' 'a division by 0'
+fails "print: * between pointers is refused" 'p sys_call_table*2' "'\*' takes numbers, not pointers"
+fails "an x offset that is not a constant says what it takes" 'x/a sys_call_table+39*' \
+	"'39\*' is not an offset (a number, decimal or 0x-hex, or numbers with"
 fails "print of a bad number says so" 'p 12abc' "'12abc' is not a number"
 printf 'set trace-commands on\n# a comment\n\ninfo symbol jiffies\nshow trace-commands\n' >"$t/trace"
 "${G[@]}" -x "$t/trace" >"$t/o" 2>&1

@@ -24,6 +24,7 @@ static int parse_count(const char *s, size_t *n, struct gerr *e)
  * differs from the last one shown; lines skipped since the last in the same
  * file are shown too when they are few (the statements between), as gdb's. */
 struct source_mode {
+	bool raw;		/* /r: every byte of each instruction, not the first 8 */
 	bool on;
 	uint32_t file, line;
 };
@@ -64,21 +65,23 @@ static size_t show(struct session *s, const struct cfg *g, const struct ksym *sy
 
 	for (i = first; i < g->ninsn && count && !session_interrupted(s); i++, count--) {
 		const struct insn *in = &g->insns[i];
-		char text[512], bytes[3 * 8 + 1] = "", spliced[48] = "";
+		char text[512], bytes[3 * 16 + 1] = "", spliced[48] = "";
+		unsigned most = m->raw ? 15 : 8;
 		uint32_t id = session_splice_at(s, in->addr);
 		ssize_t b = cfg_block_at(g, in->addr);
 		char mark = b < 0 ? '-' : g->blocks[b].start == in->addr ? '>' : ' ';
 
 		if (m->on)
 			show_source(s, m, in->addr);
-		for (unsigned k = 0; k < in->len && k < 8; k++)
+		for (unsigned k = 0; k < in->len && k < most; k++)
 			snprintf(bytes + 3 * k, sizeof(bytes) - 3 * k, "%02x ", in->bytes[k]);
 		symbolize_insn(s, in, text, sizeof(text));
 		if (id)
 			snprintf(spliced, sizeof(spliced), "   [splice %u: %" PRIu64 " hits]", id,
 				 session_splice_hits(s, id));
-		fprintf(s->out, "%c 0x%016" PRIx64 " <%s+%" PRIu64 ">: %-24s %s%s\n", mark,
-			in->addr, sym->name, in->addr - g->start, bytes, text, spliced);
+		fprintf(s->out, "%c 0x%016" PRIx64 " <%s+%" PRIu64 ">: %-*s %s%s\n", mark,
+			in->addr, sym->name, in->addr - g->start, m->raw ? 45 : 24, bytes, text,
+			spliced);
 	}
 	return i;
 }
@@ -125,9 +128,12 @@ static int run(struct session *s, int argc, char **argv, struct gerr *e)
 		argv++;
 		argc--;
 	}
-	if (mod && strcmp(mod, "/s"))
-		return gerr_set(e, "disas takes /s (source lines between the instructions), not %s", mod);
-	if (mod) {
+	/* gdb's /s, /r and both */
+	if (mod && (strspn(mod + 1, "rs") != strlen(mod + 1) || !mod[1]))
+		return gerr_set(e, "disas takes /s (source lines between the instructions) and /r "
+				"(every byte of each instruction), not %s", mod);
+	m.raw = mod && strchr(mod, 'r');
+	if (mod && strchr(mod, 's')) {
 		struct kernel_lines *kl;
 
 		if (lines_index(s, &kl, e))
@@ -177,7 +183,8 @@ static int run(struct session *s, int argc, char **argv, struct gerr *e)
 		fprintf(s->out, "  (bytes from 0x%" PRIx64 " on do not decode)\n", g->bad_addr);
 	/* Enter goes on where this stopped: the next function past the end. */
 	else
-		snprintf(s->repeat, sizeof(s->repeat), "disas%s 0x%" PRIx64, m.on ? " /s" : "",
+		snprintf(s->repeat, sizeof(s->repeat), "disas%s%s%s 0x%" PRIx64,
+			 m.on || m.raw ? " /" : "", m.raw ? "r" : "", m.on ? "s" : "",
 			 i < g->ninsn ? g->insns[i].addr : g->end);
 	return 0;
 }
@@ -188,7 +195,7 @@ const struct command cmd_disas = {
 	.min_args = 1,
 	.max_args = 4,
 	.flags = CMD_FORMAT,
-	.usage = "disas [/s] LOCATION [COUNT]",
+	.usage = "disas [/rs] LOCATION [COUNT]",
 	.help = "Disassembles COUNT instructions from LOCATION; a function's start with\n"
 		"no COUNT shows the whole function (elsewhere, \"set listsize\" many,\n"
 		"16 unless set). FUNC:entry and FUNC:block N show that block (from\n"
@@ -198,6 +205,7 @@ const struct command cmd_disas = {
 		"shown is the original, as gilk plans from it, and \"[splice N: H hits]\" marks\n"
 		"where splice N is, with its hits; \"x\" shows the bytes as they are now.\n"
 		"disas /s: the source lines the code comes from between the instructions\n"
-		"(from the kernel's line index, as \"list\" reads them).",
+		"(from the kernel's line index, as \"list\" reads them); /r: every byte\n"
+		"of each instruction (without it, the first 8).",
 	.complete = COMPLETE_LOCATION,
 };

@@ -25,7 +25,7 @@ check "help lists every command of the table ($(wc -l <"$t/cmds") commands)" \
 	"$([ "$(wc -l <"$t/cmds")" -ge 18 ] && for c in $(cat "$t/cmds"); do grep -q "^  $c" "$t/help" || exit 1; done; echo $?)"
 "${G[@]}" -c 'help dis' >"$t/h"
 check "help COMMAND shows usage and help; a unique prefix names a command" \
-	"$(grep -q '^usage: disas \[/s\] LOCATION \[COUNT\]' "$t/h" && grep -q "block" "$t/h"; echo $?)"
+	"$(grep -q '^usage: disas \[/rs\] LOCATION \[COUNT\]' "$t/h" && grep -q "block" "$t/h"; echo $?)"
 
 # disas of a whole function: one line per instruction, as many as blocks says
 "${G[@]}" -c 'disas __x64_sys_getppid' >"$t/d"
@@ -451,6 +451,12 @@ check "print works out * / % as C does, and an x location's offset too ($(tr '\n
 	"$([ "$(sed -n 1,3p "$t/o" | tr '\n' ' ')" = "312 5 0x1 " ] &&
 	   sed -n 4p "$t/o" | grep -q '<sys_call_table+312>$' &&
 	   sed -n 5p "$t/o" | grep -q '^0x[0-9a-f]* <sys_call_table+312>:.*<__[a-z0-9]*_sys_getpid>$'; echo $?)"
+"${G[@]}" -c 'disas /r vfs_read' >"$t/r" 2>&1
+"${G[@]}" -c 'disas vfs_read' >"$t/o" 2>&1
+most() { awk -F'>: ' '{ n = 0; for (i = 1; i <= 16; i++) if (substr($2, 3 * i - 2, 3) ~ /^[0-9a-f][0-9a-f] $/) n = i; else break; if (n > m) m = n } END { print m }' "$1"; }
+check "disas /r shows every byte of each instruction, disas the first 8 ($(most "$t/r") and $(most "$t/o") at most)" \
+	"$([ "$(most "$t/r")" -gt 8 ] && [ "$(most "$t/o")" = 8 ] &&
+	   [ "$(grep -c '^[ >-] 0x' "$t/r")" = "$(grep -c '^[ >-] 0x' "$t/o")" ]; echo $?)"
 fails "print: a division by 0 is refused" 'p 5/0' 'a division by 0'
 fails "print: * between pointers is refused" 'p sys_call_table*2' "'\*' takes numbers, not pointers"
 fails "an x offset that is not a constant says what it takes" 'x/a sys_call_table+39*' \
@@ -497,7 +503,7 @@ show listsize
 disas no_such_function
 #=! no symbol 'no_such_function'{{.*}}
 help disas | head -1
-#=> usage: disas [/s] LOCATION [COUNT]
+#=> usage: disas [/rs] LOCATION [COUNT]
 END
 "${G[@]}" --check "$t/ok.gilk" >"$t/o" 2>"$t/e"
 check "--check passes a transcript whose output matches (patterns, ..., an expected error)" \
@@ -657,7 +663,7 @@ fails "a line with no code says so and names the nearest lines with code" "info 
 	"fs/namei.c:$comment has no code; the nearest lines with code are [0-9]* and [0-9]*"
 fails "a file the kernel has no code of gets did-you-mean" 'list nemei.c:3' 'no file nemei.c .*did you mean fs/namei.c'
 fails "a tail several files end with is refused, naming them" 'list main.c:1' 'main.c names several files of the kernel: .*init/main.c'
-fails "disas takes /s only" 'disas /x vfs_read' 'disas takes /s'
+fails "disas takes /s and /r only" 'disas /x vfs_read' 'disas takes /s (source lines between the instructions) and /r'
 "${G[@]}" -c 'disas /s path_init 8' >"$t/o"
 check "disas /s: the source lines between the instructions, the file named where it changes" \
 	"$(sed -n 1p "$t/o" | grep -qx 'fs/namei.c:' && grep -q "^$((decl + 1))	{\$" "$t/o" &&

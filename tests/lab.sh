@@ -40,9 +40,16 @@ check "lab: a guest panic is a failure and its console log is shown" \
 # Boots 3b: two labs with the network at once, no port asked: the second
 # takes the next free port (the first holds its port through QEMU)
 unset GILK_LAB_UDP_PORT
+# UDP ports held near 5555 (hex 15xx: 5376 to 5631)
+udp_ports() { awk 'FNR > 1 { split($2, a, ":"); if (a[2] ~ /^15/) print a[2] }' /proc/net/udp /proc/net/udp6 2>/dev/null | sort -u; }
+udp_ports >"$t/ports0"
 scripts/lab --net --run 'echo port=$(cat /lab/udp-port); sleep 20' >"$t/net1" 2>&1 &
 first=$!
-for i in $(seq 600); do grep -q '^port=' "$t/net1" && break; sleep 0.2; done
+# the first holds its port once its QEMU runs (its output comes at its end)
+for i in $(seq 600); do
+	udp_ports | comm -13 "$t/ports0" - | grep -q . && break
+	sleep 0.2
+done
 scripts/lab --net --run 'echo port=$(cat /lab/udp-port)' >"$t/net2" 2>&1
 rc=$?
 wait $first

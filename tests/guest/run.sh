@@ -199,6 +199,7 @@ build/gilk -c 'unsplice all' >/dev/null
 # Events the printing did not reach are kept, whatever stopped it: q at the
 # pager, Ctrl-C at it; "events" then shows each of them once, the one the
 # pager held back when it asked included.
+build/gilk -c 'events' >/dev/null 2>&1	# what earlier tests left in the buffer
 build/gilk -c 'splice __x64_sys_getppid regs' >/dev/null
 build/bin/test-live workload getppid 60
 out=$(printf 'set height 10\nevents\nq\nevents 5\nevents\n^C\nset height 0\nevents\nquit\n' |
@@ -268,6 +269,7 @@ check "count by comm in gilk.ko: each task's own count exactly (30000, 20000, 70
 	   echo "$out" | grep -qx '@\[test-live\]: 7000' && [ "${lost:-0}" -gt 0 ] &&
 	   echo "$out" | grep -q "^ *$agg  *__x64_sys_getppid.* count by comm\$"; echo $?)"
 build/gilk -c 'unsplice all' >/dev/null
+build/gilk -c 'events' >/dev/null 2>&1	# the full buffer, emptied for what follows
 # A map too small for its keys says how many hits it could not count: a
 # count by pid in maps of 4 slots a CPU, 12 processes of 10 calls.
 out=$(build/gilk -c 'splice __x64_sys_getppid count by pid keys 4' 2>&1)

@@ -155,7 +155,7 @@ $(B)/bench-live: $(B)/bench/live.o $(B)/bench/tracers.o $(B)/bench/report.o \
 UNIT_SRC := $(wildcard tests/unit/*.c)
 # The shell's pure parts are unit-tested too, and make bench's line format.
 $(B)/bin/test-unit: $(UNIT_SRC:%.c=$(B)/%.o) $(B)/shell/histogram.o $(B)/shell/filter.o \
-		$(B)/shell/agg_view.o $(B)/shell/quote.o \
+		$(B)/shell/agg_view.o $(B)/shell/quote.o $(B)/shell/symbolizer.o \
 		$(B)/shell/payload.o \
 		$(B)/shell/site_filter.o \
 		$(B)/bench/report.o \

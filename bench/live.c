@@ -25,9 +25,10 @@
  *          gilk's hello there (an event with the pid) in turn with
  *          bpftrace's kfunc printing the pid; and hello fetching the
  *          task's name (a string read a hit) in turn with bpftrace's kfunc
- *          printing curtask->comm; a count by comm and a histogram of
- *          the pid in gilk.ko's maps, each in turn with bpftrace's kfunc
- *          keeping the same map (@k[comm] = count(), @h = hist(pid)).
+ *          printing curtask->comm; a count by comm, a histogram of the
+ *          pid and a count by stack in gilk.ko's maps, each in turn with
+ *          bpftrace's kfunc keeping the same map (@k[comm] = count(),
+ *          @h = hist(pid), @s[kstack] = count()).
  * Turnaround: one splice against one kprobe event (defined and enabled);
  * a 100-block batch against as many kprobe events and bpftrace's attach
  * time for the same probes; the networking-core coverage batch (the
@@ -431,30 +432,41 @@ static void fetch_vs_bpftrace(struct bench *b, uint64_t site, const char *kfunc,
 	*fetch = paired(b, &p);
 }
 
+/* The maps gilk.ko and bpftrace keep in turn (agg_vs_bpftrace). */
+enum agg_bench { AGG_BY_COMM, AGG_HIST_PID, AGG_BY_STACK };
+
 /*
  * An aggregation in gilk.ko in turn with bpftrace's kfunc keeping the same
- * map: a count by the task's name (@k[comm] = count()), and a power-of-two
- * histogram of the pid (@h = hist(pid)). bpftrace's program also counts
- * every hit in @ (the bench's check that it ran), as gilk counts a
- * splice's hits beside its map.
+ * map: a count by the task's name (@k[comm] = count()), a power-of-two
+ * histogram of the pid (@h = hist(pid)), and a count by the kernel stack
+ * (@s[kstack] = count(): a walk of the stack a hit, on both sides).
+ * bpftrace's program also counts every hit in @ (the bench's check that
+ * it ran), as gilk counts a splice's hits beside its map.
  */
-static void agg_vs_bpftrace(struct bench *b, uint64_t site, const char *kfunc, bool hist,
-			    double *agg, double *bt)
+static void agg_vs_bpftrace(struct bench *b, uint64_t site, const char *kfunc,
+			    enum agg_bench which, double *agg, double *bt)
 {
-	struct probe p, q = { .figure = hist ? "bpftrace kfunc @h = hist(pid)" :
-				  "bpftrace kfunc @k[comm] = count()",
-			      .on = bpftrace_on, .off = bpftrace_off, .where = kfunc,
-			      .action = hist ? "@h = hist(pid);" : "@k[comm] = count();" };
-	static struct gilk_agg a[2] = {
+	static const char *const figures[] = {
+		"bpftrace kfunc @k[comm] = count()", "bpftrace kfunc @h = hist(pid)",
+		"bpftrace kfunc @s[kstack] = count()",
+	};
+	static const char *const actions[] = {
+		"@k[comm] = count();", "@h = hist(pid);", "@s[kstack] = count();",
+	};
+	struct probe p, q = { .figure = figures[which], .on = bpftrace_on, .off = bpftrace_off,
+			      .where = kfunc, .action = actions[which] };
+	static struct gilk_agg a[] = {
 		{ .kind = GILK_AGG_COUNT, .key = GILK_FF_COMM, .keys = 4096, .text = "count by comm" },
 		{ .kind = GILK_AGG_HIST, .key = GILK_AGG_KEY_NONE, .value = GILK_FF_PID, .keys = 1,
 		  .text = "hist pid" },
+		{ .kind = GILK_AGG_COUNT, .key = GILK_AGG_KEY_STACK, .keys = 1024,
+		  .text = "count by stack" },
 	};
 
 	*agg = *bt = NAN;
-	if (splice_probe(b, a[hist].text, site, "count", false, NULL, &p, NULL))
+	if (splice_probe(b, a[which].text, site, "count", false, NULL, &p, NULL))
 		return;
-	p.agg = &a[hist];
+	p.agg = &a[which];
 	if (kfunc[0] && !paired_two(b, b->runs, &p, &q, agg, bt))
 		return;
 	*bt = NAN;
@@ -509,7 +521,7 @@ static void per_hit(struct bench *b)
 	double e_count, kp_ftrace, bt_ftrace, bt_kfunc = NAN;
 	double f_pid, f_comm, f_any, c_pid, c_comm, e_hello = NAN, bt_printf = NAN;
 	double e_fetch = NAN, bt_str = NAN, e_keyed = NAN, bt_keyed = NAN, e_hist = NAN;
-	double bt_hist = NAN;
+	double bt_hist = NAN, e_stack = NAN, bt_stack = NAN;
 	struct bpftrace bt;
 	uint64_t unused;
 	struct gerr e;
@@ -579,8 +591,9 @@ static void per_hit(struct bench *b)
 	if (entry) {
 		hello_vs_bpftrace(b, entry, kfunc, &e_hello, &bt_printf);
 		fetch_vs_bpftrace(b, entry, kfunc, &e_fetch, &bt_str);
-		agg_vs_bpftrace(b, entry, kfunc, false, &e_keyed, &bt_keyed);
-		agg_vs_bpftrace(b, entry, kfunc, true, &e_hist, &bt_hist);
+		agg_vs_bpftrace(b, entry, kfunc, AGG_BY_COMM, &e_keyed, &bt_keyed);
+		agg_vs_bpftrace(b, entry, kfunc, AGG_HIST_PID, &e_hist, &bt_hist);
+		agg_vs_bpftrace(b, entry, kfunc, AGG_BY_STACK, &e_stack, &bt_stack);
 	}
 
 	bench_line(stdout, "hit-none", none, "ns/call", "kprobe-int3 per hit", kp_int3);
@@ -611,6 +624,8 @@ static void per_hit(struct bench *b)
 		   "bpftrace-kfunc-count-by-comm-in-turn", bt_keyed);
 	bench_line(stdout, "hit-hist-pid-entry", e_hist, "ns/hit",
 		   "bpftrace-kfunc-hist-pid-in-turn", bt_hist);
+	bench_line(stdout, "hit-count-by-stack-entry", e_stack, "ns/hit",
+		   "bpftrace-kfunc-count-by-kstack-in-turn", bt_stack);
 }
 
 /* The block sites of fn. */

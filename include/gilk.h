@@ -70,4 +70,13 @@ void gilk_unregister_instrument(struct gilk_instrument *ins);
  */
 int gilk_emit(const struct gilk_ctx *ctx, const void *payload, u16 len);
 
+/*
+ * The kernel stack at the hit, walked from regs (ctx->regs: an instrument
+ * that needs GILK_NEEDS_REGS) by the kernel's unwinder: the site, then the
+ * return addresses, innermost first, at most max of them. Returns how many;
+ * *more says whether the walk stopped at max with frames beyond.
+ */
+unsigned int gilk_stack(const struct pt_regs *regs, u64 *frames, unsigned int max,
+			bool *more);
+
 #endif

@@ -1,19 +1,20 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * stack: the kernel stack at the site, as the return addresses the kernel's
- * own unwinder (ORC, or frame pointers) finds from the site's registers,
- * innermost first; the shell shows each with its symbol. Walking a stack
- * costs far more than a hit, so it is rate-limited: at most N stacks a
- * second per CPU (the splice's argument, 10 unless given); every event
- * carries how many hits were not walked since the module loaded (those of
- * the last second show in the next event), so the limit is never silent.
+ * own unwinder (ORC, or frame pointers) finds from the site's registers
+ * (gilk_stack()), innermost first; the shell shows each with its symbol.
+ * An event per stack costs far more than a hit, so it is rate-limited: at
+ * most N stacks a second per CPU (the splice's argument, 10 unless given);
+ * every event carries how many hits were not walked since the module
+ * loaded (those of the last second show in the next event), so the limit
+ * is never silent. For every stack counted, unlimited, "count by stack"
+ * aggregates them in gilk.ko instead.
  */
 #include <linux/atomic.h>
 #include <linux/jiffies.h>
 #include <linux/kernel.h>
 #include <linux/module.h>
 #include <linux/percpu.h>
-#include <asm/unwind.h>
 
 #include "gilk.h"
 
@@ -54,23 +55,14 @@ static bool stack_allowed(const char *arg)
 static void stack_fn(const struct gilk_ctx *ctx)
 {
 	struct stack_event ev;
-	struct unwind_state state;
-	unsigned int n = 0;
+	unsigned int n;
+	bool more;
 
 	if (!stack_allowed(ctx->arg)) {
 		atomic64_inc(&suppressed);
 		return;
 	}
-	/* Started from registers, the unwinder reports their caller first. */
-	ev.frames[n++] = instruction_pointer(ctx->regs);
-	for (unwind_start(&state, current, ctx->regs, NULL);
-	     !unwind_done(&state) && n < STACK_FRAMES; unwind_next_frame(&state)) {
-		unsigned long addr = unwind_get_return_address(&state);
-
-		if (!addr)
-			break;
-		ev.frames[n++] = addr;
-	}
+	n = gilk_stack(ctx->regs, ev.frames, STACK_FRAMES, &more);
 	ev.suppressed = atomic64_read(&suppressed);
 	gilk_emit(ctx, &ev, sizeof(ev.suppressed) + n * sizeof(ev.frames[0]));
 }

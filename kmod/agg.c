@@ -12,6 +12,8 @@
  * key first, then the count that makes the slot used, after a write
  * barrier. Slots are never freed while the splice lives: a key once
  * counted keeps its slot, and a reader subtracts to count from a moment.
+ * A stack key (stackwalk.c walks it) keeps the stack's frames in its slot,
+ * written with the key, and a hit matches a slot only frame for frame.
  */
 #include <linux/atomic.h>
 #include <linux/bitops.h>
@@ -39,6 +41,7 @@ struct gilk_agg_map {
 	struct gilk_agg spec;
 	u32 slot_len;
 	u32 nbuckets;
+	u32 nframes;		/* a stack key's room for frames; else 0 */
 	u64 bytes;		/* every CPU's map, counted in agg_bytes */
 	u64 __percpu *dropped;
 	void *cpu[];		/* nr_cpu_ids maps; NULL for a CPU that cannot be */
@@ -75,8 +78,11 @@ int gilk_agg_check(const struct gilk_agg *a, const struct gilk_instrument *ins,
 	/* an instrument that records events has its answers there */
 	if (strcmp(ins->name, "count") || ins->owner != THIS_MODULE)
 		return bad(why, "only count aggregates: it records no events");
-	if (a->key != GILK_AGG_KEY_NONE && a->key != GILK_FF_COMM && !number_field(a->key))
+	if (a->key != GILK_AGG_KEY_NONE && a->key != GILK_AGG_KEY_STACK &&
+	    a->key != GILK_FF_COMM && !number_field(a->key))
 		return bad(why, "an unknown key field");
+	if (a->key == GILK_AGG_KEY_STACK && (a->key_show || a->key_size))
+		return bad(why, "a stack key shown as a number");
 	if (a->key_show >= GILK_FSHOW_STRING || a->value_show >= GILK_FSHOW_STRING ||
 	    !size_valid(a->key_size) || !size_valid(a->value_size))
 		return bad(why, "a key or value shown in a way or a size it cannot have");
@@ -130,6 +136,7 @@ struct gilk_agg_map *gilk_agg_keep(const struct gilk_agg *a)
 	m->spec = *a;
 	m->slot_len = gilk_agg_slot_len(a);
 	m->nbuckets = gilk_agg_buckets(a);
+	m->nframes = gilk_agg_frames(a);
 	m->bytes = (u64)m->slot_len * a->keys * num_possible_cpus();
 	atomic64_add(m->bytes, &agg_bytes);
 	m->dropped = alloc_percpu(u64);
@@ -162,16 +169,35 @@ static __always_inline u64 sized(u64 v, u8 size, u8 show)
 	return v & (~0ull >> drop);
 }
 
+/*
+ * The stack's hash over its frames, and its depth: frames that differ make
+ * another key almost always, and the frames themselves are compared too.
+ */
+static __always_inline void stack_key(const u64 *frames, u32 n, bool more, u64 key[2])
+{
+	u64 h = n;
+	u32 i;
+
+	for (i = 0; i < n; i++)
+		h = (h ^ frames[i]) * 0x9e3779b97f4a7c15ull;
+	key[0] = h ^ (h >> 31);
+	key[1] = n | (u64)more << 32;
+}
+
 /* The hit path's: inline, nothing a splice or a kprobe can be on. */
 static __always_inline void key_of(const struct gilk_agg_map *m, const struct pt_regs *regs,
-				   u64 key[2])
+				   u64 key[2], u64 *frames, u32 *nframes)
 {
 	u8 f = m->spec.key;
+	bool more;
 
 	BUILD_BUG_ON(TASK_COMM_LEN - 1 > GILK_AGG_KEY_LEN);
 	key[0] = 0;
 	key[1] = 0;
-	if (f == GILK_FF_COMM) {
+	if (f == GILK_AGG_KEY_STACK) {
+		*nframes = gilk_stack(regs, frames, GILK_AGG_STACK_FRAMES, &more);
+		stack_key(frames, *nframes, more, key);
+	} else if (f == GILK_FF_COMM) {
 		/* unlocked, as events read it: a rename now shows half of each */
 		char *c = (char *)key;
 		int i;
@@ -196,14 +222,27 @@ static __always_inline u32 bucket_of(const struct gilk_agg_map *m, u64 v)
 	return steps >= m->nbuckets - 2 ? m->nbuckets - 1 : 1 + (u32)steps;
 }
 
+/* A stack key's frames as walked, before a slot is found for them. */
+struct agg_frames {
+	u64 frame[GILK_AGG_STACK_FRAMES];
+};
+static DEFINE_PER_CPU(struct agg_frames, agg_frames);
+
+/* A slot's frames, after its buckets (a stack key's only). */
+static __always_inline u64 *frames_of(const struct gilk_agg_map *m, struct gilk_agg_slot *slot)
+{
+	return slot->bucket + m->nbuckets;
+}
+
 notrace void gilk_agg_add(struct gilk_agg_map *m, const struct pt_regs *regs)
 {
 	struct gilk_agg_slot *slot;
 	u8 *map = m->cpu[raw_smp_processor_id()];
-	u64 key[2], v = 0, h;
-	u32 mask = m->spec.keys - 1, i, k;
+	/* inside the guard: the CPU's frames have one writer, off the stack */
+	u64 key[2], v = 0, h, *frames = this_cpu_ptr(&agg_frames)->frame;
+	u32 mask = m->spec.keys - 1, i, k, nframes = 0;
 
-	key_of(m, regs, key);
+	key_of(m, regs, key, frames, &nframes);
 	if (m->spec.kind != GILK_AGG_COUNT)
 		v = sized(gilk_hit_field(m->spec.value, regs), m->spec.value_size,
 			  m->spec.value_show);
@@ -214,13 +253,16 @@ notrace void gilk_agg_add(struct gilk_agg_map *m, const struct pt_regs *regs)
 		slot = (struct gilk_agg_slot *)(map + (size_t)((h + i) & mask) * m->slot_len);
 		if (!slot->count) {
 			memcpy(slot->key, key, sizeof(slot->key));
+			if (nframes)
+				memcpy(frames_of(m, slot), frames, nframes * sizeof(u64));
 			slot->min = v;
 			slot->max = v;
 			/* the key before the count that shows the slot used:
 			 * pairs with the reader's smp_rmb() in copy_map()
 			 */
 			smp_wmb();
-		} else if (memcmp(slot->key, key, sizeof(slot->key))) {
+		} else if (memcmp(slot->key, key, sizeof(slot->key)) ||
+			   (nframes && memcmp(frames_of(m, slot), frames, nframes * sizeof(u64)))) {
 			continue;
 		}
 		if (m->spec.kind != GILK_AGG_COUNT) {
@@ -265,6 +307,8 @@ static u32 copy_map(const struct gilk_agg_map *m, unsigned int cpu, u8 *out, u32
 			 * changes under us: each u64 whole
 			 */
 			memcpy(to->key, slot->key, sizeof(to->key));
+			memcpy(to->bucket + m->nbuckets, slot->bucket + m->nbuckets,
+			       (size_t)m->nframes * sizeof(u64));
 			to->count = count;
 			to->sum = READ_ONCE(slot->sum);
 			to->min = READ_ONCE(slot->min);

@@ -55,6 +55,7 @@ static int read_raw(struct session *s, uint32_t id, struct agg_view *v, struct g
 		return gerr_set(e, "splice %u aggregates nothing: its %s events are read by "
 				"events and hist FIELD", id, v->splice.instrument);
 	v->nbuckets = gilk_agg_buckets(&v->splice.agg);
+	v->nframes = gilk_agg_frames(&v->splice.agg);
 	v->nested = v->splice.missed;
 	if (read_cpus(s, id, v, e)) {
 		agg_view_free(v);
@@ -75,6 +76,13 @@ int agg_view_read(struct session *s, uint32_t id, struct agg_view *v, struct ger
 		agg_view_subtract(v, &c->v);
 	agg_view_finish(v);
 	return 0;
+}
+
+void agg_view_print(struct session *s, FILE *out, enum format f, const struct agg_view *v)
+{
+	const struct symbolizer y = session_symbolizer(s);
+
+	agg_view_write(out, f, v, &y);
 }
 
 int agg_clear(struct session *s, uint32_t id, struct gerr *e)

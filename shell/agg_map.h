@@ -15,6 +15,9 @@
 
 /* Reads splice id's maps, minus what the session's last clear kept. */
 int agg_view_read(struct session *s, uint32_t id, struct agg_view *v, struct gerr *e);
+/* v as agg_view_write() writes it, its stacks' frames named by the
+ * session's symbols. */
+void agg_view_print(struct session *s, FILE *out, enum format f, const struct agg_view *v);
 /* From now on, counts start again from 0 for this session's reads. */
 int agg_clear(struct session *s, uint32_t id, struct gerr *e);
 /* Drops every clear the session holds (it ends). */

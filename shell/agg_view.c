@@ -9,10 +9,27 @@
 #include "histogram.h"
 #include "quote.h"
 
+uint32_t agg_stack_depth(const struct agg_entry *a, bool *more)
+{
+	uint32_t n, m;
+
+	memcpy(&n, a->key + 8, sizeof(n));
+	memcpy(&m, a->key + 12, sizeof(m));
+	if (more)
+		*more = m != 0;
+	return n < GILK_AGG_STACK_FRAMES ? n : GILK_AGG_STACK_FRAMES;
+}
+
+/* By key, and two stacks of one hash by their frames: never merged by the
+ * hash alone. */
 static int by_key(const void *a, const void *b)
 {
-	return memcmp(((const struct agg_entry *)a)->key, ((const struct agg_entry *)b)->key,
-		      GILK_AGG_KEY_LEN);
+	const struct agg_entry *x = a, *y = b;
+	int c = memcmp(x->key, y->key, GILK_AGG_KEY_LEN);
+
+	if (c || !x->frames || !y->frames)
+		return c;
+	return memcmp(x->frames, y->frames, agg_stack_depth(x, NULL) * sizeof(*x->frames));
 }
 
 static int by_hits(const void *a, const void *b)
@@ -21,13 +38,15 @@ static int by_hits(const void *a, const void *b)
 
 	if (x->count != y->count)
 		return x->count > y->count ? -1 : 1;
-	return memcmp(x->key, y->key, GILK_AGG_KEY_LEN);
+	return by_key(a, b);
 }
 
 void agg_view_free(struct agg_view *v)
 {
-	for (size_t i = 0; i < v->n; i++)
+	for (size_t i = 0; i < v->n; i++) {
 		free(v->e[i].bucket);
+		free(v->e[i].frames);
+	}
 	free(v->e);
 	memset(v, 0, sizeof(*v));
 }
@@ -53,13 +72,20 @@ int agg_view_add(struct agg_view *v, const uint8_t *slots, size_t n, uint32_t sl
 		to->min = sl->min;
 		to->max = sl->max;
 		to->bucket = NULL;
+		to->frames = NULL;
+		v->n++;
+		if (v->nframes) {
+			to->frames = malloc(v->nframes * sizeof(*to->frames));
+			if (!to->frames)
+				return -1;
+			memcpy(to->frames, sl->bucket + v->nbuckets, v->nframes * sizeof(*to->frames));
+		}
 		if (v->nbuckets) {
 			to->bucket = malloc(v->nbuckets * sizeof(*to->bucket));
 			if (!to->bucket)
 				return -1;
 			memcpy(to->bucket, sl->bucket, v->nbuckets * sizeof(*to->bucket));
 		}
-		v->n++;
 	}
 	return 0;
 }
@@ -72,7 +98,7 @@ void agg_view_merge(struct agg_view *v)
 	for (size_t i = 0; i < v->n; i++) {
 		struct agg_entry *a = &v->e[i];
 
-		if (out && !memcmp(v->e[out - 1].key, a->key, sizeof(a->key))) {
+		if (out && !by_key(&v->e[out - 1], a)) {
 			struct agg_entry *to = &v->e[out - 1];
 
 			to->min = a->min < to->min ? a->min : to->min;
@@ -82,6 +108,7 @@ void agg_view_merge(struct agg_view *v)
 			for (uint32_t k = 0; k < v->nbuckets; k++)
 				to->bucket[k] += a->bucket[k];
 			free(a->bucket);
+			free(a->frames);
 			continue;
 		}
 		v->e[out++] = *a;
@@ -89,12 +116,9 @@ void agg_view_merge(struct agg_view *v)
 	v->n = out;
 }
 
-static const struct agg_entry *find(const struct agg_view *v, const uint8_t *key)
+static const struct agg_entry *find(const struct agg_view *v, const struct agg_entry *a)
 {
-	struct agg_entry probe;
-
-	memcpy(probe.key, key, sizeof(probe.key));
-	return bsearch(&probe, v->e, v->n, sizeof(*v->e), by_key);
+	return bsearch(a, v->e, v->n, sizeof(*v->e), by_key);
 }
 
 void agg_view_subtract(struct agg_view *v, const struct agg_view *base)
@@ -103,7 +127,7 @@ void agg_view_subtract(struct agg_view *v, const struct agg_view *base)
 
 	for (size_t i = 0; i < v->n; i++) {
 		struct agg_entry *a = &v->e[i];
-		const struct agg_entry *b = find(base, a->key);
+		const struct agg_entry *b = find(base, a);
 
 		if (b) {
 			a->count -= b->count;
@@ -113,6 +137,7 @@ void agg_view_subtract(struct agg_view *v, const struct agg_view *base)
 		}
 		if (!a->count) {
 			free(a->bucket);
+			free(a->frames);
 			continue;
 		}
 		v->e[out++] = *a;
@@ -182,7 +207,80 @@ static void log2_histogram(const struct agg_view *v, const struct agg_entry *a,
 	}
 }
 
-static void text_entry(FILE *out, const struct agg_view *v, const struct agg_entry *a)
+/* A key's text in a CSV cell or a JSON string: a stack's frames from the
+ * outermost, as folded stacks have them, with their offsets. */
+#define FRAME_TEXT_MAX 288	/* a symbol's name, '+' and an offset */
+#define KEY_TEXT_MAX (GILK_AGG_STACK_FRAMES * FRAME_TEXT_MAX)
+
+/*
+ * A frame as bpftrace names it, "sym+off" (offsets in decimal; none when
+ * !offset), or its address where no symbol is. A return address is named
+ * by the call before it: a call that never returns ends its function.
+ */
+static void frame_name(const struct symbolizer *y, uint64_t addr, bool ret, bool offset,
+		       char *buf, size_t len)
+{
+	char name[256];
+	uint64_t off;
+
+	if (!y || !symbolizer_near(y, addr - ret, false, name, sizeof(name), &off))
+		snprintf(buf, len, "0x%" PRIx64, addr);
+	else if (offset)
+		snprintf(buf, len, "%s+%" PRIu64, name, off + ret);
+	else
+		snprintf(buf, len, "%s", name);
+}
+
+/* A stack from its outermost frame ("..." first where the walk stopped
+ * short of it), ';' between frames. */
+static void stack_text(const struct symbolizer *y, const struct agg_entry *a, bool offsets,
+		       char *buf, size_t len)
+{
+	bool more;
+	uint32_t n = agg_stack_depth(a, &more);
+	size_t used = 0;
+
+	buf[0] = '\0';
+	if (more)
+		used = (size_t)snprintf(buf, len, "...");
+	for (uint32_t i = n; i-- > 0 && used < len; ) {
+		char f[FRAME_TEXT_MAX];
+
+		frame_name(y, a->frames[i], i > 0, offsets, f, sizeof(f));
+		used += (size_t)snprintf(buf + used, len - used, "%s%s", used ? ";" : "", f);
+	}
+}
+
+static void key_cell(const struct agg_view *v, const struct agg_entry *a,
+		     const struct symbolizer *y, char *buf, size_t len)
+{
+	if (v->splice.agg.key == GILK_AGG_KEY_STACK && a->frames)
+		stack_text(y, a, true, buf, len);
+	else
+		key_text(&v->splice.agg, a->key, buf, len);
+}
+
+/* A stack key as bpftrace prints @[kstack]: a frame a line, innermost
+ * first. */
+static void text_stack(FILE *out, const struct agg_entry *a, const struct symbolizer *y)
+{
+	bool more;
+	uint32_t n = agg_stack_depth(a, &more);
+
+	fputs("@[\n", out);
+	for (uint32_t i = 0; i < n; i++) {
+		char f[FRAME_TEXT_MAX];
+
+		frame_name(y, a->frames[i], i > 0, true, f, sizeof(f));
+		fprintf(out, "    %s\n", f);
+	}
+	if (more)
+		fprintf(out, "    ... (more than %d frames)\n", GILK_AGG_STACK_FRAMES);
+	fputc(']', out);
+}
+
+static void text_entry(FILE *out, const struct agg_view *v, const struct agg_entry *a,
+		       const struct symbolizer *y)
 {
 	const struct gilk_agg *g = &v->splice.agg;
 	char key[64];
@@ -190,6 +288,8 @@ static void text_entry(FILE *out, const struct agg_view *v, const struct agg_ent
 	key_text(g, a->key, key, sizeof(key));
 	if (g->key == GILK_AGG_KEY_NONE)
 		fputs("@", out);
+	else if (g->key == GILK_AGG_KEY_STACK && a->frames)
+		text_stack(out, a, y);
 	else
 		fprintf(out, "@[%s]", key);
 	if (g->kind == GILK_AGG_COUNT) {
@@ -210,16 +310,16 @@ static void text_entry(FILE *out, const struct agg_view *v, const struct agg_ent
 	}
 }
 
-static void text_view(FILE *out, const struct agg_view *v)
+static void text_view(FILE *out, const struct agg_view *v, const struct symbolizer *y)
 {
 	const struct gilk_splice_info *sp = &v->splice;
 
 	fprintf(out, "splice %u (%s): %" PRIu64 " hits in %zu key%s%s\n", sp->id, sp->agg.text,
 		v->hits, v->n, v->n == 1 ? "" : "s", v->cleared ? " since cleared" : "");
 	for (size_t i = 0; i < v->n; i++) {
-		if (i && sp->agg.kind != GILK_AGG_COUNT)
+		if (i && (sp->agg.kind != GILK_AGG_COUNT || sp->agg.key == GILK_AGG_KEY_STACK))
 			fputc('\n', out);
-		text_entry(out, v, &v->e[i]);
+		text_entry(out, v, &v->e[i], y);
 	}
 	if (v->dropped)
 		fprintf(out, "(%" PRIu64 " hits not counted: their keys found no room among "
@@ -248,16 +348,16 @@ static void bounds(const struct gilk_agg *g, uint32_t nb, uint32_t k, int64_t *l
 	*hi = k == nb - 1 ? 0 : *lo + (int64_t)g->step;
 }
 
-static void csv_view(FILE *out, const struct agg_view *v)
+static void csv_view(FILE *out, const struct agg_view *v, const struct symbolizer *y)
 {
 	const struct gilk_agg *g = &v->splice.agg;
-	char key[64];
+	char key[KEY_TEXT_MAX];
 
 	fprintf(out, g->kind == GILK_AGG_COUNT ? "key,count\n" : "key,low,high,count\n");
 	for (size_t i = 0; i < v->n; i++) {
 		const struct agg_entry *a = &v->e[i];
 
-		key_text(g, a->key, key, sizeof(key));
+		key_cell(v, a, y, key, sizeof(key));
 		if (g->kind == GILK_AGG_COUNT) {
 			quote_csv_cell(out, key);
 			fprintf(out, ",%" PRIu64 "\n", a->count);
@@ -288,10 +388,27 @@ static void csv_view(FILE *out, const struct agg_view *v)
 	}
 }
 
-static void json_view(FILE *out, const struct agg_view *v)
+/* A stack's frames innermost first, as text shows them. */
+static void json_stack(FILE *out, const struct agg_entry *a, const struct symbolizer *y)
+{
+	bool more;
+	uint32_t n = agg_stack_depth(a, &more);
+
+	fputs(", \"stack\": [", out);
+	for (uint32_t k = 0; k < n; k++) {
+		char f[FRAME_TEXT_MAX];
+
+		frame_name(y, a->frames[k], k > 0, true, f, sizeof(f));
+		fputs(k ? ", " : "", out);
+		quote_string(out, f, true);
+	}
+	fprintf(out, "], \"truncated\": %s", more ? "true" : "false");
+}
+
+static void json_view(FILE *out, const struct agg_view *v, const struct symbolizer *y)
 {
 	const struct gilk_agg *g = &v->splice.agg;
-	char key[64];
+	char key[KEY_TEXT_MAX];
 
 	fprintf(out, "{\"splice\": %u, \"aggregation\": ", v->splice.id);
 	quote_string(out, g->text, true);
@@ -300,9 +417,11 @@ static void json_view(FILE *out, const struct agg_view *v)
 	for (size_t i = 0; i < v->n; i++) {
 		const struct agg_entry *a = &v->e[i];
 
-		key_text(g, a->key, key, sizeof(key));
+		key_cell(v, a, y, key, sizeof(key));
 		fprintf(out, "%s\n  {\"key\": ", i ? "," : "");
 		quote_string(out, key, true);
+		if (g->key == GILK_AGG_KEY_STACK && a->frames)
+			json_stack(out, a, y);
 		fprintf(out, ", \"count\": %" PRIu64, a->count);
 		if (g->kind != GILK_AGG_COUNT) {
 			const char *sep = "";
@@ -332,12 +451,69 @@ static void json_view(FILE *out, const struct agg_view *v)
 	fprintf(out, "\n]}\n");
 }
 
-void agg_view_write(FILE *out, enum format f, const struct agg_view *v)
+void agg_view_write(FILE *out, enum format f, const struct agg_view *v,
+		    const struct symbolizer *y)
 {
 	if (f == FMT_CSV)
-		csv_view(out, v);
+		csv_view(out, v, y);
 	else if (f == FMT_JSON)
-		json_view(out, v);
+		json_view(out, v, y);
 	else
-		text_view(out, v);
+		text_view(out, v, y);
+}
+
+/* A folded line's text and its hits, lines of one text added up. */
+struct folded {
+	char *text;
+	uint64_t hits;
+};
+
+static int by_text(const void *a, const void *b)
+{
+	return strcmp(((const struct folded *)a)->text, ((const struct folded *)b)->text);
+}
+
+int agg_view_write_folded(FILE *out, const struct agg_view *v, const struct symbolizer *y)
+{
+	struct folded *l = calloc(v->n ? v->n : 1, sizeof(*l));
+	bool stack = v->splice.agg.key == GILK_AGG_KEY_STACK;
+	char text[KEY_TEXT_MAX];
+	size_t n = 0;
+	int rc = -1;
+
+	if (!l)
+		return -1;
+	for (size_t i = 0; i < v->n; i++) {
+		const struct agg_entry *a = &v->e[i];
+
+		/* flame graphs want a frame's function, not where in it */
+		if (stack && a->frames)
+			stack_text(y, a, false, text, sizeof(text));
+		else if (v->splice.agg.key == GILK_AGG_KEY_NONE)
+			snprintf(text, sizeof(text), "all");
+		else
+			key_text(&v->splice.agg, a->key, text, sizeof(text));
+		/* a space or (in a one-frame key) a ';' would split the line */
+		for (char *c = text; *c; c++)
+			if (*c == ' ' || (*c == ';' && !stack))
+				*c = '_';
+		l[n].text = strdup(text);
+		if (!l[n].text)
+			goto out;
+		l[n++].hits = a->count;
+	}
+	qsort(l, n, sizeof(*l), by_text);
+	for (size_t i = 0; i < n; i++) {
+		uint64_t hits = l[i].hits;
+
+		while (i + 1 < n && !strcmp(l[i].text, l[i + 1].text))
+			hits += l[++i].hits;
+		fprintf(out, "%s %" PRIu64 "\n", l[i].text, hits);
+	}
+	rc = 0;
+out:
+	for (size_t i = 0; i < n; i++)
+		free(l[i].text);
+	free(l);
+	return rc;
 }

@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +18,14 @@
  * or pids for a count, fewer for a histogram's larger slots. */
 #define COUNT_KEYS 4096
 #define HIST_KEYS 1024
+/* a site is reached by few distinct stacks, each slot holding its frames */
+#define STACK_KEYS 1024
+
+/* The stack as a key, by its word or bpftrace's. */
+static bool stack_word(const char *w)
+{
+	return !strcmp(w, "stack") || !strcmp(w, "kstack");
+}
 
 void agg_take(int *argc, char **argv, struct agg_words *w)
 {
@@ -126,7 +135,7 @@ static int field_named(struct session *s, const struct location *loc, const char
 			}
 	}
 	return gerr_set(e, "no field '%s' to aggregate by: pid, tid, comm, cpu, context, "
-			"arg0..arg5, rax..r15, rip, rflags, retval%s", name,
+			"stack, arg0..arg5, rax..r15, rip, rflags, retval%s", name,
 			loc ? ", or a parameter's or a register local's name here" : "");
 }
 
@@ -176,9 +185,14 @@ int agg_compile(struct session *s, const struct location *loc, const struct agg_
 	if (!w->kind && !w->key)
 		return gerr_set(e, "keys %s: the slots of an aggregation's maps: count by KEY "
 				"keys N", w->keys);
-	if (w->key && (key = field_named(s, loc, w->key, &out->key_show, &out->key_size, e)) < 0)
+	if (w->key && stack_word(w->key))
+		key = GILK_AGG_KEY_STACK;
+	else if (w->key && (key = field_named(s, loc, w->key, &out->key_show, &out->key_size, e)) < 0)
 		return -1;
 	if (w->kind) {
+		if (stack_word(w->value))
+			return gerr_set(e, "%s %s: a stack is a key, not a number: count by stack, or "
+					"hist FIELD by stack", w->kind, w->value);
 		value = field_named(s, loc, w->value, &out->value_show, &out->value_size, e);
 		if (value < 0)
 			return -1;
@@ -192,8 +206,8 @@ int agg_compile(struct session *s, const struct location *loc, const struct agg_
 	out->value = (uint8_t)value;
 	if (out->kind == GILK_AGG_LHIST && linear(w, out, e))
 		return -1;
-	out->keys = key == GILK_AGG_KEY_NONE ? 1 : out->kind == GILK_AGG_COUNT ? COUNT_KEYS :
-		    HIST_KEYS;
+	out->keys = key == GILK_AGG_KEY_NONE ? 1 : key == GILK_AGG_KEY_STACK ? STACK_KEYS :
+		    out->kind == GILK_AGG_COUNT ? COUNT_KEYS : HIST_KEYS;
 	if (w->keys) {
 		char *end;
 		unsigned long n = strtoul(w->keys, &end, 10);

@@ -206,12 +206,16 @@ static int dump_splices(struct session *s, int argc, char **argv, struct gerr *e
 	return 0;
 }
 
-/* dump coverage --format lcov FILE: a tracefile (lcov's geninfo format)
- * of the set's lines, for genhtml; only coverage has lines to give. */
-static bool take_lcov(int *argc, char **argv)
+/*
+ * A format only one table has, taken out of the words: dump coverage
+ * --format lcov FILE (a tracefile, lcov's geninfo format, of the set's
+ * lines, for genhtml) and dump hist --format folded FILE SPLICE (folded
+ * stacks for flame graphs).
+ */
+static bool take_format(int *argc, char **argv, const char *name)
 {
 	for (int i = 1; i + 1 < *argc; i++)
-		if (!strcmp(argv[i], "--format") && !strcmp(argv[i + 1], "lcov")) {
+		if (!strcmp(argv[i], "--format") && !strcmp(argv[i + 1], name)) {
 			memmove(argv + i, argv + i + 2, (size_t)(*argc - i - 2) * sizeof(*argv));
 			*argc -= 2;
 			return true;
@@ -223,7 +227,7 @@ static int dump_coverage(struct session *s, int argc, char **argv, struct gerr *
 {
 	enum format fmt;
 	const char *path;
-	bool lcov = take_lcov(&argc, argv);
+	bool lcov = take_format(&argc, argv, "lcov");
 	FILE *f;
 
 	if (table_file(s, argc, argv, &path, &fmt, e))
@@ -257,18 +261,20 @@ static int dump_coverage(struct session *s, int argc, char **argv, struct gerr *
 	return 0;
 }
 
-/* dump hist [--format F] FILE SPLICE: an aggregating splice's maps. */
+/* dump hist [--format F|folded] FILE SPLICE: an aggregating splice's maps. */
 static int dump_hist(struct session *s, int argc, char **argv, struct gerr *e)
 {
+	bool folded = take_format(&argc, argv, "folded");
 	struct agg_view v;
 	enum format fmt;
 	const char *path;
 	char *end;
 	uint32_t id;
 	FILE *f;
+	int rc = 0;
 
 	if (argc < 3)
-		return gerr_set(e, "usage: dump hist [--format text|csv|json] FILE SPLICE");
+		return gerr_set(e, "usage: dump hist [--format text|csv|json|folded] FILE SPLICE");
 	id = (uint32_t)strtoul(argv[argc - 1], &end, 10);
 	if (*end || !id)
 		return gerr_set(e, "'%s' is not a splice id", argv[argc - 1]);
@@ -279,14 +285,21 @@ static int dump_hist(struct session *s, int argc, char **argv, struct gerr *e)
 		agg_view_free(&v);
 		return gerr_set(e, "%s: %m", path);
 	}
-	agg_view_write(f, fmt, &v);
-	if (!finish(f, path, e))
-		fprintf(s->out, "wrote %zu keys of splice %u (%" PRIu64 " hits) to %s (%s)\n",
-			v.n, id, v.hits, path, format_name(fmt));
+	if (folded) {
+		const struct symbolizer y = session_symbolizer(s);
+
+		if (agg_view_write_folded(f, &v, &y))
+			rc = gerr_set(e, "out of memory");
+	} else {
+		agg_view_print(s, f, fmt, &v);
+	}
+	if (finish(f, path, e) || rc)
+		rc = -1;
 	else
-		id = 0;
+		fprintf(s->out, "wrote %zu keys of splice %u (%" PRIu64 " hits) to %s (%s)\n",
+			v.n, id, v.hits, path, folded ? "folded" : format_name(fmt));
 	agg_view_free(&v);
-	return id ? 0 : -1;
+	return rc;
 }
 
 /* The subcommands: argv[0] is the subcommand's name. */
@@ -295,7 +308,7 @@ static const struct subcommand subs[] = {
 	{ "events", dump_events, 1, 3, CMD_IF, "[--format F] FILE [if EXPR]" },
 	{ "splices", dump_splices, 1, 3, 0, "[--format F] FILE" },
 	{ "coverage", dump_coverage, 1, 3, 0, "[--format F|lcov] FILE" },
-	{ "hist", dump_hist, 2, 4, 0, "[--format F] FILE SPLICE" },
+	{ "hist", dump_hist, 2, 4, 0, "[--format F|folded] FILE SPLICE" },
 	{ NULL, NULL, 0, 0, 0, NULL },
 };
 
@@ -318,7 +331,10 @@ const struct command cmd_dump = {
 		"entry count, file by file, as an lcov tracefile: genhtml FILE -o DIR\n"
 		"makes HTML of it, from the source tree of the kernel's line index.\n"
 		"dump hist: what \"hist SPLICE\" shows of an aggregating splice, as text,\n"
-		"CSV (a row per key, or per key and bucket: low, high, count) or JSON.\n"
+		"CSV (a row per key, or per key and bucket: low, high, count) or JSON;\n"
+		"a stack key is its frames from the outermost, ';' between. --format\n"
+		"folded: a line per stack, \"outer;...;inner HITS\" (function names),\n"
+		"which flame-graph tools (flamegraph.pl, speedscope, inferno) read.\n"
 		"Without --format, \"set format\" decides, or else FILE's extension:\n"
 		".csv, .json, else text.",
 	.complete = COMPLETE_WORDS,

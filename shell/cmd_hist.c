@@ -161,7 +161,7 @@ static int every(struct session *s, uint32_t id, const char *secs, struct gerr *
 		}
 		clock_gettime(CLOCK_REALTIME, &now);
 		fprintf(s->out, "%s", ctime(&now.tv_sec));
-		agg_view_write(s->out, FMT_TEXT, &v);
+		agg_view_print(s, s->out, FMT_TEXT, &v);
 		fflush(s->out);
 		agg_view_free(&v);
 	}
@@ -194,7 +194,7 @@ static int maps(struct session *s, int argc, char **argv, struct gerr *e)
 		return gerr_set(e, "usage: hist SPLICE [clear | every SECONDS]");
 	if (agg_view_read(s, id, &v, e))
 		return -1;
-	agg_view_write(s->out, FMT_TEXT, &v);
+	agg_view_print(s, s->out, FMT_TEXT, &v);
 	agg_view_free(&v);
 	return 0;
 }

@@ -88,7 +88,7 @@ static int info_splice(struct session *s, const char *idtext, struct gerr *e)
 		/* what it counted, as "hist SPLICE" shows it */
 		if (agg_view_read(s, in.id, &v, e))
 			return -1;
-		agg_view_write(s->out, FMT_TEXT, &v);
+		agg_view_print(s, s->out, FMT_TEXT, &v);
 		agg_view_free(&v);
 	}
 	fprintf(s->out, "  displaced %u bytes:", in.region_len);

@@ -464,9 +464,13 @@ const struct command cmd_splice = {
 		"however fast the hits come, as bpftrace's @[comm] = count() and\n"
 		"hist(arg2) are: no events. KEY and FIELD are what a filter reads (comm,\n"
 		"pid, tid, cpu, context, arg0..arg5, a register, retval, a parameter's\n"
-		"name); \"hist SPLICE\" shows the maps, \"hist SPLICE clear\" counts again\n"
-		"from 0, \"hist SPLICE every N\" shows each N seconds' until Ctrl-C, and\n"
-		"\"dump hist\" writes them: splice vfs_read hist count by comm.\n"
+		"name); KEY can also be stack (or kstack): each distinct kernel stack at\n"
+		"the hit, walked by the kernel's unwinder on every hit (up to 32 frames),\n"
+		"kept once and counted, as bpftrace's @[kstack] = count(). \"hist SPLICE\"\n"
+		"shows the maps, \"hist SPLICE clear\" counts again from 0, \"hist SPLICE\n"
+		"every N\" shows each N seconds' until Ctrl-C, and \"dump hist\" writes\n"
+		"them (stacks folded for flame graphs too): splice vfs_read hist count by\n"
+		"comm.\n"
 		"\"info instruments\" lists the instruments; \"info splices\" the splices.",
 	.complete = COMPLETE_LOCATION,
 	.complete2 = COMPLETE_INSTRUMENT,

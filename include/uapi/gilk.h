@@ -17,7 +17,7 @@
 #include <linux/ioctl.h>
 #include <linux/types.h>
 
-#define GILK_ABI_VERSION 14
+#define GILK_ABI_VERSION 15
 
 #define GILK_PATCH_MAX_LEN 32
 #define GILK_TRAMP_MAX 512
@@ -409,8 +409,14 @@ static inline __u32 gilk_fetch_needs(const struct gilk_fetch *f, __u32 needs)
  *
  * Each CPU has its own map of keys slots (a power of two), written only by
  * the hits on that CPU, inside the recursion guard: one writer, no lock.
- * A key is a field (GILK_FF_*, comm too: its 16 bytes) or none (one total);
- * a number key is its 8 bytes, little-endian, the rest of key[] 0. A key
+ * A key is a field (GILK_FF_*, comm too: its 16 bytes), none (one total)
+ * or the kernel stack; a number key is its 8 bytes, little-endian, the
+ * rest of key[] 0. A stack key is the stack's hash (8 bytes), then its
+ * frames' number (4) and 1 when the walk stopped at GILK_AGG_STACK_FRAMES
+ * with more beyond (4); the frames themselves (the site, then the return
+ * addresses the kernel's unwinder finds, innermost first; 0 past the
+ * number) follow the slot's buckets, so each distinct stack is kept once
+ * per CPU, compared frame by frame, never told apart by its hash alone. A key
  * that finds no free slot within GILK_AGG_PROBES of its hash is not
  * counted, and its hit is counted in the CPU's dropped: said, never
  * silent. The maps only grow: a reader that wants a count since a moment
@@ -427,6 +433,8 @@ static inline __u32 gilk_fetch_needs(const struct gilk_fetch *f, __u32 needs)
 #define GILK_AGG_NKINDS 4
 
 #define GILK_AGG_KEY_NONE 0xff	/* no key: one slot counts every hit */
+#define GILK_AGG_KEY_STACK 0xfe	/* the kernel stack at the hit */
+#define GILK_AGG_STACK_FRAMES 32
 #define GILK_AGG_KEY_LEN 16
 #define GILK_AGG_KEYS_MAX 65536
 #define GILK_AGG_PROBES 64
@@ -437,7 +445,7 @@ static inline __u32 gilk_fetch_needs(const struct gilk_fetch *f, __u32 needs)
 
 struct gilk_agg {
 	__u8 kind;		/* GILK_AGG_*; 0: none */
-	__u8 key;		/* GILK_FF_* or GILK_AGG_KEY_NONE */
+	__u8 key;		/* GILK_FF_*, GILK_AGG_KEY_NONE or _STACK */
 	__u8 value;		/* HIST, LHIST: GILK_FF_* (not comm); else 0 */
 	__u8 key_show;		/* how the shell shows a number key, as a
 				 * fetch's value (GILK_FSHOW_*, not STRING):
@@ -459,7 +467,10 @@ struct gilk_agg {
 	char text[GILK_AGG_TEXT_MAX];	/* what it was asked as: shown, never run */
 };
 
-/* A slot of a map as GILK_IOC_AGG_READ copies it, then its buckets. */
+/*
+ * A slot of a map as GILK_IOC_AGG_READ copies it, then its buckets, then
+ * with a stack key its frames.
+ */
 struct gilk_agg_slot {
 	__u64 count;		/* hits with this key; 0: the slot is free */
 	__u64 sum;		/* HIST, LHIST: of the values, wrapping */
@@ -474,20 +485,27 @@ static inline __u32 gilk_agg_buckets(const struct gilk_agg *a)
 	       a->kind == GILK_AGG_LHIST ? a->buckets + 2 : 0;
 }
 
+static inline __u32 gilk_agg_frames(const struct gilk_agg *a)
+{
+	return a->key == GILK_AGG_KEY_STACK ? GILK_AGG_STACK_FRAMES : 0;
+}
+
 static inline __u32 gilk_agg_slot_len(const struct gilk_agg *a)
 {
-	return (__u32)sizeof(struct gilk_agg_slot) + 8 * gilk_agg_buckets(a);
+	return (__u32)sizeof(struct gilk_agg_slot) +
+	       8 * (gilk_agg_buckets(a) + gilk_agg_frames(a));
 }
 
 /*
  * What an aggregation needs of the trampoline: a call, the full template
- * when its key or value is a register.
+ * when its key or value is a register or the stack (walked from them).
  */
 static inline __u32 gilk_agg_needs(const struct gilk_agg *a, __u32 needs)
 {
 	if (!a->kind)
 		return needs;
 	if ((a->key >= GILK_FF_REGS && a->key < GILK_FF_NFIELDS) ||
+	    a->key == GILK_AGG_KEY_STACK ||
 	    (a->kind != GILK_AGG_COUNT && a->value >= GILK_FF_REGS))
 		return GILK_NEEDS_REGS;
 	return needs >= GILK_NEEDS_NOTHING ? GILK_NEEDS_SCRATCH : needs;

@@ -126,6 +126,7 @@ static void malformed(struct live *lv)
 		{ "a key shown as a string", "a key or value shown in a way or a size" },
 		{ "a key of 3 bytes", "a key or value shown in a way or a size" },
 		{ "a value of 5 bytes", "a key or value shown in a way or a size" },
+		{ "a stack key shown in hex", "a stack key shown as a number" },
 		{ "on regs, which records events", "only count aggregates" },
 	};
 	const size_t nbad = sizeof(bad) / sizeof(bad[0]);
@@ -167,6 +168,7 @@ static void malformed(struct live *lv)
 		case 14: a->key_show = GILK_FSHOW_STRING; break;
 		case 15: a->key_size = 3; break;
 		case 16: a->value_size = 5; break;
+		case 17: a->key = GILK_AGG_KEY_STACK; a->key_show = GILK_FSHOW_HEX; break;
 		default: break;
 		}
 		rc = ioctl(lv->fd, GILK_IOC_SPLICE, &req);
@@ -180,8 +182,120 @@ static void malformed(struct live *lv)
 	check(gilk_holds(lv) == before, "nothing is held after the refused aggregations");
 }
 
+/* A stack key's slot: its depth, whether frames were beyond, its frames. */
+static uint32_t depth_of(const struct gilk_agg_slot *s, uint32_t *more)
+{
+	uint32_t n;
+
+	memcpy(&n, s->key + 8, 4);
+	memcpy(more, s->key + 12, 4);
+	return n;
+}
+
+/*
+ * count by stack at a function that calls itself: "recurse 5" hits it at
+ * six depths, so six stacks, each once a write. Over every CPU's map the
+ * slots of one stack add up to the writes, its frames start at the site,
+ * the deepest repeats one return address five times, and nothing follows
+ * a stack's last frame; 40 deep passes the frames a slot holds, and says so.
+ */
+static void stack_keys(struct live *lv)
+{
+	struct gilk_agg a = { .kind = GILK_AGG_COUNT, .key = GILK_AGG_KEY_STACK, .keys = 64,
+			      .text = "count by stack" };
+	uint64_t fn = sym(lv, "gilk_target_recurse"), site, total = 0;
+	uint32_t id, cpus = 1, len = 0, nslots = 0, ok_frames = 0, cut = 0;
+	uint64_t depth_hits[GILK_AGG_STACK_FRAMES + 1] = { 0 }, deepest[GILK_AGG_STACK_FRAMES];
+	uint32_t deepest_n = 0, lo = GILK_AGG_STACK_FRAMES, hi = 0;
+	struct gerr e;
+
+	if (!fn) {
+		check(0, "count by stack: gilk_target_recurse is not in the kernel (gilk_target.ko)");
+		return;
+	}
+	site = live_block_site(lv, fn);
+	if (splice_agg(lv, site, &a, &id)) {
+		check(0, "a count splice by stack at gilk_target_recurse");
+		return;
+	}
+	for (int i = 0; i < 3; i++)
+		write_file("/proc/gilk_target", "recurse 5", 0);
+	for (uint32_t cpu = 0; cpu < cpus; cpu++) {
+		uint8_t *buf;
+		size_t n;
+		uint64_t d;
+
+		if (live_agg_read(lv, id, cpu, &buf, &n, &len, &d, &cpus, &e)) {
+			check(0, "read CPU %u's stacks: %s", cpu, e.msg);
+			break;
+		}
+		for (size_t i = 0; i < n; i++) {
+			const struct gilk_agg_slot *s = (const void *)(buf + i * len);
+			const uint64_t *frames = (const uint64_t *)s->bucket;
+			uint32_t more, k, depth = depth_of(s, &more);
+			int zeros = 1;
+
+			nslots++;
+			total += s->count;
+			if (depth > GILK_AGG_STACK_FRAMES || !depth)
+				continue;
+			for (k = depth; k < GILK_AGG_STACK_FRAMES; k++)
+				zeros &= !frames[k];
+			ok_frames += frames[0] == site && zeros && !more;
+			depth_hits[depth] += s->count;
+			lo = depth < lo ? depth : lo;
+			hi = depth > hi ? depth : hi;
+			if (depth > deepest_n) {
+				deepest_n = depth;
+				memcpy(deepest, frames, sizeof(deepest));
+			}
+		}
+		free(buf);
+	}
+	int every3 = hi == lo + 5;
+
+	for (uint32_t k = lo; every3 && k <= hi; k++)
+		every3 = depth_hits[k] == 3;
+	int repeats = deepest_n > 6;
+
+	for (uint32_t k = 2; repeats && k <= 5; k++)
+		repeats = deepest[k] == deepest[1];
+	repeats = repeats && deepest[6] != deepest[1];
+	check(len == sizeof(struct gilk_agg_slot) + 8 * GILK_AGG_STACK_FRAMES && every3 &&
+	      repeats && ok_frames == nslots && total == 18 && hits(lv, id) == 18,
+	      "count by stack: recurse 5 three times is 3 hits at each of 6 depths (%u..%u), "
+	      "%u slots of %u bytes with the site first and nothing past their frames (%u), "
+	      "the deepest returning into itself 5 times (%d), %llu counted of %llu hits",
+	      lo, hi, nslots, len, ok_frames, repeats, (unsigned long long)total,
+	      (unsigned long long)hits(lv, id));
+	write_file("/proc/gilk_target", "recurse 40", 0);
+	total = 0;
+	for (uint32_t cpu = 0; cpu < cpus; cpu++) {
+		uint8_t *buf;
+		size_t n;
+		uint64_t d;
+
+		if (live_agg_read(lv, id, cpu, &buf, &n, &len, &d, &cpus, &e))
+			break;
+		for (size_t i = 0; i < n; i++) {
+			const struct gilk_agg_slot *s = (const void *)(buf + i * len);
+			uint32_t more, depth = depth_of(s, &more);
+
+			total += s->count;
+			cut += more && depth == GILK_AGG_STACK_FRAMES;
+		}
+		free(buf);
+	}
+	check(cut > 0 && total == 18 + 41 && hits(lv, id) == total,
+	      "count by stack: recurse 40 passes the %d frames a slot holds: %u stacks say "
+	      "more were beyond, %llu counted of %llu hits", GILK_AGG_STACK_FRAMES, cut,
+	      (unsigned long long)total, (unsigned long long)hits(lv, id));
+	live_unsplice(lv, id, &e);
+}
+
 void test_agg(struct live *lv)
 {
 	cpu_keys(lv);
+	stack_keys(lv);
 	malformed(lv);
 }

@@ -72,7 +72,10 @@ suite fuzz 10000
 suite badreq "${GILK_BADREQ:-100000}"
 suite filters
 suite fetch
+# count by stack at gilk_target_recurse, which calls itself
+insmod build/tests/gilk_target.ko
 suite agg
+rmmod gilk_target
 suite stress "${GILK_STRESS_CYCLES:-1000}"
 
 # The shell, live. A function's entry block is spliced past its ftrace nop,
@@ -342,6 +345,39 @@ out=$(build/gilk -c "hist $agg" 2>&1)
 check "count by a parameter's name at the entry, shown as its type has it: dfd's AT_FDCWD is -100 ($(echo "$out" | tr '\n' ' '))" \
 	"$(echo "$out" | grep -q '^@\[-100\]: [1-9]'; echo $?)"
 build/gilk -c 'unsplice all' >/dev/null
+# count by stack: gilk_target_recurse calls itself, so "recurse 3" is four
+# stacks, one deeper than the next; written twice, each is counted twice,
+# printed a frame a line and folded outermost first for flame graphs.
+insmod build/tests/gilk_target.ko
+out=$(build/gilk -c 'splice gilk_target_recurse count by kstack' 2>&1)
+agg=$(echo "$out" | sed -n 's/^splice \([0-9]*\) at .*instrument count by kstack$/\1/p')
+echo "recurse 3" >/proc/gilk_target
+echo "recurse 3" >/proc/gilk_target
+out=$(build/gilk -c "hist $agg" -c "dump hist --format folded /tmp/stacks.folded $agg" \
+	-c "dump hist --format json /tmp/stacks.json $agg" -c "dump hist --format csv /tmp/stacks.csv $agg" 2>&1)
+deep=$(grep -c '' /tmp/stacks.folded 2>/dev/null)
+check "count by stack: recurse 3 twice is four stacks of 2 hits, shown a frame a line ($(echo "$out" | head -12 | tr '\n' ' '))" \
+	"$(echo "$out" | grep -q "^splice $agg (count by kstack): 8 hits in 4 keys\$" &&
+	   [ "$(echo "$out" | grep -c '^\]: 2$')" = 4 ] &&
+	   echo "$out" | grep -A1 -x '@\[' | grep -q '^    gilk_target_recurse+[0-9]*$' &&
+	   echo "$out" | grep -q '^    target_write+[0-9]*$' &&
+	   echo "$out" | grep -q '^    entry_SYSCALL_64[a-z_]*+[0-9]*$'; echo $?)"
+check "dump hist --format folded: a line a stack, outermost first, function names ($deep lines: $(tr '\n' ' ' </tmp/stacks.folded))" \
+	"$([ "$deep" = 4 ] && [ "$(grep -c '^entry_SYSCALL_64[a-z_]*;.*;target_write;gilk_target_recurse.* 2$' /tmp/stacks.folded)" = 4 ] &&
+	   grep -q ';target_write;gilk_target_recurse;gilk_target_recurse;gilk_target_recurse;gilk_target_recurse 2$' /tmp/stacks.folded &&
+	   ! grep -q '+' /tmp/stacks.folded; echo $?)"
+check "dump hist as JSON and CSV: each stack's frames, innermost first in JSON, outermost first in CSV" \
+	"$(build/bin/test-json /tmp/stacks.json keys >/dev/null &&
+	   grep -q '"stack": \["gilk_target_recurse+[0-9]*", "gilk_target_recurse+[0-9]*", ' /tmp/stacks.json &&
+	   grep -q '"truncated": false' /tmp/stacks.json &&
+	   [ "$(grep -c '^entry_SYSCALL_64[a-z_]*+[0-9]*;.*;gilk_target_recurse+[0-9]*,2$' /tmp/stacks.csv)" = 4 ]; echo $?)"
+build/gilk -c "unsplice $agg" >/dev/null
+out=$(build/gilk -c 'splice gilk_target_recurse hist stack' 2>&1; build/gilk -c 'splice gilk_target_recurse regs by stack' 2>&1)
+check "a stack is a key only, and only count aggregates ($(echo "$out" | tr '\n' ' '))" \
+	"$(echo "$out" | grep -q '^gilk: hist stack: a stack is a key, not a number' &&
+	   echo "$out" | grep -q '^gilk: by stack aggregates what count counts' &&
+	   build/gilk -c 'info splices' | grep -qx "no splices" ; echo $?)"
+rmmod gilk_target
 
 # The kernel's init code is freed after boot, and kallsyms still names it:
 # the error says which name, and why.
@@ -696,7 +732,7 @@ mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null
 insmod build/instruments/hello.ko
 out=$(build/bench-live --per-hit 2000 3 2>&1)
 check "bench-live --per-hit: count, tsc, regs (jmp, trap), filtered hits, kprobe events int3, optimized (and recording) and ftrace, hello, fetch, count by comm, hist ($(echo "$out" | grep -c '^bench: ') lines; $(echo "$out" | grep -o 'opt [^ ]* (optimized kprobe)'))" \
-	"$(for f in count tsc regs regs-trap filtered-pid filtered-comm filtered-any kprobe-int3 count-opt kprobe-optimized kprobe-optimized-recording count-entry kprobe-ftrace hello-entry fetch-string-entry count-by-comm-entry hist-pid-entry; do
+	"$(for f in count tsc regs regs-trap filtered-pid filtered-comm filtered-any kprobe-int3 count-opt kprobe-optimized kprobe-optimized-recording count-entry kprobe-ftrace hello-entry fetch-string-entry count-by-comm-entry hist-pid-entry count-by-stack-entry; do
 		echo "$out" | grep -Eq "^bench: hit-$f -?[0-9.]+ ns/hit \(vs [^:]+: (-?[0-9.]+|n/a)\)\$" || exit 1; done
 	   echo "$out" | grep -q 'bpftrace is missing (scripts/setup --bench' &&
 	   build/gilk -c 'info splices' | grep -qx 'no splices' && ! grep -q gilkbench /sys/kernel/tracing/kprobe_events; echo $?)"

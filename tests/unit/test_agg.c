@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include "agg_view.h"
+#include "symtab.h"
 #include "template.h"
 #include "unit.h"
 
@@ -36,15 +37,23 @@ static void slot(uint8_t *buf, uint32_t len, size_t i, const char *name, uint64_
 	s->max = max;
 }
 
-static char *written(enum format f, const struct agg_view *v)
+static char *written_by(enum format f, const struct agg_view *v, const struct symbolizer *y)
 {
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *out = open_memstream(&buf, &len);
 
-	agg_view_write(out, f, v);
+	if (f == FMT_CHROME)	/* standing for folded, which is no event format */
+		assert_int_equal(agg_view_write_folded(out, v, y), 0);
+	else
+		agg_view_write(out, f, v, y);
 	fclose(out);
 	return buf;
+}
+
+static char *written(enum format f, const struct agg_view *v)
+{
+	return written_by(f, v, NULL);
 }
 
 static void sizes_and_needs(void **st)
@@ -69,6 +78,14 @@ static void sizes_and_needs(void **st)
 	assert_int_equal(template_of(GILK_NEEDS_NOTHING, NULL, NULL, &a), GILK_TRAMP_FULL);
 	a.kind = 0;
 	assert_int_equal(template_of(GILK_NEEDS_NOTHING, NULL, NULL, &a), GILK_TRAMP_COUNT);
+	/* a stack's frames follow the buckets; it is walked from the registers */
+	a.kind = GILK_AGG_COUNT;
+	a.key = GILK_AGG_KEY_STACK;
+	assert_int_equal(gilk_agg_frames(&a), GILK_AGG_STACK_FRAMES);
+	assert_int_equal(gilk_agg_slot_len(&a), 48 + 8 * GILK_AGG_STACK_FRAMES);
+	assert_int_equal(template_of(GILK_NEEDS_NOTHING, NULL, NULL, &a), GILK_TRAMP_FULL);
+	a.kind = GILK_AGG_HIST;
+	assert_int_equal(gilk_agg_slot_len(&a), 48 + 8 * (65 + GILK_AGG_STACK_FRAMES));
 }
 
 /* Two CPUs' counts by comm: one entry a name, the most first. */
@@ -219,10 +236,116 @@ static void linear_and_signed_keys(void **st)
 	free(b);
 }
 
+/* A stack key's slot: its hash, depth, whether more frames were beyond,
+ * and the frames after the buckets. */
+static void stack_slot(uint8_t *buf, uint32_t len, uint32_t nbuckets, size_t i, uint64_t hash,
+		       const uint64_t *frames, uint32_t n, uint32_t more, uint64_t count)
+{
+	struct gilk_agg_slot *s = (void *)(buf + i * len);
+
+	slot(buf, len, i, NULL, hash, count, 0, 0, 0);
+	memcpy(s->key + 8, &n, 4);
+	memcpy(s->key + 12, &more, 4);
+	memcpy(s->bucket + nbuckets, frames, n * sizeof(*frames));
+}
+
+/*
+ * Stacks over two CPUs: one stack on both is one entry; two stacks of one
+ * hash and depth (a collision) stay two; frames are named by symbol, a
+ * return address by the call before it; a walk cut short says so; folded
+ * lines go from the outermost frame, function names only, added up.
+ */
+static void stacks(void **st)
+{
+	static const char syms[] =
+		"ffffffff81000000 T entry_SYSCALL_64\n"
+		"ffffffff81000100 T do_syscall_64\n"
+		"ffffffff81000200 T ksys_read\n"
+		"ffffffff81000300 T vfs_read\n"
+		"ffffffff81000400 T next_fn\n";
+	const uint64_t one[] = { 0xffffffff81000300, 0xffffffff81000273, 0xffffffff81000138,
+				 0xffffffff81000063 };
+	/* a return address at next_fn's start: a call that ends vfs_read */
+	const uint64_t other[] = { 0xffffffff81000300, 0xffffffff81000400, 0xffffffff81000138,
+				   0xffffffff81000063 };
+	uint64_t deep[GILK_AGG_STACK_FRAMES];
+	struct gilk_agg a = { .kind = GILK_AGG_COUNT, .key = GILK_AGG_KEY_STACK, .keys = 4,
+			      .text = "count by stack" };
+	struct agg_view v = { .splice = { .id = 5, .agg = a }, .nframes = GILK_AGG_STACK_FRAMES };
+	struct agg_view base = v;
+	uint32_t len = gilk_agg_slot_len(&a);
+	uint8_t *cpu0 = calloc(3, len), *cpu1 = calloc(2, len);
+	struct symtab *syms_t;
+	struct symbolizer y = { 0 };
+	struct gerr e;
+	char *out;
+
+	(void)st;
+	assert_int_equal(symtab_parse(syms, sizeof(syms) - 1, &syms_t, &e), 0);
+	y.syms = syms_t;
+	for (int i = 0; i < GILK_AGG_STACK_FRAMES; i++)
+		deep[i] = 0xffffffff81000310 + (uint64_t)i;
+	stack_slot(cpu0, len, 0, 0, 0x1111, one, 4, 0, 7);
+	stack_slot(cpu0, len, 0, 1, 0x2222, deep, GILK_AGG_STACK_FRAMES, 1, 1);
+	stack_slot(cpu0, len, 0, 2, 0x1111, other, 4, 0, 2);
+	stack_slot(cpu1, len, 0, 0, 0x1111, one, 4, 0, 5);
+	stack_slot(cpu1, len, 0, 1, 0x1111, other, 4, 0, 1);
+	assert_int_equal(agg_view_add(&v, cpu0, 3, len), 0);
+	assert_int_equal(agg_view_add(&v, cpu1, 2, len), 0);
+	agg_view_merge(&v);
+	agg_view_finish(&v);
+	assert_int_equal(v.n, 3);
+	assert_int_equal(v.hits, 16);
+	assert_int_equal(v.e[0].count, 12);
+	assert_int_equal(v.e[1].count, 3);
+	out = written_by(FMT_TEXT, &v, &y);
+	assert_non_null(strstr(out, "splice 5 (count by stack): 16 hits in 3 keys\n"
+				    "@[\n    vfs_read+0\n    ksys_read+115\n    do_syscall_64+56\n"
+				    "    entry_SYSCALL_64+99\n]: 12\n\n"
+				    "@[\n    vfs_read+0\n    vfs_read+256\n"));
+	assert_non_null(strstr(out, "    ... (more than 32 frames)\n]: 1\n"));
+	free(out);
+	out = written_by(FMT_CSV, &v, &y);
+	assert_non_null(strstr(out, "key,count\nentry_SYSCALL_64+99;do_syscall_64+56;ksys_read+115;"
+				    "vfs_read+0,12\n"));
+	free(out);
+	out = written_by(FMT_JSON, &v, &y);
+	assert_non_null(strstr(out, "\"stack\": [\"vfs_read+0\", \"ksys_read+115\", "
+				    "\"do_syscall_64+56\", \"entry_SYSCALL_64+99\"], "
+				    "\"truncated\": false, \"count\": 12"));
+	free(out);
+	out = written_by(FMT_CHROME, &v, &y);
+	assert_non_null(strstr(out, "entry_SYSCALL_64;do_syscall_64;ksys_read;vfs_read 12\n"));
+	assert_non_null(strstr(out, "entry_SYSCALL_64;do_syscall_64;vfs_read;vfs_read 3\n"));
+	assert_non_null(strstr(out, "...;vfs_read;vfs_read;"));
+	free(out);
+	/* a clear, then 2 more hits of the second stack only */
+	assert_int_equal(agg_view_add(&base, cpu0, 3, len), 0);
+	assert_int_equal(agg_view_add(&base, cpu1, 2, len), 0);
+	agg_view_merge(&base);
+	agg_view_free(&v);
+	v = (struct agg_view){ .splice = { .id = 5, .agg = a }, .nframes = GILK_AGG_STACK_FRAMES };
+	stack_slot(cpu0, len, 0, 2, 0x1111, other, 4, 0, 4);
+	assert_int_equal(agg_view_add(&v, cpu0, 3, len), 0);
+	assert_int_equal(agg_view_add(&v, cpu1, 2, len), 0);
+	agg_view_merge(&v);
+	agg_view_subtract(&v, &base);
+	agg_view_finish(&v);
+	assert_int_equal(v.n, 1);
+	assert_int_equal(v.hits, 2);
+	assert_memory_equal(v.e[0].frames, other, sizeof(other));
+	agg_view_free(&v);
+	agg_view_free(&base);
+	symtab_free(syms_t);
+	free(cpu0);
+	free(cpu1);
+}
+
 const struct CMUnitTest agg_tests[] = {
 	cmocka_unit_test(sizes_and_needs),
 	cmocka_unit_test(counts_merge),
 	cmocka_unit_test(hist_merge_and_clear),
 	cmocka_unit_test(linear_and_signed_keys),
+	cmocka_unit_test(stacks),
 };
 const size_t agg_ntests = sizeof(agg_tests) / sizeof(agg_tests[0]);

@@ -92,6 +92,11 @@ int live_request(struct live *lv, const struct splice_plan *p,
  * now, until live_batch_end(). */
 int live_batch_begin(struct live *lv, const uint64_t *fns, size_t n, struct gerr *e);
 void live_batch_end(struct live *lv);
+/* In a batch that splices in steps: the bytes n plans just spliced are
+ * left alone by the plans after them, without gilk.ko's every splice
+ * listed again (a list of the whole kernel's would be a gigabyte). */
+int live_batch_spliced(struct live *lv, const struct splice_plan *plans, size_t n,
+		       struct gerr *e);
 
 /* Plans n sites so that the plans leave each other's bytes alone (each
  * sees what the earlier ones will own), in address order, with one look at

@@ -316,6 +316,56 @@ void live_batch_end(struct live *lv)
 	lv->batch = false;
 }
 
+static int cmp_range(const void *a, const void *b)
+{
+	const struct range *x = a, *y = b;
+
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+int live_batch_spliced(struct live *lv, const struct splice_plan *plans, size_t n,
+		       struct gerr *e)
+{
+	size_t old = lv->noccupied, k, i, j, w;
+	struct range *tail;
+	int rc = 0;
+
+	for (size_t p = 0; p < n && !rc; p++) {
+		const struct splice_plan *pl = &plans[p];
+
+		rc |= lv_push_range(&lv->occupied, &lv->noccupied, pl->region.addr,
+				    pl->region.addr + pl->region.len);
+		if (pl->mode == SPLICE_BOUNCE)
+			rc |= lv_push_range(&lv->occupied, &lv->noccupied, pl->slot, pl->slot + 5);
+		if (pl->bounce_kind == BOUNCE_EVICT)
+			rc |= lv_push_range(&lv->occupied, &lv->noccupied, pl->evict.addr,
+					    pl->evict.addr + pl->evict.len);
+	}
+	k = lv->noccupied - old;
+	tail = k ? malloc(k * sizeof(*tail)) : NULL;
+	if (rc || (k && !tail)) {
+		free(tail);
+		/* what is there stays sorted; the next look at gilk.ko's
+		 * splices outside a batch learns them all again
+		 */
+		lv->noccupied = old;
+		lv->splices_sig = 0;
+		return gerr_setc(e, ENOMEM, "out of memory");
+	}
+	/* sorted, then merged in from the top: a batch in address order
+	 * moves few of those before it */
+	memcpy(tail, lv->occupied + old, k * sizeof(*tail));
+	qsort(tail, k, sizeof(*tail), cmp_range);
+	for (i = old, j = k, w = old + k; j > 0; ) {
+		if (i > 0 && lv->occupied[i - 1].start > tail[j - 1].start)
+			lv->occupied[--w] = lv->occupied[--i];
+		else
+			lv->occupied[--w] = tail[--j];
+	}
+	free(tail);
+	return 0;
+}
+
 size_t live_plan_many(struct live *lv, const uint64_t *sites, size_t n,
 		      unsigned flags, struct splice_plan *plans, bool *ok,
 		      enum splice_reason *why)

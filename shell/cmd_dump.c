@@ -261,7 +261,8 @@ static int dump_coverage(struct session *s, int argc, char **argv, struct gerr *
 	return 0;
 }
 
-/* dump hist [--format F|folded] FILE SPLICE: an aggregating splice's maps. */
+/* dump hist [--format F|folded] FILE SPLICE|last: an aggregating splice's
+ * maps. */
 static int dump_hist(struct session *s, int argc, char **argv, struct gerr *e)
 {
 	bool folded = take_format(&argc, argv, "folded");
@@ -274,10 +275,17 @@ static int dump_hist(struct session *s, int argc, char **argv, struct gerr *e)
 	int rc = 0;
 
 	if (argc < 3)
-		return gerr_set(e, "usage: dump hist [--format text|csv|json|folded] FILE SPLICE");
-	id = (uint32_t)strtoul(argv[argc - 1], &end, 10);
-	if (*end || !id)
-		return gerr_set(e, "'%s' is not a splice id", argv[argc - 1]);
+		return gerr_set(e, "usage: dump hist [--format text|csv|json|folded] FILE SPLICE|last");
+	if (!strcmp(argv[argc - 1], "last")) {
+		id = s->last_made;
+		if (!id)
+			return gerr_set(e, "no splice made in this session for \"last\" to name: "
+					"dump hist FILE SPLICE");
+	} else {
+		id = (uint32_t)strtoul(argv[argc - 1], &end, 10);
+		if (*end || !id)
+			return gerr_set(e, "'%s' is not a splice id", argv[argc - 1]);
+	}
 	if (table_file(s, argc - 1, argv, &path, &fmt, e) || agg_view_read(s, id, &v, e))
 		return -1;
 	f = fopen(path, "w");
@@ -308,7 +316,7 @@ static const struct subcommand subs[] = {
 	{ "events", dump_events, 1, 3, CMD_IF, "[--format F] FILE [if EXPR]" },
 	{ "splices", dump_splices, 1, 3, 0, "[--format F] FILE" },
 	{ "coverage", dump_coverage, 1, 3, 0, "[--format F|lcov] FILE" },
-	{ "hist", dump_hist, 2, 4, 0, "[--format F|folded] FILE SPLICE" },
+	{ "hist", dump_hist, 2, 4, 0, "[--format F|folded] FILE SPLICE|last" },
 	{ NULL, NULL, 0, 0, 0, NULL },
 };
 
@@ -330,11 +338,12 @@ const struct command cmd_dump = {
 		"line's count (as \"coverage report FILE\" gives it) and each function's\n"
 		"entry count, file by file, as an lcov tracefile: genhtml FILE -o DIR\n"
 		"makes HTML of it, from the source tree of the kernel's line index.\n"
-		"dump hist: what \"hist SPLICE\" shows of an aggregating splice, as text,\n"
-		"CSV (a row per key, or per key and bucket: low, high, count) or JSON;\n"
-		"a stack key is its frames from the outermost, ';' between. --format\n"
-		"folded: a line per stack, \"outer;...;inner HITS\" (function names),\n"
-		"which flame-graph tools (flamegraph.pl, speedscope, inferno) read.\n"
+		"dump hist: what \"hist SPLICE\" shows of an aggregating splice (\"last\":\n"
+		"the last this session made), as text, CSV (a row per key, or per key\n"
+		"and bucket: low, high, count) or JSON; a stack key is its frames from\n"
+		"the outermost, ';' between. --format folded: a line per stack,\n"
+		"\"outer;...;inner HITS\" (function names), which flame-graph tools\n"
+		"(flamegraph.pl, speedscope, inferno) read.\n"
 		"Without --format, \"set format\" decides, or else FILE's extension:\n"
 		".csv, .json, else text.",
 	.complete = COMPLETE_WORDS,

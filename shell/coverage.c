@@ -5,6 +5,8 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "interrupt.h"
 #include "lines.h"
@@ -54,12 +56,79 @@ static int functions_named(struct session *s, const char *word,
 	return 0;
 }
 
-static bool has_function(const struct coverage *c, uint64_t addr)
+/*
+ * Where each of the set's functions is in it, by address, found at once:
+ * a glob over the whole kernel adds tens of thousands of functions, and
+ * the coverage another session left hundreds of thousands of splices, too
+ * many to search the list for each.
+ */
+struct func_index {
+	uint64_t *addr;		/* 0: a free slot (no function is at 0) */
+	size_t *at;		/* its index in the set's funcs */
+	size_t cap, n;		/* cap a power of two, at least twice n */
+};
+
+static size_t addr_hash(uint64_t a, size_t cap)
 {
+	return (size_t)((a * 0x9e3779b97f4a7c15ull) >> 17) & (cap - 1);
+}
+
+/* The function's index in the set, or SIZE_MAX. */
+static size_t func_index_find(const struct func_index *x, uint64_t a)
+{
+	if (!x->cap)
+		return SIZE_MAX;
+	for (size_t i = addr_hash(a, x->cap); x->addr[i]; i = (i + 1) & (x->cap - 1))
+		if (x->addr[i] == a)
+			return x->at[i];
+	return SIZE_MAX;
+}
+
+static void func_index_free(struct func_index *x)
+{
+	free(x->addr);
+	free(x->at);
+	memset(x, 0, sizeof(*x));
+}
+
+static int func_index_add(struct func_index *x, uint64_t a, size_t at)
+{
+	size_t i;
+
+	if (2 * (x->n + 1) > x->cap) {
+		size_t cap = x->cap ? 2 * x->cap : 1024;
+		struct func_index big = { calloc(cap, sizeof(uint64_t)), calloc(cap, sizeof(size_t)),
+					  cap, 0 };
+
+		if (!big.addr || !big.at) {
+			func_index_free(&big);
+			return -1;
+		}
+		for (i = 0; i < x->cap; i++)
+			if (x->addr[i])
+				func_index_add(&big, x->addr[i], x->at[i]);
+		func_index_free(x);
+		*x = big;
+	}
+	for (i = addr_hash(a, x->cap); x->addr[i] && x->addr[i] != a; i = (i + 1) & (x->cap - 1))
+		;
+	if (!x->addr[i])
+		x->n++;
+	x->addr[i] = a;
+	x->at[i] = at;
+	return 0;
+}
+
+/* The set's functions as they are. */
+static int func_index_of(const struct coverage *c, struct func_index *x)
+{
+	memset(x, 0, sizeof(*x));
 	for (size_t i = 0; i < c->nfuncs; i++)
-		if (c->funcs[i].addr == addr)
-			return true;
-	return false;
+		if (func_index_add(x, c->funcs[i].addr, i)) {
+			func_index_free(x);
+			return -1;
+		}
+	return 0;
 }
 
 static bool has_block(const struct coverage *c, uint64_t start)
@@ -73,14 +142,15 @@ static bool has_block(const struct coverage *c, uint64_t start)
 /* The function's blocks join the set, not yet spliced: all of them, or
  * (lines) those that meet the code of the lines asked and are not in the
  * set yet, as another entry of the function. */
-static int add_function(struct session *s, struct coverage *c, const struct ksym *sym,
-			const struct range *lines, size_t nlines, struct gerr *e)
+static int add_function(struct session *s, struct coverage *c, struct func_index *x,
+			const struct ksym *sym, const struct range *lines, size_t nlines,
+			struct gerr *e)
 {
 	const struct ksym *at;
 	struct cov_func *f;
 	void *p;
 
-	if (!lines && has_function(c, sym->addr))
+	if (!lines && func_index_find(x, sym->addr) != SIZE_MAX)
 		return 0;
 	if (session_cfg(s, sym->addr, &at, e))
 		return -1;
@@ -108,8 +178,12 @@ static int add_function(struct session *s, struct coverage *c, const struct ksym
 		c->blocks[c->nblocks++] = (struct cov_block){ .start = bl->start, .end = bl->end };
 	}
 	f->n = c->nblocks - f->first;
-	if (!f->n)	/* every block of those lines is in the set already */
+	if (!f->n) {	/* every block of those lines is in the set already */
 		c->nfuncs--;
+		return 0;
+	}
+	if (func_index_add(x, f->addr, c->nfuncs - 1))
+		return gerr_set(e, "out of memory");
 	return 0;
 }
 
@@ -131,8 +205,9 @@ static void unsplice_new(struct session *s, struct coverage *c, size_t from)
 	}
 }
 
-/* Plans blocks[from ..] together (each sees what the others will own) and
- * splices what can be, GILK_BATCH_MAX to a batch. */
+/* Plans blocks[from ..] together (each sees what the others will own, and
+ * what the batch spliced before them) and splices what can be,
+ * GILK_BATCH_MAX to a batch. On an error or Ctrl-C the caller unsplices. */
 static int splice_new(struct session *s, struct coverage *c, size_t from,
 		      const struct gilk_filter *filter, struct gerr *e)
 {
@@ -163,17 +238,14 @@ static int splice_new(struct session *s, struct coverage *c, size_t from,
 	for (size_t done = 0; done < ngood; done += GILK_BATCH_MAX) {
 		size_t k = ngood - done < GILK_BATCH_MAX ? ngood - done : GILK_BATCH_MAX;
 
-		if (session_interrupted(s)) {
-			unsplice_new(s, c, from);
+		if (session_interrupted(s) ||
+		    live_splice_batch_uses(&s->lv, plans + done, k, &use, 1, ids, e))
 			goto out;
-		}
-		if (live_splice_batch_uses(&s->lv, plans + done, k, &use, 1, ids, e)) {
-			unsplice_new(s, c, from);
-			goto out;
-		}
 		session_made(s, ids, k);
 		for (size_t i = 0; i < k; i++)
 			c->blocks[which[done + i]].id = ids[i];
+		if (live_batch_spliced(&s->lv, plans + done, k, e))
+			goto out;
 	}
 	rc = 0;
 out:
@@ -186,6 +258,44 @@ out:
 	return rc;
 }
 
+/* Blocks planned and spliced a chunk at a time: the plans of the whole
+ * kernel at once (2 KB each) would not fit in the lab's memory. */
+#define CHUNK_BLOCKS 4096
+
+/*
+ * How far a long coverage command is, on stderr: on a terminal one line
+ * written over, else a line at most every second; none for a command
+ * done within its first second.
+ */
+struct progress {
+	struct timespec start, last;
+	bool tty, shown;
+};
+
+static double since(const struct timespec *t)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (double)(now.tv_sec - t->tv_sec) + (double)(now.tv_nsec - t->tv_nsec) / 1e9;
+}
+
+static void progress_show(struct progress *p, const char *word, size_t done, size_t nf,
+			  const struct coverage *c, size_t from)
+{
+	size_t spliced = 0;
+
+	if (since(&p->start) < 1 || (!p->tty && since(&p->last) < 1))
+		return;
+	for (size_t i = from; i < c->nblocks; i++)
+		spliced += c->blocks[i].id != 0;
+	fprintf(stderr, "%scoverage %s: %zu of %zu functions read, %zu blocks spliced%s",
+		p->tty ? "\r" : "", word, done, nf, spliced, p->tty ? "\033[K" : "\n");
+	fflush(stderr);
+	clock_gettime(CLOCK_MONOTONIC, &p->last);
+	p->shown = true;
+}
+
 /*
  * All or nothing: on an error or Ctrl-C, the functions this command added
  * leave the set, and the splices it made go (Ctrl-C is taken here, so the
@@ -194,9 +304,19 @@ out:
 int coverage_start(struct session *s, struct coverage *c, char **words,
 		   size_t n, const struct gilk_filter *filter, struct gerr *e)
 {
-	size_t from = c->nblocks, had = c->nfuncs;
+	size_t from = c->nblocks, chunk = from, had = c->nfuncs;
+	struct progress pr = { .tty = isatty(2) };
+	struct func_index x;
+	bool batch = false;
 	int rc = 0;
 
+	clock_gettime(CLOCK_MONOTONIC, &pr.start);
+	pr.last = pr.start;
+	if (func_index_of(c, &x))
+		return gerr_set(e, "out of memory");
+	/* gilk.ko's splices learnt once: each chunk adds its own after it */
+	rc = live_batch_begin(&s->lv, NULL, 0, e);
+	batch = !rc;
 	for (size_t w = 0; w < n && !rc; w++) {
 		const struct ksym **f;
 		size_t nf;
@@ -215,15 +335,27 @@ int coverage_start(struct session *s, struct coverage *c, char **words,
 			rc = -1;
 			break;
 		}
-		for (size_t i = 0; !rc && i < nf && !session_interrupted(s); i++)
-			rc = add_function(s, c, f[i], lines, nlines, e);
+		for (size_t i = 0; !rc && i < nf && !session_interrupted(s); i++) {
+			rc = add_function(s, c, &x, f[i], lines, nlines, e);
+			if (!rc && c->nblocks - chunk >= CHUNK_BLOCKS) {
+				rc = splice_new(s, c, chunk, filter, e);
+				chunk = c->nblocks;
+				progress_show(&pr, words[w], i + 1, nf, c, from);
+			}
+		}
 		free(f);
 		free(lines);
 	}
 	if (!rc && !session_interrupted(s))
-		rc = splice_new(s, c, from, filter, e);
+		rc = splice_new(s, c, chunk, filter, e);
+	if (batch)
+		live_batch_end(&s->lv);
+	func_index_free(&x);
+	if (pr.shown && pr.tty)
+		fputs("\r\033[K", stderr);
 	if (!rc && !session_interrupted(s))
 		return 0;
+	unsplice_new(s, c, from);
 	if (session_interrupted(s)) {
 		interrupt_clear();
 		rc = gerr_set(e, "coverage interrupted: %zu functions read, nothing spliced",
@@ -265,62 +397,86 @@ static void drop_unspliced(struct coverage *c)
 	c->nfuncs = nf;
 }
 
+/* Why each block of the set without a splice was not spliced, as the
+ * planner finds now, a chunk at a time (whose plans are not kept). */
+static int refusals_now(struct session *s, struct coverage *c, struct gerr *e)
+{
+	uint64_t *sites = calloc(CHUNK_BLOCKS, sizeof(*sites));
+	size_t *which = calloc(CHUNK_BLOCKS, sizeof(*which));
+	struct splice_plan *plans = calloc(CHUNK_BLOCKS, sizeof(*plans));
+	enum splice_reason *why = calloc(CHUNK_BLOCKS, sizeof(*why));
+	bool *ok = calloc(CHUNK_BLOCKS, sizeof(*ok));
+	int rc = -1;
+
+	if (!sites || !which || !plans || !why || !ok) {
+		gerr_set(e, "out of memory");
+		goto out;
+	}
+	for (size_t b = 0, k = 0; b <= c->nblocks; b++) {
+		if (k == CHUNK_BLOCKS || (b == c->nblocks && k)) {
+			live_plan_many(&s->lv, sites, k, 0, plans, ok, why);
+			for (size_t i = 0; i < k; i++)
+				c->blocks[which[i]].why = ok[i] ? SPLICE_OK : why[i];
+			k = 0;
+		}
+		if (b < c->nblocks && !c->blocks[b].id) {
+			which[k] = b;
+			sites[k++] = c->blocks[b].site;
+		}
+	}
+	rc = 0;
+out:
+	free(sites);
+	free(which);
+	free(plans);
+	free(why);
+	free(ok);
+	return rc;
+}
+
 int coverage_adopt(struct session *s, struct coverage *c, struct gerr *e)
 {
 	struct gilk_splice_info *all;
-	size_t n, nplan = 0;
-	uint64_t *sites = NULL;
-	struct splice_plan *plans = NULL;
-	enum splice_reason *why = NULL;
-	bool *ok = NULL;
+	struct func_index x;
+	size_t n;
 	int rc = -1;
 
 	if (live_list(&s->lv, &all, &n, e))
 		return -1;
+	if (func_index_of(c, &x)) {
+		free(all);
+		return gerr_set(e, "out of memory");
+	}
 	for (size_t i = 0; i < n; i++) {
 		const struct ksym *sym;
-		struct cov_func *f;
+		const struct cov_func *f;
+		size_t at;
 
 		if (strcmp(all[i].instrument, "count") || strcmp(all[i].arg, COVERAGE_MARK) ||
 		    symtab_function(s->k->syms, all[i].site, &sym, NULL, NULL))
 			continue;
-		if (!has_function(c, sym->addr)) {
-			if (add_function(s, c, sym, NULL, 0, e))
+		at = func_index_find(&x, sym->addr);
+		if (at == SIZE_MAX) {
+			if (add_function(s, c, &x, sym, NULL, 0, e))
 				goto out;
-			block_sites(s, c, &c->funcs[c->nfuncs - 1]);
+			at = c->nfuncs - 1;
+			block_sites(s, c, &c->funcs[at]);
 		}
-		for (f = c->funcs; f->addr != sym->addr; f++)
-			;
+		f = &c->funcs[at];
 		for (size_t b = f->first; b < f->first + f->n; b++)
 			if (c->blocks[b].site == all[i].site)
 				c->blocks[b].id = all[i].id;
 	}
 	/* the blocks it did not splice: why, as it found then */
-	sites = calloc(c->nblocks + 1, sizeof(*sites));
-	plans = calloc(c->nblocks + 1, sizeof(*plans));
-	why = calloc(c->nblocks + 1, sizeof(*why));
-	ok = calloc(c->nblocks + 1, sizeof(*ok));
-	if (!sites || !plans || !why || !ok) {
-		gerr_set(e, "out of memory");
+	if (refusals_now(s, c, e))
 		goto out;
-	}
-	for (size_t b = 0; b < c->nblocks; b++)
-		if (!c->blocks[b].id)
-			sites[nplan++] = c->blocks[b].site;
-	live_plan_many(&s->lv, sites, nplan, 0, plans, ok, why);
-	for (size_t b = 0, k = 0; b < c->nblocks; b++)
-		if (!c->blocks[b].id)
-			c->blocks[b].why = ok[k] ? SPLICE_OK : why[k], k++;
 	drop_unspliced(c);
 	rc = 0;
 out:
 	if (rc)
 		coverage_free(c);
+	func_index_free(&x);
 	free(all);
-	free(sites);
-	free(plans);
-	free(why);
-	free(ok);
 	return rc;
 }
 

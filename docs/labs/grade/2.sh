@@ -37,3 +37,8 @@ verdict 4 "a line of path_init an absolute path runs and a relative one does not
 
 off=$(gk 'ptype struct nameidata' | sed -n 's|^ */\* *\([0-9]*\) *[0-9]* \*/ .*[ *]depth;$|\1|p')
 verdict 5 "the offset of depth in struct nameidata" "$(num_eq 5 "${off}"; echo $?)" "$off"
+
+# The caller of walk_component in the most of stat's hits, from its stacks
+callers=$(top_callers walk_component stat 'stat /proc/self/status')
+verdict 6 "the function that calls walk_component the most for stat /proc/self/status" \
+	"$(word_in 6 $callers; echo $?)" "$(echo $callers)"

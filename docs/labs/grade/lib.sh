@@ -163,3 +163,19 @@ count_of() {
 	gk "shell $3; true > /dev/null" "hist $id" "unsplice all" |
 		sed -n "s/^@\[$2\]: \([0-9]*\)\$/\1/p" | grep . || echo 0
 }
+
+# top_callers LOCATION COMM COMMAND: the functions that call LOCATION's
+# function the most times in tasks named COMM while COMMAND runs (one a
+# line, several when tied), from its stacks counted in gilk.ko (count by
+# stack, folded: the frame before the last is the caller)
+top_callers() {
+	clean
+	rm -f /tmp/grade-stacks.folded
+	gk "splice $1 count by stack if comm == \"$2\"" "shell $3; true > /dev/null" \
+	   "dump hist --format folded /tmp/grade-stacks.folded last" "unsplice all" >/dev/null
+	awk '{ n = split($1, f, ";"); if (n > 1) hits[f[n - 1]] += $2 }
+	     END { for (c in hits) if (hits[c] > top) top = hits[c]
+		   for (c in hits) if (hits[c] == top) print c }' /tmp/grade-stacks.folded 2>/dev/null |
+		# a compiler's copy (link_path_walk.part.0) answers to its name too
+		sed 'p; s/\..*//' | sort -u
+}

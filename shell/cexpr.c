@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "event_regs.h"
 #include "lineindex.h"
 #include "symbolize.h"
 #include "types.h"
@@ -290,6 +291,19 @@ static int primary(struct parser *ps, struct cval *v)
 		ps->p = end;
 		v->typed = true;
 		v->type = long_type;
+		return ktypes_parse(ps->t, "long", &v->type, ps->e);
+	}
+	if (*ps->p == '$' && !ps->fv) {	/* a register of the last event shown */
+		ps->p++;
+		if (ident(ps, name, sizeof(name)))
+			return syntax(ps, "a register's name after '$' expected");
+		if (event_regs_value(ps->s, name, &v->v, ps->e))
+			return -1;
+		if (!strcmp(name, "rip") || !strcmp(name, "pc")) {
+			v->symbol = true;	/* shown as an address and where it is */
+			return 0;
+		}
+		v->typed = true;
 		return ktypes_parse(ps->t, "long", &v->type, ps->e);
 	}
 	if (ident(ps, name, sizeof(name)))

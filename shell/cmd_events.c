@@ -8,6 +8,7 @@
 
 #include "commands.h"
 #include "event_fields.h"
+#include "event_regs.h"
 #include "formats.h"
 #include "interrupt.h"
 #include "pager.h"
@@ -31,6 +32,7 @@ static size_t show(struct session *s, struct event_view *v, size_t limit)
 	}
 	for (size_t k = i; k < v->log.n; k++)
 		v->keep[v->orig[k]] = true;
+	event_regs_keep(s, &v->log, i);
 	return i;
 }
 

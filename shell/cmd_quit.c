@@ -3,17 +3,47 @@
  * inferior, quit asks about this session's splices when a person is there
  * to answer (never under -batch, -c, -x or a pipe). */
 #include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
 #include <readline/readline.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "commands.h"
+#include "interrupt.h"
+
+/* Ctrl-C at the question: as gdb's at a query, no (stay). */
+static bool question_interrupted;
+
+static int on_interrupt(void)
+{
+	if (!interrupt_pending())
+		return 0;
+	interrupt_clear();
+	question_interrupted = true;
+	rl_done = 1;
+	return 0;
+}
+
+/* The splices' ids, "4, 5 and 6" or "4, 5, ... (12 in all)", and how a
+ * later gilk removes them. */
+static void say_kept(struct session *s, const uint32_t *ids, size_t n)
+{
+	fprintf(s->out, "Keeping %zu splice%s (", n, n == 1 ? "" : "s");
+	for (size_t i = 0; i < n && i < 8; i++)
+		fprintf(s->out, "%s%u", i ? ", " : "", ids[i]);
+	if (n > 8)
+		fprintf(s->out, ", ...");
+	fprintf(s->out, "): they count on; \"unsplice ID...\" or \"unsplice all\" in a later gilk "
+		"removes them.\n");
+}
 
 int quit_confirm(struct session *s, struct gerr *e)
 {
+	rl_hook_func_t *hook = rl_signal_event_hook;
 	uint32_t *ids;
 	size_t n;
-	char q[128];
+	char q[160];
 	int rc = 2;
 
 	if (!s->asks || !s->live || !s->nmade)
@@ -27,23 +57,35 @@ int quit_confirm(struct session *s, struct gerr *e)
 		free(ids);
 		return 1;
 	}
-	snprintf(q, sizeof(q), "This session made %zu splice%s still in place. Remove %s? (yes, no, keep) ",
-		 n, n == 1 ? "" : "s", n == 1 ? "it" : "them");
+	snprintf(q, sizeof(q), "This session made %zu splice%s still in place. Remove %s before "
+		 "quitting? (yes, no, keep) ", n, n == 1 ? "" : "s", n == 1 ? "it" : "them");
+	rl_signal_event_hook = on_interrupt;
 	while (rc == 2) {
-		char *a = readline(q);
+		char *a;
 
-		if (!a || !strcmp(a, "keep") || !strcmp(a, "k"))
-			rc = 1;		/* EOF keeps them: nothing is undone unasked */
-		else if (!strcmp(a, "yes") || !strcmp(a, "y"))
-			rc = live_unsplice_batch(&s->lv, ids, n, e) ? -1 : 1;
-		else if (!strcmp(a, "no") || !strcmp(a, "n"))
+		question_interrupted = false;
+		a = readline(q);
+		if (question_interrupted || (a && (!strcmp(a, "no") || !strcmp(a, "n")))) {
+			fprintf(s->out, "%sNot quitting: the splices stay, and so does gilk.\n",
+				question_interrupted ? "\n" : "");
 			rc = 0;
-		if (rc == 1 && a && a[0] == 'y')
-			fprintf(s->out, "unspliced %zu\n", n);
+		} else if (!a || !strcmp(a, "keep") || !strcmp(a, "k")) {
+			/* EOF keeps them, nothing undone unasked, and says so */
+			if (!a)
+				fputc('\n', s->out);
+			say_kept(s, ids, n);
+			rc = 1;
+		} else if (!strcmp(a, "yes") || !strcmp(a, "y")) {
+			rc = live_unsplice_batch(&s->lv, ids, n, e) ? -1 : 1;
+			if (rc == 1)
+				fprintf(s->out, "unspliced %zu\n", n);
+		} else {
+			fprintf(s->out, "Please answer yes (remove them, then quit), no (stay in gilk) "
+				"or keep (quit and leave them counting).\n");
+		}
 		free(a);
-		if (rc == 2)
-			fprintf(s->out, "Please answer yes (remove them and quit), no (stay) or keep (quit, they stay).\n");
 	}
+	rl_signal_event_hook = hook;
 	free(ids);
 	return rc;
 }
@@ -67,6 +109,7 @@ const struct command cmd_quit = {
 	.usage = "quit",
 	.help = "Leaves gilk. When splices this session made are still in place and\n"
 		"gilk runs at a terminal, asks first: yes removes them and quits, no\n"
-		"stays, keep quits and leaves them (as they stay after -batch, -c, -x\n"
-		"or a pipe: \"unsplice all\" or unloading gilk.ko removes them).",
+		"(or Ctrl-C) stays, keep (or Ctrl-D) quits and leaves them, and says\n"
+		"which (as they stay after -batch, -c, -x or a pipe: \"unsplice all\" or\n"
+		"unloading gilk.ko removes them).",
 };

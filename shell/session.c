@@ -6,6 +6,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 
+#include "event_regs.h"
 #include "interrupt.h"
 #include "pager.h"
 
@@ -157,11 +158,37 @@ bool session_interrupted(const struct session *s)
 	return interrupt_pending() || (s->pager && pager_quit(s->pager));
 }
 
+/* $NAME, $NAME+N or $NAME-N: a register of the last event shown. */
+static int resolve_register(struct session *s, const char *expr, uint64_t *addr,
+			    struct gerr *e)
+{
+	size_t n = strcspn(expr + 1, "+-");
+	char name[32], *end;
+	uint64_t off = 0;
+
+	if (n >= sizeof(name))
+		return gerr_set(e, "%s: no such register", expr);
+	memcpy(name, expr + 1, n);
+	name[n] = 0;
+	if (expr[1 + n]) {
+		off = strtoull(expr + 2 + n, &end, 0);
+		if (*end || !expr[2 + n])
+			return gerr_set(e, "%s: a register, plus or minus a number", expr);
+	}
+	if (event_regs_value(s, name, addr, e))
+		return -1;
+	*addr = expr[1 + n] == '-' ? *addr - off : *addr + off;
+	return 0;
+}
+
 int session_resolve(struct session *s, const char *expr, uint64_t *addr,
 		    struct gerr *e)
 {
 	const struct ksym *copy;
 	size_t n = strcspn(expr, "+@");
+
+	if (expr[0] == '$')
+		return resolve_register(s, expr, addr, e);
 
 	if (symtab_resolve_as(s->k->syms, expr, addr, &copy, e))
 		return -1;

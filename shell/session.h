@@ -21,6 +21,7 @@ struct session_lines;
 struct ktypes;
 struct event_log;
 struct agg_clear;
+struct event_regs;
 
 struct session {
 	bool live;
@@ -54,6 +55,8 @@ struct session {
 	struct agg_clear *agg_clears; /* "hist SPLICE clear": what the maps
 				    * held then (agg_map.c) */
 	size_t nagg_clears;
+	struct event_regs *regs;   /* the last event shown with registers,
+				    * for $rax, $rip... (NULL: none yet) */
 };
 
 int session_open_live(struct session *s, struct gerr *e);

@@ -12,6 +12,7 @@
 #include "complete.h"
 #include "coverage.h"
 #include "event_log.h"
+#include "event_regs.h"
 #include "lines.h"
 #include "types.h"
 #include "pager.h"
@@ -29,6 +30,7 @@ void session_close(struct session *s)
 			s->held->n);
 	event_log_drop_held(s);
 	agg_clears_free(s);
+	event_regs_free(s);
 	if (s->cov)
 		coverage_free(s->cov);
 	free(s->cov);

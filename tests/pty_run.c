@@ -4,7 +4,7 @@
  * ("(gilk) ", a question ending in ") ", or the pager's "--Type <RET> for
  * more..."), and what the terminal shows is copied to standard output. A
  * line "^C" is typed as Ctrl-C itself, which the terminal turns into
- * SIGINT. The guest tests talk to gilk through it where
+ * SIGINT, and "^D" as Ctrl-D (end of input at an empty line). The guest tests talk to gilk through it where
  * gilk behaves differently at a terminal (quit asks about splices).
  * Exits with the command's status.
  */
@@ -65,8 +65,9 @@ int main(int argc, char **argv)
 		if (at < inlen && prompted(seen)) {
 			size_t len = strcspn(in + at, "\n") + 1;
 			int ctrl_c = len == 3 && !strncmp(in + at, "^C", 2);
+			int ctrl_d = len == 3 && !strncmp(in + at, "^D", 2);
 
-			if (ctrl_c ? write(master, "\003", 1) != 1 :
+			if (ctrl_c || ctrl_d ? write(master, ctrl_c ? "\003" : "\004", 1) != 1 :
 			    write(master, in + at, len) != (ssize_t)len)
 				break;
 			at += len;

@@ -462,6 +462,11 @@ fails "print: * between pointers is refused" 'p sys_call_table*2' "'\*' takes nu
 fails "an x offset that is not a constant says what it takes" 'x/a sys_call_table+39*' \
 	"'39\*' is not an offset (a number, decimal or 0x-hex, or numbers with"
 fails "print of a bad number says so" 'p 12abc' "'12abc' is not a number"
+fails "print \$rax before any event with registers says where registers come from" 'p $rax' \
+	'\$rax: no event with registers shown yet: \$NAME reads the last one "events" showed'
+fails "print of a register there is not names those there are" 'p $foo' \
+	'\$foo: no such register (rax..r15, rip, rflags, arg0..arg5, retval; \$pc, \$sp, \$fp'
+fails "info symbol \$rip before any event says why" 'info symbol $rip' '\$rip: no event with registers shown yet'
 printf 'set trace-commands on\n# a comment\n\ninfo symbol jiffies\nshow trace-commands\n' >"$t/trace"
 "${G[@]}" -x "$t/trace" >"$t/o" 2>&1
 check "set trace-commands on: source and -x echo each command, + first, before its output" \

@@ -173,15 +173,21 @@ check "gilk unsplice of one id named twice removes it once ($out)" \
 # quit at a terminal (test-pty) asks about the splices this session made;
 # a pseudo-terminal needs devpts, which the lab's init does not mount
 mkdir -p /dev/pts && mount -t devpts devpts /dev/pts 2>/dev/null
-out=$(printf 'splice __x64_sys_getppid\nquit\nno\nhelp quit\nquit\nyes\n' | build/bin/test-pty build/gilk 2>&1)
-check "gilk quit at a terminal asks about this session's splices: no stays, yes removes them" \
-	"$(echo "$out" | grep -q 'This session made 1 splice still in place. Remove it? (yes, no, keep)' &&
+out=$(printf 'splice __x64_sys_getppid\nquit\nno\nhelp quit\nquit\nmaybe\n^C\nquit\nyes\n' | build/bin/test-pty build/gilk 2>&1)
+check "gilk quit at a terminal asks about this session's splices: no and Ctrl-C stay and say so, yes removes them" \
+	"$(echo "$out" | grep -q 'This session made 1 splice still in place. Remove it before quitting? (yes, no, keep)' &&
+	   [ "$(echo "$out" | grep -c 'Not quitting: the splices stay, and so does gilk.')" = 2 ] &&
+	   echo "$out" | grep -q 'Please answer yes (remove them, then quit), no (stay in gilk) or keep' &&
 	   echo "$out" | grep -q 'usage: quit' && echo "$out" | grep -q 'unspliced 1' &&
 	   build/gilk -c 'info splices' | grep -qx 'no splices'; echo $?)"
-printf 'splice __x64_sys_getppid\nquit\nkeep\n' | build/bin/test-pty build/gilk >/dev/null 2>&1
-out=$(build/bin/test-pty build/gilk -c 'splice __x64_sys_getpid' -c quit </dev/null 2>&1)
-check "gilk quit: keep leaves the splice; -c never asks, even at a terminal" \
-	"$([ "$(build/gilk -c 'info splices' | grep -c '^ *[0-9]')" = 2 ] && ! echo "$out" | grep -q 'Remove it'; echo $?)"
+out=$(printf 'splice __x64_sys_getppid\nquit\nkeep\n' | build/bin/test-pty build/gilk 2>&1)
+kept=$(build/gilk -c 'info splices' | sed -n 's/^ *\([0-9]*\) .*/\1/p')
+out2=$(printf 'splice __x64_sys_getpid\n^D\n^D\n' | build/bin/test-pty build/gilk 2>&1)
+out3=$(build/bin/test-pty build/gilk -c 'splice __x64_sys_getuid' -c quit </dev/null 2>&1)
+check "gilk quit: keep and Ctrl-D leave the splices and name them; -c never asks, even at a terminal" \
+	"$([ "$(build/gilk -c 'info splices' | grep -c '^ *[0-9]')" = 3 ] &&
+	   echo "$out" | grep -q "Keeping 1 splice ($kept): they count on; \"unsplice ID...\" or \"unsplice all\" in a later gilk removes them." &&
+	   echo "$out2" | grep -q 'Keeping 1 splice ([0-9]*): they count on' && ! echo "$out3" | grep -q 'Remove it'; echo $?)"
 build/gilk -c 'unsplice all' >/dev/null
 # gilk.ko reuses the id of a splice that is gone: quit counts the splice in
 # place, once, and removes it.
@@ -508,6 +514,18 @@ out=$(build/gilk -c "events if splice == $id && arg2 == 3000" -c "hist arg2 $id"
 check "live: events if and hist read arg2 on regs events as splice's if does ($(echo "$out" | grep -c ' rdx=0xbb8 ') event of 3000 bytes; $(echo "$out" | grep '^arg2 over'))" \
 	"$([ "$(echo "$out" | grep -c ' rdx=0xbb8 ')" = 1 ] &&
 	   echo "$out" | grep -Eq '^arg2 over 2 of [0-9]* drained events: min (4000|0xfa0), max (4000|0xfa0)$'; echo $?)"
+# $registers: those of the last event shown with them, as gdb's are the
+# selected frame's, in print, x and info symbol.
+out=$(build/gilk -c 'splice vfs_read regs if comm == "dd"' 2>&1)
+id=$(echo "$out" | sed -n 's/^splice \([0-9]*\) .*/\1/p')
+dd if=/dev/zero of=/dev/null bs=3000 count=1 2>/dev/null
+out=$(build/gilk -c "events 1 if splice == $id" -c 'print $rdx' -c 'print $arg2' -c 'print $rip' \
+	-c 'info symbol $pc' -c 'x/2gx $rsp' -c "unsplice $id" 2>&1)
+check "live: print \$rdx, \$arg2 and \$rip, info symbol \$pc and x \$rsp read the last event shown ($(echo "$out" | tail -n +2 | tr '\n' ' '))" \
+	"$(echo "$out" | sed -n 2p | grep -qx 3000 && echo "$out" | sed -n 3p | grep -qx 3000 &&
+	   echo "$out" | sed -n 4p | grep -q '^0xffffffff[0-9a-f]* <vfs_read+[0-9]*>$' &&
+	   echo "$out" | sed -n 5p | grep -q '^vfs_read + [0-9]* in section .text$' &&
+	   echo "$out" | sed -n 6p | grep -q '^0xffff[0-9a-f]*: *0x[0-9a-f]* *0x[0-9a-f]*'; echo $?)"
 # Fetch: values read at the hit, by C names, in events, hist, filters and dumps.
 mkdir -p /tmp/fetch && echo hi >/tmp/fetch/a-file-to-fetch
 out=$(build/gilk -c 'splice do_sys_openat2 regs fetch filename, how->flags, bad=*(long *)0x10 if comm == "cat"' 2>&1)

@@ -120,6 +120,56 @@ static long do_list(void __user *arg)
 	return ret;
 }
 
+/*
+ * The splices in brief from an id on, a page at a time, copied out as
+ * GILK_IOC_LIST's are: into a kernel buffer under gilk_lock, to user
+ * space after it.
+ */
+static long do_briefs(void __user *arg)
+{
+	struct gilk_brief *out;
+	struct gilk_splice_obj *s;
+	struct gilk_briefs b;
+	unsigned long i;
+	long ret = 0;
+	u32 n = 0;
+
+	if (copy_from_user(&b, arg, sizeof(b)))
+		return -EFAULT;
+	if (!b.max || b.max > GILK_BRIEFS_MAX || b.count || b.next)
+		return -EINVAL;
+	out = kvcalloc(b.max, sizeof(*out), GFP_KERNEL_ACCOUNT);
+	if (!out)
+		return -ENOMEM;
+	if (mutex_lock_killable(&gilk_lock)) {
+		kvfree(out);
+		return -EINTR;
+	}
+	xa_for_each_start(&gilk_splices, i, s, b.from) {
+		struct gilk_brief *o;
+
+		if (READ_ONCE(s->state) != GILK_ACTIVE)
+			continue;
+		if (n == b.max) {
+			b.next = s->id;
+			break;
+		}
+		o = &out[n++];
+		o->id = s->id;
+		o->site = s->site;
+		o->hits = gilk_splice_hits(s);
+		strscpy(o->instrument, s->ins->name, sizeof(o->instrument));
+		strscpy(o->arg, s->arg, sizeof(o->arg));
+	}
+	mutex_unlock(&gilk_lock);
+	b.count = n;
+	if (copy_to_user(u64_to_user_ptr(b.buf), out, (size_t)n * sizeof(*out)) ||
+	    copy_to_user(arg, &b, sizeof(b)))
+		ret = -EFAULT;
+	kvfree(out);
+	return ret;
+}
+
 static long do_instruments(void __user *arg)
 {
 	struct gilk_instruments l;
@@ -275,6 +325,8 @@ static long gilk_ioctl(struct file *f, unsigned int cmd, unsigned long a)
 		return do_unsplice_batch(arg);
 	case GILK_IOC_LIST:
 		return do_list(arg);
+	case GILK_IOC_BRIEFS:
+		return do_briefs(arg);
 	case GILK_IOC_INSTRUMENTS:
 		return do_instruments(arg);
 	case GILK_IOC_FACTS:

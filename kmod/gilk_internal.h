@@ -267,6 +267,8 @@ void gilk_abandon(struct gilk_splice_obj *s);
 void gilk_unsplice_dependents(const struct module *mod,
 			      const struct gilk_instrument *ins);
 void gilk_splice_info(const struct gilk_splice_obj *s, struct gilk_splice_info *out);
+/* Its hits on every CPU, and those its tsc ring holds. */
+u64 gilk_splice_hits(const struct gilk_splice_obj *s);
 /* What splice.c (objects, ownership, SPLICE) and unsplice.c (UNSPLICE, dependents) share. */
 void gilk_obj_free(struct gilk_splice_obj *s);
 void gilk_disown(struct gilk_splice_obj *s);

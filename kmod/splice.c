@@ -607,6 +607,16 @@ out:
 	return ret;
 }
 
+u64 gilk_splice_hits(const struct gilk_splice_obj *s)
+{
+	u64 hits = gilk_tsc_ring_hits(s);
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		hits += *per_cpu_ptr(s->hits, cpu);
+	return hits;
+}
+
 void gilk_splice_info(const struct gilk_splice_obj *s, struct gilk_splice_info *out)
 {
 	u32 i;
@@ -616,9 +626,7 @@ void gilk_splice_info(const struct gilk_splice_obj *s, struct gilk_splice_info *
 	out->id = s->id;
 	out->flags = s->flags;
 	out->site = s->site;
-	for_each_possible_cpu(cpu)
-		out->hits += *per_cpu_ptr(s->hits, cpu);
-	out->hits += gilk_tsc_ring_hits(s);
+	out->hits = gilk_splice_hits(s);
 	out->lost = atomic64_read(&s->lost);
 	out->missed = atomic64_read(&s->missed);
 	for_each_possible_cpu(cpu)

@@ -159,6 +159,29 @@ int live_list(struct live *lv, struct gilk_splice_info **out, size_t *n,
 	return 0;
 }
 
+int live_each_brief(struct live *lv, int (*fn)(void *ctx, const struct gilk_brief *b),
+		    void *ctx, struct gerr *e)
+{
+	struct gilk_brief *page = calloc(GILK_BRIEFS_MAX, sizeof(*page));
+	struct gilk_briefs b = { .from = 0 };
+	int rc = 0;
+
+	if (!page)
+		return gerr_setc(e, ENOMEM, "out of memory");
+	do {
+		b = (struct gilk_briefs){ .from = b.next, .max = GILK_BRIEFS_MAX,
+					  .buf = (uintptr_t)page };
+		if (ioctl(lv->fd, GILK_IOC_BRIEFS, &b) < 0) {
+			rc = gerr_setc(e, errno, "listing splices: %s", strerror(errno));
+			break;
+		}
+		for (uint32_t i = 0; i < b.count && !rc; i++)
+			rc = fn(ctx, &page[i]);
+	} while (!rc && b.next);
+	free(page);
+	return rc;
+}
+
 int live_stats(struct live *lv, struct gilk_stats *st, struct gerr *e)
 {
 	if (ioctl(lv->fd, GILK_IOC_STATS, st) < 0)

@@ -123,6 +123,16 @@ struct live_use {
 int live_splice_batch_uses(struct live *lv, const struct splice_plan *plans,
 			   size_t n, const struct live_use *uses, size_t nuses,
 			   uint32_t *ids, struct gerr *e);
+/* The same, with each splice's trampoline address in tramps[i] (what
+ * tells it from a later splice given its id), without listing them all. */
+int live_splice_batch_made(struct live *lv, const struct splice_plan *plans,
+			   size_t n, const struct live_use *uses, size_t nuses,
+			   uint32_t *ids, uint64_t *tramps, struct gerr *e);
+/* Calls fn with each splice in brief, in id order, a page of them asked of
+ * gilk.ko at a time: memory for a page, however many there are. fn's
+ * non-zero return stops it and is returned. */
+int live_each_brief(struct live *lv, int (*fn)(void *ctx, const struct gilk_brief *b),
+		    void *ctx, struct gerr *e);
 /* Any number, in one request (GILK_BATCH_MAX at a time), all or none. */
 int live_unsplice_batch(struct live *lv, const uint32_t *ids, size_t n,
 			struct gerr *e);

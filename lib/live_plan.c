@@ -123,7 +123,8 @@ static void site_name(struct live *lv, uint64_t site, struct gilk_splice *req)
 
 static int request_as(struct live *lv, const struct splice_plan *p,
 		      const struct live_use *u, enum gilk_tramp_kind kind,
-		      struct gilk_splice *req, size_t *reloc_off, struct gerr *e)
+		      struct gilk_splice *req, size_t *reloc_off, uint64_t *tramp,
+		      struct gerr *e)
 {
 	struct gilk_reserve r = {
 		.tramp_size = (uint32_t)template_tramp_size(p, kind),
@@ -144,13 +145,13 @@ static int request_as(struct live *lv, const struct splice_plan *p,
 		/* the rings' budget is spent: the tsc instrument's C function
 		 * records the same events through the full template */
 		if (errno == EDQUOT && kind == GILK_TRAMP_TSC)
-			return request_as(lv, p, u, GILK_TRAMP_FULL, req, reloc_off, e);
+			return request_as(lv, p, u, GILK_TRAMP_FULL, req, reloc_off, tramp, e);
 		return gerr_setc(e, errno, "reserving trampoline memory: %s", strerror(errno));
 	}
 	/* where the task's fields are out of the template's reach: a call */
 	if (!template_init(&t, kind, &r, lv->smap, u->filter)) {
 		ioctl(lv->fd, GILK_IOC_RELEASE, &r.id);
-		return request_as(lv, p, u, GILK_TRAMP_SCRATCH, req, reloc_off, e);
+		return request_as(lv, p, u, GILK_TRAMP_SCRATCH, req, reloc_off, tramp, e);
 	}
 	sp = (struct splice_params){ .tramp = r.tramp, .evict_tramp = r.evict_tramp,
 				     .header = &t.header };
@@ -163,6 +164,8 @@ static int request_as(struct live *lv, const struct splice_plan *p,
 	site_name(lv, p->region.addr, req);
 	if (reloc_off)
 		*reloc_off = code.reloc_off;
+	if (tramp)
+		*tramp = r.tramp;
 	snprintf(req->instrument, sizeof(req->instrument), "%s", instrument);
 	snprintf(req->arg, sizeof(req->arg), "%s", arg ? arg : "");
 	if (u->filter)
@@ -181,7 +184,7 @@ int live_request(struct live *lv, const struct splice_plan *p,
 	struct live_use u = { instrument, arg, NULL, NULL, NULL };
 
 	return request_as(lv, p, &u, template_of(needs_of(lv, instrument), NULL, NULL, NULL), req,
-			  reloc_off, e);
+			  reloc_off, NULL, e);
 }
 
 int live_splice_batch(struct live *lv, const struct splice_plan *plans,
@@ -196,6 +199,13 @@ int live_splice_batch(struct live *lv, const struct splice_plan *plans,
 int live_splice_batch_uses(struct live *lv, const struct splice_plan *plans,
 			   size_t n, const struct live_use *uses, size_t nuses,
 			   uint32_t *ids, struct gerr *e)
+{
+	return live_splice_batch_made(lv, plans, n, uses, nuses, ids, NULL, e);
+}
+
+int live_splice_batch_made(struct live *lv, const struct splice_plan *plans,
+			   size_t n, const struct live_use *uses, size_t nuses,
+			   uint32_t *ids, uint64_t *tramps, struct gerr *e)
 {
 	struct gilk_splice *reqs;
 	struct gilk_batch b = { .count = (uint32_t)n };
@@ -223,7 +233,7 @@ int live_splice_batch_uses(struct live *lv, const struct splice_plan *plans,
 			needs = needs_of(lv, u->instrument);
 		last = u->instrument;
 		if (request_as(lv, &plans[built], u, template_of(needs, u->filter, u->fetch, u->agg), &reqs[built],
-			       NULL, e)) {
+			       NULL, tramps ? &tramps[built] : NULL, e)) {
 			rc = -1;
 			break;
 		}

@@ -73,14 +73,15 @@ static int splice_one(struct session *s, const struct location *loc, unsigned fl
 	struct splice_plan p;
 	uint64_t site;
 	uint32_t id;
+	uint64_t tramp;
 	char where[160], verdict[160];
 
 	if (single_site(s, loc, &site, e))
 		return -1;
 	if (session_plan(s, site, flags, &p, e) ||
-	    live_splice_batch_uses(&s->lv, &p, 1, &use, 1, &id, e))
+	    live_splice_batch_made(&s->lv, &p, 1, &use, 1, &id, &tramp, e))
 		return -1;
-	session_made(s, &id, 1);
+	session_made(s, &id, &p, &tramp, 1);
 	session_where_as(s, site, loc->func, where, sizeof(where));
 	plan_verdict(&p, 1, verdict, sizeof(verdict));
 	fprintf(s->out, "splice %u at %s: %s, instrument %s%s%s%s\n", id, where, verdict, ins,
@@ -97,6 +98,7 @@ static int splice_blocks(struct session *s, char *const *args, int nargs,
 	char cond[GILK_FILTER_TEXT_MAX + GILK_FETCH_TEXT_MAX + 16];
 	struct blockset bs;
 	uint32_t *ids = NULL;
+	uint64_t *tramps = NULL;
 	int rc = -1;
 
 	if (blockset_collect(s, args, nargs, &bs, e) || blockset_plan(s, &bs, e))
@@ -107,13 +109,14 @@ static int splice_blocks(struct session *s, char *const *args, int nargs,
 		goto out;
 	}
 	ids = calloc(bs.ngood, sizeof(*ids));
-	if (!ids) {
+	tramps = calloc(bs.ngood, sizeof(*tramps));
+	if (!ids || !tramps) {
 		gerr_set(e, "out of memory");
 		goto out;
 	}
-	if (live_splice_batch_uses(&s->lv, bs.plans, bs.ngood, &use, 1, ids, e))
+	if (live_splice_batch_made(&s->lv, bs.plans, bs.ngood, &use, 1, ids, tramps, e))
 		goto out;
-	session_made(s, ids, bs.ngood);
+	session_made(s, ids, bs.plans, tramps, bs.ngood);
 	if (bs.nfns == 1) {
 		const struct blockset_fn *f = &bs.fns[0];
 
@@ -145,6 +148,7 @@ static int splice_blocks(struct session *s, char *const *args, int nargs,
 	rc = 0;
 out:
 	free(ids);
+	free(tramps);
 	blockset_free(&bs);
 	return rc;
 }

@@ -218,10 +218,11 @@ static int splice_new(struct session *s, struct coverage *c, size_t from,
 	enum splice_reason *why = calloc(n ? n : 1, sizeof(*why));
 	size_t *which = calloc(n ? n : 1, sizeof(*which));
 	uint32_t *ids = calloc(GILK_BATCH_MAX, sizeof(*ids));
+	uint64_t *tramps = calloc(GILK_BATCH_MAX, sizeof(*tramps));
 	bool *ok = calloc(n ? n : 1, sizeof(*ok));
 	int rc = -1;
 
-	if (!sites || !plans || !why || !which || !ids || !ok) {
+	if (!sites || !plans || !why || !which || !ids || !tramps || !ok) {
 		gerr_set(e, "out of memory");
 		goto out;
 	}
@@ -239,9 +240,9 @@ static int splice_new(struct session *s, struct coverage *c, size_t from,
 		size_t k = ngood - done < GILK_BATCH_MAX ? ngood - done : GILK_BATCH_MAX;
 
 		if (session_interrupted(s) ||
-		    live_splice_batch_uses(&s->lv, plans + done, k, &use, 1, ids, e))
+		    live_splice_batch_made(&s->lv, plans + done, k, &use, 1, ids, tramps, e))
 			goto out;
-		session_made(s, ids, k);
+		session_made(s, ids, plans + done, tramps, k);
 		for (size_t i = 0; i < k; i++)
 			c->blocks[which[done + i]].id = ids[i];
 		if (live_batch_spliced(&s->lv, plans + done, k, e))
@@ -254,6 +255,7 @@ out:
 	free(why);
 	free(which);
 	free(ids);
+	free(tramps);
 	free(ok);
 	return rc;
 }
@@ -434,26 +436,55 @@ out:
 	return rc;
 }
 
+/* The coverage splices among gilk.ko's, in brief. */
+struct marked {
+	struct gilk_brief *b;
+	size_t n, cap;
+	bool oom;
+};
+
+static int keep_marked(void *ctx, const struct gilk_brief *b)
+{
+	struct marked *m = ctx;
+
+	if (strcmp(b->instrument, "count") || strcmp(b->arg, COVERAGE_MARK))
+		return 0;
+	if (m->n == m->cap) {
+		size_t cap = m->cap ? 2 * m->cap : 1024;
+		struct gilk_brief *more = realloc(m->b, cap * sizeof(*more));
+
+		if (!more) {
+			m->oom = true;
+			return -1;
+		}
+		m->b = more;
+		m->cap = cap;
+	}
+	m->b[m->n++] = *b;
+	return 0;
+}
+
 int coverage_adopt(struct session *s, struct coverage *c, struct gerr *e)
 {
-	struct gilk_splice_info *all;
+	struct marked all = { 0 };
 	struct func_index x;
-	size_t n;
 	int rc = -1;
 
-	if (live_list(&s->lv, &all, &n, e))
-		return -1;
+	if (live_each_brief(&s->lv, keep_marked, &all, e)) {
+		free(all.b);
+		return all.oom ? gerr_set(e, "out of memory") : -1;
+	}
 	if (func_index_of(c, &x)) {
-		free(all);
+		free(all.b);
 		return gerr_set(e, "out of memory");
 	}
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; i < all.n; i++) {
+		const struct gilk_brief *one = &all.b[i];
 		const struct ksym *sym;
 		const struct cov_func *f;
 		size_t at;
 
-		if (strcmp(all[i].instrument, "count") || strcmp(all[i].arg, COVERAGE_MARK) ||
-		    symtab_function(s->k->syms, all[i].site, &sym, NULL, NULL))
+		if (symtab_function(s->k->syms, one->site, &sym, NULL, NULL))
 			continue;
 		at = func_index_find(&x, sym->addr);
 		if (at == SIZE_MAX) {
@@ -464,8 +495,8 @@ int coverage_adopt(struct session *s, struct coverage *c, struct gerr *e)
 		}
 		f = &c->funcs[at];
 		for (size_t b = f->first; b < f->first + f->n; b++)
-			if (c->blocks[b].site == all[i].site)
-				c->blocks[b].id = all[i].id;
+			if (c->blocks[b].site == one->site)
+				c->blocks[b].id = one->id;
 	}
 	/* the blocks it did not splice: why, as it found then */
 	if (refusals_now(s, c, e))
@@ -476,47 +507,80 @@ out:
 	if (rc)
 		coverage_free(c);
 	func_index_free(&x);
-	free(all);
+	free(all.b);
 	return rc;
 }
 
+/* A block's splice, by id: gilk.ko lists its splices in id order. */
+struct id_at {
+	uint32_t id;
+	size_t block;
+};
+
 static int by_id(const void *a, const void *b)
 {
-	uint32_t x = ((const struct gilk_splice_info *)a)->id;
-	uint32_t y = ((const struct gilk_splice_info *)b)->id;
+	uint32_t x = ((const struct id_at *)a)->id, y = ((const struct id_at *)b)->id;
 
 	return x < y ? -1 : x > y;
 }
 
-/* Each block's splice's hits (since the last reset), with reset: the
- * baseline moves to now. A splice removed by other means leaves the set. */
-static int read_hits(struct session *s, struct coverage *c, bool reset, struct gerr *e)
+/* The set's blocks met in gilk.ko's list, walked along it. */
+struct hits_walk {
+	struct coverage *c;
+	const struct id_at *at;
+	size_t n, k;
+	bool reset;
+};
+
+/* A splice removed by other means leaves the set. */
+static void gone(struct coverage *c, size_t block)
 {
-	struct gilk_splice_info *all, key;
-	size_t n;
+	c->blocks[block].id = 0;
+	c->blocks[block].why = SPLICE_OK;     /* spliced once, gone since */
+}
 
-	if (live_list(&s->lv, &all, &n, e))
-		return -1;
-	qsort(all, n, sizeof(*all), by_id);
-	for (size_t i = 0; i < c->nblocks; i++) {
-		struct cov_block *b = &c->blocks[i];
-		const struct gilk_splice_info *in;
+static int take_hits(void *ctx, const struct gilk_brief *in)
+{
+	struct hits_walk *w = ctx;
 
-		if (!b->id)
-			continue;
-		key.id = b->id;
-		in = bsearch(&key, all, n, sizeof(*all), by_id);
-		if (!in || in->site != b->site) {
-			b->id = 0;
-			b->why = SPLICE_OK;     /* spliced once, gone since */
-			continue;
+	for (; w->k < w->n && w->at[w->k].id < in->id; w->k++)
+		gone(w->c, w->at[w->k].block);
+	if (w->k < w->n && w->at[w->k].id == in->id) {
+		struct cov_block *b = &w->c->blocks[w->at[w->k++].block];
+
+		if (in->site != b->site) {	/* its id given to another */
+			gone(w->c, w->at[w->k - 1].block);
+			return 0;
 		}
-		if (reset)
+		if (w->reset)
 			b->base = in->hits;
 		b->hits = in->hits - b->base;
 	}
-	free(all);
 	return 0;
+}
+
+/* Each block's splice's hits (since the last reset), with reset: the
+ * baseline moves to now; gilk.ko's splices read in brief, a page at a
+ * time, however many there are. */
+static int read_hits(struct session *s, struct coverage *c, bool reset, struct gerr *e)
+{
+	struct hits_walk w = { .c = c, .reset = reset };
+	struct id_at *at = malloc((c->nblocks + 1) * sizeof(*at));
+	int rc;
+
+	if (!at)
+		return gerr_set(e, "out of memory");
+	for (size_t i = 0; i < c->nblocks; i++)
+		if (c->blocks[i].id)
+			at[w.n++] = (struct id_at){ c->blocks[i].id, i };
+	qsort(at, w.n, sizeof(*at), by_id);
+	w.at = at;
+	rc = live_each_brief(&s->lv, take_hits, &w, e);
+	if (!rc)
+		for (; w.k < w.n; w.k++)
+			gone(c, at[w.k].block);
+	free(at);
+	return rc;
 }
 
 int coverage_read(struct session *s, struct coverage *c, struct gerr *e)

@@ -104,38 +104,34 @@ static int cmp_made(const void *a, const void *b)
 
 /* Kept sorted by id; a splice gone and its id reused by this session is
  * replaced by the new one. Without memory, quit does not offer to remove
- * them: no harm. */
-void session_made(struct session *s, const uint32_t *ids, size_t n)
+ * them: no harm. Nothing is listed: the whole kernel's coverage makes
+ * hundreds of thousands, whose list is a gigabyte. */
+void session_made(struct session *s, const uint32_t *ids, const struct splice_plan *plans,
+		  const uint64_t *tramps, size_t n)
 {
-	uint32_t *sorted = malloc((n + 1) * sizeof(*sorted));
 	struct made_splice *m = realloc(s->made, (s->nmade + n + 1) * sizeof(*m));
 
 	if (n)
 		s->last_made = ids[n - 1];
-
-	if (m)
-		s->made = m;
-	if (!sorted || !m) {
-		free(sorted);
+	if (!m)
 		return;
-	}
-	memcpy(sorted, ids, n * sizeof(*sorted));
-	qsort(sorted, n, sizeof(*sorted), cmp_id);
-	session_splices_refresh(s);
-	for (size_t k = 0, had = s->nmade; k < s->nspliced; k++) {
-		const struct gilk_splice_info *in = &s->spliced[k];
-		struct made_splice key = { in->id, in->site, in->tramp }, *old;
+	s->made = m;
+	for (size_t i = 0; i < n; i++) {
+		struct made_splice key = { ids[i], plans[i].region.addr, tramps[i] }, *old;
 
-		if (!bsearch(&in->id, sorted, n, sizeof(*sorted), cmp_id))
-			continue;
-		old = bsearch(&key, m, had, sizeof(*m), cmp_made);
-		if (old)
-			*old = key;
-		else
+		/* ids count up: a later one goes last, a reused one where it was */
+		if (!s->nmade || m[s->nmade - 1].id < key.id) {
 			m[s->nmade++] = key;
+			continue;
+		}
+		old = bsearch(&key, m, s->nmade, sizeof(*m), cmp_made);
+		if (old) {
+			*old = key;
+			continue;
+		}
+		m[s->nmade++] = key;
+		qsort(m, s->nmade, sizeof(*m), cmp_made);
 	}
-	qsort(m, s->nmade, sizeof(*m), cmp_made);
-	free(sorted);
 }
 
 size_t session_made_live(const struct session *s, uint32_t *ids)

@@ -77,9 +77,11 @@ struct made_splice {
 	uint64_t site, tramp;
 };
 
-/* Remembers splices this session made (ids just spliced), so that quit can
+/* Remembers splices this session made (ids just spliced from plans, with
+ * the trampolines live_splice_batch_made() gave them), so that quit can
  * offer to remove them. */
-void session_made(struct session *s, const uint32_t *ids, size_t n);
+void session_made(struct session *s, const uint32_t *ids, const struct splice_plan *plans,
+		  const uint64_t *tramps, size_t n);
 /* Of the live splices (as session_splices_refresh() last read them), the
  * ones this session made, their ids in ids[] (room for s->nspliced). */
 size_t session_made_live(const struct session *s, uint32_t *ids);

@@ -12,9 +12,10 @@ int splice_sites_all(struct session *s, const uint64_t *sites, size_t n,
 	struct splice_plan *plans = calloc(n, sizeof(*plans));
 	enum splice_reason *why = calloc(n, sizeof(*why));
 	bool *ok = calloc(n, sizeof(*ok));
+	uint64_t *tramps = calloc(n, sizeof(*tramps));
 	int rc = -1;
 
-	if (!plans || !why || !ok) {
+	if (!plans || !why || !ok || !tramps) {
 		gerr_set(e, "out of memory");
 		goto out;
 	}
@@ -35,11 +36,12 @@ int splice_sites_all(struct session *s, const uint64_t *sites, size_t n,
 			 splice_reason_str(why[bad]), owner);
 		goto out;
 	}
-	if (live_splice_batch_uses(&s->lv, plans, n, uses, nuses, ids, e))
+	if (live_splice_batch_made(&s->lv, plans, n, uses, nuses, ids, tramps, e))
 		goto out;
-	session_made(s, ids, n);
+	session_made(s, ids, plans, tramps, n);
 	rc = 0;
 out:
+	free(tramps);
 	free(plans);
 	free(why);
 	free(ok);

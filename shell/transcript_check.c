@@ -213,6 +213,23 @@ static const char *expect_text(const char *line)
 	return *line == ' ' ? line + 1 : line;
 }
 
+/*
+ * A transcript recorded live and replayed offline (or the other way) sees
+ * other bytes where the kernel patched its own text at boot: the return
+ * thunk is ret live, alternatives and static calls differ. Said once, after
+ * the mismatch, where the mode differs.
+ */
+static void mode_hint(const struct session *s, const char *path, int recorded_live)
+{
+	if (recorded_live < 0 || recorded_live == s->live)
+		return;
+	fprintf(stderr, "%s: recorded %s and replayed %s: the running kernel's text differs from "
+		"its image where the kernel patched itself at boot (a return thunk is ret live, "
+		"alternatives and static calls are applied); replay it %s, or record it %s\n", path,
+		recorded_live ? "live" : "offline", s->live ? "live" : "offline",
+		recorded_live ? "live" : "offline", s->live ? "live" : "offline");
+}
+
 int transcript_check(struct session *s, const char *path, FILE *out)
 {
 	FILE *f = fopen(path, "r");
@@ -222,7 +239,7 @@ int transcript_check(struct session *s, const char *path, FILE *out)
 	unsigned lineno = 0;
 	struct step st = { 0 };
 	bool have = false;
-	int rc = 0;
+	int rc = 0, recorded_live = -1;
 
 	if (!f) {
 		fprintf(stderr, "gilk: %s: %m\n", path);
@@ -253,10 +270,16 @@ int transcript_check(struct session *s, const char *path, FILE *out)
 			}
 			continue;
 		}
+		/* record's header says the mode it ran in */
+		if (len >= 0 && lineno == 1 && !strncmp(line, "# gilk transcript, recorded ", 28))
+			recorded_live = strstr(line, "(live mode)") ? 1 :
+					strstr(line, "(offline mode)") ? 0 : -1;
 		if (len >= 0 && (line[strspn(line, " \t")] == '#' || !line[strspn(line, " \t")]))
 			continue;	/* comments and blank lines */
 		if (have) {
 			rc = check_step(s, path, &st);
+			if (rc)
+				mode_hint(s, path, recorded_live);
 			nsteps++;
 			step_free(&st);
 			have = false;

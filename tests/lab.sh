@@ -146,6 +146,10 @@ tmux send-keys -t gilk-lab-test C-u 'record kept.gilk' Enter
 lab_screen 'recording' 60 && tmux send-keys -t gilk-lab-test 'info symbol jiffies' Enter && lab_screen 'jiffies in section' 60
 recorded=$?
 kept=$(grep -v '^#' "$t/home/kept.gilk" 2>/dev/null)
+pane=$(tmux display -p -t gilk-lab-test '#{pane_height} #{pane_width}')
+tmux send-keys -t gilk-lab-test 'shell stty size' Enter
+lab_screen "$pane" 60
+sized=$?
 tmux send-keys -t gilk-lab-test 'quit' Enter
 lab_screen '/root #' 60 && tmux send-keys -t gilk-lab-test 'poweroff' Enter && lab_screen 'lab-ended' 60
 ended=$?
@@ -154,6 +158,8 @@ check "make lab: the gilk shell, live, with boot-to-prompt time ($banner); Tab c
 	"$([ $ready = 0 ] && [ -n "$banner" ] && [ $tabbed = 0 ] && [ $quitted = 0 ] && [ $ended = 0 ]; echo $?)"
 check "make lab: /root is the host's GILK_LAB_HOME, shared as the lab runs: a transcript recorded there is on the host at once (${kept:-nothing}), and the lab's ~/.gilkinit" \
 	"$([ $recorded = 0 ] && [ "$kept" = 'info symbol jiffies' ] && grep -qx 'set filter-self on' "$t/home/.gilkinit"; echo $?)"
+check "make lab: the console has the host terminal's size ($pane), for the pager and long lines" \
+	"$([ $sized = 0 ]; echo $?)"
 check "make lab leaves nothing in TMPDIR when it ends ($(ls "$t/labtmp" | wc -l) entries)" \
 	"$([ -z "$(ls -A "$t/labtmp")" ]; echo $?)"
 

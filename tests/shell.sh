@@ -521,6 +521,14 @@ sed 's/^#=> __x64_sys_getppid + 5 in section .text$/#=> __x64_sys_getppid + 6 in
 check "--check fails at the line of the first expected line that differs, and says what came" \
 	"$([ $? = 1 ] && [ "$(cat "$t/e")" = "$t/bad1.gilk:6: expected: __x64_sys_getppid + 6 in section .text
 $t/bad1.gilk:6:      got: __x64_sys_getppid + 5 in section .text" ] && [ ! -s "$t/o" ]; echo $?)"
+{ echo '# gilk transcript, recorded 2026-01-01 00:00:00 (live mode)'; cat "$t/bad1.gilk"; } >"$t/live1.gilk"
+"${G[@]}" --check "$t/live1.gilk" >"$t/o" 2>"$t/e"
+check "--check of a transcript recorded live, replayed offline, says why their bytes may differ" \
+	"$([ $? = 1 ] && grep -q "^$t/live1.gilk: recorded live and replayed offline: the running kernel's text differs" "$t/e" &&
+	   [ "$(grep -c 'recorded live and replayed offline' "$t/e")" = 1 ]; echo $?)"
+"${G[@]}" --check "$t/bad1.gilk" >/dev/null 2>"$t/e"
+check "--check of a transcript with no recording header (or recorded offline) gives no such hint" \
+	"$([ $? = 1 ] && ! grep -q 'recorded' "$t/e"; echo $?)"
 sed 's/^#=! .*/#=! no symbol named that/' "$t/ok.gilk" >"$t/bad2.gilk"
 "${G[@]}" --check "$t/bad2.gilk" 2>"$t/e" >/dev/null
 check "--check fails on an error other than the one expected, at its line" \

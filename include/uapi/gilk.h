@@ -627,6 +627,30 @@ struct gilk_list {
 };
 
 /*
+ * A splice in brief: what a reader of hundreds of thousands needs (the
+ * whole kernel's coverage: GILK_IOC_LIST's full records would be a
+ * gigabyte), listed by GILK_IOC_BRIEFS a page at a time, in id order.
+ */
+struct gilk_brief {
+	__u32 id;
+	__u32 pad;		/* 0 */
+	__u64 site;
+	__u64 hits;
+	char instrument[GILK_NAME_MAX];
+	char arg[GILK_ARG_MAX];
+};
+
+#define GILK_BRIEFS_MAX 4096
+
+struct gilk_briefs {
+	__u32 from;		/* in: the least id to list */
+	__u32 max;		/* in: room at buf, 1..GILK_BRIEFS_MAX */
+	__u32 count;		/* out: listed, at most max */
+	__u32 next;		/* out: the id to list from next; 0: no more */
+	__u64 buf;		/* user pointer to max struct gilk_brief */
+};
+
+/*
  * An instrument's payload as the instrument itself names it, so that user
  * space shows an event's fields without knowing the instrument: the payload
  * is 64-bit words, one per field, in order.
@@ -757,5 +781,6 @@ struct gilk_event {
 #define GILK_IOC_UNSPLICE_BATCH _IOWR(GILK_IOC_MAGIC, 10, struct gilk_batch)
 #define GILK_IOC_STATS       _IOR(GILK_IOC_MAGIC, 11, struct gilk_stats)
 #define GILK_IOC_AGG_READ    _IOWR(GILK_IOC_MAGIC, 12, struct gilk_agg_read)
+#define GILK_IOC_BRIEFS      _IOWR(GILK_IOC_MAGIC, 13, struct gilk_briefs)
 
 #endif

@@ -72,6 +72,68 @@ static uint64_t ftrace_site_of(struct live *lv, uint64_t f)
 	return !memcmp(b, endbr64, 4) || !memcmp(b, sealed, 4) ? f + 4 : f;
 }
 
+/* One page of GILK_IOC_BRIEFS from an id, max of them; the ioctl's status. */
+static int briefs(struct live *lv, uint32_t from, uint32_t max, struct gilk_brief *out,
+		  struct gilk_briefs *b)
+{
+	*b = (struct gilk_briefs){ .from = from, .max = max, .buf = (uintptr_t)out };
+	return ioctl(lv->fd, GILK_IOC_BRIEFS, b);
+}
+
+/*
+ * Splices in brief, a page at a time in id order: three count splices read
+ * two and then one, each with its site, hits and instrument, the next id
+ * to ask from said; a request wrong in one field is refused (EINVAL).
+ */
+static void test_briefs(struct live *lv)
+{
+	static const char *const fns[] = { "__x64_sys_getppid", "__x64_sys_getpid",
+					   "__x64_sys_getuid" };
+	struct gilk_brief out[4];
+	struct gilk_briefs b, b2;
+	struct splice_plan p[3];
+	uint64_t sites[3];
+	uint32_t ids[3];
+	struct gerr e;
+	int rc, rc2, bad = 0;
+
+	for (int i = 0; i < 3; i++) {
+		sites[i] = live_block_site(lv, sym(lv, fns[i]));
+		if (splice_at(lv, sites[i], 0, "count", "brief", &ids[i], &p[i])) {
+			check(0, "briefs: splice %s", fns[i]);
+			while (i-- > 0)
+				live_unsplice(lv, ids[i], &e);
+			return;
+		}
+	}
+	getppid_n(7, getppid(), &bad);
+	rc = briefs(lv, ids[0], 2, out, &b);
+	check(rc == 0 && b.count == 2 && b.next == ids[2] && out[0].id == ids[0] &&
+	      out[0].site == sites[0] && out[0].hits >= 7 && !strcmp(out[0].instrument, "count") &&
+	      !strcmp(out[0].arg, "brief") && out[1].id == ids[1] && out[1].site == sites[1],
+	      "BRIEFS from splice %u, 2 at most: %u listed (ids %u, %u; %llu hits of getppid), "
+	      "next %u", ids[0], b.count, out[0].id, out[1].id, (unsigned long long)out[0].hits,
+	      b.next);
+	rc = briefs(lv, b.next, 4, out, &b2);
+	check(rc == 0 && b2.count == 1 && b2.next == 0 && out[0].id == ids[2] &&
+	      out[0].site == sites[2],
+	      "BRIEFS from the next id: the last one (%u), and no next (%u)", out[0].id, b2.next);
+	b = (struct gilk_briefs){ .max = 0, .buf = (uintptr_t)out };
+	rc = ioctl(lv->fd, GILK_IOC_BRIEFS, &b);
+	b2 = (struct gilk_briefs){ .max = GILK_BRIEFS_MAX + 1, .buf = (uintptr_t)out };
+	rc2 = ioctl(lv->fd, GILK_IOC_BRIEFS, &b2);
+	check(rc < 0 && errno == EINVAL && rc2 < 0,
+	      "BRIEFS with no room, or more than GILK_BRIEFS_MAX: EINVAL");
+	b = (struct gilk_briefs){ .max = 2, .next = 5, .buf = (uintptr_t)out };
+	rc = ioctl(lv->fd, GILK_IOC_BRIEFS, &b);
+	b2 = (struct gilk_briefs){ .max = 2, .buf = 8 };
+	rc2 = ioctl(lv->fd, GILK_IOC_BRIEFS, &b2);
+	check(rc < 0 && errno == EINVAL && rc2 < 0 && errno == EFAULT,
+	      "BRIEFS with an out field set: EINVAL; with a buffer nothing maps: EFAULT");
+	for (int i = 0; i < 3; i++)
+		live_unsplice(lv, ids[i], &e);
+}
+
 static void test_basic(struct live *lv)
 {
 	uint64_t f = sym(lv, "__x64_sys_getppid"), site;
@@ -694,8 +756,9 @@ static void test_fuzz(struct live *lv, int calls)
 	static const unsigned long cmds[] = {
 		GILK_IOC_VERSION, GILK_IOC_READ, GILK_IOC_RESERVE, GILK_IOC_SPLICE,
 		GILK_IOC_UNSPLICE, GILK_IOC_LIST, GILK_IOC_INSTRUMENTS, GILK_IOC_FACTS,
-		GILK_IOC_RELEASE,
+		GILK_IOC_RELEASE, GILK_IOC_AGG_READ, GILK_IOC_BRIEFS,
 	};
+	const size_t ncmds = sizeof(cmds) / sizeof(cmds[0]);
 	int ok = 0;
 
 	for (int i = 0; i < calls; i++) {
@@ -710,10 +773,10 @@ static void test_fuzz(struct live *lv, int calls)
 		}
 		switch (r % 4) {
 		case 0: /* a real command with random contents */
-			cmd = cmds[(r >> 8) % 9];
+			cmd = cmds[(r >> 8) % ncmds];
 			break;
 		case 1: /* a real number with a wrong size */
-			cmd = (cmds[(r >> 8) % 9] & ~(0x3fffUL << 16)) | ((r >> 16) & 0x3fff) << 16;
+			cmd = (cmds[(r >> 8) % ncmds] & ~(0x3fffUL << 16)) | ((r >> 16) & 0x3fff) << 16;
 			break;
 		default: /* anything */
 			cmd = (unsigned long)(r >> 20);
@@ -900,8 +963,10 @@ int main(int argc, char **argv)
 		live_close(&lv);
 		return rc;
 	}
-	if (!strcmp(argv[1], "basic"))
+	if (!strcmp(argv[1], "basic")) {
 		test_basic(&lv);
+		test_briefs(&lv);
+	}
 	else if (!strcmp(argv[1], "blocks"))
 		test_blocks(&lv);
 	else if (!strcmp(argv[1], "page-runs"))

@@ -4,11 +4,21 @@
 # Prints PASS/FAIL lines and "N passed, N failed".
 pass=0
 fail=0
+# How long each check took, where it was long: what make check's time goes to
+read -r last _ </proc/uptime
+took() { # took [WHAT]
+	read -r now _ </proc/uptime
+	t=$(awk -v a="$last" -v b="$now" 'BEGIN { printf "%d", b - a }')
+	[ "$t" -lt 20 ] || echo "  (${1:+$1 }took ${t}s)"
+	last=$now
+}
 check() { # check NAME STATUS
 	if [ "$2" = 0 ]; then echo "PASS $1"; pass=$((pass + 1)); else echo "FAIL $1"; fail=$((fail + 1)); fi
+	took
 }
 suite() { # suite ARGS...: a test-live subcommand, its counts added to ours
 	build/bin/test-live "$@" >/tmp/suite.out 2>&1
+	took "test-live $*"
 	grep -v '^[0-9]* passed, [0-9]* failed$' /tmp/suite.out
 	line=$(grep '^[0-9]* passed, [0-9]* failed$' /tmp/suite.out)
 	if [ -z "$line" ]; then

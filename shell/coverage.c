@@ -478,6 +478,13 @@ int coverage_adopt(struct session *s, struct coverage *c, struct gerr *e)
 		free(all.b);
 		return gerr_set(e, "out of memory");
 	}
+	/* gilk.ko's splices learnt once for every function's CFG and sites,
+	 * not listed again for each */
+	if (live_batch_begin(&s->lv, NULL, 0, e)) {
+		func_index_free(&x);
+		free(all.b);
+		return -1;
+	}
 	for (size_t i = 0; i < all.n; i++) {
 		const struct gilk_brief *one = &all.b[i];
 		const struct ksym *sym;
@@ -504,6 +511,7 @@ int coverage_adopt(struct session *s, struct coverage *c, struct gerr *e)
 	drop_unspliced(c);
 	rc = 0;
 out:
+	live_batch_end(&s->lv);
 	if (rc)
 		coverage_free(c);
 	func_index_free(&x);

@@ -8,16 +8,14 @@
 
 static int run(struct session *s, int argc, char **argv, struct gerr *e)
 {
+	struct gilk_splice_info *all = NULL;
 	uint32_t *ids = NULL;
-	size_t n = 0;
+	size_t n = 0, total = 0;
 	int rc;
 
+	if (live_list(&s->lv, &all, &total, e))
+		return -1;
 	if (argc == 2 && !strcmp(argv[1], "all")) {
-		struct gilk_splice_info *all;
-		size_t total;
-
-		if (live_list(&s->lv, &all, &total, e))
-			return -1;
 		ids = malloc((total ? total : 1) * sizeof(*ids));
 		if (!ids) {
 			free(all);
@@ -25,22 +23,25 @@ static int run(struct session *s, int argc, char **argv, struct gerr *e)
 		}
 		for (size_t i = 0; i < total; i++)
 			ids[n++] = all[i].id;
-		free(all);
 		if (!n) {
 			free(ids);
+			free(all);
 			fprintf(s->out, "no splices\n");
 			return 0;
 		}
 	} else {
 		ids = malloc((size_t)argc * sizeof(*ids));
-		if (!ids)
+		if (!ids) {
+			free(all);
 			return gerr_set(e, "out of memory");
+		}
 		for (int i = 1; i < argc; i++) {
 			char *end;
 			unsigned long v = strtoul(argv[i], &end, 10);
 
 			if (*end || !v || v > UINT32_MAX) {
 				free(ids);
+				free(all);
 				return gerr_set(e, "'%s' is not a splice id", argv[i]);
 			}
 			/* an id named twice is one splice, removed once */
@@ -52,6 +53,9 @@ static int run(struct session *s, int argc, char **argv, struct gerr *e)
 				ids[n++] = (uint32_t)v;
 		}
 	}
+	/* the events they left are read as theirs after they are gone */
+	session_splices_removing(s, all, total, ids, n);
+	free(all);
 	rc = live_unsplice_batch(&s->lv, ids, n, e);
 	free(ids);
 	if (rc)

@@ -47,6 +47,33 @@ void session_splices_refresh(struct session *s)
 		s->nspliced = 0;
 }
 
+void session_splices_removing(struct session *s, const struct gilk_splice_info *infos, size_t n,
+			      const uint32_t *ids, size_t nids)
+{
+	for (size_t i = 0; i < n; i++) {
+		struct gilk_splice_info *more;
+		bool named = false, known = false;
+
+		for (size_t k = 0; k < nids && !named; k++)
+			named = ids[k] == infos[i].id;
+		/* a count splice (no map) records no events to read later */
+		if (!named || (!strcmp(infos[i].instrument, "count") && !infos[i].agg.kind))
+			continue;
+		for (size_t k = 0; k < s->nspliced && !known; k++)
+			if (s->spliced[k].id == infos[i].id) {
+				s->spliced[k] = infos[i];
+				known = true;
+			}
+		if (known)
+			continue;
+		more = realloc(s->spliced, (s->nspliced + 1) * sizeof(*more));
+		if (!more)
+			return;
+		s->spliced = more;
+		s->spliced[s->nspliced++] = infos[i];
+	}
+}
+
 ssize_t session_warn_resume(struct session *s, const struct cfg *g,
 			    const struct block *bl)
 {

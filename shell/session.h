@@ -107,6 +107,11 @@ int session_plan(struct session *s, uint64_t site, unsigned flags,
 /* Live: the id of the splice at addr (0 when none, or offline). The list is
  * read once per command by session_splices_refresh(). */
 void session_splices_refresh(struct session *s);
+/* Splices about to be removed (those of infos whose id is in ids) join
+ * the session's list of splices, so that the events they left are still
+ * read as theirs (their instrument's fields, their site). */
+void session_splices_removing(struct session *s, const struct gilk_splice_info *infos, size_t n,
+			      const uint32_t *ids, size_t nids);
 uint32_t session_splice_at(const struct session *s, uint64_t addr);
 /* Its hits, as that list read them. */
 uint64_t session_splice_hits(const struct session *s, uint32_t id);

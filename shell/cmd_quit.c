@@ -10,20 +10,6 @@
 #include <string.h>
 
 #include "commands.h"
-#include "interrupt.h"
-
-/* Ctrl-C at the question: as gdb's at a query, no (stay). */
-static bool question_interrupted;
-
-static int on_interrupt(void)
-{
-	if (!interrupt_pending())
-		return 0;
-	interrupt_clear();
-	question_interrupted = true;
-	rl_done = 1;
-	return 0;
-}
 
 /* The splices' ids, "4, 5 and 6" or "4, 5, ... (12 in all)", and how a
  * later gilk removes them. */
@@ -40,7 +26,6 @@ static void say_kept(struct session *s, const uint32_t *ids, size_t n)
 
 int quit_confirm(struct session *s, struct gerr *e)
 {
-	rl_hook_func_t *hook = rl_signal_event_hook;
 	uint32_t *ids;
 	size_t n;
 	char q[160];
@@ -57,17 +42,16 @@ int quit_confirm(struct session *s, struct gerr *e)
 		free(ids);
 		return 1;
 	}
-	snprintf(q, sizeof(q), "This session made %zu splice%s still in place. Remove %s before "
-		 "quitting? (yes, no, keep) ", n, n == 1 ? "" : "s", n == 1 ? "it" : "them");
-	rl_signal_event_hook = on_interrupt;
+	/* the question short enough for any terminal's line: what it is
+	 * about goes first */
+	fprintf(s->out, "This session made %zu splice%s still in place.\n", n, n == 1 ? "" : "s");
+	snprintf(q, sizeof(q), "Remove %s before quitting? (yes, no, keep) ",
+		 n == 1 ? "it" : "them");
 	while (rc == 2) {
-		char *a;
+		char *a = readline(q);
 
-		question_interrupted = false;
-		a = readline(q);
-		if (question_interrupted || (a && (!strcmp(a, "no") || !strcmp(a, "n")))) {
-			fprintf(s->out, "%sNot quitting: the splices stay, and so does gilk.\n",
-				question_interrupted ? "\n" : "");
+		if (a && (!strcmp(a, "no") || !strcmp(a, "n"))) {
+			fprintf(s->out, "Not quitting: the splices stay, and so does gilk.\n");
 			rc = 0;
 		} else if (!a || !strcmp(a, "keep") || !strcmp(a, "k")) {
 			/* EOF keeps them, nothing undone unasked, and says so */
@@ -85,7 +69,6 @@ int quit_confirm(struct session *s, struct gerr *e)
 		}
 		free(a);
 	}
-	rl_signal_event_hook = hook;
 	free(ids);
 	return rc;
 }
@@ -109,7 +92,7 @@ const struct command cmd_quit = {
 	.usage = "quit",
 	.help = "Leaves gilk. When splices this session made are still in place and\n"
 		"gilk runs at a terminal, asks first: yes removes them and quits, no\n"
-		"(or Ctrl-C) stays, keep (or Ctrl-D) quits and leaves them, and says\n"
+		"stays, keep (or Ctrl-D) quits and leaves them, and says\n"
 		"which (as they stay after -batch, -c, -x or a pipe: \"unsplice all\" or\n"
 		"unloading gilk.ko removes them).",
 };

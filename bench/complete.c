@@ -18,9 +18,9 @@
 #include <sys/stat.h>
 #include <time.h>
 
-#include "complete.h"
+#include "complete/complete.h"
 #include "report.h"
-#include "session.h"
+#include "session/session.h"
 
 #define PREFIX_MAX 4
 

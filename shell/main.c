@@ -17,15 +17,15 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "commands.h"
-#include "complete.h"
-#include "interrupt.h"
+#include "commands/commands.h"
+#include "complete/complete.h"
+#include "session/interrupt.h"
 #include "lineindex.h"
-#include "pager.h"
-#include "record.h"
-#include "script.h"
-#include "session.h"
-#include "transcript_check.h"
+#include "output/pager.h"
+#include "script/record.h"
+#include "script/script.h"
+#include "session/session.h"
+#include "script/transcript_check.h"
 
 static void usage(FILE *f)
 {

@@ -36,6 +36,14 @@ check "docs/security.md: gilk.ko's refusal table is help errors' ($(wc -l <"$t/k
 	"$([ -s "$t/kernel-refusals" ] && table docs/security.md 'help errors: refusals' |
 	   diff "$t/kernel-refusals" - >&2; echo $?)"
 
+# An instrument is its file in instruments/ and its doc: the build finds it
+# (the Makefile, Kbuild and make install's dkms.conf), docs/instruments.md
+# must say what it does.
+missing=$(for f in instruments/*.c; do n=$(basename "$f" .c)
+	sed -n '/^The instruments here:/,/^$/p' docs/instruments.md | grep -q "\`$n\`" || echo "$n"; done)
+check "docs/instruments.md says what each instrument of instruments/ does${missing:+; not: $missing}" \
+	"$([ -z "$missing" ] && ls instruments/*.c >/dev/null; echo $?)"
+
 # make check-install runs the tutorial on a Debian system from a checked
 # transcript: the same commands, in the same order
 check "the Debian install check's transcript holds the tutorial's commands" \

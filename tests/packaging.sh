@@ -59,7 +59,7 @@ instr=$(ls instruments/*.c | sed 's/\.c$//')
 check "DKMS builds gilk.ko and every instrument module for the reference kernel, and installs each ($(cat $ref/abi): $(echo $instr | sed 's,instruments/,,g'))" \
 	"$([ $? = 0 ] && for m in kmod/gilk $instr; do
 	     modinfo -F vermagic "$d/gilk/$version/build/$m.ko" | grep -q "^$(cat $ref/abi) " || exit 1
-	     grep -q "^BUILT_MODULE_NAME\[[0-9]*\]=\"${m##*/}\"$" dkms/dkms.conf || exit 1; done; echo $?)"
+	     grep -q "^BUILT_MODULE_NAME\[[0-9]*\]=\"${m##*/}\"$" "$t/root/usr/src/gilk-$version/dkms.conf" || exit 1; done; echo $?)"
 
 # make deb: both packages, what each holds against what make install put in
 # the DESTDIR, the version of VERSION, and lintian's verdict.

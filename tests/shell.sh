@@ -710,34 +710,42 @@ build/gilk --index "$t/other/o" >/dev/null 2>"$t/e"
 check "gilk --index without -o says what it needs" "$([ $? = 2 ] && grep -q 'needs -o' "$t/e"; echo $?)"
 
 # One table: help, the man page and the bash and zsh completions agree with it
-help_usages=$(sed -n 's/^  \([a-z].*\)/\1/p' "$t/help" | sed 's/   (live)$//')
-man_cmds() { sed -n '/^\.SH COMMANDS/,/^\.SH CHECKED/p' shell/gilk.1; }
-man_usages=$(man_cmds | awk '/^\.TP/ {getline; print}' | sed 's/\\f[BIR]//g; s/\\-/-/g')
-check "the man page has an entry per command, in the table's order, with its usage" \
-	"$([ -n "$help_usages" ] && [ "$help_usages" = "$man_usages" ]; echo $?)"
-check "the man page marks (live) exactly the commands the table does" \
-	"$([ "$(grep '   (live)$' "$t/help" | awk '{print $1}')" = \
-	     "$(man_cmds | awk '/^\.TP/ {getline u; getline d; if (d ~ /^\(live\)/) print u}' | sed 's/\\f[BIR]//g' | awk '{print $1}')" ]; echo $?)"
+man_cmds() { sed -n '/^\.SH COMMANDS/,/^\.SH SOURCE LINES/p' "${1:-shell/gilk.1}"; }
+# man_matches GILK MANPAGE: an entry per command, in help's order, with its
+# usage, and (live) on exactly the commands the table marks
+man_matches() {
+	local help usages
+	help=$("$1" --kernel "$ref/vmlinuz" --symbols "$ref/kallsyms" -c help) || return 1
+	usages=$(echo "$help" | sed -n 's/^  \([a-z].*\)/\1/p' | sed 's/   (live)$//')
+	[ -n "$usages" ] &&
+	[ "$usages" = "$(man_cmds "$2" | awk '/^\.TP/ {getline; print}' | sed 's/\\f[BIR]//g; s/\\-/-/g')" ] &&
+	[ "$(echo "$help" | grep '   (live)$' | awk '{print $1}')" = \
+	  "$(man_cmds "$2" | awk '/^\.TP/ {getline u; getline d; if (d ~ /^\(live\)/) print u}' | sed 's/\\f[BIR]//g' | awk '{print $1}')" ]
+}
+check "the man page has an entry per command, in help's order (by group, then name), with its usage and (live) where the table says" \
+	"$(man_matches build/gilk shell/gilk.1; echo $?)"
+check "help heads each group of commands, and lists each command once" \
+	"$([ "$(grep -c '^[A-Z].*:$' "$t/help")" = 4 ] && [ "$(grep '^  [a-z]' "$t/help" | awk '{print $1}' | sed 's|/.*||; s/\[.*//' | sort | uniq -d)" = "" ]; echo $?)"
 for sh in bash zsh; do
-	f=completions/gilk.bash; [ $sh = zsh ] && f=completions/_gilk
+	f=build/completions/gilk.bash; [ $sh = zsh ] && f=build/completions/_gilk
 	build/gilk --completion $sh | cmp -s - $f
-	check "completions: $f is what \"gilk --completion $sh\" writes from the table (make completions)" "$?"
+	check "completions: the build wrote $f from the table, as \"gilk --completion $sh\" writes it now" "$?"
 done
-bash -c 'source completions/gilk.bash; COMP_WORDS=(gilk -c ""); COMP_CWORD=2; _gilk; printf "%s\n" "${COMPREPLY[@]}"' >"$t/o"
+bash -c 'source build/completions/gilk.bash; COMP_WORDS=(gilk -c ""); COMP_CWORD=2; _gilk; printf "%s\n" "${COMPREPLY[@]}"' >"$t/o"
 check "bash completion offers every command of the table after -c" "$(cmp -s "$t/o" "$t/cmds"; echo $?)"
 check "zsh completion describes every command of the table" \
-	"$([ "$(sed -n "/^cmds=(/,/^)/s/^	'\([a-z]*\):.*/\1/p" completions/_gilk)" = "$(cat "$t/cmds")" ]; echo $?)"
+	"$([ "$(sed -n "/^cmds=(/,/^)/s/^	'\([a-z]*\):.*/\1/p" build/completions/_gilk)" = "$(cat "$t/cmds")" ]; echo $?)"
 opts=$(build/gilk --help | sed -n 's/^  \(-[-a-z]*\).*/\1/p')
-bash -c 'source completions/gilk.bash; COMP_WORDS=(gilk -); COMP_CWORD=1; _gilk; printf "%s\n" "${COMPREPLY[@]}"' | sort >"$t/o"
+bash -c 'source build/completions/gilk.bash; COMP_WORDS=(gilk -); COMP_CWORD=1; _gilk; printf "%s\n" "${COMPREPLY[@]}"' | sort >"$t/o"
 check "gilk --help, the man page and both completions know the same options" \
 	"$([ "$(echo "$opts" | sort)" = "$(cat "$t/o")" ] &&
 	   [ "$(echo "$opts" | sort)" = "$(sed -n '/^\.SH OPTIONS/,/^\.SH /p' shell/gilk.1 | awk '/^\.TP/ {getline; print $1}' | sed 's/\\f[BIR]//g; s/\\-/-/g' | sort)" ] &&
-	   [ "$(echo "$opts" | sort)" = "$(sed -n "s/^	'\*\{0,1\}\(-[-a-z]*\)\[.*/\1/p" completions/_gilk | sort)" ]; echo $?)"
+	   [ "$(echo "$opts" | sort)" = "$(sed -n "s/^	'\*\{0,1\}\(-[-a-z]*\)\[.*/\1/p" build/completions/_gilk | sort)" ]; echo $?)"
 # zsh, where it is installed: its syntax, and completion in a terminal
 if command -v zsh >/dev/null; then
-	zsh -n completions/_gilk
+	zsh -n build/completions/_gilk
 	check "zsh reads its completion" "$?"
-	mkdir -p "$t/zfunc" && cp completions/_gilk "$t/zfunc/"
+	mkdir -p "$t/zfunc" && cp build/completions/_gilk "$t/zfunc/"
 	tmux kill-session -t gilk-zsh 2>/dev/null
 	tmux new-session -d -s gilk-zsh -x 150 -y 30 "HOME=$t zsh -f"
 	tmux send-keys -t gilk-zsh "fpath=($t/zfunc \$fpath); autoload -U compinit; compinit -u; echo zsh-ready" Enter
@@ -751,11 +759,53 @@ if command -v zsh >/dev/null; then
 	check "zsh completes gilk's commands after -c and its options" "$?"
 	tmux kill-session -t gilk-zsh
 fi
+# A new command is its cmd_NAME.c and its man page entry: in a copy of the
+# tree (with this build's objects, so only what the new file touches is
+# rebuilt), a command added without an entry fails the man page check, and
+# with one passes, nothing else edited; help, Tab and the completions know it.
+mkdir -p "$t/tree/build"
+tar --exclude=./build --exclude=./.git -cf - . | tar -xf - -C "$t/tree"
+cp -a build/shell build/core build/lib build/gen build/neutral build/libgilkcore.a build/libgilklive.a "$t/tree/build/"
+cat >"$t/tree/shell/commands/cmd_greet.c" <<'C'
+/* greet: says hello (a command added by the shell tests). */
+#include "commands/commands.h"
+
+static int greet_command(struct session *s, int argc, char **argv, struct gerr *e)
+{
+	(void)argc, (void)argv, (void)e;
+	fprintf(s->out, "hello\n");
+	return 0;
+}
+
+const struct command cmd_greet = {
+	.name = "greet",
+	.group = GROUP_SESSION,
+	.run = greet_command,
+	.min_args = 0,
+	.max_args = 0,
+	.usage = "greet",
+	.help = "Says hello.",
+};
+C
+(cd "$t/tree" && make -s build/gilk build/completions/gilk.bash) >"$t/build.log" 2>&1
+built=$?
+"$t/tree/build/gilk" --kernel "$ref/vmlinuz" --symbols "$ref/kallsyms" -c greet >"$t/o" 2>&1
+check "a command added as one cmd_NAME.c builds and runs, with nothing else edited" \
+	"$([ $built = 0 ] && grep -qx hello "$t/o"; echo $?)"
+man_matches "$t/tree/build/gilk" "$t/tree/shell/gilk.1"
+check "... and the man page check fails until its man page has an entry" "$([ $? != 0 ]; echo $?)"
+awk '/^\.TP$/ { tp = 1; next } tp && /^\\fBhelp\\fR/ { print ".TP\n\\fBgreet\\fR\nSays hello."; }
+     tp { print ".TP"; tp = 0 } { print }' "$t/tree/shell/gilk.1" >"$t/gilk.1"
+# (the entry goes before help's: by name within its group, as help lists it)
+man_matches "$t/tree/build/gilk" "$t/gilk.1"
+check "... then passes, with the entry the only edit" "$?"
+bash -c "source $t/tree/build/completions/gilk.bash; COMP_WORDS=(gilk -c gr); COMP_CWORD=2; _gilk; [ \"\${COMPREPLY[*]}\" = greet ]"
+check "... and the completions the build wrote complete it" "$?"
 warnings=$(groff -man -Tutf8 -ww -z shell/gilk.1 2>&1)
 check "the man page renders without a warning${warnings:+: $warnings}" "$([ -z "$warnings" ] && command -v groff >/dev/null; echo $?)"
-bash -c 'source completions/gilk.bash; COMP_WORDS=(gilk --ke); COMP_CWORD=1; _gilk; [ "${COMPREPLY[*]}" = "--kernel" ]'
+bash -c 'source build/completions/gilk.bash; COMP_WORDS=(gilk --ke); COMP_CWORD=1; _gilk; [ "${COMPREPLY[*]}" = "--kernel" ]'
 check "bash completion completes gilk's options" "$?"
-bash -c 'source completions/gilk.bash; COMP_WORDS=(gilk --completion z); COMP_CWORD=2; _gilk; [ "${COMPREPLY[*]}" = "zsh" ]'
+bash -c 'source build/completions/gilk.bash; COMP_WORDS=(gilk --completion z); COMP_CWORD=2; _gilk; [ "${COMPREPLY[*]}" = "zsh" ]'
 check "bash completion completes --completion's shells" "$?"
 
 # Tab completion in a real terminal. Each step waits (up to 20 s) for what

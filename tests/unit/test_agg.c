@@ -1,5 +1,5 @@
 /*
- * Unit tests: aggregations as the shell reads them (shell/agg_view.c):
+ * Unit tests: aggregations as the shell reads them (shell/events/agg_view.c):
  * gilk.ko's slots (uapi struct gilk_agg_slot) merged over CPUs, a clear
  * taken away, and each format; the uapi's sizes and the template an
  * aggregation takes (lib/template.c).
@@ -13,7 +13,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "agg_view.h"
+#include "events/agg_view.h"
 #include "symtab.h"
 #include "template.h"
 #include "unit.h"

@@ -1,4 +1,4 @@
-/* Unit tests: event filters (shell/filter.c), parsed and matched against a
+/* Unit tests: event filters (lib/filter.c), parsed and matched against a
  * table of fields. */
 #include <setjmp.h>
 #include <stdarg.h>

@@ -1,4 +1,4 @@
-/* Unit tests: the shell's power-of-two histograms (shell/histogram.c). */
+/* Unit tests: the shell's power-of-two histograms (shell/events/histogram.c). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -8,7 +8,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "histogram.h"
+#include "events/histogram.h"
 #include "unit.h"
 
 static char *drawn(const struct histogram *h)

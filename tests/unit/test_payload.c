@@ -1,5 +1,5 @@
 /* Unit tests: event payloads named by the layouts instruments publish
- * (shell/payload.c). */
+ * (shell/events/payload.c). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -9,7 +9,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "payload.h"
+#include "events/payload.h"
 #include "unit.h"
 
 /* stack's shape: a count, then up to three frames, any of which may be missing */

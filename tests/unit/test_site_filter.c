@@ -1,4 +1,4 @@
-/* Unit tests: splice filters compiled for gilk.ko (shell/site_filter.c).
+/* Unit tests: splice filters compiled for gilk.ko (lib/site_filter.c).
  * A program must mean its expression: both are run on the same hits, the
  * expression by the event filter's evaluator, the program as gilk.ko runs
  * it, and must agree on every one. */

@@ -49,7 +49,7 @@ int gilk_filter_check(const struct gilk_filter *f, struct gilk_why *why)
 		if (t->op == GILK_FOP_RET)
 			continue;
 		if (t->field >= GILK_FF_NFIELDS ||
-		    (t->field > GILK_FF_CONTEXT && t->field < GILK_FF_REGS))
+		    (t->field > GILK_FF_SELF && t->field < GILK_FF_REGS))
 			return bad(why, i, "unknown field");
 		if (string != (t->field == GILK_FF_COMM))
 			return bad(why, i, string ? "a string test of a number field" :
@@ -76,5 +76,6 @@ struct gilk_filter_prog *gilk_filter_keep(const struct gilk_filter *f)
 	memcpy(p->text, f->text, sizeof(p->text));
 	p->len = f->len;
 	memcpy(p->test, f->test, f->len * sizeof(p->test[0]));
+	p->self = current->tgid;	/* the splicing process, until it lets go */
 	return p;
 }

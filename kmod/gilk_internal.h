@@ -188,6 +188,10 @@ static_assert(offsetof(struct gilk_counts, filtered) ==
 struct gilk_filter_prog {
 	char str[GILK_FILTER_STRS][GILK_FILTER_STR_LEN];
 	char text[GILK_FILTER_TEXT_MAX];
+	/* GILK_FF_SELF's process (a tgid): the one that made the splice, 0
+	 * once its /dev/gilk is closed with the splice kept (READ_ONCE)
+	 */
+	pid_t self;
 	u32 len;
 	struct gilk_filter_test test[];
 };

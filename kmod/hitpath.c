@@ -163,6 +163,14 @@ static __always_inline bool comm_test(const struct gilk_filter_prog *f,
 	return comm[i] == want[i];
 }
 
+/* 1 in the process that made the splice while it holds /dev/gilk open */
+static __always_inline u64 self_field(const struct gilk_filter_prog *f)
+{
+	pid_t self = READ_ONCE(f->self);
+
+	return self && self == current->tgid;
+}
+
 notrace bool gilk_filter_pass(const struct gilk_filter_prog *f, const struct pt_regs *regs)
 {
 	u32 i = 0;
@@ -177,7 +185,8 @@ notrace bool gilk_filter_pass(const struct gilk_filter_prog *f, const struct pt_
 		if (t->field == GILK_FF_COMM) {
 			ok = comm_test(f, t);
 		} else {
-			v = field(t->field, regs) & t->mask;
+			v = t->field == GILK_FF_SELF ? self_field(f) : field(t->field, regs);
+			v &= t->mask;
 			ok = t->op == GILK_FOP_EQ ? v == t->value :
 			     t->op == GILK_FOP_LT ? v < t->value :
 			     t->op == GILK_FOP_LE ? v <= t->value :

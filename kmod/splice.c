@@ -145,7 +145,8 @@ int gilk_release(u32 id, const void *owner)
 
 /*
  * A file closed (its process may have died) between RESERVE and SPLICE:
- * its reservations go. Its splices stay: they outlive their maker.
+ * its reservations go. Its splices stay: they outlive their maker, whose
+ * process their filters' GILK_FF_SELF no longer names.
  */
 void gilk_release_owner(const void *owner)
 {
@@ -153,11 +154,19 @@ void gilk_release_owner(const void *owner)
 	unsigned long i;
 
 	mutex_lock(&gilk_lock);
-	xa_for_each(&gilk_splices, i, s)
-		if (s->owner == owner && s->state == GILK_RESERVED) {
+	xa_for_each(&gilk_splices, i, s) {
+		if (s->owner != owner)
+			continue;
+		if (s->state == GILK_RESERVED) {
 			xa_erase(&gilk_splices, i);
 			gilk_obj_free(s);
+		} else if (s->filter) {
+			/* kept past its session: its self is gone, and its
+			 * pid may be anyone's next
+			 */
+			WRITE_ONCE(s->filter->self, 0);
 		}
+	}
 	mutex_unlock(&gilk_lock);
 }
 

@@ -5,7 +5,6 @@
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "filter.h"
 
@@ -298,17 +297,17 @@ static int gen(struct compiler *c, int i, int t, int f)
 	}
 }
 
-static int compile(const struct filter *f, enum site_filter_scope scope, uint32_t self,
+static int compile(const struct filter *f, enum site_filter_scope scope, bool self,
 		   struct gilk_filter *g, struct gerr *e)
 {
 	struct compiler c = { .f = f, .g = g, .scope = scope, .e = e, .nlabels = 2 };
-	struct operand pid = { true, GILK_FF_PID, ~0ull, 0 };
+	struct operand gilk = { true, GILK_FF_SELF, ~0ull, 0 };
 	int body;
 
 	memset(g, 0, sizeof(*g));
-	if (self) {	/* pid != self, then the expression */
+	if (self) {	/* not in the splicing gilk, then the expression */
 		body = f->root >= 0 ? label(&c) : LABEL_ACCEPT;
-		if (emit(&c, GILK_FOP_EQ, &pid, self, LABEL_REJECT, body))
+		if (emit(&c, GILK_FOP_EQ, &gilk, 1, LABEL_REJECT, body))
 			return -1;
 		if (body != LABEL_ACCEPT)
 			place(&c, body);
@@ -395,29 +394,29 @@ static int parse(const char *expr, const struct named *nm, struct filter *f,
 	return gerr_set(e, "%s; a splice's filter reads: %s", why, names);
 }
 
-static void set_text(struct gilk_filter *g, const char *expr, uint32_t self)
+static void set_text(struct gilk_filter *g, const char *expr, bool self)
 {
 	if (!self)
 		snprintf(g->text, sizeof(g->text), "%s", expr);
 	else if (expr)
-		snprintf(g->text, sizeof(g->text), "(%s) && pid != %u", expr, self);
+		snprintf(g->text, sizeof(g->text), "(%s) && not gilk", expr);
 	else
-		snprintf(g->text, sizeof(g->text), "pid != %u", self);
+		snprintf(g->text, sizeof(g->text), "not gilk");
 }
 
-int site_filter_compile(const char *expr, enum site_filter_scope scope, uint32_t self,
+int site_filter_compile(const char *expr, enum site_filter_scope scope, bool self,
 			struct gilk_filter *out, struct gerr *e)
 {
 	return site_filter_compile_params(expr, scope, self, NULL, out, e);
 }
 
-int site_filter_compile_params(const char *expr, enum site_filter_scope scope, uint32_t self,
+int site_filter_compile_params(const char *expr, enum site_filter_scope scope, bool self,
 			       const char *const *params, struct gilk_filter *out, struct gerr *e)
 {
 	return site_filter_compile_names(expr, scope, self, params, NULL, out, e);
 }
 
-int site_filter_compile_names(const char *expr, enum site_filter_scope scope, uint32_t self,
+int site_filter_compile_names(const char *expr, enum site_filter_scope scope, bool self,
 			      const char *const *names, const char *const *as,
 			      struct gilk_filter *out, struct gerr *e)
 {
@@ -448,10 +447,10 @@ int site_filter_args(bool filter_self, int *argc, char **argv, enum site_filter_
 		     bool add_self, struct gilk_filter *out, bool *have, struct gerr *e)
 {
 	const char *expr = site_filter_take(argc, argv);
-	uint32_t self;
+	bool self;
 
 	*have = false;
-	self = (expr || add_self) && filter_self ? (uint32_t)getpid() : 0;
+	self = (expr || add_self) && filter_self;
 	if (!expr && !self)
 		return 0;
 	if (site_filter_compile(expr, scope, self, out, e))

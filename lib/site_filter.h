@@ -8,8 +8,9 @@
  *
  * It is compiled into gilk.ko's filter program (uapi gilk.h), which runs
  * at every hit before the instrument: a hit it turns away calls nothing and
- * is counted as filtered. Under "set filter-self on" the shell's own task
- * is left out too, by the same program.
+ * is counted as filtered. Under "set filter-self on" the shell's own process
+ * is left out too, by the same program, for as long as the shell has
+ * /dev/gilk open: a splice kept after it quits leaves out no one.
  */
 #ifndef GILK_SITE_FILTER_H
 #define GILK_SITE_FILTER_H
@@ -28,7 +29,7 @@ enum site_filter_scope {
 
 /*
  * Takes "if EXPR" off the end of argv (*argc shrinks) and compiles it,
- * with "pid != gilk's" added when filter_self (the setting filter-self):
+ * with "not gilk" added when filter_self (the setting filter-self):
  * to every filter, and where add_self says so (an instrument that is
  * called anyway, where the test costs little) to none. *have: whether out
  * holds a filter.
@@ -42,13 +43,15 @@ const char *site_filter_take(int *argc, char **argv);
  * retval...), or -1. */
 int site_filter_field(const char *name);
 
-/* Compiles expr alone (self: the pid to leave out, 0 none); for tests. */
-int site_filter_compile(const char *expr, enum site_filter_scope scope, uint32_t self,
+/* Compiles expr alone; self: leave out the process that splices it while it
+ * has /dev/gilk open (GILK_FF_SELF: text "not gilk"), not a pid that a kept
+ * splice would go on leaving out after the session. */
+int site_filter_compile(const char *expr, enum site_filter_scope scope, bool self,
 			struct gilk_filter *out, struct gerr *e);
 /* The same at a function's entry: params (up to six, NULL-ended; "" for one
  * that is not in a register) name its arguments, as arg0.. (a filter reads
  * "count > 4096" at vfs_read's entry). */
-int site_filter_compile_params(const char *expr, enum site_filter_scope scope, uint32_t self,
+int site_filter_compile_params(const char *expr, enum site_filter_scope scope, bool self,
 			       const char *const *params, struct gilk_filter *out,
 			       struct gerr *e);
 
@@ -56,7 +59,7 @@ int site_filter_compile_params(const char *expr, enum site_filter_scope scope, u
  * SITE_FILTER_NAMES_MAX) is read as the field as[i] names ("rbx", "arg1"):
  * a local the line index puts in a register there. */
 #define SITE_FILTER_NAMES_MAX 48
-int site_filter_compile_names(const char *expr, enum site_filter_scope scope, uint32_t self,
+int site_filter_compile_names(const char *expr, enum site_filter_scope scope, bool self,
 			      const char *const *names, const char *const *as,
 			      struct gilk_filter *out, struct gerr *e);
 

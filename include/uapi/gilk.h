@@ -17,7 +17,7 @@
 #include <linux/ioctl.h>
 #include <linux/types.h>
 
-#define GILK_ABI_VERSION 15
+#define GILK_ABI_VERSION 16
 
 #define GILK_PATCH_MAX_LEN 32
 #define GILK_TRAMP_MAX 512
@@ -187,6 +187,11 @@ struct gilk_tsc_ring {
 #define GILK_FF_COMM 2		/* the task's name: string tests only */
 #define GILK_FF_CPU 3		/* the CPU the hit runs on */
 #define GILK_FF_CONTEXT 4	/* GILK_CTX_* */
+#define GILK_FF_SELF 5		/* filters only: 1 in the process that made the
+				 * splice while it has /dev/gilk open, else 0
+				 * (what "filter-self" leaves out: a splice
+				 * kept past its session leaves out no one)
+				 */
 /* From here on, fields read the site's registers: the full template. */
 #define GILK_FF_REGS 8
 #define GILK_FF_ARG0 8		/* ARG0..ARG5: rdi, rsi, rdx, rcx, r8, r9 */

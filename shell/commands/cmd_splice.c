@@ -226,7 +226,7 @@ static int use_filter(struct session *s, struct use *u, const char *expr,
 		return 0;
 	/* parameters' names cost the kernel's BTF: read only for a filter that
 	 * names a field the site's registers do not */
-	if (site_filter_compile(expr, SF_ANY, s->set.filter_self ? (uint32_t)getpid() : 0,
+	if (site_filter_compile(expr, SF_ANY, s->set.filter_self,
 				filter, e)) {
 		if (!expr)
 			return -1;
@@ -249,7 +249,7 @@ static int use_filter(struct session *s, struct use *u, const char *expr,
 		}
 		names[n_named] = NULL;
 		if (!n_named || site_filter_compile_names(expr, SF_ANY,
-							  s->set.filter_self ? (uint32_t)getpid() : 0,
+							  s->set.filter_self,
 							  names, as_p, filter, e))
 			return -1;
 	}
@@ -450,8 +450,9 @@ const struct command cmd_splice = {
 		"on comm), as\n"
 		"\"events if\" does: splice vfs_read regs if comm == \"cat\" && arg2 > 4096.\n"
 		"A filter makes an inline count or tsc a call; one that reads registers\n"
-		"takes the full template. Under \"set filter-self on\" gilk's own task is\n"
-		"left out by every filter, and by any splice whose instrument is called.\n"
+		"takes the full template. Under \"set filter-self on\" gilk's own process\n"
+		"is left out (\"not gilk\") by every filter, and by any splice whose\n"
+		"instrument is called, while this gilk runs: a kept splice leaves out no one.\n"
 		"fetch EXPR[, EXPR]...: at every hit the instrument records, gilk.ko reads\n"
 		"up to four values and appends them to the event, as kprobe events' fetch\n"
 		"arguments do; each EXPR is C over what the hit has: a parameter by name at\n"

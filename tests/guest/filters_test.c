@@ -312,7 +312,7 @@ static void malformed(struct live *lv)
 		case 1: f->pad = 1; break;
 		case 2: f->test[0].op = GILK_FOP_NOPS; break;
 		case 3: f->test[1].pad = 7; break;
-		case 4: f->test[1].field = GILK_FF_CONTEXT + 1; break;
+		case 4: f->test[1].field = GILK_FF_SELF + 1; break;
 		case 5: f->test[1].field = GILK_FF_NFIELDS; break;
 		case 6: f->test[0].field = GILK_FF_PID; break;
 		case 7: f->test[1].field = GILK_FF_COMM; break;
@@ -375,6 +375,50 @@ static void hot(struct live *lv)
 	}
 }
 
+/*
+ * filter-self names the process that splices, not its pid: while its
+ * /dev/gilk is open its own hits are turned away; once it lets go with the
+ * splice kept, the same process's hits count (a pid it had may be anyone's
+ * next), and the splice goes on for whoever removes it.
+ */
+static void self_lets_go(struct live *lv)
+{
+	uint64_t site = live_block_site(lv, sym(lv, "__x64_sys_getpgrp"));
+	struct live_use use = { "count", "", NULL, NULL, NULL };
+	struct live maker;
+	struct gilk_filter f;
+	struct splice_plan p;
+	struct counts c;
+	struct gerr e;
+	uint32_t id;
+
+	if (live_open(&maker, NULL, &e)) {
+		check(0, "a second /dev/gilk: %s", e.msg);
+		return;
+	}
+	if (site_filter_compile("comm == \"test-live\"", SF_ANY, true, &f, &e) ||
+	    live_plan(&maker, site, 0, &p, &e)) {
+		check(0, "count if comm == test-live, filter-self: %s", e.msg);
+		live_close(&maker);
+		return;
+	}
+	use.filter = &f;
+	if (live_splice_batch_uses(&maker, &p, 1, &use, 1, &id, &e)) {
+		check(0, "count if comm == test-live, filter-self: %s", e.msg);
+		live_close(&maker);
+		return;
+	}
+	calls(SYS_getpgrp, 40);		/* the maker's own: turned away */
+	live_close(&maker);		/* the splice kept */
+	calls(SYS_getpgrp, 25);		/* the same process's: counted now */
+	c = finish(lv, id);
+	check(c.hits == 25 && c.filtered >= 40 &&
+	      !strcmp(c.filter, "(comm == \"test-live\") && not gilk"),
+	      "filter-self leaves out the splicing process while its /dev/gilk is open (%" PRIu64
+	      " filtered of 40), and no one once it lets go with the splice kept (%" PRIu64
+	      " hits of 25; filter '%s')", c.filtered, c.hits, c.filter);
+}
+
 void test_filters(struct live *lv)
 {
 	uint64_t site = live_block_site(lv, sym(lv, "__x64_sys_getppid"));
@@ -386,6 +430,7 @@ void test_filters(struct live *lv)
 	by_cpu(lv, site);
 	by_registers(lv);
 	malformed(lv);
+	self_lets_go(lv);
 	hot(lv);
 	/* the events recorded here are no later suite's */
 	while (live_read_events(lv, drain, sizeof(drain), &e) > 0)

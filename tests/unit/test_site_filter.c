@@ -73,7 +73,7 @@ static uint64_t next_rand(uint64_t *x)
 	return *x;
 }
 
-static void agree(const char *expr, uint32_t self)
+static void agree(const char *expr, bool self)
 {
 	struct gilk_filter g;
 	struct filter f;
@@ -95,11 +95,12 @@ static void agree(const char *expr, uint32_t self)
 		for (int i = 0; i < GILK_FF_NFIELDS; i++)
 			h.f[i] = pool[next_rand(&x) % (sizeof(pool) / sizeof(pool[0]))];
 		h.f[GILK_FF_CONTEXT] = next_rand(&x) % 4;
+		h.f[GILK_FF_SELF] = next_rand(&x) % 2;	/* in the splicing gilk or not */
 		h.comm = comms[next_rand(&x) % (sizeof(comms) / sizeof(comms[0]))];
-		want = filter_match(&f, value, &h) && (!self || h.f[GILK_FF_PID] != self);
+		want = filter_match(&f, value, &h) && (!self || !h.f[GILK_FF_SELF]);
 		got = site_filter_run(&g, h.f, h.comm);
 		if (want != got)
-			fail_msg("'%s' (self %u): the program says %d, the expression %d, at pid %llu "
+			fail_msg("'%s' (self %d): the program says %d, the expression %d, at pid %llu "
 				 "arg0 %llu comm '%s'", expr ? expr : "", self, got, want,
 				 (unsigned long long)h.f[GILK_FF_PID],
 				 (unsigned long long)h.f[GILK_FF_ARG0], h.comm);
@@ -128,10 +129,10 @@ static void programs_mean_their_expressions(void **st)
 
 	(void)st;
 	for (size_t i = 0; i < sizeof(exprs) / sizeof(exprs[0]); i++) {
-		agree(exprs[i], 0);
-		agree(exprs[i], 42);
+		agree(exprs[i], false);
+		agree(exprs[i], true);
 	}
-	agree(NULL, 42);	/* filter-self alone */
+	agree(NULL, true);	/* filter-self alone */
 }
 
 static void refusals(void **st)
@@ -183,10 +184,12 @@ static void text_says_what_runs(void **st)
 	(void)st;
 	assert_int_equal(site_filter_compile("comm == \"cat\"", SF_ANY, 0, &g, &e), 0);
 	assert_string_equal(g.text, "comm == \"cat\"");
-	assert_int_equal(site_filter_compile("comm == \"cat\"", SF_ANY, 77, &g, &e), 0);
-	assert_string_equal(g.text, "(comm == \"cat\") && pid != 77");
-	assert_int_equal(site_filter_compile(NULL, SF_ANY, 77, &g, &e), 0);
-	assert_string_equal(g.text, "pid != 77");
+	assert_int_equal(site_filter_compile("comm == \"cat\"", SF_ANY, true, &g, &e), 0);
+	assert_string_equal(g.text, "(comm == \"cat\") && not gilk");
+	/* gilk itself, not its pid: a kept splice leaves out no one after it */
+	assert_int_equal(g.test[0].field, GILK_FF_SELF);
+	assert_int_equal(site_filter_compile(NULL, SF_ANY, true, &g, &e), 0);
+	assert_string_equal(g.text, "not gilk");
 	/* one string, stored once */
 	assert_int_equal(site_filter_compile("comm == \"a\" || comm == \"a\"", SF_ANY, 0, &g, &e), 0);
 	assert_string_equal(g.str[0], "a");

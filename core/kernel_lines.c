@@ -199,3 +199,13 @@ uint64_t kernel_lines_row_end(const struct kernel_lines *kl, size_t i)
 	}
 	return a.addr + 1 + (uint64_t)kl->slide;
 }
+
+bool kernel_lines_extent(const void *ctx, uint64_t addr, uint64_t *start, uint64_t *size)
+{
+	const struct kernel_lines *kl = ctx;
+
+	if (!lineindex_extent(kl->li, addr - (uint64_t)kl->slide, start, size))
+		return false;
+	*start += (uint64_t)kl->slide;
+	return true;
+}

@@ -53,4 +53,7 @@ static inline uint64_t kernel_lines_addr(const struct kernel_lines *kl,
  * address (running). */
 uint64_t kernel_lines_row_end(const struct kernel_lines *kl, size_t i);
 
+/* lineindex_extent at a running address (a symtab_extent_fn; ctx kl). */
+bool kernel_lines_extent(const void *ctx, uint64_t addr, uint64_t *start, uint64_t *size);
+
 #endif

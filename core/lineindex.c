@@ -31,6 +31,7 @@ struct lineindex {
 	const struct lix_inline *inl;
 	const struct lix_local *loc;
 	const struct lix_local_desc *desc;
+	const struct lix_extent *ext;
 };
 
 static int table_fits(size_t size, uint64_t off, uint64_t n, uint64_t each)
@@ -59,6 +60,7 @@ static int check_header(struct lineindex *li, const char *path, struct gerr *e)
 	    !table_fits(size, h->inlines, h->ninlines, sizeof(struct lix_inline)) ||
 	    !table_fits(size, h->locals, h->nlocals, sizeof(struct lix_local)) ||
 	    !table_fits(size, h->local_descs, h->nlocal_descs, sizeof(struct lix_local_desc)) ||
+	    !table_fits(size, h->extents, h->nextents, sizeof(struct lix_extent)) ||
 	    h->nfiles == 0 || h->source >= h->strings_len)
 		return gerr_set(e, "%s: a damaged line index (a table lies outside the file)", path);
 	li->str = (const char *)li->map + h->strings;
@@ -70,6 +72,7 @@ static int check_header(struct lineindex *li, const char *path, struct gerr *e)
 	li->inl = (const struct lix_inline *)(li->map + h->inlines);
 	li->loc = (const struct lix_local *)(li->map + h->locals);
 	li->desc = (const struct lix_local_desc *)(li->map + h->local_descs);
+	li->ext = (const struct lix_extent *)(li->map + h->extents);
 	if (li->file_start[0] != 0 || li->file_start[h->nfiles] > h->nrows ||
 	    !table_fits(size, h->file_rows, li->file_start[h->nfiles], 4))
 		return gerr_set(e, "%s: a damaged line index (its files' rows)", path);
@@ -379,4 +382,27 @@ size_t lineindex_locals_at(const struct lineindex *li, uint64_t addr, struct lin
 		n++;
 	}
 	return n;
+}
+
+bool lineindex_extent(const struct lineindex *li, uint64_t addr, uint64_t *lo, uint64_t *size)
+{
+	size_t a = 0, b = li->h->nextents;
+	uint64_t rel;
+
+	if (addr < li->h->text || addr - li->h->text > UINT32_MAX)
+		return false;
+	rel = addr - li->h->text;
+	while (a < b) {		/* the first extent past rel */
+		size_t m = a + (b - a) / 2;
+
+		if (li->ext[m].lo <= rel)
+			a = m + 1;
+		else
+			b = m;
+	}
+	if (!a)
+		return false;
+	*lo = li->h->text + li->ext[a - 1].lo;
+	*size = li->ext[a - 1].size;
+	return true;
 }

@@ -130,4 +130,9 @@ size_t lineindex_locals_at(const struct lineindex *li, uint64_t addr, struct lin
  * kernel's BTF has the types, but not which variable has which. */
 const char *lineindex_var_type(const struct lineindex *li, const char *name);
 
+/* The sized function or object of vmlinux's symbol table at or before a
+ * link-time address: its start and size (the address may be past its
+ * end). False when none is. */
+bool lineindex_extent(const struct lineindex *li, uint64_t addr, uint64_t *lo, uint64_t *size);
+
 #endif

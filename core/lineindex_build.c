@@ -60,6 +60,8 @@ struct builder {
 	size_t ndesc, desc_cap;
 	uint32_t *desc_hash;
 	size_t desc_hash_cap;
+	struct lix_extent *ext;
+	size_t next, ext_cap;
 	uint64_t text;
 	/* the source tree, to find where an absolute path's tree begins, and
 	 * the prefix found so (the build's own top, e.g. /build/linux-6.1) */
@@ -822,6 +824,54 @@ static int vmlinux_facts(Elf *elf, struct builder *b, uint8_t *id, uint32_t *id_
 	return 0;
 }
 
+static int cmp_extents(const void *x, const void *y)
+{
+	const struct lix_extent *a = x, *b = y;
+
+	return a->lo != b->lo ? (a->lo > b->lo) - (a->lo < b->lo) :
+				(a->size < b->size) - (a->size > b->size);
+}
+
+/* The sized functions and objects of vmlinux's symbol table from text on,
+ * one per address (the largest: an alias of it says no more). */
+static int symbol_extents(Elf *elf, struct builder *b, struct gerr *e)
+{
+	Elf_Scn *scn = NULL;
+	size_t n = 0;
+
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		Elf_Data *d;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_SYMTAB)
+			continue;
+		d = elf_getdata(scn, NULL);
+		for (size_t k = 0; d && sh.sh_entsize && k < sh.sh_size / sh.sh_entsize; k++) {
+			GElf_Sym s;
+			int type;
+
+			if (!gelf_getsym(d, (int)k, &s))
+				continue;
+			type = GELF_ST_TYPE(s.st_info);
+			if ((type != STT_FUNC && type != STT_OBJECT) || !s.st_size ||
+			    s.st_shndx == SHN_UNDEF || s.st_shndx == SHN_ABS ||
+			    s.st_value < b->text || s.st_value - b->text > UINT32_MAX ||
+			    s.st_size > UINT32_MAX)
+				continue;
+			if (grow((void **)&b->ext, &b->ext_cap, b->next + 1, sizeof(*b->ext)))
+				return gerr_setc(e, ENOMEM, "out of memory reading the symbol table");
+			b->ext[b->next++] = (struct lix_extent){ (uint32_t)(s.st_value - b->text),
+								 (uint32_t)s.st_size };
+		}
+	}
+	qsort(b->ext, b->next, sizeof(*b->ext), cmp_extents);
+	for (size_t i = 0; i < b->next; i++)
+		if (!n || b->ext[n - 1].lo != b->ext[i].lo)
+			b->ext[n++] = b->ext[i];
+	b->next = n;
+	return 0;
+}
+
 static int write_all(FILE *f, const void *p, size_t n, uint64_t *off)
 {
 	*off += n;
@@ -893,6 +943,7 @@ static int write_index(struct builder *b, const struct lix_header *h0,
 	h.nlocals = (uint32_t)b->nloc;
 	h.locals_span = b->loc_span;
 	h.nlocal_descs = (uint32_t)b->ndesc;
+	h.nextents = (uint32_t)b->next;
 	snprintf(tmp, sizeof(tmp), "%s.tmp", out);
 	f = fopen(tmp, "wb");
 	if (!f) {
@@ -937,6 +988,9 @@ static int write_index(struct builder *b, const struct lix_header *h0,
 		goto io;
 	h.local_descs = off;
 	if (write_all(f, b->desc, b->ndesc * sizeof(*b->desc), &off))
+		goto io;
+	h.extents = off;
+	if (write_all(f, b->ext, b->next * sizeof(*b->ext), &off))
 		goto io;
 	if (fseek(f, 0, SEEK_SET) || fwrite(&h, sizeof(h), 1, f) != 1)
 		goto io;
@@ -1016,6 +1070,8 @@ int lineindex_build(const char *vmlinux, const char *out, const char *source,
 		gerr_set(e, "%s: %s", vmlinux, msg);
 		goto out;
 	}
+	if (symbol_extents(dwarf_getelf(dw), &b, e))
+		goto out;
 	memcpy(h.magic, LIX_MAGIC, sizeof(LIX_MAGIC));
 	h.version = LIX_VERSION;
 	h.text = b.text;
@@ -1079,5 +1135,6 @@ out:
 	free(b.loc);
 	free(b.desc);
 	free(b.desc_hash);
+	free(b.ext);
 	return rc;
 }

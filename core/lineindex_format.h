@@ -10,7 +10,7 @@
 #include <stdint.h>
 
 #define LIX_MAGIC "GILKLIX"	/* 8 bytes with its NUL */
-#define LIX_VERSION 5
+#define LIX_VERSION 6
 #define LIX_STMT 0x80000000u	/* in lix_row.line: a statement's start */
 
 struct lix_header {
@@ -34,7 +34,16 @@ struct lix_header {
 	uint32_t locals_span;	/* the longest range of a local: how far
 				 * back a query by address looks */
 	uint64_t local_descs;	/* struct lix_local_desc[nlocal_descs] */
-	uint32_t nlocal_descs, pad;
+	uint32_t nlocal_descs, nextents;
+	uint64_t extents;	/* struct lix_extent[nextents], by lo */
+};
+
+/* The ELF symbol table's sizes, which kallsyms lacks: the functions and
+ * objects at or after text, one per address (the largest there), so that
+ * an address past its symbol's end is not named by it. */
+struct lix_extent {
+	uint32_t lo;		/* from text */
+	uint32_t size;
 };
 
 struct lix_row {

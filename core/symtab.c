@@ -20,6 +20,8 @@ struct symtab {
 	uint32_t *by_name;   /* indices into syms, name order */
 	uint64_t *text_starts; /* distinct text addresses, ascending */
 	size_t ntext;
+	symtab_extent_fn extent;	/* sizes, where known (symtab_set_sizes) */
+	const void *extent_ctx;
 };
 
 /* A function. Kernels built with call padding (6.12: CALL_PADDING for call
@@ -713,6 +715,33 @@ int symtab_resolve_as(const struct symtab *st, const char *expr, uint64_t *addr,
 	return 0;
 }
 
+void symtab_set_sizes(struct symtab *st, symtab_extent_fn fn, const void *ctx)
+{
+	st->extent = fn;
+	st->extent_ctx = ctx;
+}
+
+bool symtab_data_size(const struct symtab *st, const struct ksym *s, uint64_t *size)
+{
+	uint64_t lo;
+
+	return st->extent && st->extent(st->extent_ctx, s->addr, &lo, size) && lo == s->addr;
+}
+
+/*
+ * Whether data symbol s covers addr (at or past it): to its size where the
+ * sizes say it; else, as kallsyms has no sizes, up to 1 MiB. An object the
+ * sizes know between s and addr ends s before it.
+ */
+static bool data_covers(const struct symtab *st, const struct ksym *s, uint64_t addr)
+{
+	uint64_t lo, size;
+
+	if (st->extent && st->extent(st->extent_ctx, addr, &lo, &size) && lo >= s->addr)
+		return lo == s->addr && addr - lo < size;
+	return addr - s->addr < 0x100000;
+}
+
 void symtab_format(const struct symtab *st, uint64_t addr, char *buf,
 		   size_t len)
 {
@@ -720,7 +749,7 @@ void symtab_format(const struct symtab *st, uint64_t addr, char *buf,
 	uint64_t start, end;
 
 	if (!s || symtab_function(st, addr, NULL, &start, &end) || addr >= end) {
-		if (s && !ksym_is_text(s) && addr - s->addr < 0x100000)
+		if (s && !ksym_is_text(s) && data_covers(st, s, addr))
 			goto named;
 		snprintf(buf, len, "0x%" PRIx64, addr);
 		return;

@@ -90,6 +90,18 @@ size_t symtab_variants(const struct symtab *st, const char *name,
 size_t symtab_near(const struct symtab *st, const char *name,
 		   const char **out, size_t max);
 
+/*
+ * Sizes, which kallsyms lacks, where something knows them (the line index
+ * keeps the ELF symbol table's): fn(ctx, addr, &start, &size) gives the
+ * sized function or object at or before a running address. With them, a
+ * data address past its symbol's size is not named by it.
+ */
+typedef bool (*symtab_extent_fn)(const void *ctx, uint64_t addr, uint64_t *start,
+				 uint64_t *size);
+void symtab_set_sizes(struct symtab *st, symtab_extent_fn fn, const void *ctx);
+/* s's size as the sizes say; false when unknown. */
+bool symtab_data_size(const struct symtab *st, const struct ksym *s, uint64_t *size);
+
 /* "sym+0x1f" (or "sym" at offset 0) for addr into buf; the bare address when
  * no symbol is near. */
 void symtab_format(const struct symtab *st, uint64_t addr, char *buf,

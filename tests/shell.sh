@@ -324,6 +324,23 @@ check "info line: the source line of a function's start" \
 check "info functions and info variables list the matching symbols" \
 	"$(grep -qx "$(sym_addr __x64_sys_getppid | sed 's/^0x/0x0*/')  __x64_sys_getppid" "$t/o" &&
 	   grep -qx "$(sym_addr jiffies)  jiffies" "$t/o" && [ "$(grep -c '^0x' "$t/o")" = 2 ]; echo $?)"
+# Past an object's end, no symbol: its size from the ELF symbol table (the
+# line index keeps it) against its type's size in BTF, two sources. The
+# objects of a struct type with a gap after them in kallsyms:
+awk '$2 ~ /^[dDbB]$/ && $3 !~ /\./ { if (prev != "" && $1 != pa) print prev, pa, $1; prev = $3; pa = $1 }' "$ref/kallsyms" |
+	while read -r name a b; do
+		[ $((16#$b - 16#$a)) -ge 64 ] && echo "$name $((16#$b - 16#$a))"
+	done | head -n 40 >"$t/gaps"
+obj= size=
+while read -r name gap; do
+	s=$("${G[@]}" -c "ptype $name" 2>/dev/null | sed -n 's|^} /\* size: \([0-9]*\) \*/$|\1|p')
+	if [ -n "$s" ] && [ "$s" -lt "$gap" ]; then obj=$name size=$s; break; fi
+done <"$t/gaps"
+"${G[@]}" -c "info symbol $obj+$((size - 1))" -c "info symbol $obj+$size" -c "x/a $obj+$size" >"$t/o" 2>&1
+check "info symbol: an address past an object's size is no symbol's ($obj, $size bytes by its type: $(sed -n 2p "$t/o"))" \
+	"$([ -n "$obj" ] && sed -n 1p "$t/o" | grep -qx "$obj + $((size - 1)) in section .*" &&
+	   sed -n 2p "$t/o" | grep -qx "No symbol matches $obj+$size. (It is 0 bytes past the end of $obj, which is $size bytes.)" &&
+	   ! sed -n 3p "$t/o" | grep -q "<$obj+"; echo $?)"
 n_fn=$("${G[@]}" -c 'info functions ^tcp_v4_' | grep -c '^0x')
 check "info functions REGEX finds every text symbol that matches ($n_fn)" \
 	"$([ "$n_fn" = "$(awk '$2 ~ /^[tT]$/ && $3 ~ /^tcp_v4_/' "$ref/kallsyms" | wc -l)" ]; echo $?)"

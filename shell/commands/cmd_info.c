@@ -185,7 +185,13 @@ static int info_symbol(struct session *s, const char *expr, struct gerr *e)
 	symtab_format(s->k->syms, addr, f, sizeof(f));
 	k = symtab_by_addr(s->k->syms, addr);
 	if (!strncmp(f, "0x", 2) || !k) {
-		fprintf(s->out, "No symbol matches %s.\n", expr);
+		uint64_t size;
+
+		fprintf(s->out, "No symbol matches %s.", expr);
+		if (k && !ksym_is_text(k) && symtab_data_size(s->k->syms, k, &size))
+			fprintf(s->out, " (It is %" PRIu64 " bytes past the end of %s, which is %"
+				PRIu64 " bytes.)", addr - k->addr - size, k->name, size);
+		fprintf(s->out, "\n");
 		return 0;
 	}
 	plus = strstr(f, "+0x");
@@ -522,7 +528,8 @@ const struct command cmd_info = {
 		"their uses, and the fields their events hold (/x: shown in hex; in\n"
 		"brackets: an event may end before them).\n"
 		"info symbol LOCATION: the symbol and offset at an address, its section\n"
-		"and module. info address SYMBOL: where a symbol is. info line LOCATION:\n"
+		"and module (past an object's size, which the line index keeps, none).\n"
+		"info address SYMBOL: where a symbol is. info line LOCATION:\n"
 		"the source line of an address and where its code starts and ends, and\n"
 		"the functions inlined there with where each is called from; info\n"
 		"line FILE:LINE (or FILE:FIRST-LAST): every place the line's code is,\n"

@@ -26,6 +26,7 @@ int lines_index(struct session *s, struct kernel_lines **kl, struct gerr *e)
 		if (kernel_lines_open(&sl->kl, s->k, s->live, s->live ? NULL : s->image, e))
 			return -1;
 		sl->open = true;
+		symtab_set_sizes(s->k->syms, kernel_lines_extent, &sl->kl);
 	}
 	*kl = &sl->kl;
 	return 0;
@@ -52,8 +53,10 @@ void lines_free(struct session *s)
 {
 	if (!s->lines)
 		return;
-	if (s->lines->open)
+	if (s->lines->open) {
+		symtab_set_sizes(s->k->syms, NULL, NULL);
 		kernel_lines_close(&s->lines->kl);
+	}
 	source_free(&s->lines->src);
 	free(s->lines);
 	s->lines = NULL;

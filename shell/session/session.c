@@ -7,6 +7,7 @@
 #include <sys/ioctl.h>
 
 #include "events/event_regs.h"
+#include "session/lines.h"
 #include "session/interrupt.h"
 #include "output/pager.h"
 
@@ -20,6 +21,7 @@ int session_open_live(struct session *s, struct gerr *e)
 		return -1;
 	s->live = true;
 	s->k = &s->lv.k;
+	lines_have(s);	/* symbols' sizes, where the line index is at hand */
 	return 0;
 }
 
@@ -33,6 +35,7 @@ int session_open_offline(struct session *s, const char *image,
 		return -1;
 	s->k = &s->offline;
 	s->image = strdup(image);
+	lines_have(s);
 	return 0;
 }
 

@@ -3,6 +3,7 @@
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <inttypes.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,7 +30,8 @@ static const char sample[] =
 	"int second(int a)\n"					/* 12 */
 	"{\n"							/* 13 */
 	"\treturn twice(a) - 1;\n"				/* 14 */
-	"}\n";							/* 15 */
+	"}\n"							/* 15 */
+	"long table[10] = { 1 };\n";				/* 16 */
 
 struct built {
 	char dir[64], elf[96], index[96];
@@ -148,6 +150,28 @@ static void lines_of_a_program(void **s)
 	assert_int_equal(lineindex_func_find(li, "third", NULL), -1);
 	/* a function's first row is its opening line */
 	assert_int_equal(line_addrs(li, (uint32_t)file, 7, at, 8), 1);
+	/* the symbol table's sizes: first's, and table's 80 bytes, then past
+	 * its end nothing of it */
+	{
+		uint64_t lo, size, obj = 0;
+		char cmd[160];
+		FILE *p;
+
+		assert_true(lineindex_extent(li, at[0] + 1, &lo, &size));
+		assert_int_equal(lo, at[0]);
+		assert_true(size > 1);
+		snprintf(cmd, sizeof(cmd), "nm %s | awk '$3 == \"table\" {print $1}'", b.elf);
+		p = popen(cmd, "r");
+		assert_non_null(p);
+		assert_int_equal(fscanf(p, "%" SCNx64, &obj), 1);
+		pclose(p);
+		assert_true(lineindex_extent(li, obj + 79, &lo, &size));
+		assert_int_equal(lo, obj);
+		assert_int_equal(size, 80);
+		assert_false(lineindex_extent(li, obj + 80, &lo, &size) && lo == obj &&
+			     obj + 80 < lo + size);
+		assert_false(lineindex_extent(li, lineindex_text(li) - 1, &lo, &size));
+	}
 	lineindex_close(li);
 	cleanup(&b);
 }

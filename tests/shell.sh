@@ -103,6 +103,13 @@ check "plan --blocks: a line per function a glob or name gives, each once ($nglo
 	   grep -q "^tcp_v4_rcv: $ok blocks spliceable, refused: " "$t/pb" &&
 	   sum=$(awk '/: [0-9]+ of [0-9]+ blocks spliceable/ {g += $2; n += $4} END {print g " of " n}' "$t/pb") &&
 	   grep -q "^$sum blocks of $((nglob + 1)) functions spliceable$" "$t/pb"; echo $?)"
+# The whole kernel takes seconds: past the first, stderr says how far it is
+# (a line a second, not on stdout), and the result is the same
+"${G[@]}" -c "plan --blocks '*'" >"$t/all-o" 2>"$t/all-e"
+check "plan --blocks '*': progress on stderr past the first second ($(head -1 "$t/all-e")), the answer on stdout" \
+	"$([ $? = 0 ] && grep -qE '^[0-9]+ of [0-9]+ functions read, [0-9]+ blocks$' "$t/all-e" &&
+	   ! grep -q 'functions read' "$t/all-o" &&
+	   tail -1 "$t/all-o" | grep -qE '^[0-9]+ of [0-9]+ blocks of [0-9]+ functions spliceable$'; echo $?)"
 fails "plan --blocks with a glob no function matches says so" "plan --blocks 'no_such_fn_*' path_init" "no kernel function matches 'no_such_fn_\*'"
 fails "plan --blocks without a function is a usage error" 'plan --blocks' 'usage: plan \[--blocks\] LOCATION...'
 # Locations: FUNC:entry, FUNC:exit, FUNC:blocks, FUNC:block N

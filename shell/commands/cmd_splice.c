@@ -114,8 +114,10 @@ static int splice_blocks(struct session *s, char *const *args, int nargs,
 		gerr_set(e, "out of memory");
 		goto out;
 	}
+	blockset_progress(&bs, "splicing");
 	if (live_splice_batch_made(&s->lv, bs.plans, bs.ngood, &use, 1, ids, tramps, e))
 		goto out;
+	progress_end(&bs.pr);
 	session_made(s, ids, bs.plans, tramps, bs.ngood);
 	if (bs.nfns == 1) {
 		const struct blockset_fn *f = &bs.fns[0];

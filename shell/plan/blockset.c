@@ -208,6 +208,7 @@ int blockset_collect(struct session *s, char *const *args, int nargs,
 	size_t cap = 0, sites_cap = 0, matched, keep = 0;
 
 	memset(bs, 0, sizeof(*bs));
+	progress_start(&bs->pr);
 	for (int i = 0; i < nargs; i++) {
 		if (add_arg(s, bs, &cap, args[i], &matched, e))
 			goto fail;
@@ -247,6 +248,8 @@ int blockset_collect(struct session *s, char *const *args, int nargs,
 		}
 		if (add_sites(s, bs, &bs->fns[i], &sites_cap, e))
 			goto fail;
+		progress_say(&bs->pr, "%zu of %zu functions read, %zu blocks", i + 1, bs->nfns,
+			     bs->nsites);
 	}
 	return 0;
 fail:
@@ -266,6 +269,7 @@ int blockset_plan(struct session *s, struct blockset *bs, struct gerr *e)
 		free(why);
 		return gerr_set(e, "out of memory");
 	}
+	blockset_progress(bs, "planning");
 	if (s->live) {
 		live_plan_many(&s->lv, bs->sites, bs->nsites, 0, bs->plans, ok, why);
 	} else {
@@ -320,8 +324,14 @@ void blockset_report(struct session *s, const struct blockset *bs,
 	}
 }
 
+void blockset_progress(struct blockset *bs, const char *what)
+{
+	progress_say(&bs->pr, "%zu functions read: %s %zu blocks", bs->nfns, what, bs->nsites);
+}
+
 void blockset_free(struct blockset *bs)
 {
+	progress_end(&bs->pr);
 	if (bs->lv)
 		live_batch_end(bs->lv);
 	free(bs->fns);

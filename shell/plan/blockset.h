@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "gerr.h"
+#include "output/progress.h"
 #include "session/session.h"
 
 struct blockset_fn {
@@ -23,6 +24,7 @@ struct blockset_fn {
 
 struct blockset {
 	struct live *lv;           /* live: in a batch until blockset_free() */
+	struct progress pr;        /* from blockset_collect() on, on stderr */
 	struct blockset_fn *fns;
 	size_t nfns;
 	uint64_t *sites;
@@ -46,6 +48,9 @@ int blockset_plan(struct session *s, struct blockset *bs, struct gerr *e);
 /* One line per function: "NAME: N of M blocks VERB", and its refusals. */
 void blockset_report(struct session *s, const struct blockset *bs,
 		     const char *verb);
+/* Says on stderr, past the command's first second, what it does now
+ * ("splicing 9000 blocks"). */
+void blockset_progress(struct blockset *bs, const char *what);
 void blockset_free(struct blockset *bs);
 
 #endif

@@ -5,9 +5,8 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-#include <unistd.h>
 
+#include "output/progress.h"
 #include "session/interrupt.h"
 #include "session/lines.h"
 
@@ -264,38 +263,19 @@ out:
  * kernel at once (2 KB each) would not fit in the lab's memory. */
 #define CHUNK_BLOCKS 4096
 
-/*
- * How far a long coverage command is, on stderr: on a terminal one line
- * written over, else a line at most every second; none for a command
- * done within its first second.
- */
-struct progress {
-	struct timespec start, last;
-	bool tty, shown;
-};
-
-static double since(const struct timespec *t)
-{
-	struct timespec now;
-
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	return (double)(now.tv_sec - t->tv_sec) + (double)(now.tv_nsec - t->tv_nsec) / 1e9;
-}
-
+/* How far it is (output/progress.h): the blocks spliced count only when
+ * a line is due. */
 static void progress_show(struct progress *p, const char *word, size_t done, size_t nf,
 			  const struct coverage *c, size_t from)
 {
 	size_t spliced = 0;
 
-	if (since(&p->start) < 1 || (!p->tty && since(&p->last) < 1))
+	if (!progress_due(p))
 		return;
 	for (size_t i = from; i < c->nblocks; i++)
 		spliced += c->blocks[i].id != 0;
-	fprintf(stderr, "%scoverage %s: %zu of %zu functions read, %zu blocks spliced%s",
-		p->tty ? "\r" : "", word, done, nf, spliced, p->tty ? "\033[K" : "\n");
-	fflush(stderr);
-	clock_gettime(CLOCK_MONOTONIC, &p->last);
-	p->shown = true;
+	progress_say(p, "coverage %s: %zu of %zu functions read, %zu blocks spliced", word, done,
+		     nf, spliced);
 }
 
 /*
@@ -307,13 +287,12 @@ int coverage_start(struct session *s, struct coverage *c, char **words,
 		   size_t n, const struct gilk_filter *filter, struct gerr *e)
 {
 	size_t from = c->nblocks, chunk = from, had = c->nfuncs;
-	struct progress pr = { .tty = isatty(2) };
+	struct progress pr;
 	struct func_index x;
 	bool batch = false;
 	int rc = 0;
 
-	clock_gettime(CLOCK_MONOTONIC, &pr.start);
-	pr.last = pr.start;
+	progress_start(&pr);
 	if (func_index_of(c, &x))
 		return gerr_set(e, "out of memory");
 	/* gilk.ko's splices learnt once: each chunk adds its own after it */
@@ -353,8 +332,7 @@ int coverage_start(struct session *s, struct coverage *c, char **words,
 	if (batch)
 		live_batch_end(&s->lv);
 	func_index_free(&x);
-	if (pr.shown && pr.tty)
-		fputs("\r\033[K", stderr);
+	progress_end(&pr);
 	if (!rc && !session_interrupted(s))
 		return 0;
 	unsplice_new(s, c, from);

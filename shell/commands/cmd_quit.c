@@ -9,7 +9,54 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <unistd.h>
+
 #include "commands/commands.h"
+#include "session/interrupt.h"
+
+/*
+ * The answer is read through this: Ctrl-C ends the question (as no), where
+ * readline's own handling would only draw it again. Readline's signal
+ * handling is off meanwhile, so gilk's handler sees the SIGINT at once and
+ * the read it interrupts returns.
+ */
+static int answer_getc(FILE *in)
+{
+	unsigned char c;
+
+	for (;;) {
+		ssize_t r;
+
+		if (interrupt_pending())
+			return EOF;
+		r = read(fileno(in), &c, 1);
+		if (r == 1)
+			return c;
+		if (r == 0 || errno != EINTR)
+			return EOF;
+	}
+}
+
+/* A line of answer; NULL at end of input or Ctrl-C (then *interrupted). */
+static char *answer(const char *q, bool *interrupted)
+{
+	rl_getc_func_t *getc_was = rl_getc_function;
+	int catch_was = rl_catch_signals;
+	char *a;
+
+	rl_getc_function = answer_getc;
+	rl_catch_signals = 0;
+	a = readline(q);
+	rl_getc_function = getc_was;
+	rl_catch_signals = catch_was;
+	*interrupted = interrupt_pending();
+	if (*interrupted) {
+		interrupt_clear();
+		free(a);
+		a = NULL;
+	}
+	return a;
+}
 
 /* The splices' ids, "4, 5 and 6" or "4, 5, ... (12 in all)", and how a
  * later gilk removes them. */
@@ -48,10 +95,12 @@ int quit_confirm(struct session *s, struct gerr *e)
 	snprintf(q, sizeof(q), "Remove %s before quitting? (yes, no, keep) ",
 		 n == 1 ? "it" : "them");
 	while (rc == 2) {
-		char *a = readline(q);
+		bool interrupted;
+		char *a = answer(q, &interrupted);
 
-		if (a && (!strcmp(a, "no") || !strcmp(a, "n"))) {
-			fprintf(s->out, "Not quitting: the splices stay, and so does gilk.\n");
+		if (interrupted || (a && (!strcmp(a, "no") || !strcmp(a, "n")))) {
+			fprintf(s->out, "%sNot quitting: the splices stay, and so does gilk.\n",
+				interrupted ? "^C\n" : "");
 			rc = 0;
 		} else if (!a || !strcmp(a, "keep") || !strcmp(a, "k")) {
 			/* EOF keeps them, nothing undone unasked, and says so */
@@ -93,7 +142,7 @@ const struct command cmd_quit = {
 	.usage = "quit",
 	.help = "Leaves gilk. When splices this session made are still in place and\n"
 		"gilk runs at a terminal, asks first: yes removes them and quits, no\n"
-		"stays, keep (or Ctrl-D) quits and leaves them, and says\n"
+		"(or Ctrl-C) stays, keep (or Ctrl-D) quits and leaves them, and says\n"
 		"which (as they stay after -batch, -c, -x or a pipe: \"unsplice all\" or\n"
 		"unloading gilk.ko removes them).",
 };

@@ -191,6 +191,11 @@ check "gilk quit at a terminal asks about this session's splices: no stays and s
 	   echo "$out" | grep -q 'Please answer yes (remove them, then quit), no (stay in gilk) or keep' &&
 	   echo "$out" | grep -q 'usage: quit' && echo "$out" | grep -q 'unspliced 1' &&
 	   build/gilk -c 'info splices' | grep -qx 'no splices'; echo $?)"
+out=$(printf 'splice __x64_sys_getppid\nquit\n^C\nhelp quit\nquit\nyes\n' | timeout 120 build/bin/test-pty build/gilk 2>&1)
+check "gilk quit: Ctrl-C at the question is no: gilk stays, the splice too, until yes" \
+	"$(echo "$out" | grep -q 'Not quitting: the splices stay, and so does gilk.' &&
+	   echo "$out" | grep -q 'usage: quit' && echo "$out" | grep -q 'unspliced 1' &&
+	   build/gilk -c 'info splices' | grep -qx 'no splices'; echo $?)"
 out=$(printf 'splice __x64_sys_getppid\nquit\nkeep\n' | timeout 120 build/bin/test-pty build/gilk 2>&1)
 kept=$(build/gilk -c 'info splices' | sed -n 's/^ *\([0-9]*\) .*/\1/p')
 out2=$(printf 'splice __x64_sys_getpid\n^D\n^D\n' | timeout 120 build/bin/test-pty build/gilk 2>&1)

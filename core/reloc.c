@@ -117,11 +117,30 @@ static enum reloc_status reloc_call_ind(struct x86w *w, const struct insn *in)
 	return s != RELOC_OK ? s : status_of(w);
 }
 
+/*
+ * A direct branch written with a prefix other than a hint's (2e, 3e) or
+ * bnd's (f2), or with a REX: the 66 prefix changes it, and the others are
+ * no compiler's (32-bit code read as 64-bit has them: pvh_start_xen's
+ * "dec ecx; jne" is "rex.wb jne"). gilk.ko's checker refuses them, so the
+ * plan does too.
+ */
+static bool branch_prefixed(const struct insn *in)
+{
+	unsigned op = opcode_offset(in);
+
+	for (unsigned i = 0; i < op; i++)
+		if (in->bytes[i] != 0x2e && in->bytes[i] != 0x3e && in->bytes[i] != 0xf2)
+			return true;
+	return false;
+}
+
 enum reloc_status reloc_insn(struct x86w *w, const struct insn *in)
 {
 	enum reloc_status s;
 
 	if (in->emulate)
+		return RELOC_UNSUPPORTED;
+	if ((in->kind == IK_JMP || in->kind == IK_JCC || in->kind == IK_CALL) && branch_prefixed(in))
 		return RELOC_UNSUPPORTED;
 	switch (in->kind) {
 	case IK_JMP:

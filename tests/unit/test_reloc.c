@@ -80,6 +80,24 @@ static void jcc_rel8_and_rel32_widened(void **st)
 	assert_true(target_of(out, len, DST) == SRC + 3 + 5);
 }
 
+/* Prefixes a compiler never puts on a direct branch (32-bit code read as
+ * 64-bit has them), refused as gilk.ko's checker refuses them. */
+static void branch_with_odd_prefix_refused(void **st)
+{
+	uint8_t out[64];
+	size_t len;
+	static const uint8_t rex_jne[] = { 0x49, 0x75, 0xf0 };	/* dec ecx; jne (32-bit) */
+	static const uint8_t jmp16[] = { 0x66, 0xe9, 0x10, 0, 0, 0 };
+	static const uint8_t rex_call[] = { 0x48, 0xe8, 0, 0, 0, 0 };
+	static const uint8_t bnd_jmp[] = { 0xf2, 0xe9, 0x10, 0, 0, 0 };
+
+	(void)st;
+	assert_int_equal(relocate(rex_jne, 3, out, &len, DST), RELOC_UNSUPPORTED);
+	assert_int_equal(relocate(jmp16, sizeof(jmp16), out, &len, DST), RELOC_UNSUPPORTED);
+	assert_int_equal(relocate(rex_call, 6, out, &len, DST), RELOC_UNSUPPORTED);
+	assert_int_equal(relocate(bnd_jmp, 6, out, &len, DST), RELOC_OK);
+}
+
 static void call_pushes_original_return(void **st)
 {
 	uint8_t out[64];
@@ -227,6 +245,7 @@ static void plain_copied_and_traps_refused(void **st)
 const struct CMUnitTest reloc_tests[] = {
 	cmocka_unit_test(jmp_rel8_widened),
 	cmocka_unit_test(jcc_rel8_and_rel32_widened),
+	cmocka_unit_test(branch_with_odd_prefix_refused),
 	cmocka_unit_test(call_pushes_original_return),
 	cmocka_unit_test(call_return_address_above_2g),
 	cmocka_unit_test(call_indirect_becomes_push_jmp),

@@ -1,6 +1,7 @@
 /* report: the one line format of make bench's figures (report.h). */
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "report.h"
 
@@ -15,6 +16,26 @@ double bench_median(double *v, size_t n)
 {
 	qsort(v, n, sizeof(v[0]), cmp_double);
 	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+struct bench_fig bench_fig_of(const double *v, size_t n)
+{
+	double c[256], d[256];
+	struct bench_fig f = { NAN, NAN };
+
+	if (!n || n > sizeof(c) / sizeof(c[0]))
+		return f;
+	memcpy(c, v, n * sizeof(*v));
+	f.value = bench_median(c, n);
+	for (size_t i = 0; i < n; i++)
+		d[i] = fabs(v[i] - f.value);
+	f.spread = bench_median(d, n);
+	return f;
+}
+
+int bench_in_noise(struct bench_fig f)
+{
+	return !isnan(f.value) && f.value <= f.spread;
 }
 
 /* Three significant digits or whole units, whichever is longer: 0.0421,
@@ -39,6 +60,27 @@ void bench_line(FILE *f, const char *name, double value, const char *unit,
 		fputs("n/a", f);
 	else
 		put_number(f, value / ref_value);
+	fputs(")\n", f);
+	fflush(f);
+}
+
+void bench_line_fig(FILE *f, const char *name, struct bench_fig value, const char *unit,
+		    const char *ref, struct bench_fig ref_value)
+{
+	int noise = bench_in_noise(value) || bench_in_noise(ref_value);
+
+	fprintf(f, "bench: %s ", name);
+	put_number(f, value.value);
+	fprintf(f, " %s", unit);
+	if (!isnan(value.spread)) {
+		fputs(" ±", f);
+		put_number(f, value.spread);
+	}
+	fprintf(f, "%s (vs %s: ", bench_in_noise(value) ? ", inside the noise" : "", ref);
+	if (noise || ref_value.value == 0 || isnan(ref_value.value) || isnan(value.value))
+		fputs("n/a", f);
+	else
+		put_number(f, value.value / ref_value.value);
 	fputs(")\n", f);
 	fflush(f);
 }

@@ -762,14 +762,15 @@ build/gilk -c 'unsplice all' >/dev/null
 . tests/guest/tasks.sh
 
 # bench-live's figures per hit (a short run: the numbers are not checked,
-# only that each is measured, in make bench's line format, hits counted in
-# full, and nothing left behind); bpftrace is not in this image, and it says so
+# only that each is measured, in turn with its reference, with its spread,
+# in make bench's line format, hits counted in full, and nothing left
+# behind); bpftrace is not in this image, and it says so
 mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null
 insmod build/instruments/hello.ko
 out=$(build/bench-live --per-hit 2000 3 2>&1)
 check "bench-live --per-hit: count, tsc, regs (jmp, trap), filtered hits, kprobe events int3, optimized (and recording) and ftrace, hello, fetch, count by comm, hist ($(echo "$out" | grep -c '^bench: ') lines; $(echo "$out" | grep -o 'opt [^ ]* (optimized kprobe)'))" \
 	"$(for f in count tsc regs regs-trap filtered-pid filtered-comm filtered-any kprobe-int3 count-opt kprobe-optimized kprobe-optimized-recording count-entry kprobe-ftrace hello-entry fetch-string-entry count-by-comm-entry hist-pid-entry count-by-stack-entry; do
-		echo "$out" | grep -Eq "^bench: hit-$f -?[0-9.]+ ns/hit \(vs [^:]+: (-?[0-9.]+|n/a)\)\$" || exit 1; done
+		echo "$out" | grep -Eq "^bench: hit-$f -?[0-9.]+ ns/hit ±[0-9.]+(, inside the noise)? \(vs [^:]+: (-?[0-9.]+|n/a)\)\$" || exit 1; done
 	   echo "$out" | grep -q 'bpftrace is missing (scripts/setup --bench' &&
 	   build/gilk -c 'info splices' | grep -qx 'no splices' && ! grep -q gilkbench /sys/kernel/tracing/kprobe_events; echo $?)"
 rmmod hello

@@ -62,8 +62,42 @@ static void line_format(void **st)
 	}
 }
 
+/* Figures over rounds: the spread is the median distance from the median,
+ * and a figure inside it (or against a reference inside its own) gives no
+ * ratio: a negative cost is the noise's. */
+static void spreads(void **st)
+{
+	static const double rounds[] = { 10, 12, 30, 11, 9 }, noisy[] = { -60, 40, -5, 90, -70 };
+	struct bench_fig f = bench_fig_of(rounds, 5), g = bench_fig_of(noisy, 5);
+	struct bench_fig ref = { 100, 5 };
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *out;
+
+	(void)st;
+	assert_true(f.value == 11 && f.spread == 1);	/* |x - 11|: 1 1 19 0 2 */
+	assert_true(rounds[2] == 30);			/* not sorted in place */
+	assert_true(g.value == -5 && g.spread == 55);	/* 55 45 0 95 65 */
+	assert_false(bench_in_noise(f));
+	assert_true(bench_in_noise(g));
+	out = open_memstream(&buf, &len);
+	bench_line_fig(out, "hit-count", f, "ns/hit", "kprobe-int3", ref);
+	bench_line_fig(out, "hit-count-opt", g, "ns/hit", "kprobe-optimized", ref);
+	bench_line_fig(out, "hit-kprobe-int3", ref, "ns/hit", "count", g);
+	bench_line_fig(out, "splice-batch-100", f, "ms", "bpftrace-attach-100",
+		       (struct bench_fig){ 110, NAN });
+	fclose(out);
+	assert_string_equal(buf,
+		"bench: hit-count 11.0 ns/hit ±1.00 (vs kprobe-int3: 0.110)\n"
+		"bench: hit-count-opt -5.00 ns/hit ±55.0, inside the noise (vs kprobe-optimized: n/a)\n"
+		"bench: hit-kprobe-int3 100 ns/hit ±5.00 (vs count: n/a)\n"
+		"bench: splice-batch-100 11.0 ms ±1.00 (vs bpftrace-attach-100: 0.100)\n");
+	free(buf);
+}
+
 const struct CMUnitTest bench_tests[] = {
 	cmocka_unit_test(medians),
 	cmocka_unit_test(line_format),
+	cmocka_unit_test(spreads),
 };
 const size_t bench_ntests = sizeof(bench_tests) / sizeof(bench_tests[0]);

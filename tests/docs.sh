@@ -36,6 +36,18 @@ check "docs/security.md: gilk.ko's refusal table is help errors' ($(wc -l <"$t/k
 	"$([ -s "$t/kernel-refusals" ] && table docs/security.md 'help errors: refusals' |
 	   diff "$t/kernel-refusals" - >&2; echo $?)"
 
+# The README's figures are the latest run's: each row of its table names a
+# "bench:" line (NAME vs REFERENCE) whose ratio docs/performance.md's latest
+# run must give, and the page stays a page (method, latest run, goals)
+rows=$(sed -n '/^<!-- bench -->$/,/^<!-- end -->$/p' README.md | sed -n 's/^| `\([^`]*\)` vs `\([^`]*\)` | .* | \([-0-9.n/a]*\) |$/\1|\2|\3/p')
+bad=$(echo "$rows" | while IFS='|' read -r name ref ratio; do
+	grep -qF "bench: $name " docs/performance.md &&
+	grep -F "bench: $name " docs/performance.md | grep -qF "(vs $ref: $ratio)" || echo "$name vs $ref"; done)
+check "the README's figures ($(echo "$rows" | grep -c .)) are docs/performance.md's latest run${bad:+; not: $bad}" \
+	"$([ "$(echo "$rows" | grep -c .)" -ge 5 ] && [ -z "$bad" ]; echo $?)"
+check "docs/performance.md and docs/kernels.md stay under 150 lines ($(wc -l <docs/performance.md), $(wc -l <docs/kernels.md))" \
+	"$([ "$(wc -l <docs/performance.md)" -lt 150 ] && [ "$(wc -l <docs/kernels.md)" -lt 150 ]; echo $?)"
+
 # An instrument is its file in instruments/ and its doc: the build finds it
 # (the Makefile, Kbuild and make install's dkms.conf), docs/instruments.md
 # must say what it does.

@@ -24,9 +24,10 @@ check "make install DESTDIR=... PREFIX=/usr succeeds" "$?"
 		./usr/include/gilk/uapi/gilk_refusals.h \
 		./usr/share/bash-completion/completions/gilk ./usr/share/man/man1/gilk.1 \
 		./usr/share/zsh/site-functions/_gilk "./usr/src/gilk-$version/dkms.conf"
-	# every file of kmod/, include/ and instruments/ but the Makefiles (builds go to
+	# every file of kmod/, include/ and instruments/ but the Makefiles and the
+	# READMEs (builds go to
 	# build/; a tree from git archive has no .git to ask)
-	find kmod include instruments -type f ! -name Makefile | sed "s|^|./usr/src/gilk-$version/|"
+	find kmod include instruments -type f ! -name Makefile ! -name README.md | sed "s|^|./usr/src/gilk-$version/|"
 } | sort >"$t/want"
 check "the tree: gilk, its man page, bash and zsh completions, the headers, gilk.ko's DKMS source" \
 	"$(diff "$t/want" "$t/tree" >&2; echo $?)"

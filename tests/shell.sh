@@ -382,11 +382,11 @@ fails "! alone is a usage error" '!' 'usage: shell COMMAND'
 jif=$(awk '$3 == "jiffies" {print $1; exit}' "$ref/kallsyms" | sed 's/^0*//')
 fn_a=$(awk '$3 == "do_sys_openat2" {print $1; exit}' "$ref/kallsyms")
 fn_b=$(awk '$3 == "do_sys_open" {print $1; exit}' "$ref/kallsyms")
-"${G[@]}" -c 'print &jiffies' -c 'p (char *)&jiffies+8' -c 'p/x 4096' -c 'p 0x10 + 4 - 1' -c 'p -1' \
+"${G[@]}" -c 'print &jiffies' -c 'p (char *)&jiffies+4' -c 'p/x 4096' -c 'p 0x10 + 4 - 1' -c 'p -1' \
 	-c 'p/xb 0x1234' -c 'p/t 5' -c 'p do_sys_openat2 - do_sys_open' -c 'x/gx &jiffies' >"$t/o" 2>"$t/e"
 check "print: &symbol with its address and type, a char pointer's step, numbers in decimal or /x, a distance between functions; x takes &symbol" \
 	"$([ $? = 0 ] && [ "$(sed -n 1,7p "$t/o")" = "(long unsigned int *) 0x$jif <jiffies>
-(char *) 0x$(printf %x $((0x$jif + 8))) <jiffies+8>
+(char *) 0x$(printf %x $((0x$jif + 4))) <jiffies+4>
 0x1000
 19
 -1

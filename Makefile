@@ -264,9 +264,11 @@ check-install:
 	@scripts/setup --debian
 	@tests/debian/run
 
-# The guest suite on every profile that is set up, and on ref with preempt=full.
+# The guest suite on every profile that is set up, and on ref with preempt=full;
+# each of them brought up to date first (a new line index format, say).
+MATRIX_PROFILES = $(foreach p,6.12 rt debug arm64,$(if $(wildcard $(B)/cache/$(p)/vmlinuz),--profile $(p)))
 check-matrix:
-	@scripts/setup
+	@scripts/setup --profile ref $(MATRIX_PROFILES)
 	@$(MAKE) --no-print-directory KERNEL=ref all
 	@tests/matrix
 

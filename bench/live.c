@@ -735,13 +735,11 @@ static void planning(uint64_t fn, const uint64_t *sites, size_t n)
 	double live_t[ROUNDS], off_t[ROUNDS];
 	struct splice_plan p;
 	static struct cfg_window w;
-	struct kernel k;
 	struct gerr e;
 
-	if (kernel_open(&k, "/proc/kcore", "/proc/kallsyms", &e))
-		return fail("offline planning", &e);
 	for (int r = 0; r < ROUNDS; r++) {	/* in turn, round by round */
 		struct live fresh;
+		struct kernel k;
 		struct splice_plan *plans = calloc(n, sizeof(*plans));
 		bool *ok = calloc(n, sizeof(*ok));
 		enum splice_reason *why = calloc(n, sizeof(*why));
@@ -750,7 +748,6 @@ static void planning(uint64_t fn, const uint64_t *sites, size_t n)
 
 		if (!plans || !ok || !why || live_open(&fresh, NULL, &e)) {
 			free(plans), free(ok), free(why);
-			kernel_close(&k);
 			return fail("live planning", &e);
 		}
 		t0 = now();
@@ -762,7 +759,10 @@ static void planning(uint64_t fn, const uint64_t *sites, size_t n)
 		live_close(&fresh);
 		free(plans), free(ok), free(why);
 
-		window_free(&w);	/* nothing decoded before, as live */
+		/* a kernel opened anew each round: its decoder remembers
+		 * nothing, as the fresh live session's does not */
+		if (kernel_open(&k, "/proc/kcore", "/proc/kallsyms", &e))
+			return fail("offline planning", &e);
 		t0 = now();
 		if (kernel_window(&k, fn, 160, &w, &e)) {
 			window_free(&w);
@@ -773,9 +773,9 @@ static void planning(uint64_t fn, const uint64_t *sites, size_t n)
 		for (size_t i = 0; i < n; i++)
 			splice_plan(&env, sites[i], &p);
 		off_t[r] = (now() - t0) * 1e3;
+		window_free(&w);
+		kernel_close(&k);
 	}
-	window_free(&w);
-	kernel_close(&k);
 	bench_line_fig(stdout, "plan-function-live", bench_fig_of(live_t, ROUNDS), "ms",
 		       "plan-function-offline", bench_fig_of(off_t, ROUNDS));
 }

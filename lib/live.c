@@ -230,40 +230,61 @@ static bool overlaps(uint64_t a, uint64_t alen, uint64_t b, uint64_t blen)
 	return a < b + blen && b < a + alen;
 }
 
+/* The splice of all[0..n) that owns bytes of [addr, addr + len), or NULL. */
+static const struct gilk_splice_info *owner_in(const struct gilk_splice_info *all, size_t n,
+					       uint64_t addr, size_t len)
+{
+	for (size_t i = 0; i < n; i++) {
+		bool mine = overlaps(all[i].site, all[i].region_len, addr, len);
+
+		for (uint32_t k = 0; k < all[i].npatch && k < GILK_MAX_PATCHES; k++)
+			mine |= overlaps(all[i].patch[k].addr, all[i].patch[k].len, addr, len);
+		if (mine)
+			return &all[i];
+	}
+	return NULL;
+}
+
 int live_owner(struct live *lv, uint64_t addr, size_t len, struct gilk_splice_info *out)
 {
+	const struct gilk_splice_info *o;
 	struct gilk_splice_info *all;
 	struct gerr e;
 	size_t n;
 
 	if (live_list(lv, &all, &n, &e))
 		return -1;
-	for (size_t i = 0; i < n; i++) {
-		bool mine = overlaps(all[i].site, all[i].region_len, addr, len);
-
-		for (uint32_t k = 0; k < all[i].npatch && k < GILK_MAX_PATCHES; k++)
-			mine |= overlaps(all[i].patch[k].addr, all[i].patch[k].len, addr, len);
-		if (mine) {
-			*out = all[i];
-			free(all);
-			return 0;
-		}
-	}
+	o = owner_in(all, n, addr, len);
+	if (o)
+		*out = *o;
 	free(all);
-	return -1;
+	return o ? 0 : -1;
+}
+
+/* " (splice 7, count, at vfs_read+0x5)" for o, or "" for none. */
+static void owner_text(const struct live *lv, const struct gilk_splice_info *o, char *buf,
+		       size_t n)
+{
+	char where[128];
+
+	buf[0] = '\0';
+	if (!o)
+		return;
+	symtab_format(lv->k.syms, o->site, where, sizeof(where));
+	snprintf(buf, n, " (splice %u, %s, at %s)", o->id, o->agg.kind ? o->agg.text : o->instrument,
+		 where);
 }
 
 void live_owner_text(struct live *lv, uint64_t addr, size_t len, char *buf, size_t n)
 {
 	struct gilk_splice_info o;
-	char where[128];
 
-	buf[0] = '\0';
-	if (live_owner(lv, addr, len, &o))
-		return;
-	symtab_format(lv->k.syms, o.site, where, sizeof(where));
-	snprintf(buf, n, " (splice %u, %s, at %s)", o.id, o.agg.kind ? o.agg.text : o.instrument,
-		 where);
+	owner_text(lv, live_owner(lv, addr, len, &o) ? NULL : &o, buf, n);
+}
+
+void lv_known_owner_text(const struct live *lv, uint64_t addr, size_t len, char *buf, size_t n)
+{
+	owner_text(lv, owner_in(lv->splices, lv->nsplices, addr, len), buf, n);
 }
 
 int live_info(struct live *lv, uint32_t id, struct gilk_splice_info *out,

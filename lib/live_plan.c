@@ -60,29 +60,6 @@ static int prepare(struct live *lv, uint64_t site, struct splice_env *env,
 	return 0;
 }
 
-/* The splice among those last learnt that owns bytes of [addr, addr + len)
- * named into buf (" (splice 7, count, at vfs_read+0x5)"), or "". */
-static void known_owner_text(const struct live *lv, uint64_t addr, size_t len, char *buf,
-			     size_t n)
-{
-	char where[128];
-
-	buf[0] = '\0';
-	for (size_t i = 0; i < lv->nsplices; i++) {
-		const struct gilk_splice_info *o = &lv->splices[i];
-		bool mine = o->site < addr + len && addr < o->site + o->region_len;
-
-		for (uint32_t k = 0; k < o->npatch && k < GILK_MAX_PATCHES; k++)
-			mine |= o->patch[k].addr < addr + len && addr < o->patch[k].addr + o->patch[k].len;
-		if (!mine)
-			continue;
-		symtab_format(lv->k.syms, o->site, where, sizeof(where));
-		snprintf(buf, n, " (splice %u, %s, at %s)", o->id,
-			 o->agg.kind ? o->agg.text : o->instrument, where);
-		return;
-	}
-}
-
 /* One site; owner: name the splice that owns the bytes of an occupied one
  * (from the splices last learnt, which a single plan has just learnt; a
  * batch's many plans give their reasons alone). */
@@ -103,7 +80,7 @@ static int plan_site(struct live *lv, uint64_t site, unsigned flags, struct spli
 	symtab_format(lv->k.syms, p->reason_addr, where, sizeof(where));
 	lim = splice_limit_str(p);
 	if (p->reason == SR_OCCUPIED)
-		known_owner_text(lv, p->reason_addr, SPLICE_REGION_MAX, who, sizeof(who));
+		lv_known_owner_text(lv, p->reason_addr, SPLICE_REGION_MAX, who, sizeof(who));
 	return gerr_set(e, "cannot splice at 0x%llx: %s%s (at %s%s%s)",
 			(unsigned long long)site, splice_reason_str(p->reason), who, where,
 			lim ? ", where it cannot grow: " : "", lim ? lim : "");

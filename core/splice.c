@@ -577,6 +577,19 @@ static enum splice_reason emit_relocated(struct x86w *w,
 	       : w->err == XW_RANGE ? SR_BRANCH_RANGE : SR_UNRELOCATABLE;
 }
 
+void splice_plan_join(struct splice_plan *p, uint64_t site, uint8_t len, const uint8_t *orig,
+		      uint64_t join_at, uint64_t join_to)
+{
+	memset(p, 0, sizeof(*p));
+	p->mode = SPLICE_JOIN;
+	p->reason = SPLICE_OK;
+	p->region.addr = site;
+	p->region.len = len < SPLICE_REGION_MAX ? len : SPLICE_REGION_MAX;
+	memcpy(p->region.orig, orig, p->region.len);
+	p->join_at = join_at;
+	p->join_to = join_to;
+}
+
 size_t splice_tramp_size(const struct splice_plan *p, size_t header_max)
 {
 	size_t n = header_max + JMP32_LEN;
@@ -632,6 +645,24 @@ int splice_emit(const struct splice_plan *p, const struct splice_params *sp,
 	}
 	xw_init(&w, out->tramp, sizeof(out->tramp), sp->tramp);
 	w.len = out->reloc_off;	/* the relocated instructions follow it */
+	if (p->mode == SPLICE_JOIN) {
+		/* on to the site's splices, then its code */
+		uint8_t was[JMP32_LEN];
+		struct x86w jw;
+
+		xw_jmp(&w, p->join_to);
+		out->tramp_len = w.len;
+		xw_init(&jw, was, sizeof(was), p->join_at);
+		xw_jmp(&jw, p->join_to);
+		xw_init(&w, b, sizeof(b), p->join_at);
+		xw_jmp(&w, sp->tramp);
+		if (w.err || jw.err || (out->tramp_len && out->tramp_len != out->reloc_off + JMP32_LEN)) {
+			*why = SR_BRANCH_RANGE;
+			return -1;
+		}
+		put_patch(out, p->join_at, b, was, JMP32_LEN);
+		return 0;
+	}
 	r = emit_relocated(&w, &p->region, p->bug != BUG_NONE, out->insn_off);
 	if (r != SPLICE_OK) {
 		*why = r;
@@ -745,6 +776,7 @@ const char *splice_mode_name(enum splice_mode m)
 	case SPLICE_JMP: return "jmp";
 	case SPLICE_BOUNCE: return "bounce";
 	case SPLICE_TRAP: return "trap";
+	case SPLICE_JOIN: return "join";
 	}
 	return "?";
 }

@@ -73,7 +73,8 @@ enum splice_reason {
 	SR_NREASONS
 };
 
-enum splice_mode { SPLICE_JMP, SPLICE_BOUNCE, SPLICE_TRAP };
+/* SPLICE_JOIN: a site already spliced, joined (splice_plan_join()). */
+enum splice_mode { SPLICE_JMP, SPLICE_BOUNCE, SPLICE_TRAP, SPLICE_JOIN };
 
 /* A displaced run of code: the site's region or an evicted neighbour. */
 struct splice_region {
@@ -108,6 +109,10 @@ struct splice_plan {
 	/* The arithmetic flags are dead at the site (flags.h): the count
 	 * template need not save them. */
 	bool flags_dead;
+	/* SPLICE_JOIN: the jmp at join_at leads into the site's splices'
+	 * trampolines, to join_to now; the trampoline is the header and a jmp
+	 * to join_to, and the jmp at join_at is rewritten to lead to it. */
+	uint64_t join_at, join_to;
 };
 
 #define SPLICE_ALLOW_TRAP  1u    /* plan trap mode rather than refuse */
@@ -133,6 +138,12 @@ struct splice_env {
 /* Plans a splice at site. Returns 0 (p->reason == SPLICE_OK) or -1. */
 int splice_plan(const struct splice_env *env, uint64_t site,
 		struct splice_plan *p);
+
+/* A plan that joins the splices at site, whose region (len bytes, orig)
+ * they displaced and whose jmp at join_at leads to join_to now
+ * (GILK_SPLICE_JOIN): nothing of the kernel's changes but that jmp. */
+void splice_plan_join(struct splice_plan *p, uint64_t site, uint8_t len, const uint8_t *orig,
+		      uint64_t join_at, uint64_t join_to);
 
 /* Where to splice to instrument the block starting at addr: past an endbr64
  * (IBT's landing pad for indirect calls, which must stay where it is) and

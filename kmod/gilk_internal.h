@@ -135,7 +135,12 @@ void gilk_traps_free(struct gilk_traps *t);
 /* A splice's life; the lock is not held while a grace period passes, so
  * SPLICING and UNSPLICING own their bytes without being ACTIVE.
  */
-enum gilk_state { GILK_RESERVED, GILK_SPLICING, GILK_ACTIVE, GILK_UNSPLICING };
+/*
+ * GILK_HUSK: a site's first splice removed while others joined it (joined.c):
+ * unlisted, its trampoline runs no instrument and still replays the site's
+ * code for theirs, until the last of them goes.
+ */
+enum gilk_state { GILK_RESERVED, GILK_SPLICING, GILK_ACTIVE, GILK_UNSPLICING, GILK_HUSK };
 
 struct gilk_splice_obj {
 	u32 id;
@@ -168,6 +173,17 @@ struct gilk_splice_obj {
 	atomic64_t lost, missed;
 	u8 tramp_kind;		/* enum gilk_tramp_kind, once verified */
 	u8 bug_kind;		/* enum gilk_bug_kind of the site, at claim */
+	/*
+	 * Several splices at one site (joined.c), under gilk_lock: a chain of
+	 * trampolines from the top, which the jmp at the base's join_at leads
+	 * to, down to the base's, which replays the site's code
+	 */
+	struct gilk_splice_obj *base;	/* joined: the site's first; else NULL */
+	struct gilk_splice_obj *below, *above;
+	struct gilk_splice_obj *joining;	/* base: one on its way in */
+	unsigned long join_at;	/* base: its jmp into the chain; 0: trap mode */
+	bool husk;		/* base: removed, its trampoline kept for the others */
+	bool chain_seen;	/* base: met by the removal in hand */
 	/* freed after a grace period: FACTS reads gilk_owned without gilk_lock */
 	struct rcu_head rcu;
 };
@@ -287,6 +303,46 @@ void gilk_disown(struct gilk_splice_obj *s);
  */
 int gilk_patch_in(struct gilk_splice_obj **objs, u32 n, struct gilk_why *why, u32 *failed);
 void gilk_patch_out(struct gilk_splice_obj **objs, u32 n);
+#define GILK_JMP32_LEN 5
+/* A jmp rel32 rewritten in place, and where its int3 sends a CPU meanwhile. */
+struct gilk_rewrite {
+	unsigned long addr, divert;
+	u8 bytes[GILK_JMP32_LEN];
+};
+/* The text lock held: int3s, the rest, the first bytes, a sync after each. */
+void gilk_patch_rewrite(const struct gilk_rewrite *w, unsigned int n);
+
+/*
+ * joined.c: several splices at one site, a chain of trampolines (see
+ * there), under gilk_lock.
+ */
+/* The jmp a splice's chain is entered by (0: trap mode, none). */
+unsigned long gilk_join_at_of(const struct gilk_splice_obj *s);
+/* The site's first splice, which replays its code. */
+struct gilk_splice_obj *gilk_join_base(struct gilk_splice_obj *s);
+/* It shares its site with others (it joined, or others joined it). */
+bool gilk_joined(const struct gilk_splice_obj *s);
+/* Its site's splices are on their way in or out: no other change now. */
+bool gilk_join_busy(struct gilk_splice_obj *s);
+/* A GILK_SPLICE_JOIN request checked against base, the owner of its site. */
+struct gilk_walk_memo;
+int gilk_join_check(struct gilk_splice_obj *s, struct gilk_splice *req,
+		    struct gilk_splice_obj *base, u32 needs, struct gilk_walk_memo *memo);
+void gilk_join_claim(struct gilk_splice_obj *s, struct gilk_splice_obj *base);
+void gilk_join_unclaim(struct gilk_splice_obj *s);
+/* Spliced: it is the top of its site's chain. */
+void gilk_join_done(struct gilk_splice_obj *s);
+void gilk_join_info(const struct gilk_splice_obj *s, struct gilk_splice_info *out);
+/*
+ * Of objs[0..n), marked UNSPLICING with their bytes their own (gilk_lock
+ * and the text lock held, let go across a grace period): those that share
+ * a site with splices that stay are taken out of its chain and dropped (a
+ * base becomes a husk); the rest, with husks whose last joined splice went,
+ * are moved to the front for gilk_patch_out(), and their number returned.
+ */
+u32 gilk_join_take(struct gilk_splice_obj **objs, u32 n);
+/* unsplice.c: a splice gone, what it held let go. */
+void gilk_splice_drop(struct gilk_splice_obj *s);
 
 /* modules.c: splices of a module force-unloaded go first. */
 int gilk_modules_init(void);
@@ -451,9 +507,12 @@ int gilk_text_read(unsigned long addr, void *buf, size_t len);
 /* verify_kernel.c: the code checker (verify.c) on a request, in the kernel. */
 /* On success, s->tramp_kind is the template accepted. */
 struct gilk_walk_memo;
-/* memo: kept across the requests of one batch (or NULL), see verify_env.h */
+/*
+ * memo: kept across the requests of one batch (or NULL), see verify_env.h;
+ * join_to: a GILK_SPLICE_JOIN request's trampoline jumps on to it (else 0)
+ */
 int gilk_verify_request(struct gilk_splice_obj *s, struct gilk_splice *req,
-			u32 needs, struct gilk_walk_memo *memo);
+			u32 needs, struct gilk_walk_memo *memo, unsigned long join_to);
 
 /* bug.c: BUG()/WARN() sites, and their replay (GILK_SPLICE_BUG). */
 void gilk_bug_replay(unsigned long addr, struct pt_regs *regs);

@@ -215,6 +215,9 @@ notrace void gilk_entry(struct gilk_splice_obj *s, struct pt_regs *regs)
 	int cpu;
 
 	preempt_disable_notrace();
+	/* removed while splices that joined it stay: it replays, no more */
+	if (unlikely(READ_ONCE(s->husk)))
+		goto out;
 	cpu = smp_processor_id();
 	/* before the guard: a filter calls nothing, and a nested hit is
 	 * filtered as any other

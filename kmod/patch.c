@@ -272,7 +272,8 @@ static int unchanged(const struct gilk_splice_obj *s, struct gilk_why *why)
 {
 	u32 i;
 
-	if (!gilk_text_holds(s->site, s->region_orig, s->region_len))
+	/* a joining splice writes only the jmp into its site's splices */
+	if (!s->base && !gilk_text_holds(s->site, s->region_orig, s->region_len))
 		goto changed;
 	for (i = 0; i < s->npatch; i++)
 		if (!gilk_text_holds(s->patch[i].addr, s->patch[i].orig, s->patch[i].len))
@@ -465,6 +466,38 @@ out:
 	gilk_traps_free(traps);
 	kvfree(p);
 	return ret;
+}
+
+void gilk_patch_rewrite(const struct gilk_rewrite *w, unsigned int n)
+{
+	struct gilk_traps *traps;
+	struct gilk_pokes pk;
+	unsigned int i;
+
+	if (!n)
+		return;
+	traps = gilk_traps_alloc(n);
+	if (!traps) {	/* one at a time: a few diverts are always there */
+		for (i = 0; i < n; i++)
+			gilk_patch_rewrite(w + i, 1);
+		return;
+	}
+	for (i = 0; i < n; i++)
+		gilk_traps_add(traps, w[i].addr, w[i].divert);
+	gilk_pokes_begin(&pk);
+	gilk_traps_arm(traps);
+	for (i = 0; i < n; i++)
+		gilk_pokes_add(&pk, w[i].addr, &int3, 1);
+	gilk_pokes_sync(&pk);
+	for (i = 0; i < n; i++)
+		gilk_pokes_add(&pk, w[i].addr + 1, w[i].bytes + 1, GILK_JMP32_LEN - 1);
+	gilk_pokes_sync(&pk);
+	for (i = 0; i < n; i++)
+		gilk_pokes_add(&pk, w[i].addr, w[i].bytes, 1);
+	gilk_pokes_sync(&pk);
+	gilk_pokes_end(&pk);
+	gilk_traps_disarm(traps);
+	gilk_traps_free(traps);
 }
 
 /*

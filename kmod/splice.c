@@ -43,8 +43,11 @@ void gilk_obj_free(struct gilk_splice_obj *s)
 	kfree(s->filter);
 	kfree(s->fetch);
 	gilk_agg_free(s->agg);
-	/* no trampoline writes it any more: what it holds becomes events */
-	gilk_tsc_ring_drain(s, true);
+	/* no trampoline writes it any more: what it holds becomes events
+	 * (a husk's hits since it was removed are no one's)
+	 */
+	if (!s->husk)
+		gilk_tsc_ring_drain(s, true);
 	gilk_tsc_ring_free(s->tsc_ring);
 	/* textread.c may still be reading its original bytes, unlocked */
 	kfree_rcu(s, rcu);
@@ -181,7 +184,7 @@ int gilk_stats(struct gilk_stats *st)
 	xa_for_each(&gilk_splices, i, s) {
 		if (s->state == GILK_RESERVED)
 			st->reserved++;
-		else
+		else if (s->state != GILK_HUSK)
 			st->splices++;
 	}
 	gilk_tramp_stats(&st->tramp_bytes, &st->tramp_mapped);
@@ -256,7 +259,8 @@ static int check_request(struct gilk_splice_obj *s, struct gilk_splice *req,
 	u32 i;
 	int ret;
 
-	if ((req->flags & ~(GILK_SPLICE_TRAP | GILK_SPLICE_BUG | GILK_SPLICE_FULL)) ||
+	if ((req->flags & ~(GILK_SPLICE_TRAP | GILK_SPLICE_BUG | GILK_SPLICE_FULL |
+			    GILK_SPLICE_JOIN)) ||
 	    req->npatch > GILK_MAX_PATCHES || req->tramp_len > GILK_TRAMP_MAX ||
 	    req->evict_len > GILK_TRAMP_MAX || !req->tramp_len ||
 	    !req->region_len || req->region_len > GILK_PATCH_MAX_LEN ||
@@ -273,6 +277,10 @@ static int check_request(struct gilk_splice_obj *s, struct gilk_splice *req,
 		return gilk_refuse(why, GILK_REFUSED_MALFORMED,
 				   "trampolines of %u and %u bytes where %u and %u were reserved",
 				   req->tramp_len, req->evict_len, s->tramp_size, s->evict_size);
+	/* its bytes are the site's splices' own: theirs were checked */
+	if (req->flags & GILK_SPLICE_JOIN)
+		return gilk_join_check(s, req, owned(req->site, req->region_len),
+				       gilk_instrument_needs(ins), memo);
 	replayed = (req->flags & GILK_SPLICE_BUG) ? req->site : 0;
 	ret = gilk_check_range(req->site, req->region_len, req->region_orig, ins, why);
 	if (!ret && replayed)
@@ -303,7 +311,7 @@ static int check_request(struct gilk_splice_obj *s, struct gilk_splice *req,
 					   "splice %u owns bytes at %pS", owner->id, (void *)p->addr);
 	}
 	/* Last, with every byte known to be what the plan was made from. */
-	return gilk_verify_request(s, req, gilk_instrument_needs(ins), memo);
+	return gilk_verify_request(s, req, gilk_instrument_needs(ins), memo, 0);
 }
 
 /*
@@ -412,6 +420,7 @@ static int claim(struct gilk_splice *req, struct gilk_splice_obj **out,
 		s->trap = gilk_traps_alloc(1);
 		gilk_traps_add(s->trap, s->site, s->tramp);
 	}
+	s->join_at = s->flags & GILK_SPLICE_JOIN ? 0 : gilk_join_at_of(s);
 	if (req->filter.len) {
 		s->filter = gilk_filter_keep(&req->filter);
 		if (!s->filter) {
@@ -434,7 +443,10 @@ static int claim(struct gilk_splice *req, struct gilk_splice_obj **out,
 			goto fail;
 		}
 	}
-	if (own(s)) {
+	/* a joining splice owns no bytes: its site's first splice does */
+	if (s->flags & GILK_SPLICE_JOIN) {
+		gilk_join_claim(s, owned(s->site, s->region_len));
+	} else if (own(s)) {
 		ret = gilk_refuse(why, GILK_REFUSED_NO_MEMORY, "out of memory for the ownership index");
 		goto fail;
 	}
@@ -464,6 +476,7 @@ fail:
 
 static void unclaim(struct gilk_splice_obj *s)
 {
+	gilk_join_unclaim(s);
 	gilk_disown(s);
 	s->state = GILK_RESERVED;
 	s->npatch = 0;
@@ -600,8 +613,10 @@ int gilk_splice_batch(struct gilk_splice __user *items, u32 n, u32 *failed,
 		unclaim_all(objs, n);
 		goto unlock;
 	}
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {
 		WRITE_ONCE(objs[i]->state, GILK_ACTIVE);
+		gilk_join_done(objs[i]);
+	}
 unlock:
 	mutex_unlock(&gilk_lock);
 	/* The reason goes back to the request refused, with no lock held. */
@@ -661,4 +676,5 @@ void gilk_splice_info(const struct gilk_splice_obj *s, struct gilk_splice_info *
 		out->fetch = *s->fetch;
 	if (s->agg)
 		gilk_agg_spec(s->agg, &out->agg);
+	gilk_join_info(s, out);
 }

@@ -26,10 +26,13 @@
  * just before them: another patcher that came since saved gilk's bytes as
  * the original ones, and would put them back after gilk restored its own.
  */
-static bool still_own(const struct gilk_splice_obj *s)
+static bool still_own(struct gilk_splice_obj *s)
 {
 	u8 now[GILK_PATCH_MAX_LEN];
 	u32 i;
+
+	/* the splices of a site share its bytes, kept by the first */
+	s = gilk_join_base(s);
 
 	/*
 	 * A trap-mode region is all int3 (patch.c's finish()), where kprobes
@@ -51,14 +54,23 @@ static bool still_own(const struct gilk_splice_obj *s)
 	return true;
 }
 
-/* A splice gone (or abandoned): what it held goes back. gilk_lock held. */
-static void drop(struct gilk_splice_obj *s)
+/*
+ * A splice gone (or abandoned): what it held goes back (a husk let its
+ * instrument go when it became one). gilk_lock held.
+ */
+void gilk_splice_drop(struct gilk_splice_obj *s)
 {
 	xa_erase(&gilk_splices, s->id);
 	gilk_disown(s);
-	gilk_instrument_put(s->ins);
+	if (s->ins)
+		gilk_instrument_put(s->ins);
 	module_put(s->text_mod);
 	gilk_obj_free(s);
+}
+
+static void drop(struct gilk_splice_obj *s)
+{
+	gilk_splice_drop(s);
 }
 
 /* Once gilk_patch_out() is done with them; gilk_lock held. */
@@ -94,18 +106,37 @@ int gilk_unsplice_batch(const u32 *ids, u32 n, u32 *failed)
 	for (i = 0; i < n; i++) {
 		struct gilk_splice_obj *s = ids[i] ? xa_load(&gilk_splices, ids[i]) : NULL;
 
+		/* a husk is gone, as far as anyone asking knows */
 		if (!s || s->state != GILK_ACTIVE) {
-			ret = !s || s->state == GILK_RESERVED ? -ENOENT : -EBUSY;
+			ret = !s || s->state == GILK_RESERVED || s->state == GILK_HUSK ?
+			      -ENOENT : -EBUSY;
 			break;
 		}
-		/* Refused while another patcher holds the bytes: see still_own() */
-		if (!still_own(s)) {
+		/*
+		 * Refused while another patcher holds the bytes (see
+		 * still_own()), or while splices of its site are on their way
+		 * in or out (looked at before this batch marks its own)
+		 */
+		if (!still_own(s) || (gilk_joined(s) && gilk_join_busy(s))) {
 			ret = -EBUSY;
 			break;
 		}
-		/* marked now, so an id given twice is caught */
-		s->state = GILK_UNSPLICING;
 		objs[i] = s;
+	}
+	if (ret) {
+		gilk_text_unlock();
+		*failed = i;
+		mutex_unlock(&gilk_lock);
+		kvfree(objs);
+		return ret;
+	}
+	for (i = 0; i < n; i++) {
+		/* an id given twice */
+		if (objs[i]->state != GILK_ACTIVE) {
+			ret = -EBUSY;
+			break;
+		}
+		objs[i]->state = GILK_UNSPLICING;
 	}
 	if (ret) {
 		gilk_text_unlock();
@@ -116,6 +147,7 @@ int gilk_unsplice_batch(const u32 *ids, u32 n, u32 *failed)
 		kvfree(objs);
 		return ret;
 	}
+	n = gilk_join_take(objs, n);
 	gilk_patch_out(objs, n);
 	drop_all(objs, n);
 	mutex_unlock(&gilk_lock);
@@ -199,10 +231,39 @@ static bool settling(const struct module *mod, const struct gilk_instrument *ins
 	unsigned long i;
 
 	xa_for_each(&gilk_splices, i, s)
-		if ((s->state == GILK_SPLICING || s->state == GILK_UNSPLICING) &&
+		if ((s->state == GILK_SPLICING || s->state == GILK_UNSPLICING ||
+		     (s->state == GILK_ACTIVE && gilk_joined(s) && gilk_join_busy(s))) &&
 		    depends_on(s, mod, ins))
 			return true;
 	return false;
+}
+
+/*
+ * Another patcher holds the bytes of a site several splices share: all of
+ * them are abandoned, whatever they depend on (their trampolines stay,
+ * chained as they are, each skipping gilk), and leave the chain's
+ * bookkeeping; from objs[max - 1 - *k] down. Whether there was room.
+ */
+static bool abandon_chain(struct gilk_splice_obj *s, struct gilk_splice_obj **objs,
+			  unsigned long max, unsigned int n, unsigned int *k)
+{
+	struct gilk_splice_obj *m, *next;
+	unsigned int len = 0;
+
+	for (m = gilk_join_base(s); m; m = m->above)
+		len++;
+	if (n + *k + len > max)
+		return false;
+	for (m = gilk_join_base(s); m; m = next) {
+		next = m->above;
+		m->base = NULL;
+		m->below = NULL;
+		m->above = NULL;
+		m->state = GILK_UNSPLICING;
+		gilk_abandon(m);
+		objs[max - 1 - (*k)++] = m;
+	}
+	return true;
 }
 
 /* Where memory for all of them at once is short: this many at a time. */
@@ -223,9 +284,10 @@ static void drop_abandoned(struct gilk_splice_obj **objs, unsigned int k)
  * Up to max of the splices that depend on mod or ins, marked UNSPLICING:
  * those to revert from objs[0] up (*n), those abandoned from objs[max - 1]
  * down (*k). At unload (both NULL) reservations are freed on the way.
- * Returns with gilk_lock and the text lock held, for gilk_patch_out().
+ * Returns with gilk_lock and the text lock held, for gilk_patch_out(),
+ * whether it stopped for want of room (there may be more).
  */
-static void take_dependents(const struct module *mod, const struct gilk_instrument *ins,
+static bool take_dependents(const struct module *mod, const struct gilk_instrument *ins,
 			    struct gilk_splice_obj **objs, unsigned long max,
 			    unsigned int *n, unsigned int *k)
 {
@@ -254,9 +316,14 @@ static void take_dependents(const struct module *mod, const struct gilk_instrume
 	gilk_text_lock();
 	xa_for_each(&gilk_splices, i, s) {
 		if (*n + *k == max)
-			break;
+			return true;
 		if (!depends_on(s, mod, ins) || s->state != GILK_ACTIVE)
 			continue;
+		if (gilk_joined(s) && !still_own(s)) {
+			if (!abandon_chain(s, objs, max, *n, k))
+				return true;
+			continue;
+		}
 		s->state = GILK_UNSPLICING;
 		if (still_own(s)) {
 			objs[(*n)++] = s;
@@ -265,6 +332,7 @@ static void take_dependents(const struct module *mod, const struct gilk_instrume
 			objs[max - 1 - (*k)++] = s;
 		}
 	}
+	return false;
 }
 
 /*
@@ -280,6 +348,7 @@ static void unsplice_dependents(const struct module *mod,
 	struct gilk_splice_obj **objs, *s;
 	unsigned long i, max = 0, total = 0;
 	unsigned int n, k;
+	bool more;
 
 	mutex_lock(&gilk_lock);
 	xa_for_each(&gilk_splices, i, s)
@@ -292,14 +361,15 @@ static void unsplice_dependents(const struct module *mod,
 	}
 	max = max ? max : 1;
 	do {
-		take_dependents(mod, ins, objs, max, &n, &k);
+		more = take_dependents(mod, ins, objs, max, &n, &k);
+		total += n + k;
+		n = gilk_join_take(objs, n);
 		gilk_patch_out(objs, n);
 		drop_all(objs, n);
 		mutex_unlock(&gilk_lock);
 		if (k)
 			drop_abandoned(objs + max - k, k);
-		total += n + k;
-	} while (n + k == max);
+	} while (more);
 	if (total && (mod || ins))
 		pr_info("gilk: %s %s is going: %lu splices removed\n", mod ? "module" : "instrument",
 			mod ? mod->name : ins->name, total);

@@ -164,6 +164,50 @@ static int check_header(struct vctx *v, enum gilk_tramp_kind *kind)
 	return -1;
 }
 
+/*
+ * A splice joining those at its site: gilk's header, then a jmp rel32 to the
+ * trampoline the site led to, and nothing else; its one patch, the jmp
+ * into the chain, rewritten to lead to it. Where that jmp is and what it
+ * holds now, the caller checks against the site's splices. Nothing else
+ * of the kernel's changes, so there is nothing to walk.
+ */
+static int verify_joined(struct vctx *v, enum gilk_tramp_kind *kind)
+{
+	const struct gilk_splice *req = v->req;
+	const struct gilk_patch *p = &req->patch[0];
+	u8 exp[JMP32];
+	int hlen;
+	u32 i;
+
+	if (req->npatch != 1 || req->evict_len || p->len != JMP32 ||
+	    p->kind != GILK_PATCH_LIVE || !v->env->join_to ||
+	    (req->flags & (GILK_SPLICE_TRAP | GILK_SPLICE_BUG)))
+		return gilk_vrefuse(v, GILK_REFUSED_UNVERIFIED_REQUEST, "request", 0,
+				    "a joining splice has one live 5-byte patch, no trap, no BUG replay");
+	hlen = check_header(v, kind);
+	if (hlen < 0)
+		return -EBADMSG;
+	if (req->tramp_len != hlen + JMP32 ||
+	    !jmp32(exp, v->env->tramp + hlen, v->env->join_to))
+		return gilk_vrefuse(v, GILK_REFUSED_UNVERIFIED_TRAMPOLINE, "trampoline", hlen,
+				    "a joining trampoline ends its header with a jmp on, and nothing else");
+	for (i = 0; i < JMP32; i++)
+		if (req->tramp[hlen + i] != exp[i])
+			return gilk_vrefuse(v, GILK_REFUSED_UNVERIFIED_TRAMPOLINE, "trampoline",
+					    hlen + i, "not a jmp to the trampoline the site led to");
+	if (p->divert != v->env->tramp)
+		return gilk_vrefuse(v, GILK_REFUSED_UNVERIFIED_PATCH, "patch0", 0,
+				    "the int3 divert must go to the trampoline");
+	if (!jmp32(exp, p->addr, v->env->tramp))
+		return gilk_vrefuse(v, GILK_REFUSED_UNVERIFIED_PATCH, "patch0", 0,
+				    "the trampoline is out of the jmp's reach");
+	for (i = 0; i < JMP32; i++)
+		if (p->bytes[i] != exp[i])
+			return gilk_vrefuse(v, GILK_REFUSED_UNVERIFIED_PATCH, "patch0", i,
+					    "not a jmp rel32 to the trampoline");
+	return 0;
+}
+
 int gilk_verify(const struct gilk_splice *req,
 		const struct gilk_verify_env *env, struct gilk_why *why,
 		enum gilk_tramp_kind *kind)
@@ -182,6 +226,8 @@ int gilk_verify(const struct gilk_splice *req,
 			return gilk_vrefuse(&v, GILK_REFUSED_UNVERIFIED_REQUEST, "request", 0, "patch %u's length out of range", i);
 	v.region = req->site;
 	v.region_len = req->region_len;
+	if (req->flags & GILK_SPLICE_JOIN)
+		return verify_joined(&v, kind);
 	if (req->npatch == 2) {
 		v.slot = req->site + JMP8 + (s8)req->patch[1].bytes[1];
 		if (req->patch[0].kind == GILK_PATCH_LIVE) {

@@ -62,6 +62,8 @@ enum gilk_bug_kind { GILK_NOT_BUG, GILK_BUG, GILK_WARN };
 
 struct gilk_verify_env {
 	unsigned long tramp, evict_tramp;	/* reserved for this splice */
+	/* GILK_SPLICE_JOIN: the trampoline the site led to until now */
+	unsigned long join_to;
 	unsigned long handler, ctx;	/* what the header calls, with what */
 	bool clac;		/* SMAP is on: the header clears AC */
 	/* the instrument's GILK_NEEDS_* (the filter's come with the request) */

@@ -106,10 +106,11 @@ static bool fixup(const struct gilk_verify_env *env, unsigned long addr,
 }
 
 int gilk_verify_request(struct gilk_splice_obj *s, struct gilk_splice *req,
-			u32 needs, struct gilk_walk_memo *memo)
+			u32 needs, struct gilk_walk_memo *memo, unsigned long join_to)
 {
 	struct gilk_verify_env env = {
 		.tramp = s->tramp,
+		.join_to = join_to,
 		.evict_tramp = s->evict_tramp,
 		.handler = (unsigned long)gilk_entry,
 		.ctx = (unsigned long)s,

@@ -124,6 +124,7 @@ void live_close(struct live *lv)
 	kimage_close(lv->kcore);
 	free(lv->occupied);
 	free(lv->splices);
+	free(lv->by_site);
 	free(lv->pending);
 	free(lv->pending_site);
 	free(lv->near);
@@ -327,6 +328,32 @@ static int cmp_range_start(const void *a, const void *b)
 	return x->start < y->start ? -1 : x->start > y->start;
 }
 
+static int cmp_by_site(const void *a, const void *b, void *ctx)
+{
+	const struct gilk_splice_info *all = ctx;
+	uint64_t x = all[*(const size_t *)a].site, y = all[*(const size_t *)b].site;
+
+	return x < y ? -1 : x > y;
+}
+
+const struct gilk_splice_info *lv_splice_at(const struct live *lv, uint64_t site)
+{
+	size_t lo = 0, hi = lv->by_site ? lv->nsplices : 0;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const struct gilk_splice_info *s = &lv->splices[lv->by_site[mid]];
+
+		if (s->site == site)
+			return s;
+		if (s->site < site)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
 /* Which splices exist, and where: equal for the same set. */
 static uint64_t splices_sig(const struct gilk_splice_info *all, size_t n)
 {
@@ -361,6 +388,12 @@ int lv_learn_splices(struct live *lv, struct gerr *e)
 	free(lv->splices);
 	lv->splices = all;
 	lv->nsplices = n;
+	free(lv->by_site);
+	lv->by_site = malloc((n ? n : 1) * sizeof(*lv->by_site));
+	for (size_t i = 0; lv->by_site && i < n; i++)
+		lv->by_site[i] = i;
+	if (lv->by_site)
+		qsort_r(lv->by_site, n, sizeof(*lv->by_site), cmp_by_site, all);
 	lv->splices_sig = sig;
 	lv->gen++;
 	lv->noccupied = 0;

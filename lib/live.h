@@ -39,6 +39,8 @@ struct live {
 	uint64_t splices_sig;       /* of the splices last learnt */
 	struct gilk_splice_info *splices; /* and the splices themselves */
 	size_t nsplices;
+	size_t *by_site;            /* indexes of splices, by site (NULL: no
+				     * memory; then no site is joined) */
 	struct range *occupied;     /* gilk.ko's splices' bytes, sorted */
 	size_t noccupied;
 	struct range *pending;      /* bytes of the batch's plans so far */

@@ -17,6 +17,8 @@
 int lv_push_range(struct range **arr, size_t *n, uint64_t lo, uint64_t hi);
 /* live_owner_text() from the splices last learnt, asking gilk.ko nothing. */
 void lv_known_owner_text(const struct live *lv, uint64_t addr, size_t len, char *buf, size_t n);
+/* One of the splices last learnt whose site is site, or NULL. */
+const struct gilk_splice_info *lv_splice_at(const struct live *lv, uint64_t site);
 /* Learns what other splices own and changed (once per change of the set). */
 int lv_learn_splices(struct live *lv, struct gerr *e);
 /* Puts the original bytes of the splices learnt back where they fall in

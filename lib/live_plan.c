@@ -60,6 +60,41 @@ static int prepare(struct live *lv, uint64_t site, struct splice_env *env,
 	return 0;
 }
 
+/* Whether a plan of this batch so far is at site (pending_site ascends). */
+static bool pending_at(const struct live *lv, uint64_t site)
+{
+	size_t lo = lv->pending_first, hi = lv->npending;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (lv->pending_site[mid] == site)
+			return true;
+		if (lv->pending_site[mid] < site)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return false;
+}
+
+/*
+ * A site other splices hold, joined (GILK_SPLICE_JOIN) where they start at
+ * that very site, take more, and no plan of this batch joins them already:
+ * gilk.ko runs every instrument of a site, each with its own counts.
+ */
+static bool plan_join(struct live *lv, uint64_t site, struct splice_plan *p)
+{
+	const struct gilk_splice_info *s = lv_splice_at(lv, site);
+
+	if (!s || !s->join_at || !s->join_top || s->join_depth >= GILK_JOIN_MAX ||
+	    pending_at(lv, site))
+		return false;
+	splice_plan_join(p, site, (uint8_t)s->region_len, s->region_orig, s->join_at,
+			 s->join_top);
+	return true;
+}
+
 /* One site; owner: name the splice that owns the bytes of an occupied one
  * (from the splices last learnt, which a single plan has just learnt; a
  * batch's many plans give their reasons alone). */
@@ -75,9 +110,15 @@ static int plan_site(struct live *lv, uint64_t site, unsigned flags, struct spli
 	env.flags = flags;
 	if (splice_plan(&env, site, p) == 0)
 		return 0;
+	if (p->reason == SR_OCCUPIED && plan_join(lv, site, p))
+		return 0;
 	if (!owner)
 		return gerr_set(e, "%s", splice_reason_str(p->reason));
 	symtab_format(lv->k.syms, p->reason_addr, where, sizeof(where));
+	if (p->reason == SR_OCCUPIED && lv_splice_at(lv, site) &&
+	    lv_splice_at(lv, site)->join_depth >= GILK_JOIN_MAX)
+		return gerr_set(e, "cannot splice at 0x%llx: the site holds %d splices, the most a site takes (at %s)",
+				(unsigned long long)site, GILK_JOIN_MAX, where);
 	lim = splice_limit_str(p);
 	if (p->reason == SR_OCCUPIED)
 		lv_known_owner_text(lv, p->reason_addr, SPLICE_REGION_MAX, who, sizeof(who));

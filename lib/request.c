@@ -13,6 +13,7 @@ void request_from_plan(const struct splice_plan *p, const struct splice_code *c,
 	req->region_len = p->region.len;
 	memcpy(req->region_orig, p->region.orig, p->region.len);
 	req->flags = (p->mode == SPLICE_TRAP ? GILK_SPLICE_TRAP : 0) |
+		     (p->mode == SPLICE_JOIN ? GILK_SPLICE_JOIN : 0) |
 		     (p->bug != BUG_NONE ? GILK_SPLICE_BUG : 0) |
 		     (kind == GILK_TRAMP_FULL || p->bug != BUG_NONE ? GILK_SPLICE_FULL : 0);
 	req->npatch = (uint32_t)c->npatch;
@@ -24,7 +25,7 @@ void request_from_plan(const struct splice_plan *p, const struct splice_code *c,
 		gp->len = sp->len;
 		memcpy(gp->bytes, sp->bytes, sp->len);
 		memcpy(gp->orig, sp->orig, sp->len);
-		if (sp->addr == p->region.addr) {
+		if (sp->addr == p->region.addr || p->mode == SPLICE_JOIN) {
 			gp->kind = GILK_PATCH_LIVE;
 			gp->divert = r->tramp;
 		} else if (p->bounce_kind == BOUNCE_EVICT && sp->addr == p->evict.addr) {

@@ -17,7 +17,7 @@
 #include <linux/ioctl.h>
 #include <linux/types.h>
 
-#define GILK_ABI_VERSION 16
+#define GILK_ABI_VERSION 17
 
 #define GILK_PATCH_MAX_LEN 32
 #define GILK_TRAMP_MAX 512
@@ -554,6 +554,18 @@ struct gilk_patch {
  * pt_regs).
  */
 #define GILK_SPLICE_FULL 4
+/*
+ * Joins the splices at a site already spliced, as kprobes aggregate probes
+ * at one address: the request's region is theirs (site, region_len,
+ * region_orig), its one LIVE patch is the 5-byte jmp that leads from the
+ * site into their trampolines (join_at in their info), rewritten to jump
+ * to this trampoline, whose header is followed by exactly a jmp rel32 to
+ * the trampoline the site led to until now (join_top). Each splice of the
+ * site keeps its own instrument, filter, counts and removal; the last
+ * removed puts the site's bytes back. A trap-mode site takes none.
+ */
+#define GILK_SPLICE_JOIN 8
+#define GILK_JOIN_MAX 16	/* the most splices a site holds */
 
 struct gilk_splice {
 	__u32 id;		/* in: from RESERVE */
@@ -601,12 +613,25 @@ struct gilk_owned {
 
 struct gilk_splice_info {
 	__u32 id;
-	__u32 flags;		/* GILK_SPLICE_TRAP, GILK_SPLICE_BUG */
+	__u32 flags;		/* GILK_SPLICE_TRAP, _BUG, _JOIN (joined) */
 	__u64 site;
 	__u32 region_len;
 	__u32 npatch;
 	__u8 region_orig[GILK_PATCH_MAX_LEN];
 	struct gilk_owned patch[GILK_MAX_PATCHES];	/* bytes it changed */
+	/*
+	 * The site's jmp into its splices' trampolines (0: a trap-mode site,
+	 * which takes one splice), the trampoline it jumps to now, and how
+	 * many splices the site holds: what a GILK_SPLICE_JOIN request is
+	 * made from
+	 */
+	__u64 join_at;
+	__u64 join_top;
+	__u32 join_depth;
+	__u32 below;		/* joined: the splice run after it (0: one that
+				 * is gone, whose trampoline still replays the
+				 * site's code); the first: 0
+				 */
 	__u64 hits;
 	__u64 lost;		/* events that found the buffer full (or that
 				 * with the fetch were longer than an event)

@@ -70,3 +70,5 @@ GILK_REFUSAL(UNVERIFIED_PATCH, EBADMSG, "unverified-patch",
 	     "the bytes written (the jmp, its int3 fill, a bounce slot, an evicted neighbour's) are not gilk's, or out of reach")
 GILK_REFUSAL(UNVERIFIED_TRAMPOLINE, EBADMSG, "unverified-trampoline",
 	     "the trampoline's header or footer is not gilk's template for the instrument")
+GILK_REFUSAL(NOT_JOINABLE, EADDRNOTAVAIL, "not-joinable",
+	     "the site's splices take no other: trap mode, a site it does not start at, or they are changing")

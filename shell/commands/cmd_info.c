@@ -76,7 +76,8 @@ static int info_splice(struct session *s, const char *idtext, struct gerr *e)
 		return -1;
 	session_where(s, in.site, where, sizeof(where));
 	fprintf(s->out, "splice %u at %s: %s, instrument %s%s%s, %" PRIu64 " hits%s\n", in.id,
-		where, (in.flags & GILK_SPLICE_TRAP) ? "trap mode" : "jmp",
+		where, (in.flags & GILK_SPLICE_TRAP) ? "trap mode" :
+		(in.flags & GILK_SPLICE_JOIN) ? "joined" : "jmp",
 		in.agg.kind ? in.agg.text : in.instrument, in.arg[0] ? " " : "", in.arg,
 		(uint64_t)in.hits, (in.flags & GILK_SPLICE_BUG) ? ", BUG/WARN replayed" : "");
 	if (in.filter[0])
@@ -107,6 +108,15 @@ static int info_splice(struct session *s, const char *idtext, struct gerr *e)
 	}
 	if (in.flags & GILK_SPLICE_TRAP)
 		fprintf(s->out, "  (trap mode: the int3 at the site stays; gilk.ko sends each hit to the trampoline)\n");
+	if (in.join_depth > 1) {
+		char below[64] = "the splice that replays the site's code";
+
+		if (in.below)
+			snprintf(below, sizeof(below), "splice %u", in.below);
+		fprintf(s->out, "  the site holds %u splices; %s%s\n", in.join_depth,
+			(in.flags & GILK_SPLICE_JOIN) ? "its trampoline goes on to " : "it replays the site's code",
+			(in.flags & GILK_SPLICE_JOIN) ? below : "");
+	}
 	if (show_code(s, "trampoline", in.tramp, in.tramp_len, e))
 		return -1;
 	if (in.evict_len && show_code(s, "evicted neighbour's trampoline", in.evict_tramp,

@@ -382,7 +382,7 @@ void format_events(FILE *out, enum format f, const struct symbolizer *y,
 
 static const char *mode_of(const struct gilk_splice_info *i)
 {
-	return (i->flags & GILK_SPLICE_TRAP) ? "trap" : "jmp";
+	return (i->flags & GILK_SPLICE_TRAP) ? "trap" : (i->flags & GILK_SPLICE_JOIN) ? "join" : "jmp";
 }
 
 void format_splices(FILE *out, enum format f, const struct symbolizer *y,
@@ -416,7 +416,8 @@ void format_splices(FILE *out, enum format f, const struct symbolizer *y,
 				p->agg.kind ? p->agg.text : p->instrument, p->arg[0] ? " " : "", p->arg, p->fetch.len ? " fetch " : "",
 				(int)sizeof(p->fetch.text), p->fetch.len ? p->fetch.text : "",
 				p->filter[0] ? " if " : "", p->filter,
-				(p->flags & GILK_SPLICE_TRAP) ? "  (trap)" : "",
+				(p->flags & GILK_SPLICE_TRAP) ? "  (trap)" :
+				(p->flags & GILK_SPLICE_JOIN) ? "  (joined)" : "",
 				bug ? "  (BUG/WARN replayed)" : "");
 			break;
 		case FMT_CSV:

@@ -18,6 +18,8 @@ void plan_verdict(const struct splice_plan *p, int ok, char *buf, size_t len)
 
 	if (!ok)
 		snprintf(buf, len, "refused: %s", splice_reason_name(p->reason));
+	else if (p->mode == SPLICE_JOIN)
+		snprintf(buf, len, "joins the splices there, region %u bytes", p->region.len);
 	else if (p->mode == SPLICE_BOUNCE)
 		snprintf(buf, len, "bounce %s, slot 0x%" PRIx64 ", region %u bytes%s",
 			 kinds[p->bounce_kind], p->slot, p->region.len, bugs[p->bug]);

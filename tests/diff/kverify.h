@@ -19,6 +19,7 @@ enum kv_bug { KV_NOT_BUG, KV_BUG, KV_WARN };
 
 struct kv_env {
 	uint64_t tramp, evict_tramp, handler, ctx;
+	uint64_t join_to;               /* a joining request's: where it goes on to */
 	bool clac;
 	uint32_t needs;                 /* GILK_NEEDS_* */
 	uint64_t counter;

@@ -60,7 +60,7 @@ static bool text(const struct gilk_verify_env *env, unsigned long addr)
 static void env_of(const struct kv_env *e, struct gilk_verify_env *env)
 {
 	*env = (struct gilk_verify_env){
-		.tramp = e->tramp, .evict_tramp = e->evict_tramp,
+		.tramp = e->tramp, .evict_tramp = e->evict_tramp, .join_to = e->join_to,
 		.handler = e->handler, .ctx = e->ctx, .clac = e->clac,
 		.needs = e->needs, .counter = e->counter, .ring = e->ring, .cpu_number = e->cpu_number,
 		.preempt_count = e->preempt_count, .current_task = e->current_task,

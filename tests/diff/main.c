@@ -588,6 +588,14 @@ static void verify_report(const char *suite, const struct vc_tally *v)
 	snprintf(line, sizeof(line), "checker: every mutation of a %s plan is refused (%zu)",
 		 suite, v->mutations);
 	check(v->mutations == v->mutations_refused && v->mutations >= 10000, line);
+	printf("checker, %s: %zu splices joining a plan's site accepted, %zu refused; %zu mutations of them, %zu refused\n",
+	       suite, v->join_accepted, v->join_refused, v->join_mutations, v->join_mutations_refused);
+	snprintf(line, sizeof(line), "checker: a splice joining each %s plan's site is accepted (%zu)",
+		 suite, v->join_accepted);
+	check(v->join_refused == 0 && v->join_accepted >= 1000, line);
+	snprintf(line, sizeof(line), "checker: every mutation of a splice joining a %s plan's site is refused (%zu)",
+		 suite, v->join_mutations);
+	check(v->join_mutations == v->join_mutations_refused && v->join_mutations >= 1000, line);
 	printf("checker, %s: %zu verdicts again with a batch's walk memory, %zu otherwise\n",
 	       suite, v->memo_checks, v->memo_differ);
 	snprintf(line, sizeof(line), "checker: a batch's walk memory changes no %s verdict (%zu)",

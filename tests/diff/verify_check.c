@@ -445,6 +445,102 @@ static int verify_both(const struct gilk_splice *req, struct kv_env *env, char *
 	return ret;
 }
 
+enum join_mutation {
+	JM_TAIL,        /* a byte of the jmp on to the site's splices */
+	JM_TRAILING,    /* a byte after it */
+	JM_PATCH,       /* a byte of the jmp into the joining trampoline */
+	JM_DIVERT,      /* the int3 divert sent elsewhere */
+	JM_AT,          /* the jmp written one byte off */
+	JM_HEADER,      /* a byte of the header */
+	JM_TO,          /* the site's splices' trampoline is not the one it goes to */
+	JM_NKINDS
+};
+
+/*
+ * A second splice joining p's site, as if p's trampoline were the top of
+ * the site's chain: the checker accepts its plan and refuses each of its
+ * mutations.
+ */
+static void check_join(const struct splice_plan *p, const struct splice_params *sp,
+		       const struct template *tpl, const struct gilk_filter *filter,
+		       const struct kv_env *base_env, struct vc_tally *t)
+{
+	static struct gilk_splice req, m;
+	struct splice_plan jp;
+	struct splice_params jsp = *sp;
+	struct splice_code code;
+	enum splice_reason r;
+	struct kv_env env = *base_env;
+	struct gilk_reserve res = { .id = 2 };
+	char why[GILK_REASON_MAX];
+	size_t hlen;
+
+	splice_plan_join(&jp, p->region.addr, p->region.len, p->region.orig,
+			 p->mode == SPLICE_BOUNCE ? p->slot : p->region.addr, sp->tramp);
+	jsp.tramp = sp->tramp + 0x3000;
+	jsp.evict_tramp = 0;
+	res.tramp = jsp.tramp;
+	env.tramp = jsp.tramp;
+	env.evict_tramp = 0;
+	env.join_to = sp->tramp;
+	if (splice_emit(&jp, &jsp, &code, &r)) {
+		if (t->join_refused++ < 5)
+			fprintf(stderr, "FAIL-DETAIL no joining plan emitted at 0x%" PRIx64 ": %s\n",
+				p->region.addr, splice_reason_str(r));
+		return;
+	}
+	request_from_plan(&jp, &code, &res, tpl->params.kind, &req);
+	if (filter)
+		req.filter = *filter;
+	env.memo = NULL;
+	if (kv_verify(&req, &env, why, sizeof(why), NULL)) {
+		if (t->join_refused++ < 5)
+			fprintf(stderr, "FAIL-DETAIL the checker refuses a splice joining the %s plan at 0x%" PRIx64 ": %s\n",
+				splice_mode_name(p->mode), p->region.addr, why);
+		return;
+	}
+	t->join_accepted++;
+	hlen = code.reloc_off;
+	for (unsigned k = 0; k < JM_NKINDS; k++) {
+		struct kv_env menv = env;
+		uint64_t at = rnd(&t->rng, 5);
+
+		m = req;
+		switch (k) {
+		case JM_TAIL:
+			m.tramp[hlen + at] ^= (uint8_t)(1 + rnd(&t->rng, 255));
+			break;
+		case JM_TRAILING:
+			m.tramp[m.tramp_len++] = 0x90;
+			break;
+		case JM_PATCH:
+			m.patch[0].bytes[at] ^= (uint8_t)(1 + rnd(&t->rng, 255));
+			break;
+		case JM_DIVERT:
+			m.patch[0].divert += 1 + rnd(&t->rng, 64);
+			break;
+		case JM_AT:
+			m.patch[0].addr++;
+			break;
+		case JM_HEADER:
+			m.tramp[rnd(&t->rng, hlen)] ^= (uint8_t)(1 + rnd(&t->rng, 255));
+			break;
+		case JM_TO:
+			menv.join_to += 1 + rnd(&t->rng, 64);
+			break;
+		}
+		t->join_mutations++;
+		if (kv_verify(&m, &menv, why, sizeof(why), NULL) == -EBADMSG &&
+		    !strncmp(why, "unverified code at ", 19)) {
+			t->join_mutations_refused++;
+			continue;
+		}
+		if (t->join_mutations - t->join_mutations_refused <= 3)
+			fprintf(stderr, "FAIL-DETAIL the checker accepts mutation %u of a splice joining the %s plan at 0x%" PRIx64 "\n",
+				k, splice_mode_name(p->mode), p->region.addr);
+	}
+}
+
 void vc_check_plan(const struct splice_plan *p, const struct splice_params *sp,
 		   const struct template *tpl, const struct splice_code *code,
 		   const struct gilk_filter *filter, const struct vc_text *text,
@@ -494,6 +590,8 @@ void vc_check_plan(const struct splice_plan *p, const struct splice_params *sp,
 	}
 	t->accepted++;
 	t->by_template[got]++;
+	if (p->mode != SPLICE_TRAP)
+		check_join(p, sp, tpl, filter, &env, t);
 	if (inline_kind && p->bug == BUG_NONE && !p->flags_dead)
 		check_unsaved_flags(p, sp, tp->kind, &r, filter, &env, t);
 	if (tp->kind == GILK_TRAMP_TSC && p->bug == BUG_NONE) {

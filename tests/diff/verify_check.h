@@ -59,6 +59,9 @@ struct vc_tally {
 	 * a walk from the start refuses (it may refuse more, never less) */
 	void *memo_scratch;
 	size_t flip_checks, flip_refused, flip_looser;
+	/* each accepted plan's site joined by a second splice
+	 * (GILK_SPLICE_JOIN): accepted or not, and its mutations refused */
+	size_t join_accepted, join_refused, join_mutations, join_mutations_refused;
 };
 
 /* Checks one plan emitted with sp, whose header is tpl's (its request

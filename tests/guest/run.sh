@@ -343,15 +343,23 @@ check "hist SPLICE every 1s shows each second's counts until Ctrl-C, which ends 
 	"$([ $st = 0 ] && [ "$(grep -c '^@\[dd\]: 3 hits' /tmp/every.out)" = 1 ] &&
 	   [ "$(grep -c "^splice $h (hist count by comm)" /tmp/every.out)" -ge 3 ]; echo $?)"
 build/gilk -c 'unsplice all' >/dev/null
-# A site taken: the refusal names the splice that has it, from the planner
-# (latency's batch) and from gilk.ko itself (two shells racing are not
-# needed: a splice made while the planner looked is found the same way).
+# Bytes taken by a splice at another site: the refusal names the splice
+# that has them, from the planner (latency's batch) and from gilk.ko itself
+# (two shells racing are not needed: a splice made while the planner looked
+# is found the same way). A splice at the same site joins it (joined.sh).
 out=$(build/gilk -c 'splice vfs_read' 2>&1)
 own=$(echo "$out" | sed -n 's/^splice \([0-9]*\) at .*$/\1/p')
-out=$(build/gilk -c 'latency vfs_read' 2>&1)
-check "a second splice at a taken site names the splice that owns it ($out)" \
-	"$(echo "$out" | grep -q "another splice already owns some of these bytes (splice $own, count, at vfs_read+0x[0-9a-f]*); nothing was spliced"; echo $?)"
+site=$(echo "$out" | sed -n 's/^splice [0-9]* at \(vfs_read+0x[0-9a-f]*\) .*$/\1/p')
+# the instruction after the site's first, as disas shows the original code
+next=$(build/gilk -c 'disas vfs_read' 2>&1 | grep -A1 "<vfs_read+$((${site#vfs_read+}))>:" |
+	sed -n '2s/^[> ]*0x[0-9a-f]* <\(vfs_read+[0-9]*\)>:.*/\1/p')
+insmod build/instruments/latency.ko
+out=$(build/gilk -c "latency vfs_read" -c "splice $next" 2>&1)
+check "a splice over bytes another splice at another site took names the splice that owns them ($site, $next: $(echo "$out" | tr '\n' ' '))" \
+	"$(echo "$out" | grep -q "another splice already owns some of these bytes (splice $own, count, at vfs_read+0x[0-9a-f]*)" &&
+	   echo "$out" | grep -q '^timing vfs_read: splice [0-9]* at its entry'; echo $?)"
 build/gilk -c 'unsplice all' >/dev/null
+rmmod latency
 # What cannot be aggregated is said before anything is spliced.
 for c in 'splice do_sys_openat2 hist comm' 'splice do_sys_openat2 regs by comm' \
 	'splice do_sys_openat2 count by nosuchfield' 'splice do_sys_openat2 count by pid keys 3' \
@@ -760,6 +768,7 @@ build/gilk -c 'unsplice all' >/dev/null
 . tests/guest/instruments.sh
 # Events' tasks and contexts; filters, hist by, filter-self
 . tests/guest/tasks.sh
+. tests/guest/joined.sh
 
 # bench-live's figures per hit (a short run: the numbers are not checked,
 # only that each is measured, in turn with its reference, with its spread,
@@ -849,11 +858,20 @@ set -- $(build/bin/test-live splice-hold __x64_sys_getppid count "")
 site=$2 len=$3 orig=$4
 held=$(build/bin/test-kcore peek "$site" "$len")
 check "a held splice changed the bytes at the site ($held)" "$([ -n "$held" ] && [ "$held" != "$orig" ]; echo $?)"
+# and a site of three splices whose first is removed, its trampoline kept for the others
+wsite=$(awk '$3 == "vfs_write" {print "0x" $1}' /proc/kallsyms)
+worig=$(build/bin/test-kcore peek "$wsite" 16)
+out=$(build/gilk -c 'splice vfs_write' -c 'splice vfs_write regs' -c 'splice vfs_write tsc' 2>&1)
+build/gilk -c "unsplice $(echo "$out" | sed -n '1s/^splice \([0-9]*\) at .*/\1/p')" >/dev/null
+wheld=$(build/bin/test-kcore peek "$wsite" 16)
 rmmod gilk
 check "rmmod gilk with a splice in place succeeds" "$?"
 check "/dev/gilk is gone after rmmod" "$([ ! -e /dev/gilk ]; echo $?)"
 after=$(build/bin/test-kcore peek "$site" "$len")
 check "after rmmod the site holds its original bytes ($after)" "$([ "$after" = "$orig" ]; echo $?)"
+wafter=$(build/bin/test-kcore peek "$wsite" 16)
+check "after rmmod a site whose first splice was removed under two others holds its original bytes ($worig, held $wheld, after $wafter)" \
+	"$([ -n "$worig" ] && [ "$wheld" != "$worig" ] && [ "$wafter" = "$worig" ]; echo $?)"
 insmod build/gilk.ko
 check "gilk.ko loads again after rmmod" "$?"
 suite basic
@@ -960,12 +978,16 @@ check "coverage stop removes its splices ($(echo "$out" | tail -2 | tr '\n' ' ')
 	"$(echo "$out" | grep -q '^coverage stopped: its splices in 1 functions removed$' && echo "$out" | tail -1 | grep -qx 'no splices'; echo $?)"
 check "coverage takes a glob over function names ($(echo "$glob" | head -1))" \
 	"$(echo "$glob" | head -1 | grep -q '^coverage of 1 functions: 4 blocks spliced with count, 0 refused$'; echo $?)"
-# Blocks other splices hold: refused, and the reason said
+# Blocks other splices hold: joined, each counting every hit
 build/gilk -c 'splice gilk_target_flags:blocks' >/dev/null
 again=$(build/gilk -c 'coverage gilk_target_flags' 2>&1)
+echo "flags 20" >/proc/gilk_target
+both=$(build/gilk -c 'coverage report gilk_target_flags' -c 'info splices' 2>&1)
 build/gilk -c 'unsplice all' >/dev/null
-check "coverage of blocks already spliced says why they are refused ($again)" \
-	"$(echo "$again" | grep -q '^coverage of 1 functions: 0 blocks spliced with count, 4 refused: 4 occupied$'; echo $?)"
+check "coverage of blocks already spliced joins them, and counts as they do ($(echo "$again" | head -n1); $(echo "$both" | grep -c '(joined)') joined)" \
+	"$(echo "$again" | grep -q '^coverage of 1 functions: 4 blocks spliced with count, 0 refused$' &&
+	   [ "$(echo "$both" | grep -c '(joined)')" = 4 ] &&
+	   [ "$(echo "$both" | awk '$1 ~ /^[0-9]+$/ && $5 ~ /^[0-9]+$/ {print $4}' | sort | uniq -c | awk '$1 % 2' | wc -l)" = 0 ]; echo $?)"
 # Coverage started by gilk -batch is found by the next gilk
 build/gilk -batch -c 'coverage gilk_target_flags' >/dev/null
 echo "flags 3" >/proc/gilk_target

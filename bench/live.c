@@ -147,7 +147,8 @@ struct probe {
 	uint64_t optimized;	/* the kprobe's address, to wait for it */
 	bool record;		/* a kprobe event with tracing on */
 	bool int3;		/* a kprobe event with optimization off */
-	uint32_t id;
+	unsigned copies;	/* kprobe events at where: 1 unless 2 */
+	uint32_t id, id2;
 	struct bpftrace bt;
 };
 
@@ -196,6 +197,39 @@ static int splice_off(struct bench *b, struct probe *p, struct gerr *e)
 	if (!rc && p->filter && info.hits)
 		return gerr_set(e, "the filter '%s' let %" PRIu64 " hits through",
 				p->filter->text, (uint64_t)info.hits);
+	return rc;
+}
+
+/* Two count splices at one site: the second joins the first. */
+static int splice_two_on(struct bench *b, struct probe *p, struct gerr *e)
+{
+	struct live_use use = { p->instrument, "", NULL, NULL, NULL };
+	struct splice_plan joined;
+	struct gerr ignored;
+
+	if (live_splice_batch_uses(&b->lv, &p->plan, 1, &use, 1, &p->id, e))
+		return -1;
+	if (live_plan(&b->lv, p->plan.region.addr, 0, &joined, e) ||
+	    (joined.mode != SPLICE_JOIN && gerr_set(e, "the second splice at 0x%" PRIx64 " does not join the first",
+						     p->plan.region.addr)) ||
+	    live_splice_batch_uses(&b->lv, &joined, 1, &use, 1, &p->id2, e)) {
+		live_unsplice(&b->lv, p->id, &ignored);
+		return -1;
+	}
+	return 0;
+}
+
+static int splice_two_off(struct bench *b, struct probe *p, struct gerr *e)
+{
+	struct gilk_splice_info one, two;
+	uint32_t ids[2] = { p->id2, p->id };
+	int rc = live_info(&b->lv, p->id, &one, e) || live_info(&b->lv, p->id2, &two, e);
+
+	if (live_unsplice_batch(&b->lv, ids, 2, e))
+		return -1;
+	if (!rc && (one.hits < (uint64_t)b->calls || two.hits < (uint64_t)b->calls))
+		return gerr_set(e, "%" PRIu64 " and %" PRIu64 " hits counted for %d calls",
+				(uint64_t)one.hits, (uint64_t)two.hits, b->calls);
 	return rc;
 }
 
@@ -300,26 +334,31 @@ static bool optimizes(uint64_t addr)
 
 static int kprobe_on(struct bench *b, struct probe *p, struct gerr *e)
 {
+	const char *where[2] = { p->where, p->where };
+	size_t n = p->copies == 2 ? 2 : 1;
+
 	(void)b;
 	if (p->int3 && kprobes_optimize(false, e))
 		return -1;
-	if (kprobe_events_add(&p->where, 1, e))
-		return kprobe_events_clear(1, e), -1;
+	if (kprobe_events_add(where, n, e))
+		return kprobe_events_clear(n, e), -1;
 	if (p->optimized && !optimizes(p->optimized)) {
-		kprobe_events_clear(1, e);
+		kprobe_events_clear(n, e);
 		return gerr_set(e, "the kernel did not optimize it this time");
 	}
 	if (p->record && kprobe_events_record(true, e))
-		return kprobe_events_clear(1, e), -1;
+		return kprobe_events_clear(n, e), -1;
 	return 0;
 }
 
 static int kprobe_off(struct bench *b, struct probe *p, struct gerr *e)
 {
+	size_t n = p->copies == 2 ? 2 : 1;
+
 	(void)b;
 	if (p->record && kprobe_events_record(false, e))
-		return kprobe_events_clear(1, e), -1;
-	if (kprobe_events_clear(1, e))
+		return kprobe_events_clear(n, e), -1;
+	if (kprobe_events_clear(n, e))
 		return -1;
 	return p->int3 ? kprobes_optimize(true, e) : 0;
 }
@@ -504,10 +543,10 @@ static void per_hit(struct bench *b)
 	char at_block[160], at_opt[160] = "none", bt_block[200], bt_entry[200], kfunc[200];
 	const char *entry_name = NULL;
 	struct probe kp3, kpo, kpor, kpf, bt_p, bt_f, bt_k, cnt, tscp, regp, trapp, fpid, fcomm;
-	struct probe fany, cnt_opt, tsc_opt, cnt_e;
+	struct probe fany, cnt_opt, tsc_opt, cnt_e, two, two_opt, kp3_two, kpo_two;
 	struct gilk_filter ff[3];
 	struct bench_fig kp_int3;
-	bool have[10];
+	bool have[12];
 	double none;
 	struct bpftrace bt;
 	uint64_t unused;
@@ -595,6 +634,20 @@ static void per_hit(struct bench *b)
 		NULL, NULL);
 	in_turn(b, b->runs, "hit-kprobe-optimized-recording", opt ? &kpor : NULL,
 		"kprobe-optimized", opt ? &kpo : NULL, NULL, NULL);
+	/* two instruments at one site: a count joined by another, against two
+	 * kprobe events at one address (the kernel aggregates them) */
+	have[10] = !splice_probe(b, "two counts", block, "count", false, NULL, &two, NULL);
+	have[11] = opt && !splice_probe(b, "two counts at opt", opt, "count", false, NULL, &two_opt,
+					NULL);
+	two.on = two_opt.on = splice_two_on;
+	two.off = two_opt.off = splice_two_off;
+	kp3_two = kprobe_probe("two kprobes int3", at_block, 0, true, false);
+	kpo_two = kprobe_probe("two kprobes optimized", at_opt, opt, false, false);
+	kp3_two.copies = kpo_two.copies = 2;
+	in_turn(b, b->runs, "hit-count-two", have[10] ? &two : NULL, "kprobe-int3-two", &kp3_two,
+		NULL, NULL);
+	in_turn(b, b->runs, "hit-count-two-opt", have[11] ? &two_opt : NULL, "kprobe-optimized-two",
+		opt ? &kpo_two : NULL, NULL, NULL);
 	kpf = kprobe_probe("kprobe ftrace", entry_name, 0, false, false);
 	snprintf(bt_entry, sizeof(bt_entry), "kprobe:%s", entry_name);
 	bt_f = bpftrace_probe("bpftrace kprobe ftrace", bt_entry, NULL);

@@ -32,13 +32,9 @@ static bool module_live(unsigned long a)
 	return live;
 }
 
-int gilk_check_range(unsigned long addr, u32 len, const u8 *expect,
-		     const struct gilk_instrument *ins, struct gilk_why *why)
+int gilk_check_place(unsigned long addr, u32 len, const struct gilk_instrument *ins,
+		     struct gilk_why *why)
 {
-	void *s = (void *)addr, *e = (void *)(addr + len - 1);
-	u8 now[GILK_PATCH_MAX_LEN];
-	struct gilk_fact found;
-	struct gilk_facts q;
 	int kind;
 	u32 i;
 
@@ -50,7 +46,7 @@ int gilk_check_range(unsigned long addr, u32 len, const u8 *expect,
 				   "0x%lx is not kernel or module text", addr);
 	if (kind == GILK_TEXT_MODULE && !module_live(addr))
 		return gilk_refuse(why, GILK_REFUSED_MODULE_NOT_LIVE,
-				   "%pS is in a module still loading or going away", s);
+				   "%pS is in a module still loading or going away", (void *)addr);
 	for (i = 0; i < len; i++) {
 		unsigned long a = addr + i;
 
@@ -58,6 +54,23 @@ int gilk_check_range(unsigned long addr, u32 len, const u8 *expect,
 			return gilk_refuse(why, GILK_REFUSED_GILK_CODE,
 					   "0x%lx is gilk's or the instrument's own code", a);
 	}
+	return 0;
+}
+
+int gilk_check_range(unsigned long addr, u32 len, const u8 *expect,
+		     const struct gilk_instrument *ins, struct gilk_why *why)
+{
+	void *s = (void *)addr, *e = (void *)(addr + len - 1);
+	u8 now[GILK_PATCH_MAX_LEN];
+	struct gilk_fact found;
+	struct gilk_facts q;
+	int kind, ret;
+	u32 i;
+
+	ret = gilk_check_place(addr, len, ins, why);
+	if (ret)
+		return ret;
+	gilk_is_text(addr, &kind);
 	q = (struct gilk_facts){ .max = 1 };
 	gilk_blacklist_facts(&q, &found, addr, addr + len);
 	if (q.count)

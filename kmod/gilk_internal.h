@@ -184,6 +184,10 @@ struct gilk_splice_obj {
 	unsigned long join_at;	/* base: its jmp into the chain; 0: trap mode */
 	bool husk;		/* base: removed, its trampoline kept for the others */
 	bool chain_seen;	/* base: met by the removal in hand */
+	/* base: a removal is rewriting its chain (from its plan to its end,
+	 * a grace period between): no other change of the site meanwhile
+	 */
+	bool taking;
 	/* freed after a grace period: FACTS reads gilk_owned without gilk_lock */
 	struct rcu_head rcu;
 };
@@ -322,7 +326,11 @@ unsigned long gilk_join_at_of(const struct gilk_splice_obj *s);
 struct gilk_splice_obj *gilk_join_base(struct gilk_splice_obj *s);
 /* It shares its site with others (it joined, or others joined it). */
 bool gilk_joined(const struct gilk_splice_obj *s);
-/* Its site's splices are on their way in or out: no other change now. */
+/*
+ * Its site's splices are on their way in or out (one joining, one leaving,
+ * a removal rewriting the chain): no other change now. False for a lone
+ * active splice.
+ */
 bool gilk_join_busy(struct gilk_splice_obj *s);
 /* A GILK_SPLICE_JOIN request checked against base, the owner of its site. */
 struct gilk_walk_memo;
@@ -343,12 +351,22 @@ void gilk_join_info(const struct gilk_splice_obj *s, struct gilk_splice_info *ou
 u32 gilk_join_take(struct gilk_splice_obj **objs, u32 n);
 /* unsplice.c: a splice gone, what it held let go. */
 void gilk_splice_drop(struct gilk_splice_obj *s);
+/*
+ * Whether the bytes a splice (its site's splices) wrote are still its own,
+ * with no kprobe on them: the text lock held.
+ */
+bool gilk_still_own(struct gilk_splice_obj *s);
 
 /* modules.c: splices of a module force-unloaded go first. */
 int gilk_modules_init(void);
 void gilk_modules_exit(void);
 
-/* checks.c: re-validation before any write. */
+/*
+ * checks.c: re-validation before any write. Place: text, of a live module
+ * if a module's, neither gilk's nor the instrument's own code.
+ */
+int gilk_check_place(unsigned long addr, u32 len, const struct gilk_instrument *ins,
+		     struct gilk_why *why);
 int gilk_check_range(unsigned long addr, u32 len, const u8 *expect,
 		     const struct gilk_instrument *ins, struct gilk_why *why);
 

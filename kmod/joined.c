@@ -16,7 +16,9 @@
  * trampolines are freed. The base holds the site's code: removed while
  * others stay, it becomes a husk (unlisted, its call into gilk returns at
  * once, its inline count counts for no one), and goes, the site's bytes
- * put back, with the last of them. Everything here runs under gilk_lock.
+ * put back, with the last of them. Everything here runs under gilk_lock,
+ * which a removal lets go across its grace period, the chains it rewrites
+ * marked taking so that nothing else changes them meanwhile.
  */
 #include <linux/kprobes.h>
 #include <linux/mm.h>
@@ -68,7 +70,7 @@ bool gilk_join_busy(struct gilk_splice_obj *s)
 {
 	struct gilk_splice_obj *m = base_of(s);
 
-	if (m->joining)
+	if (m->joining || m->taking)
 		return true;
 	for (; m; m = m->above)
 		if (m->state == GILK_SPLICING || m->state == GILK_UNSPLICING)
@@ -77,7 +79,7 @@ bool gilk_join_busy(struct gilk_splice_obj *s)
 }
 
 /*
- * What every splice of the chain expects at join_at (still_own(), the
+ * What every splice of the chain expects at join_at (gilk_still_own(), the
  * protocol's checks): the jmp to the top.
  */
 static void set_chain_jmp(struct gilk_splice_obj *b, unsigned long to)
@@ -285,6 +287,23 @@ static void husk_settle(struct gilk_splice_obj *b)
 	b->agg = NULL;
 }
 
+/* Splices abandoned after a window, dropped once nothing runs their call. */
+static void drop_gone(struct gilk_splice_obj **gone, u32 n)
+{
+	u32 i;
+
+	if (!n)
+		return;
+	/* their trampolines skip gilk now; no task is still in gilk_entry() for them after this */
+	gilk_text_unlock();
+	mutex_unlock(&gilk_lock);
+	synchronize_rcu_tasks();
+	mutex_lock(&gilk_lock);
+	for (i = 0; i < n; i++)
+		gilk_splice_drop(gone[i]);
+	gilk_text_lock();
+}
+
 static u32 take_some(struct gilk_splice_obj **objs, u32 n, struct gilk_rewrite *w)
 {
 	unsigned int nw = 0;
@@ -296,10 +315,12 @@ static u32 take_some(struct gilk_splice_obj **objs, u32 n, struct gilk_rewrite *
 		if (!gilk_joined(objs[i]) || b->chain_seen)
 			continue;
 		b->chain_seen = true;
-		if (plan_chain(b, w, &nw) && leaving(b)) {
+		b->taking = true;
+		/* a leaving base that others outlive: its gilk_entry() returns
+		 * at once from now; it stays UNSPLICING until settled
+		 */
+		if (plan_chain(b, w, &nw) && leaving(b))
 			WRITE_ONCE(b->husk, true);
-			b->state = GILK_HUSK;
-		}
 	}
 	gilk_patch_rewrite(w, nw);
 	for (i = 0; i < n; i++) {
@@ -312,12 +333,15 @@ static u32 take_some(struct gilk_splice_obj **objs, u32 n, struct gilk_rewrite *
 	}
 	/*
 	 * No task is in the trampolines left behind after this, nor in a
-	 * husk's gilk_entry(). The chains are whole while the locks are let go.
+	 * husk's gilk_entry(). Meanwhile the chains are marked taking, and
+	 * gilk_join_busy() keeps joins, unsplices and unloads off them.
 	 */
 	gilk_text_unlock();
 	mutex_unlock(&gilk_lock);
 	synchronize_rcu_tasks();
 	mutex_lock(&gilk_lock);
+	for (i = 0; i < n; i++)
+		base_of(objs[i])->taking = false;
 	/*
 	 * What the protocol run back puts back: the splices alone at their
 	 * site, and a husk whose last joined splice left, in that one's place.
@@ -334,13 +358,38 @@ static u32 take_some(struct gilk_splice_obj **objs, u32 n, struct gilk_rewrite *
 				objs[kept++] = b;
 			}
 			gilk_splice_drop(s);
-		} else if (s->husk && s->state == GILK_HUSK) {
+		} else if (s->husk && s->state == GILK_UNSPLICING && s->above) {
 			husk_settle(s);
+			s->state = GILK_HUSK;
 		} else {
 			objs[kept++] = s;
 		}
 	}
 	gilk_text_lock();
+	return kept;
+}
+
+/*
+ * The text lock was let go across a wait: a kprobe may have come on bytes
+ * the protocol run back would now put back under it. Those of objs[0..n)
+ * are abandoned, as an unload abandons a splice another patcher holds; the
+ * others are moved to the front, their number returned.
+ */
+static u32 still_theirs(struct gilk_splice_obj **objs, u32 n)
+{
+	u32 i, kept = 0, gone = 0;
+
+	for (i = 0; i < n; i++) {
+		struct gilk_splice_obj *s = objs[i];
+
+		if (gilk_still_own(s)) {
+			objs[kept++] = s;
+		} else {
+			gilk_abandon(s);
+			objs[n - 1 - gone++] = s;
+		}
+	}
+	drop_gone(objs + n - gone, gone);
 	return kept;
 }
 
@@ -359,15 +408,19 @@ u32 gilk_join_take(struct gilk_splice_obj **objs, u32 n)
 	if (w) {
 		kept = take_some(objs, n, w);
 		kvfree(w);
-		return kept;
+		return still_theirs(objs, kept);
 	}
-	/* short of memory: one at a time, each with its own grace period */
+	/*
+	 * Short of memory: the splices of each site on their own, each with a
+	 * grace period of its own (a chain rewrites at most one jump for each
+	 * of its splices and the one into it)
+	 */
 	for (i = 0; i < n; i++) {
 		struct gilk_rewrite one[GILK_JOIN_MAX + 1];
 		struct gilk_splice_obj *s = objs[i];
 
-		if (take_some(&s, 1, one))
+		if (!gilk_joined(s) || take_some(&s, 1, one))
 			objs[kept++] = s;
 	}
-	return kept;
+	return still_theirs(objs, kept);
 }

@@ -277,10 +277,16 @@ static int check_request(struct gilk_splice_obj *s, struct gilk_splice *req,
 		return gilk_refuse(why, GILK_REFUSED_MALFORMED,
 				   "trampolines of %u and %u bytes where %u and %u were reserved",
 				   req->tramp_len, req->evict_len, s->tramp_size, s->evict_size);
-	/* its bytes are the site's splices' own: theirs were checked */
-	if (req->flags & GILK_SPLICE_JOIN)
-		return gilk_join_check(s, req, owned(req->site, req->region_len),
-				       gilk_instrument_needs(ins), memo);
+	/*
+	 * The site's bytes are its splices' own, their facts checked: what a
+	 * joining one adds is its instrument, which must not be the code it
+	 * runs at, nor in a module going away
+	 */
+	if (req->flags & GILK_SPLICE_JOIN) {
+		ret = gilk_check_place(req->site, req->region_len, ins, why);
+		return ret ? ret : gilk_join_check(s, req, owned(req->site, req->region_len),
+						   gilk_instrument_needs(ins), memo);
+	}
 	replayed = (req->flags & GILK_SPLICE_BUG) ? req->site : 0;
 	ret = gilk_check_range(req->site, req->region_len, req->region_orig, ins, why);
 	if (!ret && replayed)

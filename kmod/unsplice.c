@@ -26,7 +26,7 @@
  * just before them: another patcher that came since saved gilk's bytes as
  * the original ones, and would put them back after gilk restored its own.
  */
-static bool still_own(struct gilk_splice_obj *s)
+bool gilk_still_own(struct gilk_splice_obj *s)
 {
 	u8 now[GILK_PATCH_MAX_LEN];
 	u32 i;
@@ -117,7 +117,7 @@ int gilk_unsplice_batch(const u32 *ids, u32 n, u32 *failed)
 		 * still_own()), or while splices of its site are on their way
 		 * in or out (looked at before this batch marks its own)
 		 */
-		if (!still_own(s) || (gilk_joined(s) && gilk_join_busy(s))) {
+		if (!gilk_still_own(s) || gilk_join_busy(s)) {
 			ret = -EBUSY;
 			break;
 		}
@@ -195,7 +195,8 @@ void gilk_abandon(struct gilk_splice_obj *s)
 		 * memory left to them (what the ring holds now still becomes
 		 * events)
 		 */
-		gilk_tsc_ring_drain(s, false);
+		if (!s->husk)	/* a husk's hits are no one's */
+			gilk_tsc_ring_drain(s, false);
 		s->counts = NULL;
 		s->hits = NULL;
 		s->filtered = NULL;
@@ -232,7 +233,7 @@ static bool settling(const struct module *mod, const struct gilk_instrument *ins
 
 	xa_for_each(&gilk_splices, i, s)
 		if ((s->state == GILK_SPLICING || s->state == GILK_UNSPLICING ||
-		     (s->state == GILK_ACTIVE && gilk_joined(s) && gilk_join_busy(s))) &&
+		     (s->state == GILK_ACTIVE && gilk_join_busy(s))) &&
 		    depends_on(s, mod, ins))
 			return true;
 	return false;
@@ -319,13 +320,13 @@ static bool take_dependents(const struct module *mod, const struct gilk_instrume
 			return true;
 		if (!depends_on(s, mod, ins) || s->state != GILK_ACTIVE)
 			continue;
-		if (gilk_joined(s) && !still_own(s)) {
+		if (gilk_joined(s) && !gilk_still_own(s)) {
 			if (!abandon_chain(s, objs, max, *n, k))
 				return true;
 			continue;
 		}
 		s->state = GILK_UNSPLICING;
-		if (still_own(s)) {
+		if (gilk_still_own(s)) {
 			objs[(*n)++] = s;
 		} else {
 			gilk_abandon(s);
@@ -354,12 +355,15 @@ static void unsplice_dependents(const struct module *mod,
 	xa_for_each(&gilk_splices, i, s)
 		max++;
 	mutex_unlock(&gilk_lock);
-	objs = kvmalloc_array(max + 1, sizeof(*objs), GFP_KERNEL);
+	/* room for a whole site's splices more than were counted: a site
+	 * abandoned goes whole, and others may have joined it since
+	 */
+	max += GILK_JOIN_MAX + 1;
+	objs = kvmalloc_array(max, sizeof(*objs), GFP_KERNEL);
 	if (!objs) {
 		max = DEPENDENTS_SOME;
 		objs = kmalloc_array(max, sizeof(*objs), GFP_KERNEL | __GFP_NOFAIL);
 	}
-	max = max ? max : 1;
 	do {
 		more = take_dependents(mod, ins, objs, max, &n, &k);
 		total += n + k;

@@ -115,9 +115,14 @@ static int print_command(struct session *s, int argc, char **argv, struct gerr *
 		return 0;
 	}
 	/* without types: an address (one symbol more added than taken away)
-	 * with its symbol, any other value as a number */
-	if (evaluate(s, expr, &v, &address, e))
-		return -1;
+	 * with its symbol, any other value as a number; what needs a type
+	 * says why there is none */
+	if (evaluate(s, expr, &v, &address, e)) {
+		char msg[sizeof(e->msg)];
+
+		snprintf(msg, sizeof(msg), "%s", e->msg);
+		return gerr_set(e, "%s (print reads no C types here: %s)", msg, te.msg);
+	}
 	if (slash) {
 		xfmt_value(s, &f, v, false);
 	} else if (address) {

@@ -140,6 +140,35 @@ check "rmmod -f of the instrument of the splices left on a removed first: they g
 	   [ "$(build/gilk -c 'x/32xb gilk_target_warn')" = "$warn_bytes" ]; echo $?)"
 insmod build/instruments/latency.ko
 
+# joins and removals of one site's splices racing from two processes, its
+# first removed under them, and the instrument of some of them unloaded
+# meanwhile: each is done whole or refused (the site busy), nothing is left
+out=$(build/gilk -c 'splice gilk_target_warn' -c 'splice gilk_target_warn' 2>&1)
+build/gilk -c "unsplice $(id_of "$out" 'instrument count$')" >/dev/null
+for i in $(seq 25); do
+	echo 'splice gilk_target_warn'
+	echo 'latency gilk_target_warn'
+	echo 'splice gilk_target_warn regs if arg0 == 2'
+	echo 'unsplice all'
+done >/tmp/joinchurn.gilk
+dmesg -c >/dev/null
+build/gilk -batch -x /tmp/joinchurn.gilk >/dev/null 2>&1 &
+p1=$!
+build/gilk -batch -x /tmp/joinchurn.gilk >/dev/null 2>&1 &
+p2=$!
+target warn 2 300 &
+p3=$!
+sleep 2
+rmmod -f latency
+rm=$?
+wait $p1 $p2 $p3
+insmod build/instruments/latency.ko
+build/gilk -c 'unsplice all' >/dev/null 2>&1
+list=$(build/gilk -c 'info splices' 2>&1)
+check "joins and removals at one site racing from two shells, an instrument unloaded among them (rmmod -f: $rm): nothing left, the bytes back, no kernel report" \
+	"$(echo "$list" | grep -qx 'no splices' && [ "$(build/gilk -c 'x/32xb gilk_target_warn')" = "$warn_bytes" ] &&
+	   ! dmesg | grep -qE 'BUG|WARNING|Oops|still has'; echo $?)"
+
 # the module whose text a site's splices share goes (rmmod -f): all go
 insmod build/instruments/argfilter.ko 2>/dev/null
 out=$(build/gilk -c 'splice argfilter_fn' -c 'splice argfilter_fn regs' -c 'splice argfilter_fn tsc' 2>&1)

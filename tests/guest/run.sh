@@ -777,8 +777,8 @@ build/gilk -c 'unsplice all' >/dev/null
 mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null
 insmod build/instruments/hello.ko
 out=$(build/bench-live --per-hit 2000 3 2>&1)
-check "bench-live --per-hit: count, tsc, regs (jmp, trap), filtered hits, kprobe events int3, optimized (and recording) and ftrace, hello, fetch, count by comm, hist ($(echo "$out" | grep -c '^bench: ') lines; $(echo "$out" | grep -o 'opt [^ ]* (optimized kprobe)'))" \
-	"$(for f in count tsc regs regs-trap filtered-pid filtered-comm filtered-any kprobe-int3 count-opt kprobe-optimized kprobe-optimized-recording count-entry kprobe-ftrace hello-entry fetch-string-entry count-by-comm-entry hist-pid-entry count-by-stack-entry; do
+check "bench-live --per-hit: count, tsc, regs (jmp, trap), filtered hits, kprobe events int3, optimized (and recording) and ftrace, two counts at a site against two kprobe events, hello, fetch, count by comm, hist ($(echo "$out" | grep -c '^bench: ') lines; $(echo "$out" | grep -o 'opt [^ ]* (optimized kprobe)'))" \
+	"$(for f in count tsc regs regs-trap filtered-pid filtered-comm filtered-any kprobe-int3 count-opt kprobe-optimized kprobe-optimized-recording count-two count-two-opt count-entry kprobe-ftrace hello-entry fetch-string-entry count-by-comm-entry hist-pid-entry count-by-stack-entry; do
 		echo "$out" | grep -Eq "^bench: hit-$f -?[0-9.]+ ns/hit ±[0-9.]+(, inside the noise)? \(vs [^:]+: (-?[0-9.]+|n/a)\)\$" || exit 1; done
 	   echo "$out" | grep -q 'bpftrace is missing (scripts/setup --bench' &&
 	   build/gilk -c 'info splices' | grep -qx 'no splices' && ! grep -q gilkbench /sys/kernel/tracing/kprobe_events; echo $?)"
@@ -982,7 +982,7 @@ check "coverage takes a glob over function names ($(echo "$glob" | head -1))" \
 build/gilk -c 'splice gilk_target_flags:blocks' >/dev/null
 again=$(build/gilk -c 'coverage gilk_target_flags' 2>&1)
 echo "flags 20" >/proc/gilk_target
-both=$(build/gilk -c 'coverage report gilk_target_flags' -c 'info splices' 2>&1)
+both=$(build/gilk -c 'coverage report' -c 'info splices' 2>&1)
 build/gilk -c 'unsplice all' >/dev/null
 check "coverage of blocks already spliced joins them, and counts as they do ($(echo "$again" | head -n1); $(echo "$both" | grep -c '(joined)') joined)" \
 	"$(echo "$again" | grep -q '^coverage of 1 functions: 4 blocks spliced with count, 0 refused$' &&

@@ -42,6 +42,10 @@ struct gilk_agg_map {
 	u32 slot_len;
 	u32 nbuckets;
 	u32 nframes;		/* a stack key's room for frames; else 0 */
+	/* a fetched key: its value's offset and length in the fetched bytes */
+	u32 fetch_off, fetch_len;
+	u8 fetch_bit;
+	bool fetch_string;
 	u64 bytes;		/* every CPU's map, counted in agg_bytes */
 	u64 __percpu *dropped;
 	void *cpu[];		/* nr_cpu_ids maps; NULL for a CPU that cannot be */
@@ -63,8 +67,22 @@ static bool size_valid(u8 n)
 	return n == 0 || n == 1 || n == 2 || n == 4 || n == 8;
 }
 
+static bool fetched_key(u8 key)
+{
+	return key >= GILK_AGG_KEY_FETCH && key < GILK_AGG_KEY_FETCH + GILK_FETCH_MAX;
+}
+
+/* Whether value i of fetch f is a string. */
+static bool fetched_string(const struct gilk_fetch *f, u32 i)
+{
+	const struct gilk_fetch_value *v = &f->value[i];
+
+	return v->nsteps && v->nsteps <= GILK_FETCH_STEPS &&
+	       v->step[v->nsteps - 1].op == GILK_FSTEP_STRING;
+}
+
 int gilk_agg_check(const struct gilk_agg *a, const struct gilk_instrument *ins,
-		   struct gilk_why *why)
+		   const struct gilk_fetch *fetch, struct gilk_why *why)
 {
 	u64 bytes;
 
@@ -79,8 +97,14 @@ int gilk_agg_check(const struct gilk_agg *a, const struct gilk_instrument *ins,
 	if (strcmp(ins->name, "count") || ins->owner != THIS_MODULE)
 		return bad(why, "only count aggregates: it records no events");
 	if (a->key != GILK_AGG_KEY_NONE && a->key != GILK_AGG_KEY_STACK &&
-	    a->key != GILK_FF_COMM && !number_field(a->key))
+	    a->key != GILK_FF_COMM && !number_field(a->key) && !fetched_key(a->key))
 		return bad(why, "an unknown key field");
+	/* the fetch is checked before: its len is at most GILK_FETCH_MAX */
+	if (fetched_key(a->key) && a->key - GILK_AGG_KEY_FETCH >= fetch->len)
+		return bad(why, "a fetched key the splice does not fetch");
+	if (fetched_key(a->key) && fetched_string(fetch, a->key - GILK_AGG_KEY_FETCH) &&
+	    (a->key_show || a->key_size))
+		return bad(why, "a fetched string key shown as a number");
 	if (a->key == GILK_AGG_KEY_STACK && (a->key_show || a->key_size))
 		return bad(why, "a stack key shown as a number");
 	if (a->key_show >= GILK_FSHOW_STRING || a->value_show >= GILK_FSHOW_STRING ||
@@ -123,7 +147,7 @@ void gilk_agg_free(struct gilk_agg_map *m)
 	kvfree(m);
 }
 
-struct gilk_agg_map *gilk_agg_keep(const struct gilk_agg *a)
+struct gilk_agg_map *gilk_agg_keep(const struct gilk_agg *a, const struct gilk_fetch *fetch)
 {
 	/* many CPUs make a large array: kvzalloc, as the maps */
 	struct gilk_agg_map *m = kvzalloc(struct_size(m, cpu, nr_cpu_ids), GFP_KERNEL);
@@ -134,6 +158,16 @@ struct gilk_agg_map *gilk_agg_keep(const struct gilk_agg *a)
 	if (!m)
 		return NULL;
 	m->spec = *a;
+	if (fetched_key(a->key)) {
+		u32 i, k = a->key - GILK_AGG_KEY_FETCH;
+
+		m->fetch_off = 8;	/* past the fault bits */
+		for (i = 0; i < k; i++)
+			m->fetch_off += gilk_fetch_value_len(&fetch->value[i]);
+		m->fetch_len = gilk_fetch_value_len(&fetch->value[k]);
+		m->fetch_bit = k;
+		m->fetch_string = fetched_string(fetch, k);
+	}
 	m->slot_len = gilk_agg_slot_len(a);
 	m->nbuckets = gilk_agg_buckets(a);
 	m->nframes = gilk_agg_frames(a);
@@ -184,9 +218,35 @@ static __always_inline void stack_key(const u64 *frames, u32 n, bool more, u64 k
 	key[1] = n | (u64)more << 32;
 }
 
+/*
+ * A fetched value as a key: a number by its size, a string's first bytes
+ * (the fetch zeroed what follows its NUL), one not read GILK_AGG_KEY_FAULT
+ * in the last byte.
+ */
+static __always_inline void fetched_key_of(const struct gilk_agg_map *m, const u8 *fetched,
+					   u64 key[2])
+{
+	u8 *k = (u8 *)key;
+	u64 faults, v;
+
+	if (fetched)
+		memcpy(&faults, fetched, sizeof(faults));
+	if (!fetched || (faults >> m->fetch_bit) & 1) {
+		k[GILK_AGG_KEY_LEN - 1] = GILK_AGG_KEY_FAULT;
+		return;
+	}
+	if (m->fetch_string) {
+		/* its slot is zeroed past its NUL: a longer one is cut */
+		memcpy(k, fetched + m->fetch_off, min_t(u32, GILK_AGG_KEY_LEN - 1, m->fetch_len));
+		return;
+	}
+	memcpy(&v, fetched + m->fetch_off, sizeof(v));
+	key[0] = sized(v, m->spec.key_size, m->spec.key_show);
+}
+
 /* The hit path's: inline, nothing a splice or a kprobe can be on. */
 static __always_inline void key_of(const struct gilk_agg_map *m, const struct pt_regs *regs,
-				   u64 key[2], u64 *frames, u32 *nframes)
+				   const u8 *fetched, u64 key[2], u64 *frames, u32 *nframes)
 {
 	u8 f = m->spec.key;
 	bool more;
@@ -204,6 +264,8 @@ static __always_inline void key_of(const struct gilk_agg_map *m, const struct pt
 
 		for (i = 0; i < TASK_COMM_LEN - 1; i++)
 			c[i] = READ_ONCE(current->comm[i]);
+	} else if (fetched_key(f)) {
+		fetched_key_of(m, fetched, key);
 	} else if (f != GILK_AGG_KEY_NONE) {
 		key[0] = sized(gilk_hit_field(f, regs), m->spec.key_size, m->spec.key_show);
 	}
@@ -234,7 +296,7 @@ static __always_inline u64 *frames_of(const struct gilk_agg_map *m, struct gilk_
 	return slot->bucket + m->nbuckets;
 }
 
-notrace void gilk_agg_add(struct gilk_agg_map *m, const struct pt_regs *regs)
+notrace void gilk_agg_add(struct gilk_agg_map *m, const struct pt_regs *regs, const u8 *fetched)
 {
 	struct gilk_agg_slot *slot;
 	u8 *map = m->cpu[raw_smp_processor_id()];
@@ -242,7 +304,7 @@ notrace void gilk_agg_add(struct gilk_agg_map *m, const struct pt_regs *regs)
 	u64 key[2], v = 0, h, *frames = this_cpu_ptr(&agg_frames)->frame;
 	u32 mask = m->spec.keys - 1, i, k, nframes = 0;
 
-	key_of(m, regs, key, frames, &nframes);
+	key_of(m, regs, fetched, key, frames, &nframes);
 	if (m->spec.kind != GILK_AGG_COUNT)
 		v = sized(gilk_hit_field(m->spec.value, regs), m->spec.value_size,
 			  m->spec.value_show);

@@ -86,8 +86,11 @@ static int step_check(const struct gilk_fetch_step *st, bool last, struct gilk_w
 }
 
 int gilk_fetch_check(const struct gilk_fetch *f, const struct gilk_instrument *ins,
-		     struct gilk_why *why)
+		     const struct gilk_agg *agg, struct gilk_why *why)
 {
+	bool keyed = agg->kind && agg->key >= GILK_AGG_KEY_FETCH &&
+		     agg->key < GILK_AGG_KEY_FETCH + GILK_FETCH_MAX;
+
 	u32 i, k;
 	int ret;
 
@@ -99,7 +102,8 @@ int gilk_fetch_check(const struct gilk_fetch *f, const struct gilk_instrument *i
 		return gilk_refuse(why, GILK_REFUSED_BAD_FETCH, "fetch: a reserved field is not 0");
 	if (!memchr(f->text, 0, sizeof(f->text)))
 		return gilk_refuse(why, GILK_REFUSED_BAD_FETCH, "fetch: the text is not NUL-terminated");
-	if (ins->needs == GILK_NEEDS_NOTHING)
+	/* what count fetches can only be an aggregation's key */
+	if (ins->needs == GILK_NEEDS_NOTHING && !keyed)
 		return gilk_refuse(why, GILK_REFUSED_BAD_FETCH,
 				   "fetch: %s records no events for the values to join", ins->name);
 	for (i = 0; i < f->len; i++) {

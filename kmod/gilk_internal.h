@@ -237,8 +237,9 @@ struct gilk_filter_prog *gilk_filter_keep(const struct gilk_filter *f);
 /* fetch.c: a request's fetch, checked whole, kept, and run at a hit. */
 int gilk_fetch_init(void);
 void gilk_fetch_exit(void);
+/* agg: the request's aggregation, which may fetch for its key alone */
 int gilk_fetch_check(const struct gilk_fetch *f, const struct gilk_instrument *ins,
-		     struct gilk_why *why);
+		     const struct gilk_agg *agg, struct gilk_why *why);
 struct gilk_fetch *gilk_fetch_keep(const struct gilk_fetch *f);
 /* Into the CPU's buffer, inside the recursion guard: its len bytes. */
 const void *gilk_fetch_run(const struct gilk_fetch *f, const struct pt_regs *regs, u16 *len);
@@ -248,11 +249,13 @@ u64 gilk_hit_field(u8 f, const struct pt_regs *regs);
  * at a hit inside the recursion guard, and read.
  */
 struct gilk_agg_map;
+/* fetch: the request's, whose values a key may be */
 int gilk_agg_check(const struct gilk_agg *a, const struct gilk_instrument *ins,
-		   struct gilk_why *why);
-struct gilk_agg_map *gilk_agg_keep(const struct gilk_agg *a);
+		   const struct gilk_fetch *fetch, struct gilk_why *why);
+struct gilk_agg_map *gilk_agg_keep(const struct gilk_agg *a, const struct gilk_fetch *fetch);
 void gilk_agg_free(struct gilk_agg_map *m);
-void gilk_agg_add(struct gilk_agg_map *m, const struct pt_regs *regs);
+/* fetched: the hit's fetched values (gilk_fetch_run()), or NULL */
+void gilk_agg_add(struct gilk_agg_map *m, const struct pt_regs *regs, const u8 *fetched);
 int gilk_agg_read(struct gilk_agg_read *r);
 void gilk_agg_spec(const struct gilk_agg_map *m, struct gilk_agg *out);
 bool gilk_filter_pass(const struct gilk_filter_prog *f, const struct pt_regs *regs);

@@ -243,7 +243,7 @@ notrace void gilk_entry(struct gilk_splice_obj *s, struct pt_regs *regs)
 			hit.fetched = gilk_fetch_run(s->fetch, regs, &hit.fetched_len);
 		/* inside the guard: the CPU's map has one writer */
 		if (s->agg)
-			gilk_agg_add(s->agg, regs);
+			gilk_agg_add(s->agg, regs, hit.fetched);
 		s->ins->fn(&hit.ctx);
 	} else {
 		atomic64_inc(&s->missed);

@@ -268,9 +268,9 @@ static int check_request(struct gilk_splice_obj *s, struct gilk_splice *req,
 		return gilk_refuse(why, GILK_REFUSED_MALFORMED, "malformed splice request");
 	ret = gilk_filter_check(&req->filter, why);
 	if (!ret)
-		ret = gilk_fetch_check(&req->fetch, ins, why);
+		ret = gilk_fetch_check(&req->fetch, ins, &req->agg, why);
 	if (!ret)
-		ret = gilk_agg_check(&req->agg, ins, why);
+		ret = gilk_agg_check(&req->agg, ins, &req->fetch, why);
 	if (ret)
 		return ret;
 	if (req->tramp_len > s->tramp_size || req->evict_len > s->evict_size)
@@ -442,7 +442,7 @@ static int claim(struct gilk_splice *req, struct gilk_splice_obj **out,
 		}
 	}
 	if (req->agg.kind) {
-		s->agg = gilk_agg_keep(&req->agg);
+		s->agg = gilk_agg_keep(&req->agg, &req->fetch);
 		if (!s->agg) {
 			ret = gilk_refuse(why, GILK_REFUSED_NO_MEMORY,
 					  "out of memory for the aggregation's maps");

@@ -439,6 +439,15 @@ static inline __u32 gilk_fetch_needs(const struct gilk_fetch *f, __u32 needs)
 
 #define GILK_AGG_KEY_NONE 0xff	/* no key: one slot counts every hit */
 #define GILK_AGG_KEY_STACK 0xfe	/* the kernel stack at the hit */
+/*
+ * GILK_AGG_KEY_FETCH + i: value i of the splice's fetch, as the fetch read
+ * it at the hit (a count may fetch for its key alone): a number by the
+ * key's size and show, a string's first GILK_AGG_KEY_LEN - 1 bytes. One
+ * the fetch could not read is a key of its own, GILK_AGG_KEY_FAULT.
+ */
+#define GILK_AGG_KEY_FETCH 0xf8
+/* A faulted fetched key: its last byte (a string's is always 0). */
+#define GILK_AGG_KEY_FAULT 0xff
 #define GILK_AGG_STACK_FRAMES 32
 #define GILK_AGG_KEY_LEN 16
 #define GILK_AGG_KEYS_MAX 65536

@@ -164,18 +164,35 @@ out:
  * inline count or tsc without a filter stays inline: tsc's events of
  * gilk's own are left out when read.
  */
-/*
- * The fetch of a splice: compiled for its site, for an instrument that
- * records events (count records none for the values to join).
- */
+/* The fetch of a splice, compiled for its site (an aggregation's key may name its values). */
 static int use_fetch(struct session *s, struct use *u, const char *text,
 		     const struct location *loc, struct gilk_fetch *fetch, struct gerr *e)
 {
-	struct gilk_instrument_info *list;
 	struct cexpr_site site;
+
+	u->fetch = NULL;
+	if (!text)
+		return 0;
+	fetch_site_at(s, loc, &site);
+	if (fetch_compile(s, text, &site, fetch, e))
+		return -1;
+	u->fetch = fetch;
+	return 0;
+}
+
+/*
+ * The fetched values join the events an instrument records: count records
+ * none, and fetches only for its aggregation's key.
+ */
+static int fetch_used(struct session *s, const struct use *u, const char *text, struct gerr *e)
+{
+	struct gilk_instrument_info *list;
 	bool silent = false;
 	size_t nlist;
 
+	if (!u->fetch || (u->agg && u->agg->key >= GILK_AGG_KEY_FETCH &&
+			  u->agg->key < GILK_AGG_KEY_FETCH + GILK_FETCH_MAX))
+		return 0;
 	if (live_instruments(&s->lv, &list, &nlist, e))
 		return -1;
 	for (size_t i = 0; i < nlist; i++)
@@ -184,11 +201,8 @@ static int use_fetch(struct session *s, struct use *u, const char *text,
 	free(list);
 	if (silent)
 		return gerr_set(e, "fetch: %s records no events for the values to join; splice an "
-				"instrument that does: splice LOCATION regs fetch %s", u->ins, text);
-	fetch_site_at(s, loc, &site);
-	if (fetch_compile(s, text, &site, fetch, e))
-		return -1;
-	u->fetch = fetch;
+				"instrument that does (splice LOCATION regs fetch %s), or count by "
+				"what it fetches (count by NAME fetch %s)", u->ins, text, text);
 	return 0;
 }
 
@@ -271,7 +285,7 @@ static int use_agg(struct session *s, struct use *u, const struct agg_words *aw,
 		return 0;
 	if (!named)
 		u->ins = "count";
-	if (agg_compile(s, loc, aw, u->ins, agg, e))
+	if (agg_compile(s, loc, aw, u->ins, u->fetch, agg, e))
 		return -1;
 	u->agg = agg;
 	return 0;
@@ -310,8 +324,9 @@ static int run_blocks(struct session *s, int argc, char **argv, int i, struct us
 		u->ins = argv[end];
 		u->arg = argc - end > 1 ? argv[end + 1] : "";
 	}
-	if (use_agg(s, u, aw, NULL, end < argc, agg, e) || use_filter(s, u, expr, NULL, filter, e) ||
-	    (fetch_text && use_fetch(s, u, fetch_text, NULL, fetch, e)))
+	if (use_fetch(s, u, fetch_text, NULL, fetch, e) ||
+	    use_agg(s, u, aw, NULL, end < argc, agg, e) || use_filter(s, u, expr, NULL, filter, e) ||
+	    fetch_used(s, u, fetch_text, e))
 		return -1;
 	return splice_blocks(s, argv + i, end - i, u, e);
 }
@@ -403,9 +418,9 @@ static int splice_command(struct session *s, int argc, char **argv, struct gerr 
 		u.ins = argv[i + 1];
 		u.arg = argc - i > 2 ? argv[i + 2] : "";
 	}
-	if (use_agg(s, &u, &aw, &loc, argc - i > 1, &agg, e) ||
-	    use_filter(s, &u, expr, &loc, &filter, e) ||
-	    (fetch_text && use_fetch(s, &u, fetch_text, &loc, &fetch, e)))
+	if (use_fetch(s, &u, fetch_text, &loc, &fetch, e) ||
+	    use_agg(s, &u, &aw, &loc, argc - i > 1, &agg, e) ||
+	    use_filter(s, &u, expr, &loc, &filter, e) || fetch_used(s, &u, fetch_text, e))
 		return -1;
 	if (loc.kind == LOC_BLOCKS) {
 		char *name = loc.func;
@@ -478,7 +493,10 @@ const struct command cmd_splice = {
 		"pid, tid, cpu, context, arg0..arg5, a register, retval, a parameter's\n"
 		"name); KEY can also be stack (or kstack): each distinct kernel stack at\n"
 		"the hit, walked by the kernel's unwinder on every hit (up to 32 frames),\n"
-		"kept once and counted, as bpftrace's @[kstack] = count(). \"hist SPLICE\"\n"
+		"kept once and counted, as bpftrace's @[kstack] = count(); or the name\n"
+		"of a value the splice fetches, as the fetch read it (a string's first 15\n"
+		"bytes): splice do_sys_openat2 count by filename fetch filename, as\n"
+		"bpftrace's @[str(args->filename)] = count(). \"hist SPLICE\"\n"
 		"shows the maps, \"hist SPLICE clear\" counts again from 0, \"hist SPLICE\n"
 		"every N\" shows each N seconds' until Ctrl-C, and \"dump hist\" writes\n"
 		"them (stacks folded for flame graphs too): splice vfs_read hist count by\n"

@@ -164,10 +164,15 @@ static void key_text(const struct gilk_agg *a, const uint8_t *key, char *buf, si
 {
 	uint64_t v;
 
+	bool fetched = a->key >= GILK_AGG_KEY_FETCH && a->key < GILK_AGG_KEY_FETCH + GILK_FETCH_MAX;
+
 	memcpy(&v, key, sizeof(v));
 	if (a->key == GILK_AGG_KEY_NONE)
 		snprintf(buf, len, "%s", "");
-	else if (a->key == GILK_FF_COMM)
+	else if (fetched && key[GILK_AGG_KEY_LEN - 1] == GILK_AGG_KEY_FAULT)
+		snprintf(buf, len, "%s", "<fault>");	/* as events show a value not read */
+	else if (a->key == GILK_FF_COMM || (fetched && !a->key_size))
+		/* a fetched string has no size: a number has its type's */
 		snprintf(buf, len, "%.*s", GILK_AGG_KEY_LEN, (const char *)key);
 	else if (a->key == GILK_FF_CONTEXT)
 		snprintf(buf, len, "%s", v < 4 ? contexts[v] : "?");

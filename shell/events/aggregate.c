@@ -135,8 +135,9 @@ static int field_named(struct session *s, const struct location *loc, const char
 			}
 	}
 	return gerr_set(e, "no field '%s' to aggregate by: pid, tid, comm, cpu, context, "
-			"stack, arg0..arg5, rax..r15, rip, rflags, retval%s", name,
-			loc ? ", or a parameter's or a register local's name here" : "");
+			"stack, arg0..arg5, rax..r15, rip, rflags, retval%s, or the name of a "
+			"value the splice fetches (count by NAME fetch NAME=EXPR)", name,
+			loc ? ", a parameter's or a register local's name here" : "");
 }
 
 static int number(const char *word, int64_t *v, struct gerr *e)
@@ -170,9 +171,20 @@ static int linear(const struct agg_words *w, struct gilk_agg *out, struct gerr *
 	return 0;
 }
 
-int agg_compile(struct session *s, const struct location *loc, const struct agg_words *w,
-		const char *ins, struct gilk_agg *out, struct gerr *e)
+/* A value the splice fetches, by its name: its index, or -1. */
+static int fetched_named(const struct gilk_fetch *fetch, const char *name)
 {
+	for (uint32_t i = 0; fetch && i < fetch->len && i < GILK_FETCH_MAX; i++)
+		if (!strncmp(fetch->value[i].name, name, sizeof(fetch->value[i].name)))
+			return (int)i;
+	return -1;
+}
+
+int agg_compile(struct session *s, const struct location *loc, const struct agg_words *w,
+		const char *ins, const struct gilk_fetch *fetch, struct gilk_agg *out,
+		struct gerr *e)
+{
+	int fetched;
 	unsigned cpus = possible_cpus();
 	int key = GILK_AGG_KEY_NONE, value = 0;
 	size_t used;
@@ -185,10 +197,19 @@ int agg_compile(struct session *s, const struct location *loc, const struct agg_
 	if (!w->kind && !w->key)
 		return gerr_set(e, "keys %s: the slots of an aggregation's maps: count by KEY "
 				"keys N", w->keys);
-	if (w->key && stack_word(w->key))
+	fetched = w->key ? fetched_named(fetch, w->key) : -1;
+	if (w->key && stack_word(w->key)) {
 		key = GILK_AGG_KEY_STACK;
-	else if (w->key && (key = field_named(s, loc, w->key, &out->key_show, &out->key_size, e)) < 0)
+	} else if (fetched >= 0) {
+		/* as the fetch read it: a string's bytes, or a number as its type has it */
+		const struct gilk_fetch_value *v = &fetch->value[fetched];
+
+		key = GILK_AGG_KEY_FETCH + fetched;
+		out->key_show = v->show == GILK_FSHOW_STRING ? 0 : v->show;
+		out->key_size = v->show == GILK_FSHOW_STRING ? 0 : v->size;
+	} else if (w->key && (key = field_named(s, loc, w->key, &out->key_show, &out->key_size, e)) < 0) {
 		return -1;
+	}
 	if (w->kind) {
 		if (stack_word(w->value))
 			return gerr_set(e, "%s %s: a stack is a key, not a number: count by stack, or "

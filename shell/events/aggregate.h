@@ -36,10 +36,13 @@ static inline bool agg_given(const struct agg_words *w)
 /*
  * Compiles w for a splice at loc (NULL: many sites, where only the fields
  * every site has are named: pid, comm, arg2, rbx...; at one site also the
- * parameters' and register locals' names). ins is the instrument the
- * splice was asked with: only count aggregates.
+ * parameters' and register locals' names, and everywhere the names of the
+ * splice's fetched values, fetch (NULL: none), by which a key is read as
+ * the fetch read it). ins is the instrument the splice was asked with:
+ * only count aggregates.
  */
 int agg_compile(struct session *s, const struct location *loc, const struct agg_words *w,
-		const char *ins, struct gilk_agg *out, struct gerr *e);
+		const char *ins, const struct gilk_fetch *fetch, struct gilk_agg *out,
+		struct gerr *e);
 
 #endif

@@ -375,6 +375,27 @@ out=$(build/gilk -c "hist $agg" 2>&1)
 check "count by a parameter's name at the entry, shown as its type has it: dfd's AT_FDCWD is -100 ($(echo "$out" | tr '\n' ' '))" \
 	"$(echo "$out" | grep -q '^@\[-100\]: [1-9]'; echo $?)"
 build/gilk -c 'unsplice all' >/dev/null
+# count by a fetched value: the name each open asks for, as the fetch read
+# it (a string's first 15 bytes), every open counted however many there are
+touch /tmp/gk_a /tmp/gk_bb /tmp/gk_longname_abcdefgh
+out=$(build/gilk -c 'splice do_sys_openat2 count by filename fetch filename if comm == "cat"' 2>&1)
+agg=$(echo "$out" | sed -n 's/^splice \([0-9]*\) at .*instrument count by filename.*/\1/p')
+for i in 1 2 3 4 5; do cat /tmp/gk_a >/dev/null; done
+for i in 1 2 3; do cat /tmp/gk_bb /tmp/gk_longname_abcdefgh >/dev/null; done
+out=$(build/gilk -c "hist $agg" 2>&1)
+bad=$(build/gilk -c 'splice do_sys_openat2 count fetch filename' 2>&1)
+check "count by a fetched string: each name cat opened, counted exactly, a long one cut to 15 bytes; a count that fetches for no key is refused ($(echo "$out" | tr '\n' ' '); $bad)" \
+	"$(echo "$out" | grep -qx '@\[/tmp/gk_a\]: 5' && echo "$out" | grep -qx '@\[/tmp/gk_bb\]: 3' &&
+	   echo "$out" | grep -qx '@\[/tmp/gk_longnam\]: 3' &&
+	   echo "$bad" | grep -q 'count by what it fetches'; echo $?)"
+out=$(build/gilk -c "splice do_sys_openat2 count by v fetch v=*(long *)8 if comm == \"cat\"" 2>&1)
+agg=$(echo "$out" | sed -n 's/^splice \([0-9]*\) at .*instrument count by v.*/\1/p')
+cat /tmp/gk_a >/dev/null
+cat /tmp/gk_a >/dev/null
+out=$(build/gilk -c "hist $agg" -c "dump hist --format csv /tmp/fetched.csv $agg" 2>&1)
+check "count by a fetched value the fetch cannot read: one key, <fault>, counted ($(echo "$out" | tr '\n' ' '); $(tr '\n' ' ' </tmp/fetched.csv))" \
+	"$(echo "$out" | grep -qx '@\[<fault>\]: 2' && grep -qx '<fault>,2' /tmp/fetched.csv; echo $?)"
+build/gilk -c 'unsplice all' >/dev/null
 # count by stack: gilk_target_recurse calls itself, so "recurse 3" is four
 # stacks, one deeper than the next; written twice, each is counted twice,
 # printed a frame a line and folded outermost first for flame graphs.

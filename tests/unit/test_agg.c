@@ -236,6 +236,51 @@ static void linear_and_signed_keys(void **st)
 	free(b);
 }
 
+/*
+ * Keys a fetch read: a string (no size), a number (its type's size and
+ * sign), and one the fetch could not read (GILK_AGG_KEY_FAULT in its last
+ * byte), as gilk.ko writes them; and the call they take, not inline.
+ */
+static void fetched_keys(void **st)
+{
+	struct gilk_agg a = { .kind = GILK_AGG_COUNT, .key = GILK_AGG_KEY_FETCH + 1, .keys = 4,
+			      .text = "count by filename" };
+	struct agg_view v = { .splice = { .id = 4, .agg = a } };
+	uint32_t len = gilk_agg_slot_len(&a);
+	uint8_t *b = calloc(3, len);
+	struct gilk_agg_slot *faulted = (void *)(b + 2 * len);
+	char *out;
+
+	(void)st;
+	assert_int_equal(gilk_agg_needs(&a, GILK_NEEDS_NOTHING), GILK_NEEDS_SCRATCH);
+	slot(b, len, 0, "/tmp/gk_longnam", 0, 3, 0, 0, 0);
+	slot(b, len, 1, "/etc/passwd", 0, 5, 0, 0, 0);
+	slot(b, len, 2, NULL, 0, 2, 0, 0, 0);
+	faulted->key[GILK_AGG_KEY_LEN - 1] = GILK_AGG_KEY_FAULT;
+	assert_int_equal(agg_view_add(&v, b, 3, len), 0);
+	agg_view_merge(&v);
+	agg_view_finish(&v);
+	out = written(FMT_TEXT, &v);
+	assert_non_null(strstr(out, "@[/etc/passwd]: 5\n"));
+	assert_non_null(strstr(out, "@[/tmp/gk_longnam]: 3\n"));
+	assert_non_null(strstr(out, "@[<fault>]: 2\n"));
+	free(out);
+	agg_view_free(&v);
+	/* a number the fetch read, an int: signed, by its size */
+	a.key_show = GILK_FSHOW_SIGNED;
+	a.key_size = 4;
+	v = (struct agg_view){ .splice = { .id = 4, .agg = a } };
+	slot(b, len, 0, NULL, 0xffffff9cull, 7, 0, 0, 0);
+	assert_int_equal(agg_view_add(&v, b, 1, len), 0);
+	agg_view_merge(&v);
+	agg_view_finish(&v);
+	out = written(FMT_CSV, &v);
+	assert_string_equal(out, "key,count\n-100,7\n");
+	free(out);
+	agg_view_free(&v);
+	free(b);
+}
+
 /* A stack key's slot: its hash, depth, whether more frames were beyond,
  * and the frames after the buckets. */
 static void stack_slot(uint8_t *buf, uint32_t len, uint32_t nbuckets, size_t i, uint64_t hash,
@@ -346,6 +391,7 @@ const struct CMUnitTest agg_tests[] = {
 	cmocka_unit_test(counts_merge),
 	cmocka_unit_test(hist_merge_and_clear),
 	cmocka_unit_test(linear_and_signed_keys),
+	cmocka_unit_test(fetched_keys),
 	cmocka_unit_test(stacks),
 };
 const size_t agg_ntests = sizeof(agg_tests) / sizeof(agg_tests[0]);

@@ -159,8 +159,9 @@ struct gilk_splice_obj {
 	struct gilk_patch_state patch[GILK_MAX_PATCHES];
 	bool host_kept;		/* a kprobe came on its evicted neighbour */
 	struct gilk_instrument *ins;
-	char arg[GILK_ARG_MAX];
-	char site_name[GILK_SITE_NAME_MAX];	/* text only: never looked up */
+	/* kept apart, short as they are (gilk_text_keep()): "" costs nothing */
+	const char *arg;
+	const char *site_name;	/* text only: never looked up */
 	/* one per-CPU allocation: hits and filtered point into it */
 	struct gilk_counts __percpu *counts;
 	u64 __percpu *hits;	/* the count template increments it inline */
@@ -298,6 +299,9 @@ void gilk_splice_info(const struct gilk_splice_obj *s, struct gilk_splice_info *
 u64 gilk_splice_hits(const struct gilk_splice_obj *s);
 /* What splice.c (objects, ownership, SPLICE) and unsplice.c (UNSPLICE, dependents) share. */
 void gilk_obj_free(struct gilk_splice_obj *s);
+/* A splice's text (its argument, the name it was asked by): "" or a copy; NULL: no memory. */
+const char *gilk_text_keep(const char *text, size_t max);
+void gilk_text_free(const char *text);
 void gilk_disown(struct gilk_splice_obj *s);
 /*
  * patch.c: the patch protocol for a batch of splices. In: claimed, their

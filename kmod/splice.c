@@ -27,6 +27,27 @@
 #include "gilk_tramp.h"
 #include "verify_env.h"
 
+/*
+ * A splice object fits kmalloc-512: the whole kernel's coverage is half a
+ * million of them, which a 1 GiB machine holds in 512-byte slots and not
+ * in 1 KiB ones (its argument and name, mostly "coverage" and a
+ * function's, are kept apart).
+ */
+static_assert(sizeof(struct gilk_splice_obj) <= 512);
+
+static const char no_text[] = "";
+
+const char *gilk_text_keep(const char *text, size_t max)
+{
+	return text[0] ? kstrndup(text, max - 1, GFP_KERNEL_ACCOUNT) : no_text;
+}
+
+void gilk_text_free(const char *text)
+{
+	if (text != no_text)
+		kfree(text);
+}
+
 DEFINE_MUTEX(gilk_lock);
 DEFINE_XARRAY_ALLOC1(gilk_splices);
 static u32 gilk_next_id;	/* under gilk_lock */
@@ -40,6 +61,8 @@ void gilk_obj_free(struct gilk_splice_obj *s)
 		gilk_tramp_free(s->evict_tramp, s->evict_size);
 	gilk_traps_free(s->trap);
 	free_percpu(s->counts);
+	gilk_text_free(s->arg);
+	gilk_text_free(s->site_name);
 	kfree(s->filter);
 	kfree(s->fetch);
 	gilk_agg_free(s->agg);
@@ -441,6 +464,12 @@ static int claim(struct gilk_splice *req, struct gilk_splice_obj **out,
 			goto fail;
 		}
 	}
+	s->arg = gilk_text_keep(req->arg, sizeof(req->arg));
+	s->site_name = gilk_text_keep(req->site_name, sizeof(req->site_name));
+	if (!s->arg || !s->site_name) {
+		ret = gilk_refuse(why, GILK_REFUSED_NO_MEMORY, "out of memory for the splice's argument");
+		goto fail;
+	}
 	if (req->agg.kind) {
 		s->agg = gilk_agg_keep(&req->agg, &req->fetch);
 		if (!s->agg) {
@@ -457,14 +486,16 @@ static int claim(struct gilk_splice *req, struct gilk_splice_obj **out,
 		goto fail;
 	}
 	s->ins = ins;
-	strscpy(s->arg, req->arg, sizeof(s->arg));
-	strscpy(s->site_name, req->site_name, sizeof(s->site_name));
 	gilk_poke_log_add(tramps, s->tramp, req->tramp, req->tramp_len);
 	gilk_poke_log_add(tramps, s->evict_tramp, req->evict, req->evict_len);
 	s->state = GILK_SPLICING;
 	*out = s;
 	return 0;
 fail:
+	gilk_text_free(s->arg);
+	s->arg = NULL;
+	gilk_text_free(s->site_name);
+	s->site_name = NULL;
 	kfree(s->filter);
 	s->filter = NULL;
 	kfree(s->fetch);
@@ -482,6 +513,10 @@ fail:
 
 static void unclaim(struct gilk_splice_obj *s)
 {
+	gilk_text_free(s->arg);
+	s->arg = NULL;
+	gilk_text_free(s->site_name);
+	s->site_name = NULL;
 	gilk_join_unclaim(s);
 	gilk_disown(s);
 	s->state = GILK_RESERVED;

@@ -946,6 +946,74 @@ static double timed(const char *cmd)
 	return now() - t0;
 }
 
+/* A number from a "NAME: N ..." line of a /proc file, or NAN. */
+static double proc_number(const char *path, const char *name)
+{
+	char line[256];
+	double v = NAN;
+	size_t n = strlen(name);
+	FILE *f = fopen(path, "r");
+
+	while (f && fgets(line, sizeof(line), f))
+		if (!strncmp(line, name, n) && line[n] == ':')
+			v = strtod(line + n + 1, NULL);
+	if (f)
+		fclose(f);
+	return v;
+}
+
+/* The peak RSS of a shell that ran cmd (a -c COMMAND), in KiB, or NAN. */
+static double shell_peak(const char *cmd)
+{
+	char line[512];
+	double rss = NAN;
+	FILE *f;
+
+	snprintf(line, sizeof(line),
+		 "build/gilk -batch %s -c 'shell grep VmHWM /proc/$PPID/status' 2>/dev/null", cmd);
+	f = popen(line, "r");
+	while (f && fgets(line, sizeof(line), f))
+		if (!strncmp(line, "VmHWM:", 6))
+			rss = strtod(line + 6, NULL);
+	if (!f || pclose(f) != 0)
+		return NAN;
+	return rss;
+}
+
+/*
+ * The whole kernel's coverage, coverage '*', as a user runs it: its time
+ * against the networking core's per splice, the shell's peak memory
+ * against a shell that did nothing, and what gilk.ko's slabs grew by for
+ * each splice against its trampoline bytes.
+ */
+static void coverage_kernel(struct bench *b, double netcore_per_splice)
+{
+	struct gilk_stats st;
+	struct gerr e;
+	double t0, t, slab0, slab, rss, idle = shell_peak("");
+
+	progress("turnaround: the whole kernel's coverage");
+	slab0 = proc_number("/proc/meminfo", "Slab");
+	t0 = now();
+	rss = shell_peak("-c \"coverage '*'\"");
+	if (isnan(rss)) {
+		fprintf(stderr, "bench-live: coverage '*' failed\n");
+		return;
+	}
+	t = now() - t0;
+	slab = proc_number("/proc/meminfo", "Slab");
+	if (live_stats(&b->lv, &st, &e) || !st.splices)
+		return;
+	timed("build/gilk -batch -c 'unsplice all' >/dev/null");
+	printf("coverage: the whole kernel, %u splices\n", st.splices);
+	bench_line(stdout, "coverage-kernel", t, "s", "coverage-netcore per splice x splices",
+		   netcore_per_splice * st.splices);
+	bench_line(stdout, "shell-rss-coverage-kernel", rss / 1024, "MiB", "shell-rss-idle",
+		   idle / 1024);
+	bench_line(stdout, "gilk-slab-per-splice", (slab - slab0) * 1024 / st.splices, "bytes",
+		   "trampoline bytes per splice", (double)st.tramp_bytes / st.splices);
+}
+
 /* The networking core through the shell's coverage command, as a user
  * runs it, against kprobe events at as many sites (from the 100-block
  * figure: defining them all would take the boot's remaining time). */
@@ -965,6 +1033,7 @@ static void coverage(struct bench *b, double kp_per_event)
 	bench_line(stdout, "coverage-netcore", t, "s", "kprobe-events-100 per event x splices",
 		   kp_per_event * st.splices);
 	bench_line(stdout, "coverage-netcore-unsplice", stop, "s", "coverage-netcore", t);
+	coverage_kernel(b, t / st.splices);
 }
 
 /* Up to MANY_SITES sites of the networking core's functions, in address

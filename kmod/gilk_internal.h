@@ -299,6 +299,8 @@ void gilk_splice_info(const struct gilk_splice_obj *s, struct gilk_splice_info *
 u64 gilk_splice_hits(const struct gilk_splice_obj *s);
 /* What splice.c (objects, ownership, SPLICE) and unsplice.c (UNSPLICE, dependents) share. */
 void gilk_obj_free(struct gilk_splice_obj *s);
+/* Its filter, fetch and aggregation freed: nothing runs them any more. */
+void gilk_obj_drop_program(struct gilk_splice_obj *s);
 /* A splice's text (its argument, the name it was asked by): "" or a copy; NULL: no memory. */
 const char *gilk_text_keep(const char *text, size_t max);
 void gilk_text_free(const char *text);

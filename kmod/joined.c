@@ -279,12 +279,7 @@ static void husk_settle(struct gilk_splice_obj *b)
 	xa_clear_mark(&gilk_splices, b->id, GILK_MARK_TSC_RING);
 	gilk_instrument_put(b->ins);
 	b->ins = NULL;
-	kfree(b->filter);
-	b->filter = NULL;
-	kfree(b->fetch);
-	b->fetch = NULL;
-	gilk_agg_free(b->agg);
-	b->agg = NULL;
+	gilk_obj_drop_program(b);
 }
 
 /* Splices abandoned after a window, dropped once nothing runs their call. */

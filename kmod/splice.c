@@ -48,6 +48,16 @@ void gilk_text_free(const char *text)
 		kfree(text);
 }
 
+void gilk_obj_drop_program(struct gilk_splice_obj *s)
+{
+	kfree(s->filter);
+	s->filter = NULL;
+	kfree(s->fetch);
+	s->fetch = NULL;
+	gilk_agg_free(s->agg);
+	s->agg = NULL;
+}
+
 DEFINE_MUTEX(gilk_lock);
 DEFINE_XARRAY_ALLOC1(gilk_splices);
 static u32 gilk_next_id;	/* under gilk_lock */
@@ -496,12 +506,7 @@ fail:
 	s->arg = NULL;
 	gilk_text_free(s->site_name);
 	s->site_name = NULL;
-	kfree(s->filter);
-	s->filter = NULL;
-	kfree(s->fetch);
-	s->fetch = NULL;
-	gilk_agg_free(s->agg);
-	s->agg = NULL;
+	gilk_obj_drop_program(s);
 	gilk_traps_free(s->trap);
 	s->trap = NULL;
 	s->npatch = 0;
@@ -531,12 +536,7 @@ static void unclaim(struct gilk_splice_obj *s)
 	 * No CPU is in its trampoline: none was reached, or the abort waited
 	 * for the tasks its int3s sent there
 	 */
-	kfree(s->filter);
-	s->filter = NULL;
-	kfree(s->fetch);
-	s->fetch = NULL;
-	gilk_agg_free(s->agg);
-	s->agg = NULL;
+	gilk_obj_drop_program(s);
 }
 
 /* Undoes the claims of objs[0..n): none of their bytes was written. */

@@ -181,3 +181,5 @@ check "rmmod -f of the module whose text holds a site's splices (its first remov
 insmod build/instruments/argfilter.ko
 build/gilk -c 'unsplice all' >/dev/null
 rmmod latency
+# as the suite had it: the target module not loaded
+rmmod gilk_target

@@ -48,6 +48,7 @@ static enum splice_reason reason_of_reservation(enum res_kind k)
 	case RES_OWN_PATH: return SR_OWN_PATH;
 	case RES_EARLY_CPU: return SR_EARLY_CPU;
 	case RES_RCU_IDLE: return SR_RCU_IDLE;
+	case RES_GILK_CODE: return SR_GILK_CODE;
 	default: return SR_BLACKLIST;
 	}
 }
@@ -746,6 +747,7 @@ static const char *const reason_names[SR_NREASONS][2] = {
 	[SR_OWN_PATH] = { "gilk-path", "gilk's own path runs this function (its int3 divert, through the kernel's die notifier chain, or its hit path): a splice here would be met again while gilk handles it" },
 	[SR_EARLY_CPU] = { "early-cpu", "the code runs before the CPU's %gs holds its per-CPU base (a CPU coming on line, the resume from suspend), where every trampoline's per-CPU access faults: found from the code by gilk.ko, from the CPU's entry and each load of %gs to the write of its base" },
 	[SR_RCU_IDLE] = { "rcu-idle", "the code runs while RCU does not watch the CPU (between ct_idle_enter() and ct_idle_exit(), and the idle states' enter functions), so no grace period waits for a CPU in its trampoline: found from the code by gilk.ko" },
+	[SR_GILK_CODE] = { "gilk-code", "the code is gilk.ko's own: a splice there would run gilk inside itself, and gilk.ko refuses it" },
 	[SR_NO_TABLES] = { "no-tables", "the kernel's tables (jump labels, ftrace sites, exception fixups, the kprobe blacklist) are not known, so no site is known to be safe: an arm64 kernel's kallsyms does not bound them, its System.map does" },
 	[SR_EXCLUSIVE] = { "exclusive", "the site lies between a load-exclusive and its store-exclusive: the trampoline's stores would clear the exclusive monitor, and the loop around them would never end" },
 	[SR_LANDING_PAD] = { "landing-pad", "the site is a landing pad of indirect branches (arm64's bti, or the paciasp a function starts with): a branch written there would fault under BTI (splice after it)" },

@@ -67,6 +67,7 @@ enum splice_reason {
 	SR_OWN_PATH,          /* gilk's own int3 divert or hit path runs it */
 	SR_EARLY_CPU,         /* runs before the CPU's %gs is its per-CPU base */
 	SR_RCU_IDLE,          /* runs while RCU does not watch the CPU */
+	SR_GILK_CODE,         /* gilk.ko's own code */
 	SR_NO_TABLES,         /* the kernel's tables are not known (arm64) */
 	SR_EXCLUSIVE,         /* between an exclusive load and its store */
 	SR_LANDING_PAD,       /* arm64's bti, or paciasp at a function's entry */

@@ -38,6 +38,7 @@ enum res_kind {
 	RES_OWN_PATH,    /* live only: gilk's int3 divert or hit path runs it */
 	RES_EARLY_CPU,   /* live only: runs before the CPU's per-CPU base is set */
 	RES_RCU_IDLE,    /* live only: runs while RCU does not watch the CPU */
+	RES_GILK_CODE,   /* live only: gilk.ko's own text */
 	RES_ALTERNATIVE,
 	RES_IDLE,        /* .cpuidle.text: RCU-tasks does not wait for idle */
 	RES_NKINDS

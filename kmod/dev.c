@@ -77,94 +77,69 @@ static long do_read_mem(void __user *arg)
 }
 
 /*
- * The splices are copied out under gilk_lock into a kernel buffer, and to
- * user space after: a copy that faults (or waits on userfaultfd) must not
- * hold the lock every splice and unsplice needs.
+ * A page of splices from an id on, in id order (GILK_IOC_LIST and
+ * GILK_IOC_BRIEFS: the same request, records of two sizes). Copied out
+ * under gilk_lock into a kernel buffer, and to user space after it: a copy
+ * that faults (or waits on userfaultfd) must not hold the lock every
+ * splice and unsplice needs.
  */
-static long do_list(void __user *arg)
-{
-	struct gilk_splice_info *info;
-	struct gilk_splice_obj *s;
-	struct gilk_list l;
-	struct gilk_stats st;
-	u32 n = 0, room;
-	unsigned long i;
-	long ret = 0;
+struct list_page {
+	__u32 from, max, count, next;
+	__u64 buf;
+};
+static_assert(sizeof(struct list_page) == sizeof(struct gilk_list));
+static_assert(sizeof(struct list_page) == sizeof(struct gilk_briefs));
 
-	if (copy_from_user(&l, arg, sizeof(l)))
-		return -EFAULT;
-	if (gilk_stats(&st))
-		return -EINTR;
-	/* a few more than there are now: others may splice meanwhile */
-	room = min_t(u32, l.max, st.splices + 64);
-	info = kvcalloc(room ? room : 1, sizeof(*info), GFP_KERNEL);
-	if (!info)
-		return -ENOMEM;
-	if (mutex_lock_killable(&gilk_lock)) {
-		kvfree(info);
-		return -EINTR;
-	}
-	xa_for_each(&gilk_splices, i, s) {
-		if (READ_ONCE(s->state) != GILK_ACTIVE)
-			continue;
-		if (n < room)
-			gilk_splice_info(s, &info[n]);
-		n++;
-	}
-	mutex_unlock(&gilk_lock);
-	l.count = n;
-	if (copy_to_user(u64_to_user_ptr(l.buf), info, min(n, room) * sizeof(*info)) ||
-	    copy_to_user(arg, &l, sizeof(l)))
-		ret = -EFAULT;
-	kvfree(info);
-	return ret;
+static void fill_info(struct gilk_splice_obj *s, void *out)
+{
+	gilk_splice_info(s, out);
 }
 
-/*
- * The splices in brief from an id on, a page at a time, copied out as
- * GILK_IOC_LIST's are: into a kernel buffer under gilk_lock, to user
- * space after it.
- */
-static long do_briefs(void __user *arg)
+static void fill_brief(struct gilk_splice_obj *s, void *out)
 {
-	struct gilk_brief *out;
+	struct gilk_brief *o = out;
+
+	o->id = s->id;
+	o->site = s->site;
+	o->hits = gilk_splice_hits(s);
+	strscpy(o->instrument, s->ins->name, sizeof(o->instrument));
+	strscpy(o->arg, s->arg, sizeof(o->arg));
+}
+
+static long do_list_page(void __user *arg, size_t size, u32 most,
+			 void (*fill)(struct gilk_splice_obj *s, void *out))
+{
 	struct gilk_splice_obj *s;
-	struct gilk_briefs b;
+	struct list_page p;
 	unsigned long i;
 	long ret = 0;
+	void *out;
 	u32 n = 0;
 
-	if (copy_from_user(&b, arg, sizeof(b)))
+	if (copy_from_user(&p, arg, sizeof(p)))
 		return -EFAULT;
-	if (!b.max || b.max > GILK_BRIEFS_MAX || b.count || b.next)
+	if (!p.max || p.max > most || p.count || p.next)
 		return -EINVAL;
-	out = kvcalloc(b.max, sizeof(*out), GFP_KERNEL_ACCOUNT);
+	out = kvcalloc(p.max, size, GFP_KERNEL_ACCOUNT);
 	if (!out)
 		return -ENOMEM;
 	if (mutex_lock_killable(&gilk_lock)) {
 		kvfree(out);
 		return -EINTR;
 	}
-	xa_for_each_start(&gilk_splices, i, s, b.from) {
-		struct gilk_brief *o;
-
+	xa_for_each_start(&gilk_splices, i, s, p.from) {
 		if (READ_ONCE(s->state) != GILK_ACTIVE)
 			continue;
-		if (n == b.max) {
-			b.next = s->id;
+		if (n == p.max) {
+			p.next = s->id;
 			break;
 		}
-		o = &out[n++];
-		o->id = s->id;
-		o->site = s->site;
-		o->hits = gilk_splice_hits(s);
-		strscpy(o->instrument, s->ins->name, sizeof(o->instrument));
-		strscpy(o->arg, s->arg, sizeof(o->arg));
+		fill(s, out + (size_t)n++ * size);
 	}
 	mutex_unlock(&gilk_lock);
-	b.count = n;
-	if (copy_to_user(u64_to_user_ptr(b.buf), out, (size_t)n * sizeof(*out)) ||
-	    copy_to_user(arg, &b, sizeof(b)))
+	p.count = n;
+	if (copy_to_user(u64_to_user_ptr(p.buf), out, (size_t)n * size) ||
+	    copy_to_user(arg, &p, sizeof(p)))
 		ret = -EFAULT;
 	kvfree(out);
 	return ret;
@@ -324,9 +299,11 @@ static long gilk_ioctl(struct file *f, unsigned int cmd, unsigned long a)
 	case GILK_IOC_UNSPLICE_BATCH:
 		return do_unsplice_batch(arg);
 	case GILK_IOC_LIST:
-		return do_list(arg);
+		return do_list_page(arg, sizeof(struct gilk_splice_info), GILK_LIST_MAX,
+				    fill_info);
 	case GILK_IOC_BRIEFS:
-		return do_briefs(arg);
+		return do_list_page(arg, sizeof(struct gilk_brief), GILK_BRIEFS_MAX,
+				    fill_brief);
 	case GILK_IOC_INSTRUMENTS:
 		return do_instruments(arg);
 	case GILK_IOC_FACTS:

@@ -162,6 +162,9 @@ int gilk_facts(struct gilk_facts *f, struct gilk_fact *out)
 	bisect(lo, hi, GILK_RES_SMP_LOCK, p_alt, f, out);
 	gilk_blacklist_facts(f, out, lo, hi);
 	gilk_own_path_facts(f, out, lo, hi);
+	/* hi is clamped to lo's module: all of it is gilk.ko's, or none */
+	if (kind == GILK_TEXT_MODULE && within_module(lo, THIS_MODULE))
+		gilk_add_fact(f, out, lo, hi, GILK_RES_GILK_CODE);
 	gilk_lifecycle_facts(f, out, lo, hi);
 	gilk_extable_facts(f, out, lo, hi);
 	gilk_kprobe_facts(f, out, lo, hi);

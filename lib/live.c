@@ -33,16 +33,18 @@ static bool cpu_has_smap(void)
 	return yes;
 }
 
-/* The original bytes of every splice in all[0..n) put back in img. */
-static void overlay_splices(struct kimage *img, const struct gilk_splice_info *all, size_t n)
+/* The original bytes of a splice put back in img. */
+static void overlay_splice(struct kimage *img, const struct gilk_splice_info *s)
 {
-	for (size_t i = 0; i < n; i++) {
-		const struct gilk_splice_info *s = &all[i];
+	kimage_overlay(img, s->site, s->region_orig, s->region_len);
+	for (uint32_t k = 0; k < s->npatch && k < GILK_MAX_PATCHES; k++)
+		kimage_overlay(img, s->patch[k].addr, s->patch[k].orig, s->patch[k].len);
+}
 
-		kimage_overlay(img, s->site, s->region_orig, s->region_len);
-		for (uint32_t k = 0; k < s->npatch && k < GILK_MAX_PATCHES; k++)
-			kimage_overlay(img, s->patch[k].addr, s->patch[k].orig, s->patch[k].len);
-	}
+static int overlay_listed(void *ctx, const struct gilk_splice_info *in)
+{
+	overlay_splice(ctx, in);
+	return 0;
 }
 
 /* Asked once the snapshot is taken and before its tables are read: the
@@ -52,14 +54,7 @@ static void overlay_splices(struct kimage *img, const struct gilk_splice_info *a
  * to plan over. */
 static int restore_originals(void *ctx, struct kimage *snapshot, struct gerr *e)
 {
-	struct gilk_splice_info *all;
-	size_t n;
-
-	if (live_list(ctx, &all, &n, e))
-		return -1;
-	overlay_splices(snapshot, all, n);
-	free(all);
-	return 0;
+	return live_each_splice(ctx, overlay_listed, snapshot, e);
 }
 
 int live_version(const struct live *lv, struct gilk_version *v, struct gerr *e)
@@ -124,6 +119,7 @@ void live_close(struct live *lv)
 	kimage_close(lv->kcore);
 	free(lv->occupied);
 	free(lv->splices);
+	free(lv->orig);
 	free(lv->by_site);
 	free(lv->pending);
 	free(lv->pending_site);
@@ -135,29 +131,89 @@ void live_close(struct live *lv)
 	lv->fd = -1;
 }
 
+int live_each_splice(struct live *lv, int (*fn)(void *ctx, const struct gilk_splice_info *in),
+		     void *ctx, struct gerr *e)
+{
+	struct gilk_splice_info *page = calloc(GILK_LIST_MAX, sizeof(*page));
+	struct gilk_list l = { .from = 0 };
+	int rc = 0;
+
+	if (!page)
+		return gerr_setc(e, ENOMEM, "out of memory");
+	do {
+		l = (struct gilk_list){ .from = l.next, .max = GILK_LIST_MAX,
+					.buf = (uintptr_t)page };
+		if (ioctl(lv->fd, GILK_IOC_LIST, &l) < 0) {
+			rc = gerr_setc(e, errno, "listing splices: %s", strerror(errno));
+			break;
+		}
+		for (uint32_t i = 0; i < l.count && !rc; i++)
+			rc = fn(ctx, &page[i]);
+	} while (!rc && l.next);
+	free(page);
+	return rc;
+}
+
+struct listed {
+	struct gilk_splice_info *all;
+	size_t n, room;
+	bool (*keep)(const struct gilk_splice_info *in);
+	bool full;	/* no memory for more */
+};
+
+static int list_one(void *ctx, const struct gilk_splice_info *in)
+{
+	struct listed *l = ctx;
+
+	if (l->keep && !l->keep(in))
+		return 0;
+	if (l->n == l->room) {
+		size_t room = l->room ? 2 * l->room : 64;
+		struct gilk_splice_info *more = realloc(l->all, room * sizeof(*more));
+
+		if (!more) {
+			l->full = true;
+			return -1;
+		}
+		l->all = more;
+		l->room = room;
+	}
+	l->all[l->n++] = *in;
+	return 0;
+}
+
+static int list_kept(struct live *lv, bool (*keep)(const struct gilk_splice_info *in),
+		     struct gilk_splice_info **out, size_t *n, struct gerr *e)
+{
+	struct listed l = { .keep = keep };
+	int rc = live_each_splice(lv, list_one, &l, e);
+
+	if (l.full)
+		gerr_setc(e, ENOMEM, "out of memory");
+	if (rc) {
+		free(l.all);
+		return -1;
+	}
+	*out = l.all;
+	*n = l.n;
+	return 0;
+}
+
 int live_list(struct live *lv, struct gilk_splice_info **out, size_t *n,
 	      struct gerr *e)
 {
-	struct gilk_list l = { 0 };
-	struct gilk_splice_info *buf = NULL;
+	return list_kept(lv, NULL, out, n, e);
+}
 
-	for (;;) {
-		l.buf = (uintptr_t)buf;
-		if (ioctl(lv->fd, GILK_IOC_LIST, &l) < 0) {
-			free(buf);
-			return gerr_setc(e, errno, "listing splices: %s", strerror(errno));
-		}
-		if (l.count <= l.max)
-			break;
-		free(buf);
-		l.max = l.count + 8;
-		buf = calloc(l.max, sizeof(*buf));
-		if (!buf)
-			return gerr_setc(e, ENOMEM, "out of memory");
-	}
-	*out = buf;
-	*n = l.count;
-	return 0;
+bool live_splice_records(const struct gilk_splice_info *in)
+{
+	return strcmp(in->instrument, "count") || in->agg.kind;
+}
+
+int live_list_recording(struct live *lv, struct gilk_splice_info **out, size_t *n,
+			struct gerr *e)
+{
+	return list_kept(lv, live_splice_records, out, n, e);
 }
 
 int live_each_brief(struct live *lv, int (*fn)(void *ctx, const struct gilk_brief *b),
@@ -231,79 +287,91 @@ static bool overlaps(uint64_t a, uint64_t alen, uint64_t b, uint64_t blen)
 	return a < b + blen && b < a + alen;
 }
 
-/* The splice of all[0..n) that owns bytes of [addr, addr + len), or NULL. */
-static const struct gilk_splice_info *owner_in(const struct gilk_splice_info *all, size_t n,
-					       uint64_t addr, size_t len)
+static bool owns(const struct gilk_splice_info *in, uint64_t addr, size_t len)
 {
-	for (size_t i = 0; i < n; i++) {
-		bool mine = overlaps(all[i].site, all[i].region_len, addr, len);
+	bool mine = overlaps(in->site, in->region_len, addr, len);
 
-		for (uint32_t k = 0; k < all[i].npatch && k < GILK_MAX_PATCHES; k++)
-			mine |= overlaps(all[i].patch[k].addr, all[i].patch[k].len, addr, len);
-		if (mine)
-			return &all[i];
-	}
-	return NULL;
+	for (uint32_t k = 0; k < in->npatch && k < GILK_MAX_PATCHES; k++)
+		mine |= overlaps(in->patch[k].addr, in->patch[k].len, addr, len);
+	return mine;
+}
+
+struct owner_hunt {
+	uint64_t addr;
+	size_t len;
+	struct gilk_splice_info *out;
+};
+
+static int owner_listed(void *ctx, const struct gilk_splice_info *in)
+{
+	struct owner_hunt *h = ctx;
+
+	if (!owns(in, h->addr, h->len))
+		return 0;
+	*h->out = *in;
+	return 1;
 }
 
 int live_owner(struct live *lv, uint64_t addr, size_t len, struct gilk_splice_info *out)
 {
-	const struct gilk_splice_info *o;
-	struct gilk_splice_info *all;
+	struct owner_hunt h = { addr, len, out };
 	struct gerr e;
-	size_t n;
 
-	if (live_list(lv, &all, &n, &e))
-		return -1;
-	o = owner_in(all, n, addr, len);
-	if (o)
-		*out = *o;
-	free(all);
-	return o ? 0 : -1;
+	return live_each_splice(lv, owner_listed, &h, &e) == 1 ? 0 : -1;
 }
 
-/* " (splice 7, count, at vfs_read+0x5)" for o, or "" for none. */
-static void owner_text(const struct live *lv, const struct gilk_splice_info *o, char *buf,
-		       size_t n)
+/* " (splice 7, count, at vfs_read+0x5)", or "" for no owner. */
+static void owner_text(const struct live *lv, uint32_t id, uint64_t site, const char *label,
+		       char *buf, size_t n)
 {
 	char where[128];
 
 	buf[0] = '\0';
-	if (!o)
+	if (!label)
 		return;
-	symtab_format(lv->k.syms, o->site, where, sizeof(where));
-	snprintf(buf, n, " (splice %u, %s, at %s)", o->id, o->agg.kind ? o->agg.text : o->instrument,
-		 where);
+	symtab_format(lv->k.syms, site, where, sizeof(where));
+	snprintf(buf, n, " (splice %u, %s, at %s)", id, label, where);
+}
+
+static const char *splice_label(const struct gilk_splice_info *in)
+{
+	return in->agg.kind ? in->agg.text : in->instrument;
 }
 
 void live_owner_text(struct live *lv, uint64_t addr, size_t len, char *buf, size_t n)
 {
-	struct gilk_splice_info o;
+	struct gilk_splice_info o = { 0 };
+	bool found = !live_owner(lv, addr, len, &o);
 
-	owner_text(lv, live_owner(lv, addr, len, &o) ? NULL : &o, buf, n);
+	owner_text(lv, o.id, o.site, found ? splice_label(&o) : NULL, buf, n);
 }
 
 void lv_known_owner_text(const struct live *lv, uint64_t addr, size_t len, char *buf, size_t n)
 {
-	owner_text(lv, owner_in(lv->splices, lv->nsplices, addr, len), buf, n);
+	for (size_t i = 0; i < lv->nsplices; i++) {
+		const struct lv_splice *s = &lv->splices[i];
+		bool mine = overlaps(s->site, s->region_len, addr, len);
+
+		for (uint32_t k = 0; k < s->npatch; k++)
+			mine |= overlaps(s->patch_addr[k], s->patch_len[k], addr, len);
+		if (mine) {
+			owner_text(lv, s->id, s->site, lv_splice_label(lv, s), buf, n);
+			return;
+		}
+	}
+	buf[0] = '\0';
 }
 
 int live_info(struct live *lv, uint32_t id, struct gilk_splice_info *out,
 	      struct gerr *e)
 {
-	struct gilk_splice_info *all;
-	size_t n;
+	struct gilk_list l = { .from = id, .max = 1, .buf = (uintptr_t)out };
 
-	if (live_list(lv, &all, &n, e))
-		return -1;
-	for (size_t i = 0; i < n; i++)
-		if (all[i].id == id) {
-			*out = all[i];
-			free(all);
-			return 0;
-		}
-	free(all);
-	return gerr_setc(e, ENOENT, "no splice %u", id);
+	if (ioctl(lv->fd, GILK_IOC_LIST, &l) < 0)
+		return gerr_setc(e, errno, "listing splices: %s", strerror(errno));
+	if (!l.count || out->id != id)
+		return gerr_setc(e, ENOENT, "no splice %u", id);
+	return 0;
 }
 
 /* Room grows by doubling: it is a power of two at least *n (lists emptied
@@ -330,19 +398,19 @@ static int cmp_range_start(const void *a, const void *b)
 
 static int cmp_by_site(const void *a, const void *b, void *ctx)
 {
-	const struct gilk_splice_info *all = ctx;
+	const struct lv_splice *all = ctx;
 	uint64_t x = all[*(const size_t *)a].site, y = all[*(const size_t *)b].site;
 
 	return x < y ? -1 : x > y;
 }
 
-const struct gilk_splice_info *lv_splice_at(const struct live *lv, uint64_t site)
+const struct lv_splice *lv_splice_at(const struct live *lv, uint64_t site)
 {
 	size_t lo = 0, hi = lv->by_site ? lv->nsplices : 0;
 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
-		const struct gilk_splice_info *s = &lv->splices[lv->by_site[mid]];
+		const struct lv_splice *s = &lv->splices[lv->by_site[mid]];
 
 		if (s->site == site)
 			return s;
@@ -354,18 +422,110 @@ const struct gilk_splice_info *lv_splice_at(const struct live *lv, uint64_t site
 	return NULL;
 }
 
-/* Which splices exist, and where: equal for the same set. */
-static uint64_t splices_sig(const struct gilk_splice_info *all, size_t n)
+const uint8_t *lv_splice_patch_orig(const struct live *lv, const struct lv_splice *s,
+				    unsigned k)
 {
-	uint64_t h = 1469598103934665603ull;
+	const uint8_t *o = lv->orig + s->orig + s->region_len;
 
-	for (size_t i = 0; i < n; i++) {
-		uint64_t v[3] = { all[i].id, all[i].site, all[i].npatch };
+	for (unsigned i = 0; i < k; i++)
+		o += s->patch_len[i];
+	return o;
+}
 
-		for (size_t k = 0; k < 3; k++)
-			h = (h ^ v[k]) * 1099511628211ull;
+const char *lv_splice_label(const struct live *lv, const struct lv_splice *s)
+{
+	return (const char *)lv_splice_patch_orig(lv, s, s->npatch);
+}
+
+/* The splices as they are listed, kept as the planner needs them: what
+ * half a million of them take is tens of megabytes, not their full
+ * records' gigabyte. */
+struct learning {
+	struct live *lv;
+	struct lv_splice *sp;
+	size_t n, room;
+	uint8_t *orig;		/* each one's original bytes and label */
+	size_t norig, origroom;
+	uint64_t sig;		/* which splices exist, and where: equal
+				 * for the same set */
+	bool full;
+};
+
+static bool learn_grow(void **arr, size_t *room, size_t need, size_t size)
+{
+	size_t r = *room ? *room : 1024;
+	void *more;
+
+	if (need <= *room)
+		return true;
+	while (r < need)
+		r *= 2;
+	more = realloc(*arr, r * size);
+	if (!more)
+		return false;
+	*arr = more;
+	*room = r;
+	return true;
+}
+
+static int learn_one(void *ctx, const struct gilk_splice_info *in)
+{
+	struct learning *l = ctx;
+	uint32_t npatch = in->npatch < GILK_MAX_PATCHES ? in->npatch : GILK_MAX_PATCHES;
+	uint32_t rlen = in->region_len < GILK_PATCH_MAX_LEN ? in->region_len : GILK_PATCH_MAX_LEN;
+	const char *label = in->agg.kind ? in->agg.text : in->instrument;
+	size_t llen = strnlen(label, in->agg.kind ? sizeof(in->agg.text) : sizeof(in->instrument));
+	size_t need = rlen + llen + 1;
+	uint64_t v[3] = { in->id, in->site, in->npatch };
+	struct lv_splice *s;
+	uint8_t *o;
+
+	for (uint32_t k = 0; k < npatch; k++)
+		need += in->patch[k].len < GILK_PATCH_MAX_LEN ? in->patch[k].len : GILK_PATCH_MAX_LEN;
+	if (!learn_grow((void **)&l->sp, &l->room, l->n + 1, sizeof(*l->sp)) ||
+	    !learn_grow((void **)&l->orig, &l->origroom, l->norig + need, 1) ||
+	    l->norig + need > UINT32_MAX) {
+		l->full = true;
+		return -1;
 	}
-	return h;
+	for (size_t k = 0; k < 3; k++)
+		l->sig = (l->sig ^ v[k]) * 1099511628211ull;
+	s = &l->sp[l->n++];
+	*s = (struct lv_splice){ .site = in->site, .join_at = in->join_at, .join_top = in->join_top,
+				 .id = in->id, .orig = (uint32_t)l->norig,
+				 .join_depth = in->join_depth, .region_len = (uint8_t)rlen,
+				 .npatch = (uint8_t)npatch };
+	o = l->orig + l->norig;
+	memcpy(o, in->region_orig, rlen);
+	o += rlen;
+	for (uint32_t k = 0; k < npatch; k++) {
+		uint32_t len = in->patch[k].len < GILK_PATCH_MAX_LEN ? in->patch[k].len :
+								       GILK_PATCH_MAX_LEN;
+
+		s->patch_addr[k] = in->patch[k].addr;
+		s->patch_len[k] = (uint8_t)len;
+		memcpy(o, in->patch[k].orig, len);
+		o += len;
+	}
+	memcpy(o, label, llen);
+	o[llen] = '\0';
+	l->norig += need;
+	/* shown by the alias it was made by, as its maker showed it */
+	if (in->site_name[0] && memchr(in->site_name, 0, sizeof(in->site_name)))
+		symtab_prefer(l->lv->k.syms, in->site_name);
+	return 0;
+}
+
+/* A learnt splice's original bytes put back in the snapshot where they
+ * fall in [lo, hi). */
+static void overlay_learnt(struct live *lv, const struct lv_splice *s, uint64_t lo, uint64_t hi)
+{
+	if (s->site >= lo && s->site + s->region_len <= hi)
+		kimage_overlay(lv->k.img, s->site, lv->orig + s->orig, s->region_len);
+	for (unsigned k = 0; k < s->npatch; k++)
+		if (s->patch_addr[k] >= lo && s->patch_addr[k] + s->patch_len[k] <= hi)
+			kimage_overlay(lv->k.img, s->patch_addr[k], lv_splice_patch_orig(lv, s, k),
+				       s->patch_len[k]);
 }
 
 /* What other splices own and changed: occupied ranges, and their original
@@ -373,50 +533,46 @@ static uint64_t splices_sig(const struct gilk_splice_info *all, size_t n)
  * when the splices are the ones learnt last time. */
 int lv_learn_splices(struct live *lv, struct gerr *e)
 {
-	struct gilk_splice_info *all;
-	size_t n;
-	uint64_t sig;
+	struct learning l = { .lv = lv, .sig = 1469598103934665603ull };
 	int rc = 0;
 
-	if (live_list(lv, &all, &n, e))
-		return -1;
-	sig = splices_sig(all, n);
-	if (lv->gen && sig == lv->splices_sig) {
-		free(all);
+	if (live_each_splice(lv, learn_one, &l, e)) {
+		free(l.sp);
+		free(l.orig);
+		return l.full ? gerr_setc(e, ENOMEM, "out of memory") : -1;
+	}
+	if (lv->gen && l.sig == lv->splices_sig) {
+		free(l.sp);
+		free(l.orig);
 		return 0;
 	}
 	free(lv->splices);
-	lv->splices = all;
-	lv->nsplices = n;
+	free(lv->orig);
+	lv->splices = l.sp;
+	lv->nsplices = l.n;
+	lv->orig = l.orig;
 	free(lv->by_site);
-	lv->by_site = malloc((n ? n : 1) * sizeof(*lv->by_site));
-	for (size_t i = 0; lv->by_site && i < n; i++)
+	lv->by_site = malloc((l.n ? l.n : 1) * sizeof(*lv->by_site));
+	for (size_t i = 0; lv->by_site && i < l.n; i++)
 		lv->by_site[i] = i;
 	if (lv->by_site)
-		qsort_r(lv->by_site, n, sizeof(*lv->by_site), cmp_by_site, all);
-	lv->splices_sig = sig;
+		qsort_r(lv->by_site, l.n, sizeof(*lv->by_site), cmp_by_site, l.sp);
+	lv->splices_sig = l.sig;
 	lv->gen++;
 	lv->noccupied = 0;
 	kernel_text_changed(&lv->k);
-	overlay_splices(lv->k.img, all, n);
-	for (size_t i = 0; i < n && !rc; i++) {
-		const struct gilk_splice_info *s = &all[i];
+	for (size_t i = 0; i < l.n && !rc; i++) {
+		const struct lv_splice *s = &l.sp[i];
 
-		/* shown by the alias it was made by, as its maker showed it */
-		if (s->site_name[0] && memchr(s->site_name, 0, sizeof(s->site_name)))
-			symtab_prefer(lv->k.syms, s->site_name);
-
+		overlay_learnt(lv, s, 0, UINT64_MAX);
 		rc |= lv_push_range(&lv->occupied, &lv->noccupied, s->site, s->site + s->region_len);
-		for (uint32_t k = 0; k < s->npatch && k < GILK_MAX_PATCHES; k++) {
-			const struct gilk_owned *p = &s->patch[k];
-
-			rc |= lv_push_range(&lv->occupied, &lv->noccupied, p->addr, p->addr + p->len);
-			/* No bounce slot goes in the dead tail of another
-			 * splice's region: that splice's unsplice would put
-			 * the original bytes back under it, and gilk.ko's
-			 * checker accepts slots only over padding or in a
-			 * neighbour the same splice evicts. */
-		}
+		/* No bounce slot goes in the dead tail of another splice's
+		 * region: that splice's unsplice would put the original bytes
+		 * back under it, and gilk.ko's checker accepts slots only over
+		 * padding or in a neighbour the same splice evicts. */
+		for (unsigned k = 0; k < s->npatch; k++)
+			rc |= lv_push_range(&lv->occupied, &lv->noccupied, s->patch_addr[k],
+					    s->patch_addr[k] + s->patch_len[k]);
 	}
 	if (lv->noccupied)
 		qsort(lv->occupied, lv->noccupied, sizeof(*lv->occupied), cmp_range_start);
@@ -427,16 +583,8 @@ int lv_learn_splices(struct live *lv, struct gerr *e)
  * [lo, hi): module text read again holds their jumps. */
 void lv_unsplice_snapshot(struct live *lv, uint64_t lo, uint64_t hi)
 {
-	for (size_t i = 0; i < lv->nsplices; i++) {
-		const struct gilk_splice_info *s = &lv->splices[i];
-
-		if (s->site >= lo && s->site + s->region_len <= hi)
-			kimage_overlay(lv->k.img, s->site, s->region_orig, s->region_len);
-		for (uint32_t k = 0; k < s->npatch && k < GILK_MAX_PATCHES; k++)
-			if (s->patch[k].addr >= lo && s->patch[k].addr + s->patch[k].len <= hi)
-				kimage_overlay(lv->k.img, s->patch[k].addr, s->patch[k].orig,
-					       s->patch[k].len);
-	}
+	for (size_t i = 0; i < lv->nsplices; i++)
+		overlay_learnt(lv, &lv->splices[i], lo, hi);
 }
 
 int live_unsplice(struct live *lv, uint32_t id, struct gerr *e)

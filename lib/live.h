@@ -25,6 +25,8 @@
  * time. The splices are asked for again before each plan, except inside
  * live_plan_many(), which asks once for the whole batch.
  */
+struct lv_splice;
+
 struct live {
 	int fd;
 	struct kernel k;
@@ -37,8 +39,9 @@ struct live {
 	bool batch;                 /* in a batch: splices known */
 	bool facts_unsorted;        /* facts added since the last sort */
 	uint64_t splices_sig;       /* of the splices last learnt */
-	struct gilk_splice_info *splices; /* and the splices themselves */
+	struct lv_splice *splices;  /* and the splices themselves */
 	size_t nsplices;
+	uint8_t *orig;              /* their original bytes (lv_splice) */
 	size_t *by_site;            /* indexes of splices, by site (NULL: no
 				     * memory; then no site is joined) */
 	struct range *occupied;     /* gilk.ko's splices' bytes, sorted */
@@ -142,9 +145,21 @@ int live_unsplice_batch(struct live *lv, const uint32_t *ids, size_t n,
 /* How many splices and reservations gilk.ko holds, and its trampoline
  * memory. */
 int live_stats(struct live *lv, struct gilk_stats *st, struct gerr *e);
-/* Active splices: *out is malloc'd, *n of them. */
+/* Calls fn with each active splice, in id order, a page of them
+ * (GILK_LIST_MAX) asked of gilk.ko at a time: memory for a page, however
+ * many there are. fn's non-zero return stops it and is returned. */
+int live_each_splice(struct live *lv, int (*fn)(void *ctx, const struct gilk_splice_info *in),
+		     void *ctx, struct gerr *e);
+/* Active splices: *out is malloc'd, *n of them, each in full (1.5 KiB:
+ * for lists a user asked to see, not for the whole kernel's coverage). */
 int live_list(struct live *lv, struct gilk_splice_info **out, size_t *n,
 	      struct gerr *e);
+/* Whether a splice records anything to read later (events, or a map): a
+ * plain count, as coverage's are, only counts. */
+bool live_splice_records(const struct gilk_splice_info *in);
+/* live_list() of the splices that record. */
+int live_list_recording(struct live *lv, struct gilk_splice_info **out, size_t *n,
+			struct gerr *e);
 /*
  * One CPU's map of an aggregating splice: *slots malloc'd, *n of them of
  * *slot_len bytes each, with the hits whose key found no room; *cpus is

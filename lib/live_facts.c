@@ -44,7 +44,8 @@ _Static_assert(RES_JUMP_LABEL == GILK_RES_JUMP_LABEL && RES_STATIC_CALL == GILK_
 	       RES_FTRACE == GILK_RES_FTRACE && RES_EXTABLE == GILK_RES_EXTABLE &&
 	       RES_BLACKLIST == GILK_RES_BLACKLIST && RES_KPROBE == GILK_RES_KPROBE &&
 	       RES_SMP_LOCK == GILK_RES_SMP_LOCK && RES_OWN_PATH == GILK_RES_OWN_PATH &&
-	       RES_EARLY_CPU == GILK_RES_EARLY_CPU && RES_RCU_IDLE == GILK_RES_RCU_IDLE,
+	       RES_EARLY_CPU == GILK_RES_EARLY_CPU && RES_RCU_IDLE == GILK_RES_RCU_IDLE &&
+	       RES_GILK_CODE == GILK_RES_GILK_CODE,
 	       "core/'s reservation kinds are numbered as gilk.ko's facts");
 
 static int add_fact(struct textfacts *tf, const struct gilk_fact *f)
@@ -58,7 +59,7 @@ static int add_fact(struct textfacts *tf, const struct gilk_fact *f)
 		return textfacts_add_bug(tf, f->start, 2, f->kind == GILK_FACT_WARN);
 	default:
 		/* a kind this planner does not know is left out */
-		if (f->kind <= GILK_RES_RCU_IDLE)
+		if (f->kind <= GILK_RES_GILK_CODE)
 			return textfacts_add_range(tf, f->start, f->end, (enum res_kind)f->kind);
 		return 0;
 	}

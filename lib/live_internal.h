@@ -17,8 +17,25 @@
 int lv_push_range(struct range **arr, size_t *n, uint64_t lo, uint64_t hi);
 /* live_owner_text() from the splices last learnt, asking gilk.ko nothing. */
 void lv_known_owner_text(const struct live *lv, uint64_t addr, size_t len, char *buf, size_t n);
+/* A splice as the planner learns it (live.c): where its bytes are and
+ * what they were, and how a newcomer joins it. */
+struct lv_splice {
+	uint64_t site, join_at, join_top;
+	uint64_t patch_addr[GILK_MAX_PATCHES];
+	uint32_t id;
+	uint32_t orig;		/* at lv->orig + orig: the region's original
+				 * bytes, each patch's, and its label (its
+				 * instrument or aggregation) */
+	uint8_t region_len, npatch, join_depth;
+	uint8_t patch_len[GILK_MAX_PATCHES];
+};
+
 /* One of the splices last learnt whose site is site, or NULL. */
-const struct gilk_splice_info *lv_splice_at(const struct live *lv, uint64_t site);
+const struct lv_splice *lv_splice_at(const struct live *lv, uint64_t site);
+/* Its patch k's original bytes, and its label. */
+const uint8_t *lv_splice_patch_orig(const struct live *lv, const struct lv_splice *s,
+				    unsigned k);
+const char *lv_splice_label(const struct live *lv, const struct lv_splice *s);
 /* Learns what other splices own and changed (once per change of the set). */
 int lv_learn_splices(struct live *lv, struct gerr *e);
 /* Puts the original bytes of the splices learnt back where they fall in

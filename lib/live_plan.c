@@ -85,12 +85,12 @@ static bool pending_at(const struct live *lv, uint64_t site)
  */
 static bool plan_join(struct live *lv, uint64_t site, struct splice_plan *p)
 {
-	const struct gilk_splice_info *s = lv_splice_at(lv, site);
+	const struct lv_splice *s = lv_splice_at(lv, site);
 
 	if (!s || !s->join_at || !s->join_top || s->join_depth >= GILK_JOIN_MAX ||
 	    pending_at(lv, site))
 		return false;
-	splice_plan_join(p, site, (uint8_t)s->region_len, s->region_orig, s->join_at,
+	splice_plan_join(p, site, s->region_len, lv->orig + s->orig, s->join_at,
 			 s->join_top);
 	return true;
 }

@@ -17,7 +17,7 @@
 #include <linux/ioctl.h>
 #include <linux/types.h>
 
-#define GILK_ABI_VERSION 17
+#define GILK_ABI_VERSION 18
 
 #define GILK_PATCH_MAX_LEN 32
 #define GILK_TRAMP_MAX 512
@@ -659,16 +659,25 @@ struct gilk_splice_info {
 	struct gilk_agg agg;	/* what it aggregates (kind 0: nothing) */
 };
 
+/*
+ * The splices from an id on, a page at a time, in id order: gilk.ko copies a
+ * page out and no more (the whole kernel's coverage is half a million
+ * splices, a gigabyte of these).
+ */
+#define GILK_LIST_MAX 256
+
 struct gilk_list {
-	__u32 max;		/* in: room at buf */
-	__u32 count;		/* out: how many exist (may exceed max) */
+	__u32 from;		/* in: the least id to list */
+	__u32 max;		/* in: room at buf, 1..GILK_LIST_MAX */
+	__u32 count;		/* out: listed, at most max */
+	__u32 next;		/* out: the id to list from next; 0: no more */
 	__u64 buf;		/* user pointer to max gilk_splice_info */
 };
 
 /*
- * A splice in brief: what a reader of hundreds of thousands needs (the
- * whole kernel's coverage: GILK_IOC_LIST's full records would be a
- * gigabyte), listed by GILK_IOC_BRIEFS a page at a time, in id order.
+ * A splice in brief: what a reader of hundreds of thousands needs (their
+ * hits), listed by GILK_IOC_BRIEFS as GILK_IOC_LIST lists, in pages
+ * sixteen times as long.
  */
 struct gilk_brief {
 	__u32 id;
@@ -735,6 +744,7 @@ struct gilk_instruments {
 #define GILK_RES_OWN_PATH 7	/* a function gilk's int3 divert or hit path runs */
 #define GILK_RES_EARLY_CPU 8	/* runs before the CPU's %gs is its per-CPU base */
 #define GILK_RES_RCU_IDLE 9	/* runs while RCU does not watch the CPU (idle) */
+#define GILK_RES_GILK_CODE 10	/* gilk.ko's own text */
 /* start is reached by an edge no decoder sees (jump label, fixup) */
 #define GILK_FACT_TARGET 16
 #define GILK_FACT_BUG 17	/* a BUG() ud2 at start */

@@ -177,9 +177,37 @@ static int table_file(struct session *s, int argc, char **argv, const char **pat
 	return session_need_live(s, what, e);
 }
 
+/* Splices written as gilk.ko lists them, a page at a time. */
+struct splice_writer {
+	FILE *f;
+	enum format fmt;
+	struct symbolizer y;
+	size_t n;
+};
+
+static int write_splice(void *ctx, const struct gilk_splice_info *in)
+{
+	struct splice_writer *w = ctx;
+
+	format_splice(w->f, w->fmt, &w->y, in, w->n++);
+	return 0;
+}
+
+int format_splices_live(struct session *s, FILE *f, enum format fmt, size_t *n,
+			struct gerr *e)
+{
+	struct splice_writer w = { f, fmt, session_symbolizer(s), 0 };
+
+	format_splices_open(f, fmt);
+	if (live_each_splice(&s->lv, write_splice, &w, e))
+		return -1;
+	format_splices_close(f, fmt, w.n);
+	*n = w.n;
+	return 0;
+}
+
 static int dump_splices(struct session *s, int argc, char **argv, struct gerr *e)
 {
-	struct gilk_splice_info *all;
 	enum format fmt;
 	const char *path;
 	size_t n;
@@ -187,19 +215,16 @@ static int dump_splices(struct session *s, int argc, char **argv, struct gerr *e
 
 	if (table_file(s, argc, argv, &path, &fmt, e))
 		return -1;
-	if (live_list(&s->lv, &all, &n, e))
-		return -1;
 	f = fopen(path, "w");
-	if (!f) {
-		free(all);
+	if (!f)
 		return gerr_set(e, "%s: %m", path);
+	if (format_splices_live(s, f, fmt, &n, e)) {
+		fclose(f);
+		unlink(path);
+		return -1;
 	}
-	const struct symbolizer y = session_symbolizer(s);
-
-	format_splices(f, fmt, &y, all, n);
 	if (fmt == FMT_JSON)
 		fputc('\n', f);
-	free(all);
 	if (finish(f, path, e))
 		return -1;
 	fprintf(s->out, "wrote %zu splices to %s (%s)\n", n, path, format_name(fmt));

@@ -17,16 +17,9 @@
 
 static int info_splices(struct session *s, struct gerr *e)
 {
-	struct gilk_splice_info *all;
 	size_t n;
 
-	if (live_list(&s->lv, &all, &n, e))
-		return -1;
-	const struct symbolizer y = session_symbolizer(s);
-
-	format_splices(s->out, FMT_TEXT, &y, all, n);
-	free(all);
-	return 0;
+	return format_splices_live(s, s->out, FMT_TEXT, &n, e);
 }
 
 static void hex_line(FILE *out, const uint8_t *b, size_t n)

@@ -81,7 +81,7 @@ int quit_confirm(struct session *s, struct gerr *e)
 	if (!s->asks || !s->live || !s->nmade)
 		return 1;
 	session_splices_refresh(s);
-	ids = calloc(s->nspliced + 1, sizeof(*ids));
+	ids = calloc(s->nmarks + 1, sizeof(*ids));
 	if (!ids)
 		return gerr_setc(e, ENOMEM, "out of memory");
 	n = session_made_live(s, ids);

@@ -6,61 +6,94 @@
 
 #include "commands/commands.h"
 
+/* What a removal needs of the splices there are: every id (for "all"),
+ * and the recording ones in full (their events are read after they go). */
+struct listed {
+	uint32_t *ids;
+	size_t nids, idroom;
+	struct gilk_splice_info *rec;
+	size_t nrec, recroom;
+	bool all, full;
+};
+
+static bool grow(void **arr, size_t *room, size_t n, size_t size)
+{
+	void *more;
+
+	if (n < *room)
+		return true;
+	more = realloc(*arr, (*room ? 2 * *room : 64) * size);
+	if (!more)
+		return false;
+	*arr = more;
+	*room = *room ? 2 * *room : 64;
+	return true;
+}
+
+static int list_one(void *ctx, const struct gilk_splice_info *in)
+{
+	struct listed *l = ctx;
+
+	if (l->all) {
+		if (!grow((void **)&l->ids, &l->idroom, l->nids, sizeof(*l->ids)))
+			goto full;
+		l->ids[l->nids++] = in->id;
+	}
+	if (live_splice_records(in)) {
+		if (!grow((void **)&l->rec, &l->recroom, l->nrec, sizeof(*l->rec)))
+			goto full;
+		l->rec[l->nrec++] = *in;
+	}
+	return 0;
+full:
+	l->full = true;
+	return -1;
+}
+
 static int unsplice_command(struct session *s, int argc, char **argv, struct gerr *e)
 {
-	struct gilk_splice_info *all = NULL;
-	uint32_t *ids = NULL;
-	size_t n = 0, total = 0;
+	struct listed l = { .all = argc == 2 && !strcmp(argv[1], "all") };
 	int rc;
 
-	if (live_list(&s->lv, &all, &total, e))
-		return -1;
-	if (argc == 2 && !strcmp(argv[1], "all")) {
-		ids = malloc((total ? total : 1) * sizeof(*ids));
-		if (!ids) {
-			free(all);
+	if (!l.all) {
+		l.ids = malloc((size_t)argc * sizeof(*l.ids));
+		if (!l.ids)
 			return gerr_set(e, "out of memory");
-		}
-		for (size_t i = 0; i < total; i++)
-			ids[n++] = all[i].id;
-		if (!n) {
-			free(ids);
-			free(all);
-			fprintf(s->out, "no splices\n");
-			return 0;
-		}
-	} else {
-		ids = malloc((size_t)argc * sizeof(*ids));
-		if (!ids) {
-			free(all);
-			return gerr_set(e, "out of memory");
-		}
 		for (int i = 1; i < argc; i++) {
 			char *end;
 			unsigned long v = strtoul(argv[i], &end, 10);
+			bool twice = false;
 
 			if (*end || !v || v > UINT32_MAX) {
-				free(ids);
-				free(all);
+				free(l.ids);
 				return gerr_set(e, "'%s' is not a splice id", argv[i]);
 			}
 			/* an id named twice is one splice, removed once */
-			bool twice = false;
-
-			for (size_t k = 0; k < n; k++)
-				twice |= ids[k] == (uint32_t)v;
+			for (size_t k = 0; k < l.nids; k++)
+				twice |= l.ids[k] == (uint32_t)v;
 			if (!twice)
-				ids[n++] = (uint32_t)v;
+				l.ids[l.nids++] = (uint32_t)v;
 		}
 	}
+	if (live_each_splice(&s->lv, list_one, &l, e)) {
+		free(l.ids);
+		free(l.rec);
+		return l.full ? gerr_set(e, "out of memory") : -1;
+	}
+	if (!l.nids) {
+		free(l.ids);
+		free(l.rec);
+		fprintf(s->out, "no splices\n");
+		return 0;
+	}
 	/* the events they left are read as theirs after they are gone */
-	session_splices_removing(s, all, total, ids, n);
-	free(all);
-	rc = live_unsplice_batch(&s->lv, ids, n, e);
-	free(ids);
+	session_splices_removing(s, l.rec, l.nrec, l.ids, l.nids);
+	free(l.rec);
+	rc = live_unsplice_batch(&s->lv, l.ids, l.nids, e);
+	free(l.ids);
 	if (rc)
 		return -1;
-	fprintf(s->out, "unspliced %zu\n", n);
+	fprintf(s->out, "unspliced %zu\n", l.nids);
 	return 0;
 }
 

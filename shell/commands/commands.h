@@ -14,6 +14,7 @@
 
 #include "gerr.h"
 #include "session/session.h"
+#include "output/formats.h"
 
 enum complete_kind { COMPLETE_NONE, COMPLETE_SYMBOL, COMPLETE_SPLICE,
 		     COMPLETE_COMMAND, COMPLETE_WORDS, COMPLETE_PATH,
@@ -76,6 +77,11 @@ struct command {
 	const struct subcommand *subs;	/* its subcommands, up to a NULL name;
 					 * usage and run come from them */
 };
+
+/* The live splices in format f, read from gilk.ko a page at a time (info
+ * splices, dump splices: cmd_dump.c); *n: how many. */
+int format_splices_live(struct session *s, FILE *f, enum format fmt, size_t *n,
+			struct gerr *e);
 
 /* extern const struct command cmd_NAME, one per row, and COMMAND_ROWS */
 #include "command_list.h"

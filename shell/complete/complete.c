@@ -95,6 +95,24 @@ static size_t collect_symbols(struct session *s, const char *text)
 }
 
 /* "FUNC:" and part of a suffix: FUNC:entry, FUNC:exit, FUNC:blocks, FUNC:block. */
+/* Splice ids that start with a prefix, as gilk.ko lists them in brief. */
+struct id_prefix {
+	struct session *s;
+	const char *text;
+	size_t len;
+};
+
+static int add_splice_id(void *ctx, const struct gilk_brief *b)
+{
+	const struct id_prefix *want = ctx;
+	char id[16];
+
+	snprintf(id, sizeof(id), "%u", b->id);
+	if (!strncmp(id, want->text, want->len))
+		add(want->s, id);
+	return 0;
+}
+
 static void collect_suffixes(struct session *s, const char *text)
 {
 	const char *colon = strchr(text, ':');
@@ -189,20 +207,13 @@ static size_t collect(struct session *s, enum complete_kind kind, const char *te
 		collect_suffixes(s, text);
 		break;
 	case COMPLETE_SPLICE: {
-		struct gilk_splice_info *all;
-		size_t n;
-		char id[16];
+		struct id_prefix want = { s, text, len };
 
-		if (!s->live || live_list(&s->lv, &all, &n, &e))
+		if (!s->live)
 			break;
 		if (!strncmp("all", text, len))
 			add(s, "all");
-		for (size_t i = 0; i < n; i++) {
-			snprintf(id, sizeof(id), "%u", all[i].id);
-			if (!strncmp(id, text, len))
-				add(s, id);
-		}
-		free(all);
+		live_each_brief(&s->lv, add_splice_id, &want, &e);
 		break;
 	}
 	case COMPLETE_INSTRUMENT: {

@@ -284,7 +284,7 @@ int event_log_open(struct session *s, struct event_log *log, struct gerr *e)
 {
 	memset(log, 0, sizeof(*log));
 	if (session_need_live(s, "dump events", e) ||
-	    live_list(&s->lv, &log->splices, &log->nsplices, e))
+	    live_list_recording(&s->lv, &log->splices, &log->nsplices, e))
 		return -1;
 	entry_args(s, log);
 	/* events kept from before an instrument went keep its fields' names */

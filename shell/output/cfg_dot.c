@@ -19,10 +19,10 @@ static void dot_text(FILE *out, const char *t)
 
 static uint64_t hits_at(const struct session *s, uint64_t site, uint32_t *id)
 {
-	for (size_t i = 0; i < s->nspliced; i++)
-		if (s->spliced[i].site == site) {
-			*id = s->spliced[i].id;
-			return s->spliced[i].hits;
+	for (size_t i = 0; i < s->nmarks; i++)
+		if (s->marks[i].site == site) {
+			*id = s->marks[i].id;
+			return s->marks[i].hits;
 		}
 	*id = 0;
 	return 0;

@@ -385,82 +385,93 @@ static const char *mode_of(const struct gilk_splice_info *i)
 	return (i->flags & GILK_SPLICE_TRAP) ? "trap" : (i->flags & GILK_SPLICE_JOIN) ? "join" : "jmp";
 }
 
+void format_splices_open(FILE *out, enum format f)
+{
+	if (f == FMT_CSV)
+		fprintf(out, "id,site,address,instrument,arg,hits,lost,nested,mode,bug_replayed,"
+			"filtered,filter,fetch,aggregation\n");
+	else if (f != FMT_TEXT)
+		fprintf(out, "[");
+}
+
+void format_splice(FILE *out, enum format f, const struct symbolizer *y,
+		   const struct gilk_splice_info *p, size_t i)
+{
+	bool bug = p->flags & GILK_SPLICE_BUG;
+	char where[160];
+
+	switch (f) {
+	case FMT_TEXT:
+		if (!i)
+			fprintf(out, "%4s  %-40s %12s %8s %8s %10s  %s\n", "id", "site",
+				"hits", "lost", "nested", "filtered", "instrument");
+		symbolizer_where(y, p->site, where, sizeof(where));
+		fprintf(out, "%4u  %-40s %12" PRIu64 " %8" PRIu64 " %8" PRIu64 " %10" PRIu64
+			"  %s%s%s%s%.*s%s%s%s%s\n",
+			p->id, where, (uint64_t)p->hits, (uint64_t)p->lost,
+			(uint64_t)p->missed, (uint64_t)p->filtered,
+			p->agg.kind ? p->agg.text : p->instrument, p->arg[0] ? " " : "", p->arg, p->fetch.len ? " fetch " : "",
+			(int)sizeof(p->fetch.text), p->fetch.len ? p->fetch.text : "",
+			p->filter[0] ? " if " : "", p->filter,
+			(p->flags & GILK_SPLICE_TRAP) ? "  (trap)" :
+			(p->flags & GILK_SPLICE_JOIN) ? "  (joined)" : "",
+			bug ? "  (BUG/WARN replayed)" : "");
+		break;
+	case FMT_CSV:
+		symtab_format(y->syms, p->site, where, sizeof(where));
+		fprintf(out, "%u,", p->id);
+		csv_cell(out, where);
+		fprintf(out, ",0x%" PRIx64 ",", (uint64_t)p->site);
+		csv_cell(out, p->instrument);
+		fputc(',', out);
+		csv_cell(out, p->arg);
+		fprintf(out, ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%s,%s,%" PRIu64 ",",
+			(uint64_t)p->hits, (uint64_t)p->lost, (uint64_t)p->missed,
+			mode_of(p), bug ? "yes" : "no", (uint64_t)p->filtered);
+		csv_cell(out, p->filter);
+		fputc(',', out);
+		csv_cell(out, p->fetch.len ? p->fetch.text : "");
+		fputc(',', out);
+		csv_cell(out, p->agg.kind ? p->agg.text : "");
+		fputc('\n', out);
+		break;
+	default:
+		symtab_format(y->syms, p->site, where, sizeof(where));
+		fprintf(out, "%s\n  {\"id\": %u, \"site\": ", i ? "," : "", p->id);
+		json_str(out, where);
+		fprintf(out, ", \"address\": \"0x%" PRIx64 "\", \"instrument\": ",
+			(uint64_t)p->site);
+		json_str(out, p->instrument);
+		fprintf(out, ", \"arg\": ");
+		json_str(out, p->arg);
+		fprintf(out, ", \"hits\": %" PRIu64 ", \"lost\": %" PRIu64
+			", \"nested\": %" PRIu64 ", \"mode\": \"%s\", \"bug_replayed\": %s"
+			", \"filtered\": %" PRIu64 ", \"filter\": ",
+			(uint64_t)p->hits, (uint64_t)p->lost, (uint64_t)p->missed,
+			mode_of(p), bug ? "true" : "false", (uint64_t)p->filtered);
+		json_str(out, p->filter);
+		fprintf(out, ", \"fetch\": ");
+		json_str(out, p->fetch.len ? p->fetch.text : "");
+		fprintf(out, ", \"aggregation\": ");
+		json_str(out, p->agg.kind ? p->agg.text : "");
+		fputc('}', out);
+		break;
+	}
+}
+
+void format_splices_close(FILE *out, enum format f, size_t n)
+{
+	if (f == FMT_TEXT && !n)
+		fprintf(out, "no splices\n");
+	else if (f != FMT_TEXT && f != FMT_CSV)
+		fprintf(out, "%s]", n ? "\n" : "");
+}
+
 void format_splices(FILE *out, enum format f, const struct symbolizer *y,
 		    const struct gilk_splice_info *all, size_t n)
 {
-	char where[160];
-
-	if (f == FMT_TEXT) {
-		if (!n)
-			fprintf(out, "no splices\n");
-		else
-			fprintf(out, "%4s  %-40s %12s %8s %8s %10s  %s\n", "id", "site", "hits",
-				"lost", "nested", "filtered", "instrument");
-	} else if (f == FMT_CSV) {
-		fprintf(out, "id,site,address,instrument,arg,hits,lost,nested,mode,bug_replayed,"
-			"filtered,filter,fetch,aggregation\n");
-	} else {
-		fprintf(out, "[");
-	}
-	for (size_t i = 0; i < n; i++) {
-		const struct gilk_splice_info *p = &all[i];
-		bool bug = p->flags & GILK_SPLICE_BUG;
-
-		switch (f) {
-		case FMT_TEXT:
-			symbolizer_where(y, p->site, where, sizeof(where));
-			fprintf(out, "%4u  %-40s %12" PRIu64 " %8" PRIu64 " %8" PRIu64 " %10" PRIu64
-				"  %s%s%s%s%.*s%s%s%s%s\n",
-				p->id, where, (uint64_t)p->hits, (uint64_t)p->lost,
-				(uint64_t)p->missed, (uint64_t)p->filtered,
-				p->agg.kind ? p->agg.text : p->instrument, p->arg[0] ? " " : "", p->arg, p->fetch.len ? " fetch " : "",
-				(int)sizeof(p->fetch.text), p->fetch.len ? p->fetch.text : "",
-				p->filter[0] ? " if " : "", p->filter,
-				(p->flags & GILK_SPLICE_TRAP) ? "  (trap)" :
-				(p->flags & GILK_SPLICE_JOIN) ? "  (joined)" : "",
-				bug ? "  (BUG/WARN replayed)" : "");
-			break;
-		case FMT_CSV:
-			symtab_format(y->syms, p->site, where, sizeof(where));
-			fprintf(out, "%u,", p->id);
-			csv_cell(out, where);
-			fprintf(out, ",0x%" PRIx64 ",", (uint64_t)p->site);
-			csv_cell(out, p->instrument);
-			fputc(',', out);
-			csv_cell(out, p->arg);
-			fprintf(out, ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%s,%s,%" PRIu64 ",",
-				(uint64_t)p->hits, (uint64_t)p->lost, (uint64_t)p->missed,
-				mode_of(p), bug ? "yes" : "no", (uint64_t)p->filtered);
-			csv_cell(out, p->filter);
-			fputc(',', out);
-			csv_cell(out, p->fetch.len ? p->fetch.text : "");
-			fputc(',', out);
-			csv_cell(out, p->agg.kind ? p->agg.text : "");
-			fputc('\n', out);
-			break;
-		default:
-			symtab_format(y->syms, p->site, where, sizeof(where));
-			fprintf(out, "%s\n  {\"id\": %u, \"site\": ", i ? "," : "", p->id);
-			json_str(out, where);
-			fprintf(out, ", \"address\": \"0x%" PRIx64 "\", \"instrument\": ",
-				(uint64_t)p->site);
-			json_str(out, p->instrument);
-			fprintf(out, ", \"arg\": ");
-			json_str(out, p->arg);
-			fprintf(out, ", \"hits\": %" PRIu64 ", \"lost\": %" PRIu64
-				", \"nested\": %" PRIu64 ", \"mode\": \"%s\", \"bug_replayed\": %s"
-				", \"filtered\": %" PRIu64 ", \"filter\": ",
-				(uint64_t)p->hits, (uint64_t)p->lost, (uint64_t)p->missed,
-				mode_of(p), bug ? "true" : "false", (uint64_t)p->filtered);
-			json_str(out, p->filter);
-			fprintf(out, ", \"fetch\": ");
-			json_str(out, p->fetch.len ? p->fetch.text : "");
-			fprintf(out, ", \"aggregation\": ");
-			json_str(out, p->agg.kind ? p->agg.text : "");
-			fputc('}', out);
-			break;
-		}
-	}
-	if (f != FMT_TEXT && f != FMT_CSV)
-		fprintf(out, "%s]", n ? "\n" : "");
+	format_splices_open(out, f);
+	for (size_t i = 0; i < n; i++)
+		format_splice(out, f, y, &all[i], i);
+	format_splices_close(out, f, n);
 }

@@ -31,5 +31,12 @@ void format_event_text(FILE *out, const struct symbolizer *y, const struct event
 /* Splices with their counters; the Chrome format is for events only. */
 void format_splices(FILE *out, enum format f, const struct symbolizer *y,
 		    const struct gilk_splice_info *all, size_t n);
+/* The same a splice at a time, for lists read a page at a time: open,
+ * then each splice with its index in the list, then close with how many
+ * there were. */
+void format_splices_open(FILE *out, enum format f);
+void format_splice(FILE *out, enum format f, const struct symbolizer *y,
+		   const struct gilk_splice_info *p, size_t i);
+void format_splices_close(FILE *out, enum format f, size_t n);
 
 #endif

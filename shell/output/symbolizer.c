@@ -14,8 +14,8 @@
 static bool in_trampoline(const struct symbolizer *y, uint64_t addr, char *name, size_t len,
 			  uint64_t *off)
 {
-	for (size_t i = 0; y->spliced && i < y->nspliced; i++) {
-		const struct gilk_splice_info *in = &y->spliced[i];
+	for (size_t i = 0; y->marks && i < y->nmarks; i++) {
+		const struct splice_mark *in = &y->marks[i];
 
 		if (addr >= in->tramp && addr < in->tramp + in->tramp_len) {
 			snprintf(name, len, "gilk trampoline of splice %u", in->id);

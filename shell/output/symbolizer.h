@@ -15,10 +15,17 @@
 #include "symtab.h"
 #include "uapi/gilk.h"
 
+/* What names an address or a block by its splice (live): a few words of
+ * each of the splices, as there may be half a million. */
+struct splice_mark {
+	uint64_t site, tramp, evict_tramp, hits;
+	uint32_t id, tramp_len, evict_len;
+};
+
 struct symbolizer {
 	const struct symtab *syms;
-	const struct gilk_splice_info *spliced;	/* live; NULL offline */
-	size_t nspliced;
+	const struct splice_mark *marks;	/* live; NULL offline */
+	size_t nmarks;
 };
 
 /* The symbol near addr (per_cpu: a %gs-relative offset, where per-CPU

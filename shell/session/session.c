@@ -39,15 +39,57 @@ int session_open_offline(struct session *s, const char *image,
 	return 0;
 }
 
+struct refresh {
+	struct session *s;
+	size_t room, fullroom;
+};
+
+static int refresh_one(void *ctx, const struct gilk_splice_info *in)
+{
+	struct refresh *r = ctx;
+	struct session *s = r->s;
+
+	if (s->nmarks == r->room) {
+		size_t room = r->room ? 2 * r->room : 256;
+		struct splice_mark *more = realloc(s->marks, room * sizeof(*more));
+
+		if (!more)
+			return -1;
+		s->marks = more;
+		r->room = room;
+	}
+	s->marks[s->nmarks++] = (struct splice_mark){ .site = in->site, .tramp = in->tramp,
+		.evict_tramp = in->evict_tramp, .hits = in->hits, .id = in->id,
+		.tramp_len = in->tramp_len, .evict_len = in->evict_len };
+	if (!live_splice_records(in))
+		return 0;
+	if (s->nspliced == r->fullroom) {
+		size_t room = r->fullroom ? 2 * r->fullroom : 16;
+		struct gilk_splice_info *more = realloc(s->spliced, room * sizeof(*more));
+
+		if (!more)
+			return -1;
+		s->spliced = more;
+		r->fullroom = room;
+	}
+	s->spliced[s->nspliced++] = *in;
+	return 0;
+}
+
 void session_splices_refresh(struct session *s)
 {
+	struct refresh r = { s, 0, 0 };
 	struct gerr e;
 
 	free(s->spliced);
+	free(s->marks);
 	s->spliced = NULL;
-	s->nspliced = 0;
-	if (s->live && live_list(&s->lv, &s->spliced, &s->nspliced, &e))
-		s->nspliced = 0;
+	s->marks = NULL;
+	s->nspliced = s->nmarks = 0;
+	/* none known rather than some: a list cut short would name a
+	 * trampoline wrongly, or none of a site's splices */
+	if (s->live && live_each_splice(&s->lv, refresh_one, &r, &e))
+		s->nspliced = s->nmarks = 0;
 }
 
 void session_splices_removing(struct session *s, const struct gilk_splice_info *infos, size_t n,
@@ -92,17 +134,26 @@ ssize_t session_warn_resume(struct session *s, const struct cfg *g,
 
 uint64_t session_splice_hits(const struct session *s, uint32_t id)
 {
-	for (size_t i = 0; i < s->nspliced; i++)
-		if (s->spliced[i].id == id)
-			return s->spliced[i].hits;
+	size_t lo = 0, hi = s->nmarks;
+
+	while (lo < hi) {	/* listed in id order */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (s->marks[mid].id == id)
+			return s->marks[mid].hits;
+		if (s->marks[mid].id < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
 	return 0;
 }
 
 uint32_t session_splice_at(const struct session *s, uint64_t addr)
 {
-	for (size_t i = 0; i < s->nspliced; i++)
-		if (s->spliced[i].site == addr)
-			return s->spliced[i].id;
+	for (size_t i = 0; i < s->nmarks; i++)
+		if (s->marks[i].site == addr)
+			return s->marks[i].id;
 	return 0;
 }
 
@@ -168,8 +219,8 @@ size_t session_made_live(const struct session *s, uint32_t *ids)
 {
 	size_t n = 0;
 
-	for (size_t k = 0; k < s->nspliced; k++) {
-		const struct gilk_splice_info *in = &s->spliced[k];
+	for (size_t k = 0; k < s->nmarks; k++) {
+		const struct splice_mark *in = &s->marks[k];
 		struct made_splice key = { in->id, 0, 0 };
 		const struct made_splice *m = bsearch(&key, s->made, s->nmade, sizeof(key), cmp_made);
 
@@ -297,8 +348,8 @@ int session_read(struct session *s, uint64_t addr, void *buf, size_t len,
 
 struct symbolizer session_symbolizer(const struct session *s)
 {
-	return (struct symbolizer){ s->k->syms, s->live ? s->spliced : NULL,
-				    s->live ? s->nspliced : 0 };
+	return (struct symbolizer){ s->k->syms, s->live ? s->marks : NULL,
+				    s->live ? s->nmarks : 0 };
 }
 
 void session_where(struct session *s, uint64_t addr, char *buf, size_t len)

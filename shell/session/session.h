@@ -46,7 +46,10 @@ struct session {
 	struct coverage *cov;      /* "coverage": its blocks and splices */
 	struct event_log *held;    /* events drained and not yet shown
 				    * ("events N"): the next drain's first */
-	struct gilk_splice_info *spliced; /* live splices, as last read */
+	struct splice_mark *marks; /* live splices, as last read, in id order */
+	size_t nmarks;
+	struct gilk_splice_info *spliced; /* of those, the ones that record
+				    * (events, maps), in full */
 	size_t nspliced;
 	struct completion *tab;    /* Tab's last candidates (complete.c) */
 	char *image;               /* offline: the image's path */
@@ -83,7 +86,7 @@ struct made_splice {
 void session_made(struct session *s, const uint32_t *ids, const struct splice_plan *plans,
 		  const uint64_t *tramps, size_t n);
 /* Of the live splices (as session_splices_refresh() last read them), the
- * ones this session made, their ids in ids[] (room for s->nspliced). */
+ * ones this session made, their ids in ids[] (room for s->nmarks). */
 size_t session_made_live(const struct session *s, uint32_t *ids);
 /* Whether the user asked to stop the command (Ctrl-C, "q" at the pager). */
 bool session_interrupted(const struct session *s);

@@ -25,6 +25,7 @@ void session_close(struct session *s)
 	free(s->made);
 	free(s->lost_seen);
 	free(s->spliced);
+	free(s->marks);
 	if (s->held && s->held->n)
 		fprintf(s->out, "(%zu events kept and not shown are dropped: gilk ends)\n",
 			s->held->n);

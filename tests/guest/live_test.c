@@ -136,6 +136,75 @@ static void test_briefs(struct live *lv)
 		live_unsplice(lv, ids[i], &e);
 }
 
+/* One page of GILK_IOC_LIST from an id, max of them; the ioctl's status. */
+static int list_page(struct live *lv, uint32_t from, uint32_t max,
+		     struct gilk_splice_info *out, struct gilk_list *l)
+{
+	*l = (struct gilk_list){ .from = from, .max = max, .buf = (uintptr_t)out };
+	return ioctl(lv->fd, GILK_IOC_LIST, l);
+}
+
+/*
+ * Splices in full, a page at a time in id order, as briefs are listed: two
+ * and then one of three, the next id said, each record whole; a request
+ * wrong in one field is refused; live_each_splice() reads them all however
+ * small the pages.
+ */
+static void test_list_pages(struct live *lv)
+{
+	static const char *const fns[] = { "__x64_sys_getppid", "__x64_sys_getpid",
+					   "__x64_sys_getuid" };
+	struct gilk_splice_info out[3], one;
+	struct gilk_list l, l2;
+	struct splice_plan p[3];
+	uint64_t sites[3];
+	uint32_t ids[3];
+	struct gerr e;
+	int rc, rc2;
+
+	for (int i = 0; i < 3; i++) {
+		sites[i] = live_block_site(lv, sym(lv, fns[i]));
+		if (splice_at(lv, sites[i], 0, "count", "page", &ids[i], &p[i])) {
+			check(0, "list pages: splice %s", fns[i]);
+			while (i-- > 0)
+				live_unsplice(lv, ids[i], &e);
+			return;
+		}
+	}
+	rc = list_page(lv, ids[0], 2, out, &l);
+	check(rc == 0 && l.count == 2 && l.next == ids[2] && out[0].id == ids[0] &&
+	      out[0].site == sites[0] && out[0].region_len == p[0].region.len &&
+	      !memcmp(out[0].region_orig, p[0].region.orig, p[0].region.len) &&
+	      !strcmp(out[0].instrument, "count") && !strcmp(out[0].arg, "page") &&
+	      out[1].id == ids[1] && out[1].site == sites[1],
+	      "LIST from splice %u, 2 at most: %u listed (ids %u, %u), each whole, next %u",
+	      ids[0], l.count, out[0].id, out[1].id, l.next);
+	rc = list_page(lv, l.next, 3, out, &l2);
+	check(rc == 0 && l2.count == 1 && l2.next == 0 && out[0].id == ids[2] &&
+	      out[0].site == sites[2],
+	      "LIST from the next id: the last one (%u), and no next (%u)", out[0].id, l2.next);
+	check(live_info(lv, ids[1], &one, &e) == 0 && one.id == ids[1] && one.site == sites[1] &&
+	      live_info(lv, ids[2] + 1000, &one, &e) == -1 && e.code == ENOENT,
+	      "live_info() reads one splice by a page of one from its id, and no other (%s)",
+	      e.msg);
+	l = (struct gilk_list){ .max = 0, .buf = (uintptr_t)out };
+	rc = ioctl(lv->fd, GILK_IOC_LIST, &l) < 0 ? errno : 0;
+	l2 = (struct gilk_list){ .max = GILK_LIST_MAX + 1, .buf = (uintptr_t)out };
+	rc2 = ioctl(lv->fd, GILK_IOC_LIST, &l2) < 0 ? errno : 0;
+	check(rc == EINVAL && rc2 == EINVAL,
+	      "LIST with no room, or more than GILK_LIST_MAX: EINVAL (%s, %s)", strerror(rc),
+	      strerror(rc2));
+	l = (struct gilk_list){ .max = 2, .count = 1, .buf = (uintptr_t)out };
+	rc = ioctl(lv->fd, GILK_IOC_LIST, &l) < 0 ? errno : 0;
+	l2 = (struct gilk_list){ .max = 2, .buf = 8 };
+	rc2 = ioctl(lv->fd, GILK_IOC_LIST, &l2) < 0 ? errno : 0;
+	check(rc == EINVAL && rc2 == EFAULT,
+	      "LIST with an out field set: EINVAL; with a buffer nothing maps: EFAULT (%s, %s)",
+	      strerror(rc), strerror(rc2));
+	for (int i = 0; i < 3; i++)
+		live_unsplice(lv, ids[i], &e);
+}
+
 static void test_basic(struct live *lv)
 {
 	uint64_t f = sym(lv, "__x64_sys_getppid"), site;
@@ -968,6 +1037,7 @@ int main(int argc, char **argv)
 	if (!strcmp(argv[1], "basic")) {
 		test_basic(&lv);
 		test_briefs(&lv);
+		test_list_pages(&lv);
 	}
 	else if (!strcmp(argv[1], "blocks"))
 		test_blocks(&lv);

@@ -65,6 +65,13 @@ suite refusals
 out=$(build/gilk -c 'blocks hw_breakpoint_exceptions_notify' -c 'plan hw_breakpoint_exceptions_notify:entry' 2>&1)
 check "blocks and plan name a function on gilk's own path as gilk-path" \
 	"$(echo "$out" | grep -q '^   0 .*gilk-path' && echo "$out" | grep -q "gilk's own path runs this function"; echo $?)"
+# gilk.ko's own code is refused by the planner as gilk.ko would refuse it,
+# so that a glob over its functions (coverage '*') plans around it.
+out=$(build/gilk -c 'plan gilk_facts:entry' -c "coverage 'gilk_facts*'" -c 'coverage report' 2>&1)
+check "plan names gilk.ko's own code gilk-code, and coverage of it splices nothing" \
+	"$(echo "$out" | grep -q "the code is gilk.ko's own" && ! echo "$out" | grep -q 'gilk.ko refused';
+	   echo $?)"
+build/gilk -c 'unsplice all' >/dev/null
 # The checker's tests want a bounce through padding whatever the kernel
 # (6.12's call padding leaves few): the target module has one.
 insmod build/tests/gilk_target.ko
@@ -174,6 +181,17 @@ n=$(build/gilk -c 'info splices' | grep -c '^ *[0-9]')
 out=$(build/gilk -c 'unsplice all')
 check "gilk unsplice all removes every splice ($out)" \
 	"$([ "$out" = "unspliced $n" ] && build/gilk -c 'info splices' | grep -qx 'no splices'; echo $?)"
+# More splices than a page of gilk.ko's list (256): every list reads them
+# all, a page at a time, and each reader agrees on how many there are.
+build/gilk -c "coverage 'vfs_*' 'do_sys_*' 'path_*'" >/dev/null 2>&1
+n=$(build/gilk -c 'info splices' | grep -c '^ *[0-9]')
+build/gilk -c 'dump splices --format csv /tmp/splices.csv' -c 'dump splices --format json /tmp/splices.json' >/dev/null
+csv=$(($(wc -l </tmp/splices.csv) - 1))
+json=$(grep -c '"id": ' /tmp/splices.json)
+out=$(build/gilk -c 'unsplice all')
+check "$n splices listed in pages alike by info, dump csv ($csv) and json ($json), and unspliced ($out)" \
+	"$([ "$n" -gt 768 ] && [ "$csv" = "$n" ] && [ "$json" = "$n" ] && [ "$out" = "unspliced $n" ] &&
+	   build/gilk -c 'info splices' | grep -qx 'no splices'; echo $?)"
 out=$(build/gilk -c 'unsplice 12345' 2>&1)
 check "gilk unsplice of an unknown id is an error ($out)" "$(echo "$out" | grep -q 'no such splice'; echo $?)"
 id=$(build/gilk -c 'splice __x64_sys_getppid' | sed -n 's/^splice \([0-9]*\) at .*/\1/p')

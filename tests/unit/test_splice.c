@@ -466,6 +466,7 @@ static void refuse_reserved_kinds(void **st)
 		{ RES_BLACKLIST, SR_BLACKLIST }, { RES_KPROBE, SR_KPROBE },
 		{ RES_SMP_LOCK, SR_SMP_LOCK }, { RES_IDLE, SR_IDLE },
 		{ RES_OWN_PATH, SR_OWN_PATH },
+		{ RES_GILK_CODE, SR_GILK_CODE },
 	};
 
 	(void)st;

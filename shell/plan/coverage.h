@@ -31,9 +31,9 @@ struct cov_func {
 
 struct coverage {
 	struct cov_func *funcs;
-	size_t nfuncs;
+	size_t nfuncs, funcs_room;
 	struct cov_block *blocks;
-	size_t nblocks;
+	size_t nblocks, blocks_room;
 };
 
 /* Adds the functions named by each word (a symbol, or a glob over function

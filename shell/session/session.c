@@ -190,13 +190,22 @@ static int cmp_made(const void *a, const void *b)
 void session_made(struct session *s, const uint32_t *ids, const struct splice_plan *plans,
 		  const uint64_t *tramps, size_t n)
 {
-	struct made_splice *m = realloc(s->made, (s->nmade + n + 1) * sizeof(*m));
+	struct made_splice *m = s->made;
 
 	if (n)
 		s->last_made = ids[n - 1];
-	if (!m)
-		return;
-	s->made = m;
+	/* grown by doubling, as it may come to half a million */
+	if (s->nmade + n + 1 > s->made_room) {
+		size_t room = s->made_room ? s->made_room : 64;
+
+		while (room < s->nmade + n + 1)
+			room *= 2;
+		m = realloc(s->made, room * sizeof(*m));
+		if (!m)
+			return;
+		s->made = m;
+		s->made_room = room;
+	}
 	for (size_t i = 0; i < n; i++) {
 		struct made_splice key = { ids[i], plans[i].region.addr, tramps[i] }, *old;
 

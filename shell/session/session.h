@@ -38,7 +38,7 @@ struct session {
 	uint64_t *lost_seen;       /* lost events already reported, by splice id */
 	size_t nlost_seen;         /* grown to the highest id seen */
 	struct made_splice *made;  /* splices made in this session, for quit */
-	size_t nmade;
+	size_t nmade, made_room;
 	uint32_t last_made;        /* the last splice made ("hist last"); 0: none */
 	char repeat[256];          /* what Enter on an empty line runs */
 	struct recording *rec;     /* "record FILE" running (script/record.c) */

@@ -5,6 +5,7 @@
  * kernel tree's top, so they read as the kernel's own ("fs/namei.c") and
  * resolve in Debian's linux-source of the same version.
  */
+#include "grow.h"
 #include "lineindex.h"
 #include "lineindex_format.h"
 
@@ -71,19 +72,7 @@ struct builder {
 
 static int grow(void **p, size_t *cap, size_t need, size_t size)
 {
-	size_t c = *cap ? *cap : 1024;
-	void *n;
-
-	if (need <= *cap)
-		return 0;
-	while (c < need)
-		c *= 2;
-	n = realloc(*p, c * size);
-	if (!n)
-		return -1;
-	*p = n;
-	*cap = c;
-	return 0;
+	return grow_room(p, cap, need, size, 1024);
 }
 
 static uint64_t hash_str(const char *s)

@@ -2,6 +2,9 @@
  * snapshot of the splices there are. */
 #include "live_internal.h"
 
+#include "grow.h"
+
+#include <assert.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -131,27 +134,60 @@ void live_close(struct live *lv)
 	lv->fd = -1;
 }
 
-int live_each_splice(struct live *lv, int (*fn)(void *ctx, const struct gilk_splice_info *in),
-		     void *ctx, struct gerr *e)
+/*
+ * GILK_IOC_LIST and GILK_IOC_BRIEFS: a page of records of size bytes (at
+ * most max) from an id on, the same request for both, and fn called with
+ * each record until the last page or fn's non-zero return.
+ */
+static_assert(sizeof(struct gilk_list) == sizeof(struct gilk_briefs),
+	      "LIST and BRIEFS ask for a page alike");
+
+struct pager {
+	unsigned long cmd;
+	size_t size;
+	uint32_t max;
+	int (*info)(void *ctx, const struct gilk_splice_info *in);
+	int (*brief)(void *ctx, const struct gilk_brief *b);
+};
+
+static int each_page(struct live *lv, const struct pager *pg, void *ctx, struct gerr *e)
 {
-	struct gilk_splice_info *page = calloc(GILK_LIST_MAX, sizeof(*page));
+	uint8_t *page = calloc(pg->max, pg->size);
 	struct gilk_list l = { .from = 0 };
 	int rc = 0;
 
 	if (!page)
 		return gerr_setc(e, ENOMEM, "out of memory");
 	do {
-		l = (struct gilk_list){ .from = l.next, .max = GILK_LIST_MAX,
-					.buf = (uintptr_t)page };
-		if (ioctl(lv->fd, GILK_IOC_LIST, &l) < 0) {
+		l = (struct gilk_list){ .from = l.next, .max = pg->max, .buf = (uintptr_t)page };
+		if (ioctl(lv->fd, pg->cmd, &l) < 0) {
 			rc = gerr_setc(e, errno, "listing splices: %s", strerror(errno));
 			break;
 		}
 		for (uint32_t i = 0; i < l.count && !rc; i++)
-			rc = fn(ctx, &page[i]);
+			rc = pg->info ? pg->info(ctx, (const void *)(page + i * pg->size)) :
+					pg->brief(ctx, (const void *)(page + i * pg->size));
 	} while (!rc && l.next);
 	free(page);
 	return rc;
+}
+
+int live_each_splice(struct live *lv, int (*fn)(void *ctx, const struct gilk_splice_info *in),
+		     void *ctx, struct gerr *e)
+{
+	const struct pager pg = { GILK_IOC_LIST, sizeof(struct gilk_splice_info), GILK_LIST_MAX,
+				  fn, NULL };
+
+	return each_page(lv, &pg, ctx, e);
+}
+
+int live_each_brief(struct live *lv, int (*fn)(void *ctx, const struct gilk_brief *b),
+		    void *ctx, struct gerr *e)
+{
+	const struct pager pg = { GILK_IOC_BRIEFS, sizeof(struct gilk_brief), GILK_BRIEFS_MAX,
+				  NULL, fn };
+
+	return each_page(lv, &pg, ctx, e);
 }
 
 struct listed {
@@ -167,16 +203,9 @@ static int list_one(void *ctx, const struct gilk_splice_info *in)
 
 	if (l->keep && !l->keep(in))
 		return 0;
-	if (l->n == l->room) {
-		size_t room = l->room ? 2 * l->room : 64;
-		struct gilk_splice_info *more = realloc(l->all, room * sizeof(*more));
-
-		if (!more) {
-			l->full = true;
-			return -1;
-		}
-		l->all = more;
-		l->room = room;
+	if (grow_room((void **)&l->all, &l->room, l->n + 1, sizeof(*l->all), 64)) {
+		l->full = true;
+		return -1;
 	}
 	l->all[l->n++] = *in;
 	return 0;
@@ -214,29 +243,6 @@ int live_list_recording(struct live *lv, struct gilk_splice_info **out, size_t *
 			struct gerr *e)
 {
 	return list_kept(lv, live_splice_records, out, n, e);
-}
-
-int live_each_brief(struct live *lv, int (*fn)(void *ctx, const struct gilk_brief *b),
-		    void *ctx, struct gerr *e)
-{
-	struct gilk_brief *page = calloc(GILK_BRIEFS_MAX, sizeof(*page));
-	struct gilk_briefs b = { .from = 0 };
-	int rc = 0;
-
-	if (!page)
-		return gerr_setc(e, ENOMEM, "out of memory");
-	do {
-		b = (struct gilk_briefs){ .from = b.next, .max = GILK_BRIEFS_MAX,
-					  .buf = (uintptr_t)page };
-		if (ioctl(lv->fd, GILK_IOC_BRIEFS, &b) < 0) {
-			rc = gerr_setc(e, errno, "listing splices: %s", strerror(errno));
-			break;
-		}
-		for (uint32_t i = 0; i < b.count && !rc; i++)
-			rc = fn(ctx, &page[i]);
-	} while (!rc && b.next);
-	free(page);
-	return rc;
 }
 
 int live_stats(struct live *lv, struct gilk_stats *st, struct gerr *e)
@@ -451,23 +457,6 @@ struct learning {
 	bool full;
 };
 
-static bool learn_grow(void **arr, size_t *room, size_t need, size_t size)
-{
-	size_t r = *room ? *room : 1024;
-	void *more;
-
-	if (need <= *room)
-		return true;
-	while (r < need)
-		r *= 2;
-	more = realloc(*arr, r * size);
-	if (!more)
-		return false;
-	*arr = more;
-	*room = r;
-	return true;
-}
-
 static int learn_one(void *ctx, const struct gilk_splice_info *in)
 {
 	struct learning *l = ctx;
@@ -482,8 +471,8 @@ static int learn_one(void *ctx, const struct gilk_splice_info *in)
 
 	for (uint32_t k = 0; k < npatch; k++)
 		need += in->patch[k].len < GILK_PATCH_MAX_LEN ? in->patch[k].len : GILK_PATCH_MAX_LEN;
-	if (!learn_grow((void **)&l->sp, &l->room, l->n + 1, sizeof(*l->sp)) ||
-	    !learn_grow((void **)&l->orig, &l->origroom, l->norig + need, 1) ||
+	if (grow_room((void **)&l->sp, &l->room, l->n + 1, sizeof(*l->sp), 1024) ||
+	    grow_room((void **)&l->orig, &l->origroom, l->norig + need, 1, 16384) ||
 	    l->norig + need > UINT32_MAX) {
 		l->full = true;
 		return -1;

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "commands/commands.h"
+#include "grow.h"
 
 /* What a removal needs of the splices there are: every id (for "all"),
  * and the recording ones in full (their events are read after they go). */
@@ -16,31 +17,17 @@ struct listed {
 	bool all, full;
 };
 
-static bool grow(void **arr, size_t *room, size_t n, size_t size)
-{
-	void *more;
-
-	if (n < *room)
-		return true;
-	more = realloc(*arr, (*room ? 2 * *room : 64) * size);
-	if (!more)
-		return false;
-	*arr = more;
-	*room = *room ? 2 * *room : 64;
-	return true;
-}
-
 static int list_one(void *ctx, const struct gilk_splice_info *in)
 {
 	struct listed *l = ctx;
 
 	if (l->all) {
-		if (!grow((void **)&l->ids, &l->idroom, l->nids, sizeof(*l->ids)))
+		if (grow_room((void **)&l->ids, &l->idroom, l->nids + 1, sizeof(*l->ids), 64))
 			goto full;
 		l->ids[l->nids++] = in->id;
 	}
 	if (live_splice_records(in)) {
-		if (!grow((void **)&l->rec, &l->recroom, l->nrec, sizeof(*l->rec)))
+		if (grow_room((void **)&l->rec, &l->recroom, l->nrec + 1, sizeof(*l->rec), 16))
 			goto full;
 		l->rec[l->nrec++] = *in;
 	}

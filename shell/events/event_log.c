@@ -9,25 +9,14 @@
 #include <time.h>
 
 #include "events/fetch.h"
+#include "grow.h"
 #include "lineindex.h"
 #include "session/location.h"
 #include "session/types.h"
 
 static int grow(void **p, size_t *cap, size_t need, size_t size)
 {
-	size_t c = *cap ? *cap : 256;
-	void *q;
-
-	if (need <= *cap)
-		return 0;
-	while (c < need)
-		c *= 2;
-	q = realloc(*p, c * size);
-	if (!q)
-		return -1;
-	*p = q;
-	*cap = c;
-	return 0;
+	return grow_room(p, cap, need, size, 256);
 }
 
 /* Appends an event with its payload; its splice named by the caller. */

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "grow.h"
 #include "output/progress.h"
 #include "session/interrupt.h"
 #include "session/lines.h"
@@ -138,25 +139,6 @@ static bool has_block(const struct coverage *c, uint64_t start)
 	return false;
 }
 
-/* *arr with room for need items of size bytes (*room of them), grown by
- * doubling; -1: no memory, *arr as it was. */
-static int room_for(void **arr, size_t *room, size_t need, size_t size)
-{
-	size_t r = *room ? *room : 64;
-	void *p;
-
-	if (need <= *room)
-		return 0;
-	while (r < need)
-		r *= 2;
-	p = realloc(*arr, r * size);
-	if (!p)
-		return -1;
-	*arr = p;
-	*room = r;
-	return 0;
-}
-
 /* The function's blocks join the set, not yet spliced: all of them, or
  * (lines) those that meet the code of the lines asked and are not in the
  * set yet, as another entry of the function. */
@@ -174,9 +156,9 @@ static int add_function(struct session *s, struct coverage *c, struct func_index
 	/* grown by doubling: the whole kernel's set is half a million
 	 * blocks, and an array grown a function at a time leaves the heap
 	 * full of the sizes it outgrew */
-	if (room_for((void **)&c->funcs, &c->funcs_room, c->nfuncs + 1, sizeof(*c->funcs)) ||
-	    room_for((void **)&c->blocks, &c->blocks_room, c->nblocks + s->cfg.nblocks,
-		     sizeof(*c->blocks)))
+	if (grow_room((void **)&c->funcs, &c->funcs_room, c->nfuncs + 1, sizeof(*c->funcs), 64) ||
+	    grow_room((void **)&c->blocks, &c->blocks_room, c->nblocks + s->cfg.nblocks,
+		      sizeof(*c->blocks), 64))
 		return gerr_set(e, "out of memory");
 	f = &c->funcs[c->nfuncs++];
 	snprintf(f->name, sizeof(f->name), "%s", sym->name);

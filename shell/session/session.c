@@ -1,6 +1,8 @@
 /* The shell's session (see session.h). */
 #include "session/session.h"
 
+#include "grow.h"
+
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,29 +51,15 @@ static int refresh_one(void *ctx, const struct gilk_splice_info *in)
 	struct refresh *r = ctx;
 	struct session *s = r->s;
 
-	if (s->nmarks == r->room) {
-		size_t room = r->room ? 2 * r->room : 256;
-		struct splice_mark *more = realloc(s->marks, room * sizeof(*more));
-
-		if (!more)
-			return -1;
-		s->marks = more;
-		r->room = room;
-	}
+	if (grow_room((void **)&s->marks, &r->room, s->nmarks + 1, sizeof(*s->marks), 256))
+		return -1;
 	s->marks[s->nmarks++] = (struct splice_mark){ .site = in->site, .tramp = in->tramp,
 		.evict_tramp = in->evict_tramp, .hits = in->hits, .id = in->id,
 		.tramp_len = in->tramp_len, .evict_len = in->evict_len };
 	if (!live_splice_records(in))
 		return 0;
-	if (s->nspliced == r->fullroom) {
-		size_t room = r->fullroom ? 2 * r->fullroom : 16;
-		struct gilk_splice_info *more = realloc(s->spliced, room * sizeof(*more));
-
-		if (!more)
-			return -1;
-		s->spliced = more;
-		r->fullroom = room;
-	}
+	if (grow_room((void **)&s->spliced, &r->fullroom, s->nspliced + 1, sizeof(*s->spliced), 16))
+		return -1;
 	s->spliced[s->nspliced++] = *in;
 	return 0;
 }
@@ -190,22 +178,14 @@ static int cmp_made(const void *a, const void *b)
 void session_made(struct session *s, const uint32_t *ids, const struct splice_plan *plans,
 		  const uint64_t *tramps, size_t n)
 {
-	struct made_splice *m = s->made;
+	struct made_splice *m;
 
 	if (n)
 		s->last_made = ids[n - 1];
-	/* grown by doubling, as it may come to half a million */
-	if (s->nmade + n + 1 > s->made_room) {
-		size_t room = s->made_room ? s->made_room : 64;
-
-		while (room < s->nmade + n + 1)
-			room *= 2;
-		m = realloc(s->made, room * sizeof(*m));
-		if (!m)
-			return;
-		s->made = m;
-		s->made_room = room;
-	}
+	/* it may come to half a million */
+	if (grow_room((void **)&s->made, &s->made_room, s->nmade + n + 1, sizeof(*s->made), 64))
+		return;
+	m = s->made;
 	for (size_t i = 0; i < n; i++) {
 		struct made_splice key = { ids[i], plans[i].region.addr, tramps[i] }, *old;
 

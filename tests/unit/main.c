@@ -33,5 +33,6 @@ int main(void)
 	failed += _cmocka_run_group_tests("orc", orc_tests, orc_ntests, NULL, NULL);
 	failed += _cmocka_run_group_tests("agg", agg_tests, agg_ntests, NULL, NULL);
 	failed += _cmocka_run_group_tests("intexpr", intexpr_tests, intexpr_ntests, NULL, NULL);
+	failed += _cmocka_run_group_tests("grow", grow_tests, grow_ntests, NULL, NULL);
 	return failed ? 1 : 0;
 }

@@ -1114,6 +1114,23 @@ static void *rcu_load(void *arg)
 	return NULL;
 }
 
+/* The reservation kinds FACTS gives at site, a bit each (0: none, or the
+ * ioctl failed). */
+static unsigned fact_kinds_at(struct live *lv, uint64_t site)
+{
+	struct gilk_fact out[64];
+	struct gilk_facts f = { .start = site, .end = site + 1, .max = 64,
+				.buf = (uintptr_t)out };
+	unsigned kinds = 0;
+
+	if (ioctl(lv->fd, GILK_IOC_FACTS, &f) || f.count > f.max)
+		return 0;
+	for (uint32_t i = 0; i < f.count; i++)
+		if (out[i].kind < 16)
+			kinds |= 1u << out[i].kind;
+	return kinds;
+}
+
 static void defect_own_path(struct live *lv)
 {
 	/*
@@ -1133,6 +1150,7 @@ static void defect_own_path(struct live *lv)
 	for (size_t i = 0; i < sizeof(fns) / sizeof(fns[0]); i++) {
 		static struct gilk_splice req;
 		uint64_t fn = sym(lv, fns[i]), site;
+		unsigned kinds, lifecycle;
 		struct splice_plan p;
 		struct gerr e;
 		int err, ret;
@@ -1145,12 +1163,22 @@ static void defect_own_path(struct live *lv)
 			continue;
 		}
 		site = live_block_site(lv, fn);
+		kinds = fact_kinds_at(lv, site);
+		/* where the CPU's bring-up or idle runs it too (the debug
+		 * kernel's lockdep and KASAN calls), that class may be named */
+		lifecycle = kinds & (1u << GILK_RES_EARLY_CPU | 1u << GILK_RES_RCU_IDLE);
+		check(kinds & (1u << GILK_RES_OWN_PATH),
+		      "defect 12: FACTS puts %s on gilk's own path (kinds 0x%x)", fns[i], kinds);
 		ret = live_plan(lv, site, SPLICE_ALLOW_TRAP, &p, &e);
-		check(ret != 0 && p.reason == SR_OWN_PATH,
-		      "defect 12: the planner refuses %s as %s (%s)", fns[i],
-		      splice_reason_name(SR_OWN_PATH), ret ? e.msg : "planned");
+		check(ret != 0 && (p.reason == SR_OWN_PATH ||
+				   (p.reason == SR_EARLY_CPU &&
+				    (lifecycle & 1u << GILK_RES_EARLY_CPU)) ||
+				   (p.reason == SR_RCU_IDLE && (lifecycle & 1u << GILK_RES_RCU_IDLE))),
+		      "defect 12: the planner refuses %s as gilk-path%s (%s)", fns[i],
+		      lifecycle ? " or its lifecycle class" : "", ret ? e.msg : "planned");
 		err = send_forced(lv, site, 5, &req);
-		check(err == ELOOP && strstr(req.reason, "own path"),
+		check((err == ELOOP && strstr(req.reason, "own path")) ||
+		      (lifecycle && err == EACCES && *req.reason),
 		      "defect 12: gilk.ko refuses a request for %s: %s (%s)", fns[i],
 		      err > 0 ? strerror(err) : "accepted", req.reason);
 	}

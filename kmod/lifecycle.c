@@ -253,6 +253,7 @@ static void track(struct lc_path *p, const struct insn *in, unsigned long a)
 }
 
 static int walk_fn(struct lc_walk *w, unsigned long t);
+static bool is_unmade(unsigned long t);
 
 /*
  * Code addresses the functions around [lo, hi) store into the word at m
@@ -300,8 +301,8 @@ static int walk_code(struct lc_walk *w, unsigned long start, unsigned long lo,
 static int jump_out(struct lc_walk *w, unsigned long t, struct lc_path *p)
 {
 	(void)p;
-	if (is_return_thunk(t))
-		return 1;
+	if (is_return_thunk(t) || is_unmade(t))
+		return 1;	/* returns (a tail call never made, too) */
 	if (gilk_is_thunk(t)) {
 		w->unresolved++;	/* a jump through a retpoline */
 		return 1;
@@ -327,35 +328,82 @@ static int push(struct lc_path **stack, size_t *n, size_t *cap, const struct lc_
 /*
  * A call (or jump) to t, ending at after, that reports the kernel failing:
  * to one of the kernel's reporters that do not return (panic(),
- * __stack_chk_fail(): objtool's list) or WARN()'s __warn_printk(), or any
- * call a trap follows (a BUG()'s, or one that does not return).
+ * __stack_chk_fail(): objtool's list), WARN()'s __warn_printk(), a
+ * sanitizer's report of a bad access (KASAN's __asan_report_*() and
+ * kasan_report(), which the compiler calls from every checked access),
+ * lockdep's of a bad RCU use, a message or a stack dump (code in these
+ * windows prints only to report: noinstr code may call out only so), or
+ * any call a trap follows (a BUG()'s, or one that does not return).
  * The walk does not follow it: a report needs the context itself (printk()
  * takes per-CPU locks), and a kernel reporting there dies with or without
  * a splice; followed, it would refuse printk() and all it calls.
  */
-static unsigned long reporters[16];	/* found at load, 0-terminated */
+static unsigned long reporters[64];	/* found at load, 0-terminated */
+
+/*
+ * Calls the windows never make: the scheduler's preemption entries, which
+ * preempt_enable() calls when the count drops to zero. In rcu-idle it
+ * cannot: the idle task runs with preemption disabled throughout (its
+ * count starts at PREEMPT_DISABLED, and do_idle() and play_idle() hold
+ * it). In early-cpu nothing can read the count, a per-CPU word behind %gs.
+ * Followed, they would refuse the whole scheduler on a preemptible kernel.
+ */
+static unsigned long unmade[8];		/* found at load, 0-terminated */
+
+static void add_found(unsigned long *to, size_t room, size_t *n, const char *name)
+{
+	unsigned long a = gilk_ks.kallsyms_lookup_name(name);
+
+	if (a && *n + 1 < room)
+		to[(*n)++] = a;
+}
 
 static void find_reporters(void)
 {
 	/* the failure reports of objtool's list of functions that do not
-	 * return, and WARN()'s printk
+	 * return, WARN()'s printk, the sanitizers' and lockdep's reports
 	 */
 	static const char *const names[] = {
 		"panic", "nmi_panic", "__stack_chk_fail", "fortify_panic", "__fortify_panic",
 		"usercopy_abort", "__warn_printk", "make_task_dead", "do_exit",
 		"rewind_stack_and_make_dead", "machine_real_restart", "emergency_restart",
 		"__ubsan_handle_builtin_unreachable", "BUG_func",
+		"kasan_report", "kasan_report_invalid_free", "lockdep_rcu_suspicious",
+		"_printk", "_printk_deferred", "vprintk", "dump_stack", "dump_stack_lvl",
 	};
+	static const char *const preempt[] = {
+		"preempt_schedule", "preempt_schedule_notrace", "preempt_schedule_thunk",
+		"preempt_schedule_notrace_thunk", "__SCT__preempt_schedule",
+		"__SCT__preempt_schedule_notrace",
+	};
+	static const char *const sizes[] = { "1", "2", "4", "8", "16", "_n" };
+	char name[40];
 	size_t i, n = 0;
 
-	BUILD_BUG_ON(ARRAY_SIZE(names) >= ARRAY_SIZE(reporters));
-	for (i = 0; i < ARRAY_SIZE(names); i++) {
-		unsigned long a = gilk_ks.kallsyms_lookup_name(names[i]);
-
-		if (a)
-			reporters[n++] = a;
+	BUILD_BUG_ON(ARRAY_SIZE(names) + 2 * 2 * ARRAY_SIZE(sizes) >= ARRAY_SIZE(reporters));
+	BUILD_BUG_ON(ARRAY_SIZE(preempt) >= ARRAY_SIZE(unmade));
+	for (i = 0; i < ARRAY_SIZE(names); i++)
+		add_found(reporters, ARRAY_SIZE(reporters), &n, names[i]);
+	for (i = 0; i < 4 * ARRAY_SIZE(sizes); i++) {
+		snprintf(name, sizeof(name), "__asan_report_%s%s%s", i & 1 ? "store" : "load",
+			 sizes[i / 4], i & 2 ? "_noabort" : "");
+		add_found(reporters, ARRAY_SIZE(reporters), &n, name);
 	}
 	reporters[n] = 0;
+	n = 0;
+	for (i = 0; i < ARRAY_SIZE(preempt); i++)
+		add_found(unmade, ARRAY_SIZE(unmade), &n, preempt[i]);
+	unmade[n] = 0;
+}
+
+static bool is_unmade(unsigned long t)
+{
+	size_t i;
+
+	for (i = 0; unmade[i]; i++)
+		if (t == unmade[i])
+			return true;
+	return false;
 }
 
 static bool reports(unsigned long t, unsigned long after, unsigned long hi)
@@ -505,6 +553,10 @@ static int step(struct lc_walk *w, const struct insn *in, unsigned long a, struc
 			return 1;
 		if (reports(t, p->a, hi))
 			return 1;
+		if (call && is_unmade(t)) {
+			p->known = 0;
+			return 0;
+		}
 		if (!call && !t && (p->known & KNOWN_LOADED)) {
 			/* nothing there yet: what the neighbours store there */
 			ret = stored_targets(w, p->held, lo, hi, p, jump_out);

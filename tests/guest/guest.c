@@ -36,11 +36,23 @@ int check_summary(void)
 	return failed ? 1 : 0;
 }
 
+/* NAME or NAME+OFFSET (decimal, or hex with 0x) */
 uint64_t sym(struct live *lv, const char *name)
 {
+	const char *plus = strchr(name, '+');
+	char base[256];
 	const struct ksym *s;
+	uint64_t off = 0;
+	char *end;
 
-	return symtab_by_name(lv->k.syms, name, &s, 1) == 1 ? s->addr : 0;
+	snprintf(base, sizeof(base), "%.*s", (int)(plus ? (size_t)(plus - name) : strlen(name)),
+		 name);
+	if (plus) {
+		off = strtoull(plus + 1, &end, 0);
+		if (end == plus + 1 || *end)
+			return 0;
+	}
+	return symtab_by_name(lv->k.syms, base, &s, 1) == 1 ? s->addr + off : 0;
 }
 
 uint64_t rng_next(uint64_t *s)

@@ -369,17 +369,21 @@ size_t lineindex_locals_at(const struct lineindex *li, uint64_t addr, struct lin
 		if (rel >= r->hi || r->desc >= li->h->nlocal_descs)
 			continue;
 		x = &li->desc[r->desc];
-		if (x->reg > 15 || x->kind > LIX_LOCAL_CFA)
+		if (x->reg > 15 || x->kind > LIX_LOCAL_OUT)
 			continue;
-		/* a name met already is an inner scope's: it hides this one */
+		/*
+		 * a name met already is an inner scope's: it hides this one,
+		 * unless it was only where the name is optimized out (every
+		 * variable's range over its scope, which a location overrides)
+		 */
 		for (k = 0; k < n && strcmp(out[k].name, string_at(li, x->name)); k++)
 			;
-		if (k < n)
+		if (k < n && (out[k].kind != LINE_LOCAL_OUT || x->kind == LIX_LOCAL_OUT))
 			continue;
-		out[n] = (struct line_local){ string_at(li, x->name), string_at(li, x->type),
+		out[k] = (struct line_local){ string_at(li, x->name), string_at(li, x->type),
 					      x->kind, x->reg, x->off, x->param != 0,
 					      li->h->text + r->lo, li->h->text + r->hi };
-		n++;
+		n += k == n;
 	}
 	return n;
 }

@@ -110,9 +110,11 @@ size_t lineindex_inlined_at(const struct lineindex *li, uint64_t addr,
  * address plus off (CFA: the caller's rsp before the call, which the
  * kernel's ORC table gives as the site's rsp plus an offset); reg is
  * DWARF's x86-64 number (0 rax, 1 rdx, 2 rcx, 3 rbx, 4 rsi, 5 rdi, 6 rbp,
- * 7 rsp, 8..15 r8..r15).
+ * 7 rsp, 8..15 r8..r15). EXPR: a DWARF expression gilk does not evaluate
+ * says where it is; OUT: DWARF gives it no location (optimized out).
  */
-enum { LINE_LOCAL_REG, LINE_LOCAL_MEM, LINE_LOCAL_VALUE, LINE_LOCAL_CFA };
+enum { LINE_LOCAL_REG, LINE_LOCAL_MEM, LINE_LOCAL_VALUE, LINE_LOCAL_CFA, LINE_LOCAL_EXPR,
+       LINE_LOCAL_OUT };
 struct line_local {
 	const char *name, *type;	/* type as C writes it */
 	uint8_t kind, reg;
@@ -120,8 +122,8 @@ struct line_local {
 	bool param;
 	uint64_t lo, hi;	/* the range this location holds over (link-time) */
 };
-/* The parameters and locals gilk can read at addr (link-time), one per
- * name, an inner scope's hiding an outer's: up to max. */
+/* The parameters and locals in scope at addr (link-time), one per name,
+ * an inner scope's hiding an outer's: up to max. */
 size_t lineindex_locals_at(const struct lineindex *li, uint64_t addr, struct line_local *out,
 			   size_t max);
 

@@ -519,6 +519,19 @@ static int add_local(struct builder *b, Dwarf_Addr lo, Dwarf_Addr hi, int64_t n,
 	return 0;
 }
 
+/* One location over each of a scope's ranges. */
+static int scope_ranges(struct builder *b, Dwarf_Die *scope, int64_t n, int64_t t, int param,
+			uint8_t kind, uint8_t reg, int32_t at)
+{
+	ptrdiff_t r = 0;
+	Dwarf_Addr sb, ss, se;
+
+	while ((r = dwarf_ranges(scope, r, &sb, &ss, &se)) > 0)
+		if (add_local(b, ss, se, n, t, param, kind, reg, at))
+			return -1;
+	return 0;
+}
+
 /*
  * A parameter's or local's locations in scope (a function, a lexical
  * block, an inlined copy): a location list gives its own ranges, a single
@@ -538,24 +551,31 @@ static int scope_local(struct builder *b, Dwarf_Die *scope, Dwarf_Die *die, int 
 	int32_t at;
 	int param = dwarf_tag(die) == DW_TAG_formal_parameter, rc;
 
-	if (!dwarf_attr(die, DW_AT_location, &loc))
-		return 0;
 	rc = name_and_type(b, name, die, &n, &t);
 	if (rc)
 		return rc < 0 ? gerr_setc(e, ENOMEM, "out of memory reading locals") : 0;
-	while ((off = dwarf_getlocations(&loc, off, &base, &start, &end, &expr, &len)) > 0) {
-		if (!local_shape(expr, len, cfa_frame, &kind, &reg, &at))
-			continue;
-		if (start == 0 && end == (Dwarf_Addr)-1) {	/* over the whole scope */
-			ptrdiff_t r = 0;
-			Dwarf_Addr sb, ss, se;
-
-			while ((r = dwarf_ranges(scope, r, &sb, &ss, &se)) > 0)
-				if (add_local(b, ss, se, n, t, param, kind, reg, at))
-					return gerr_setc(e, ENOMEM, "out of memory reading locals");
-		} else if (add_local(b, start, end, n, t, param, kind, reg, at)) {
+	/*
+	 * no location at all: optimized out over the whole scope (the gaps
+	 * of a location list are not kept: they would make the index a
+	 * quarter bigger)
+	 */
+	if (!dwarf_attr(die, DW_AT_location, &loc)) {
+		if (scope_ranges(b, scope, n, t, param, LIX_LOCAL_OUT, 0, 0))
 			return gerr_setc(e, ENOMEM, "out of memory reading locals");
+		return 0;
+	}
+	while ((off = dwarf_getlocations(&loc, off, &base, &start, &end, &expr, &len)) > 0) {
+		if (!local_shape(expr, len, cfa_frame, &kind, &reg, &at)) {
+			kind = LIX_LOCAL_EXPR;
+			reg = 0;
+			at = 0;
 		}
+		if (start == 0 && end == (Dwarf_Addr)-1)	/* over the whole scope */
+			rc = scope_ranges(b, scope, n, t, param, kind, reg, at);
+		else
+			rc = add_local(b, start, end, n, t, param, kind, reg, at);
+		if (rc)
+			return gerr_setc(e, ENOMEM, "out of memory reading locals");
 	}
 	return 0;
 }

@@ -10,7 +10,7 @@
 #include <stdint.h>
 
 #define LIX_MAGIC "GILKLIX"	/* 8 bytes with its NUL */
-#define LIX_VERSION 6
+#define LIX_VERSION 7
 #define LIX_STMT 0x80000000u	/* in lix_row.line: a statement's start */
 
 struct lix_header {
@@ -85,14 +85,19 @@ struct lix_inline {
  * at the canonical frame address plus off (CFA: DW_OP_fbreg in a function
  * whose frame base is DW_OP_call_frame_cfa; the reader finds the CFA from
  * the kernel's ORC table). reg is DWARF's x86-64 number (0 rax, 1 rdx,
- * 2 rcx, 3 rbx, 4 rsi, 5 rdi, 6 rbp, 7 rsp, 8..15 r8..r15). Locations of
- * other shapes (a value computed, pieces, an entry value) are not kept:
- * such a variable cannot be named there.
+ * 2 rcx, 3 rbx, 4 rsi, 5 rdi, 6 rbp, 7 rsp, 8..15 r8..r15). A location
+ * of another shape (a value computed, pieces, an entry value) is kept as
+ * EXPR, so the reader can say why it does not read it; a variable DWARF
+ * gives no location at all has an OUT range over its whole scope
+ * ("optimized out", as gdb says), which any other kind of the same name
+ * at an address overrides.
  */
 #define LIX_LOCAL_REG 0
 #define LIX_LOCAL_MEM 1
 #define LIX_LOCAL_VALUE 2
 #define LIX_LOCAL_CFA 3
+#define LIX_LOCAL_EXPR 4
+#define LIX_LOCAL_OUT 5
 
 struct lix_local_desc {
 	uint32_t name, type;	/* string offsets; type as lix_var's */

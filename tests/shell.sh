@@ -454,6 +454,17 @@ check "info scope: path_init's parameters mid-function, each in its register ($(
 	   grep -q "^fetch p: +0(+0(+[0-9]*(%$(kreg "$reg")))):string (at most 64 bytes)\$" "$t/o" &&
 	   grep -q "^fetch depth: +[0-9]*(%$(kreg "$reg")):u32\$" "$t/o" && grep -q "^fetch flags: %$(kreg "$freg"):u32\$" "$t/o"; echo $?)"
 fails "fetch: a name the block does not have lists those it has" 'plan path_init:block 4 fetch nosuch' "the site has: flags nd"
+# A local in scope that DWARF gives no location there is optimized out, as
+# gdb says, and a fetch of it says so rather than that it does not exist.
+out_name= n=
+for n in 1 2 3 4 5 6 7 8 9 10 11 12; do
+	out_name=$("${G[@]}" -c "info scope path_init:block $n" 2>&1 |
+		sed -n 's/^Symbol \([a-z_0-9]*\) is optimized out, of type .*\.$/\1/p' | head -1)
+	[ -n "$out_name" ] && break
+done
+"${G[@]}" -c "plan path_init:block $n fetch ${out_name:-?}" >"$t/o" 2>&1
+check "info scope names a local optimized out at path_init's block $n (${out_name:-none}); a fetch of it says so ($(head -1 "$t/o"))" \
+	"$([ -n "$out_name" ] && grep -q "^gilk: fetch: '$out_name' is optimized out here: the kernel's debug information gives it no location at this site" "$t/o"; echo $?)"
 "${G[@]}" -c 'info scope do_filp_open:block 3' -c 'plan do_filp_open:block 3 fetch nd.name->name' >"$t/o" 2>&1
 at=$(sed -n 's/^Symbol nd is at \[\$rsp+\([0-9]*\)\], of type struct nameidata\.$/\1/p' "$t/o")
 check "info scope: a local in the frame is at rsp plus the CFA's offset from the ORC table and its own; a fetch reads it there ($(grep '^Symbol nd \|^fetch' "$t/o" | tr '\n' ' '))" \

@@ -439,7 +439,7 @@ static int info_scope(struct session *s, char *const *words, int nwords, struct 
 		return -1;
 	session_where(s, addr, where, sizeof(where));
 	if (!site.nlocals) {
-		fprintf(s->out, "No parameters or locals gilk can read at %s.\n", where);
+		fprintf(s->out, "No parameters or locals at %s.\n", where);
 		return 0;
 	}
 	fprintf(s->out, "At %s:\n", where);
@@ -453,6 +453,11 @@ static int info_scope(struct session *s, char *const *words, int nwords, struct 
 		else if (l->kind == LINE_LOCAL_MEM)
 			fprintf(s->out, "Symbol %s is at [$%s%+d], of type %s.\n", l->name, reg, l->off,
 				type);
+		else if (l->kind == LINE_LOCAL_OUT)
+			fprintf(s->out, "Symbol %s is optimized out, of type %s.\n", l->name, type);
+		else if (l->kind == LINE_LOCAL_EXPR)
+			fprintf(s->out, "Symbol %s is computed by a DWARF expression gilk does not "
+				"evaluate, of type %s.\n", l->name, type);
 		else
 			fprintf(s->out, "Symbol %s is $%s%+d (its value), of type %s.\n", l->name, reg,
 				l->off, type);
@@ -541,7 +546,9 @@ const struct command cmd_info = {
 		"parameters and locals the line index puts at that address, each in a\n"
 		"register or in memory at one (the frame's at rsp plus the CFA's offset\n"
 		"from the kernel's ORC table), which a splice there can name in fetch\n"
-		"and if (splice path_init:block 5 regs fetch nd->depth). info functions [REGEX],\n"
+		"and if (splice path_init:block 5 regs fetch nd->depth), or optimized\n"
+		"out there (DWARF gives it no place), or computed by a DWARF expression\n"
+		"gilk does not evaluate. info functions [REGEX],\n"
 		"info variables [REGEX]: the function or data symbols whose names match\n"
 		"(these work offline too, over kallsyms).",
 };

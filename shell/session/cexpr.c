@@ -222,6 +222,13 @@ static int site_name(struct parser *ps, const char *name, struct cval *v)
 
 		if (strcmp(name, l->name))
 			continue;
+		if (l->kind == LINE_LOCAL_OUT)
+			return perr(ps, "'%s' is optimized out here: the kernel's debug information "
+				    "gives it no location at this site (info scope LOCATION lists "
+				    "what a block has)", name);
+		if (l->kind == LINE_LOCAL_EXPR)
+			return perr(ps, "'%s' is computed here by a DWARF expression gilk does not "
+				    "evaluate (info scope LOCATION lists what a block has)", name);
 		if (ps->read_at_hit)
 			return perr(ps, "'%s' reads two values at the hit; fetch each on its own",
 				    ps->text);
@@ -334,11 +341,13 @@ static int primary(struct parser *ps, struct cval *v)
 							 sizeof(names) - used : 0, " %s",
 							 ps->site->params[i]);
 			for (int i = 0; i < ps->site->nlocals; i++)
-				used += (size_t)snprintf(names + used, used < sizeof(names) ?
-							 sizeof(names) - used : 0, " %s",
-							 ps->site->locals[i].name);
-			return perr(ps, "no parameter, local or global '%s' here; the site has:%s",
-				    name, names);
+				if (ps->site->locals[i].kind < LINE_LOCAL_EXPR)
+					used += (size_t)snprintf(names + used, used < sizeof(names) ?
+								 sizeof(names) - used : 0, " %s",
+								 ps->site->locals[i].name);
+			if (used)
+				return perr(ps, "no parameter, local or global '%s' here; the site "
+					    "has:%s", name, names);
 		}
 		if (ps->fv)
 			return perr(ps, "no parameter, local or global '%s' here (info scope LOCATION "

@@ -39,7 +39,7 @@ int cexpr_eval(struct session *s, const char *text, struct cval *out, struct ger
 struct cexpr_local {
 	char name[64];
 	struct ktype type;
-	uint8_t kind;           /* LINE_LOCAL_REG, _MEM, _VALUE (lineindex.h) */
+	uint8_t kind;           /* LINE_LOCAL_REG, _MEM, _VALUE, _EXPR, _OUT (lineindex.h) */
 	uint8_t field;
 	int32_t off;
 };

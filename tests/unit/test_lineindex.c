@@ -31,7 +31,12 @@ static const char sample[] =
 	"{\n"							/* 13 */
 	"\treturn twice(a) - 1;\n"				/* 14 */
 	"}\n"							/* 15 */
-	"long table[10] = { 1 };\n";				/* 16 */
+	"long table[10] = { 1 };\n"				/* 16 */
+	"int later(int a)\n"					/* 17 */
+	"{\n"							/* 18 */
+	"\tint never;\n"					/* 19 */
+	"\treturn a + 3;\n"					/* 20 */
+	"}\n";							/* 21 */
 
 struct built {
 	char dir[64], elf[96], index[96];
@@ -222,7 +227,8 @@ static void bad_inputs(void **s)
 /*
  * Optimized, the parameters live in registers: second's a is in rdi
  * (DWARF's register 5) where its line's code is, and twice's x, inlined
- * there, too; at -O0 they are in the frame, at the CFA plus an offset.
+ * there, too; later's never, which nothing sets, has no location and is
+ * optimized out; at -O0 they are in the frame, at the CFA plus an offset.
  */
 static void locals_in_registers(void **s)
 {
@@ -256,6 +262,20 @@ static void locals_in_registers(void **s)
 		for (size_t j = i + 1; j < n; j++)
 			assert_string_not_equal(l[i].name, l[j].name);
 	assert_int_equal(lineindex_locals_at(li, 0x10, l, 8), 0);
+	/* a local DWARF gives no location is in scope, optimized out; one
+	 * in a register beside it is read there */
+	assert_true(line_addrs(li, (uint32_t)file, 20, at, 8) >= 1);
+	n = lineindex_locals_at(li, at[0], l, 8);
+	for (k = 0; k < n && strcmp(l[k].name, "never"); k++)
+		;
+	assert_true(k < n);
+	assert_int_equal(l[k].kind, LINE_LOCAL_OUT);
+	assert_string_equal(l[k].type, "int");
+	assert_false(l[k].param);
+	for (k = 0; k < n && strcmp(l[k].name, "a"); k++)
+		;
+	assert_true(k < n);
+	assert_int_equal(l[k].kind, LINE_LOCAL_REG);
 	lineindex_close(li);
 	/* -O0: a and b are in the frame, below the canonical frame address
 	 * (the frame base is DW_OP_call_frame_cfa) */

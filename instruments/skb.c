@@ -30,15 +30,12 @@ struct skb_event {
 
 static atomic64_t unreadable;
 
-#define REG(name, field) { name, offsetof(struct pt_regs, field) }
 static const struct {
 	const char *name;
 	unsigned int off;
 } regs_by_name[] = {
-	REG("rax", ax), REG("rbx", bx), REG("rcx", cx), REG("rdx", dx),
-	REG("rsi", si), REG("rdi", di), REG("rbp", bp), REG("r8", r8),
-	REG("r9", r9), REG("r10", r10), REG("r11", r11), REG("r12", r12),
-	REG("r13", r13), REG("r14", r14), REG("r15", r15),
+#define GILK_REG(name, member, dwarf) { #name, offsetof(struct pt_regs, member) },
+#include "gilk_regs.h"
 };
 
 /* The register the argument names; false when it names none. */

@@ -18,6 +18,18 @@
 
 #include "gilk_internal.h"
 #include "compat.h"
+#include "gilk_reg_index.h"
+
+/* where each field from GILK_FF_ARG0 on is in struct pt_regs */
+static const u16 reg_offset[] = {
+#define GILK_ARG(i, name, member) offsetof(struct pt_regs, member),
+#define GILK_REG(name, member, dwarf) offsetof(struct pt_regs, member),
+#include "gilk_regs.h"
+	offsetof(struct pt_regs, ip),
+	offsetof(struct pt_regs, flags),
+};
+static_assert(GILK_FF_RAX + GILK_NREGS == GILK_FF_RIP);
+static_assert(ARRAY_SIZE(reg_offset) == GILK_FF_NFIELDS - GILK_FF_ARG0);
 
 #define GILK_EVENT_MAX 4000
 
@@ -113,32 +125,8 @@ static __always_inline u64 field(u8 f, const struct pt_regs *r)
 	}
 	if (!r)		/* the check gave it the full template: not reached */
 		return 0;
-	switch (f) {
-	case GILK_FF_ARG0: return r->di;
-	case GILK_FF_ARG0 + 1: return r->si;
-	case GILK_FF_ARG0 + 2: return r->dx;
-	case GILK_FF_ARG0 + 3: return r->cx;
-	case GILK_FF_ARG0 + 4: return r->r8;
-	case GILK_FF_ARG0 + 5: return r->r9;
-	case GILK_FF_RAX: return r->ax;
-	case GILK_FF_RAX + 1: return r->bx;
-	case GILK_FF_RAX + 2: return r->cx;
-	case GILK_FF_RAX + 3: return r->dx;
-	case GILK_FF_RAX + 4: return r->si;
-	case GILK_FF_RAX + 5: return r->di;
-	case GILK_FF_RAX + 6: return r->bp;
-	case GILK_FF_RAX + 7: return r->sp;
-	case GILK_FF_RAX + 8: return r->r8;
-	case GILK_FF_RAX + 9: return r->r9;
-	case GILK_FF_RAX + 10: return r->r10;
-	case GILK_FF_RAX + 11: return r->r11;
-	case GILK_FF_RAX + 12: return r->r12;
-	case GILK_FF_RAX + 13: return r->r13;
-	case GILK_FF_RAX + 14: return r->r14;
-	case GILK_FF_RAX + 15: return r->r15;
-	case GILK_FF_RIP: return r->ip;
-	case GILK_FF_FLAGS: return r->flags;
-	}
+	if (f >= GILK_FF_ARG0 && f < GILK_FF_NFIELDS)
+		return *(const unsigned long *)((const char *)r + reg_offset[f - GILK_FF_ARG0]);
 	return 0;
 }
 

@@ -180,9 +180,9 @@ NOKPROBE_SYMBOL(tsc_fn);
 static notrace void regs_fn(const struct gilk_ctx *ctx)
 {
 	const struct pt_regs *r = ctx->regs;
-	u64 ev[18] = {
-		r->ax, r->bx, r->cx, r->dx, r->si, r->di, r->bp, r->sp,
-		r->r8, r->r9, r->r10, r->r11, r->r12, r->r13, r->r14, r->r15,
+	u64 ev[] = {
+#define GILK_REG(name, member, dwarf) (r->member),
+#include "gilk_regs.h"
 		r->ip, r->flags,
 	};
 
@@ -196,9 +196,9 @@ static const struct gilk_field tsc_fields[] = { { "tsc" } };
 
 #define REG(name) { name, GILK_FIELD_HEX }
 static const struct gilk_field regs_fields[] = {
-	REG("rax"), REG("rbx"), REG("rcx"), REG("rdx"), REG("rsi"), REG("rdi"),
-	REG("rbp"), REG("rsp"), REG("r8"), REG("r9"), REG("r10"), REG("r11"),
-	REG("r12"), REG("r13"), REG("r14"), REG("r15"), REG("rip"), REG("rflags"),
+#define GILK_REG(name, member, dwarf) REG(#name),
+#include "gilk_regs.h"
+	REG("rip"), REG("rflags"),
 };
 
 static struct gilk_instrument builtins[] = {

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "filter.h"
+#include "gilk_reg_index.h"
 
 static const struct {
 	const char *name;
@@ -14,15 +15,11 @@ static const struct {
 } fields[] = {
 	{ "pid", GILK_FF_PID }, { "tid", GILK_FF_TID }, { "comm", GILK_FF_COMM },
 	{ "cpu", GILK_FF_CPU }, { "context", GILK_FF_CONTEXT },
-	{ "arg0", GILK_FF_ARG0 }, { "arg1", GILK_FF_ARG0 + 1 }, { "arg2", GILK_FF_ARG0 + 2 },
-	{ "arg3", GILK_FF_ARG0 + 3 }, { "arg4", GILK_FF_ARG0 + 4 }, { "arg5", GILK_FF_ARG0 + 5 },
-	{ "rax", GILK_FF_RAX }, { "rbx", GILK_FF_RAX + 1 }, { "rcx", GILK_FF_RAX + 2 },
-	{ "rdx", GILK_FF_RAX + 3 }, { "rsi", GILK_FF_RAX + 4 }, { "rdi", GILK_FF_RAX + 5 },
-	{ "rbp", GILK_FF_RAX + 6 }, { "rsp", GILK_FF_RAX + 7 }, { "r8", GILK_FF_RAX + 8 },
-	{ "r9", GILK_FF_RAX + 9 }, { "r10", GILK_FF_RAX + 10 }, { "r11", GILK_FF_RAX + 11 },
-	{ "r12", GILK_FF_RAX + 12 }, { "r13", GILK_FF_RAX + 13 }, { "r14", GILK_FF_RAX + 14 },
-	{ "r15", GILK_FF_RAX + 15 }, { "rip", GILK_FF_RIP }, { "rflags", GILK_FF_FLAGS },
-	{ "retval", GILK_FF_RAX },
+#define GILK_ARG(i, name, member) { "arg" #i, GILK_FF_ARG0 + (i) },
+#define GILK_REG(name, member, dwarf) { #name, GILK_FF_RAX + GILK_REG_##name },
+#include "gilk_regs.h"
+	{ "rip", GILK_FF_RIP }, { "rflags", GILK_FF_FLAGS },
+	{ "retval", GILK_FF_RAX + GILK_REG_RETVAL },
 };
 #define NFIELDS (sizeof(fields) / sizeof(fields[0]))
 

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "events/payload.h"
+#include "gilk_reg_index.h"
 
 static const char *const contexts[] = { "task", "softirq", "irq", "nmi" };
 
@@ -51,11 +52,18 @@ bool event_field_in_header(const char *name)
  */
 static const char *register_alias(const char *name)
 {
-	static const char *const args[] = { "rdi", "rsi", "rdx", "rcx", "r8", "r9" };
+	static const char *const args[] = {
+#define GILK_ARG(i, name, member) #name,
+#include "gilk_regs.h"
+	};
+	static const char *const regs[] = {
+#define GILK_REG(name, member, dwarf) #name,
+#include "gilk_regs.h"
+	};
 
 	if (!strncmp(name, "arg", 3) && name[3] >= '0' && name[3] <= '5' && !name[4])
 		return args[name[3] - '0'];
-	return strcmp(name, "retval") ? NULL : "rax";
+	return strcmp(name, "retval") ? NULL : regs[GILK_REG_RETVAL];
 }
 
 enum filter_kind event_field_kind(void *priv, const char *name)

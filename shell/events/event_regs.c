@@ -9,9 +9,12 @@
 /* What an event can give, as events and filters name it; gdb's $pc, $sp,
  * $fp and $eflags stand for rip, rsp, rbp and rflags. */
 static const char *const names[] = {
-	"rax", "rbx", "rcx", "rdx", "rsi", "rdi", "rbp", "rsp", "r8", "r9", "r10", "r11",
-	"r12", "r13", "r14", "r15", "rip", "rflags", "arg0", "arg1", "arg2", "arg3",
-	"arg4", "arg5", "retval",
+#define GILK_REG(name, member, dwarf) #name,
+#include "gilk_regs.h"
+	"rip", "rflags",
+#define GILK_ARG(i, name, member) "arg" #i,
+#include "gilk_regs.h"
+	"retval",
 };
 #define NNAMES (sizeof(names) / sizeof(names[0]))
 

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gilk_reg_index.h"
 #include "session/lines.h"
 #include "orc.h"
 #include "session/session.h"
@@ -125,19 +126,23 @@ int fetch_compile(struct session *s, const char *text, const struct cexpr_site *
 
 static const char *from_name(uint8_t from)
 {
+	/* as kprobe events write them: pt_regs' members */
 	static const char *const regs[] = {
-		"%ax", "%bx", "%cx", "%dx", "%si", "%di", "%bp", "%sp",
-		"%r8", "%r9", "%r10", "%r11", "%r12", "%r13", "%r14", "%r15",
+#define GILK_REG(name, member, dwarf) "%" #member,
+#include "gilk_regs.h"
 	};
-	static const char *const args[] = { "%di", "%si", "%dx", "%cx", "%r8", "%r9" };
+	static const char *const args[] = {
+#define GILK_ARG(i, name, member) "%" #member,
+#include "gilk_regs.h"
+	};
 
 	if (from == GILK_FETCH_FROM_ZERO)
 		return "0";
 	if (from == GILK_FETCH_FROM_TASK)
 		return "$current";
-	if (from >= GILK_FF_ARG0 && from < GILK_FF_ARG0 + 6)
+	if (from >= GILK_FF_ARG0 && from < GILK_FF_ARG0 + sizeof(args) / sizeof(args[0]))
 		return args[from - GILK_FF_ARG0];
-	if (from >= GILK_FF_RAX && from < GILK_FF_RAX + 16)
+	if (from >= GILK_FF_RAX && from < GILK_FF_RAX + GILK_NREGS)
 		return regs[from - GILK_FF_RAX];
 	switch (from) {
 	case GILK_FF_RIP: return "%ip";
@@ -177,23 +182,26 @@ void fetch_describe(const struct gilk_fetch_value *v, char *buf, size_t len)
 	}
 }
 
-/* DWARF's x86-64 register numbers as gilk's fields (uapi GILK_FF_*). */
+/* DWARF's register numbers as gilk's fields (uapi GILK_FF_*). */
 uint8_t fetch_dwarf_field(uint8_t reg)
 {
-	/* DWARF: rax rdx rcx rbx rsi rdi rbp rsp; gilk: rax rbx rcx rdx ... */
-	static const uint8_t first[8] = { 0, 3, 2, 1, 4, 5, 6, 7 };
+	static const uint8_t field[] = {
+#define GILK_REG(name, member, dwarf) [dwarf] = GILK_FF_RAX + GILK_REG_##name,
+#include "gilk_regs.h"
+	};
 
-	return GILK_FF_RAX + (reg < 8 ? first[reg] : reg);
+	return reg < sizeof(field) ? field[reg] : GILK_FF_RAX + reg;
 }
 
-static const char *const reg_names[16] = {
-	"rax", "rbx", "rcx", "rdx", "rsi", "rdi", "rbp", "rsp",
-	"r8", "r9", "r10", "r11", "r12", "r13", "r14", "r15",
+static const char *const reg_names[GILK_NREGS] = {
+#define GILK_REG(name, member, dwarf) #name,
+#include "gilk_regs.h"
 };
 
 const char *fetch_field_name(uint8_t field)
 {
-	return field >= GILK_FF_RAX && field < GILK_FF_RAX + 16 ? reg_names[field - GILK_FF_RAX] : "?";
+	return field >= GILK_FF_RAX && field < GILK_FF_RAX + GILK_NREGS ?
+	       reg_names[field - GILK_FF_RAX] : "?";
 }
 
 static int read_kernel(void *ctx, uint64_t addr, void *buf, size_t len, struct gerr *e)
@@ -245,7 +253,7 @@ int fetch_locals_at(struct session *s, uint64_t addr, struct cexpr_site *site, s
 			if (!have_cfa)
 				continue;
 			c->kind = LINE_LOCAL_MEM;
-			c->field = GILK_FF_RAX + 7;	/* rsp */
+			c->field = GILK_FF_RAX + GILK_REG_SP;
 			c->off = cfa + l[i].off;
 		}
 		site->nlocals++;

@@ -90,7 +90,10 @@ static void field_value(FILE *out, const struct payload_field *f, bool json)
 static void entry_args(FILE *out, const struct event_log *log, const struct event_rec *r,
 		       const struct payload_field *f, size_t n)
 {
-	static const char *const regs[6] = { "rdi", "rsi", "rdx", "rcx", "r8", "r9" };
+	static const char *const regs[6] = {
+#define GILK_ARG(i, name, member) #name,
+#include "gilk_regs.h"
+	};
 	const struct event_args *a = event_log_args(log, r->splice);
 	uint64_t v[6];
 

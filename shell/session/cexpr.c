@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "events/event_regs.h"
+#include "gilk_reg_index.h"
 #include "lineindex.h"
 #include "output/code_text.h"
 #include "session/types.h"
@@ -184,11 +185,11 @@ static int try_cast(struct parser *ps, struct ktype *ty, bool *is_cast)
 static int reg_field(const char *name)
 {
 	static const char *const regs[] = {
-		"rax", "rbx", "rcx", "rdx", "rsi", "rdi", "rbp", "rsp",
-		"r8", "r9", "r10", "r11", "r12", "r13", "r14", "r15",
+#define GILK_REG(name, member, dwarf) #name,
+#include "gilk_regs.h"
 	};
 
-	for (int i = 0; i < 16; i++)
+	for (int i = 0; i < GILK_NREGS; i++)
 		if (!strcmp(name, regs[i]))
 			return GILK_FF_RAX + i;
 	if (!strncmp(name, "arg", 3) && name[3] >= '0' && name[3] <= '5' && !name[4])
@@ -244,12 +245,12 @@ static int site_name(struct parser *ps, const char *name, struct cval *v)
 		return 1;
 	}
 	if (field < 0 && site && site->have_ret && !strcmp(name, "retval")) {
-		field = GILK_FF_RAX;
+		field = GILK_FF_RAX + GILK_REG_RETVAL;
 		v->type = site->ret;
 		typed = true;
 	}
 	if (field < 0 && !strcmp(name, "retval"))
-		field = GILK_FF_RAX;
+		field = GILK_FF_RAX + GILK_REG_RETVAL;
 	if (field < 0)
 		field = reg_field(name);
 	if (field < 0 && !strcmp(name, "current")) {

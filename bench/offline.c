@@ -81,6 +81,7 @@ int main(int argc, char **argv)
 	struct kernel k;
 	struct gerr e;
 	double t0, scan, objdump;
+	char jump[32];
 	size_t ok;
 
 	if (kernel_open(&k, image, symbols, &e)) {
@@ -127,13 +128,14 @@ int main(int argc, char **argv)
 		}
 	}
 	scan = now() - t0;
-	objdump = k.arch == ARCH_ARM64 && kimage_kind(k.img) == KIMAGE_ARM64 ?
-		  time_objdump_arm64(&k, image) : time_objdump(&k);
+	objdump = kimage_kind(k.img) == KIMAGE_ARM64 ? time_objdump_arm64(&k, image)
+						       : time_objdump(&k);
 
 	ok = by_mode[SPLICE_JMP] + by_mode[SPLICE_BOUNCE];
 	printf("reference kernel: %s (%zu instructions in %zu functions)\n", image, ninsn, nfunc);
 	printf("blocks:              %zu\n", nblocks);
-	printf("  %-19s%zu (%.2f%%)\n", k.arch == ARCH_ARM64 ? "b:" : "jmp rel32:", by_mode[SPLICE_JMP], 100.0 * (double)by_mode[SPLICE_JMP] / (double)nblocks);
+	snprintf(jump, sizeof(jump), "%s:", arch_info(k.arch)->jump_encoding);
+	printf("  %-19s%zu (%.2f%%)\n", jump, by_mode[SPLICE_JMP], 100.0 * (double)by_mode[SPLICE_JMP] / (double)nblocks);
 	printf("  bounce, padding:   %zu (%.2f%%)\n", bounce[BOUNCE_PADDING], 100.0 * (double)bounce[BOUNCE_PADDING] / (double)nblocks);
 	printf("  bounce, evicted:   %zu (%.2f%%)\n", bounce[BOUNCE_EVICT], 100.0 * (double)bounce[BOUNCE_EVICT] / (double)nblocks);
 	printf("  of which BUG/WARN sites gilk.ko replays: %zu BUG, %zu WARN (%.2f%%)\n", bugs[BUG_BUG], bugs[BUG_WARN],

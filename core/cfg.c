@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "decode_arm64.h"
+#include "arch.h"
 #include "u64set.h"
 
 #define GROW(arr, n, cap, init)                                               \
@@ -120,8 +120,8 @@ static int decode_all(struct cfg *g, struct decoder *d, const uint8_t *code)
 		g->ninsn++;
 		a += in->len;
 	}
-	if (decoder_arch(d) == ARCH_ARM64)
-		arm64_mark_table_jumps(g->insns, g->ninsn);
+	if (arch_info(decoder_arch(d))->mark_insns)
+		arch_info(decoder_arch(d))->mark_insns(g->insns, g->ninsn);
 	return 0;
 }
 

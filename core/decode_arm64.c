@@ -1,9 +1,45 @@
 /* AArch64 instructions into struct insn (see decode_arm64.h). */
 #include "decode_arm64.h"
 
+#include <stdio.h>
 #include <string.h>
 
-#include "arch.h"
+#include "decode_internal.h"
+
+/* Capstone decodes arm64 with detail: the operands give targets */
+int decode_arm64_open(struct decoder *d, struct gerr *e)
+{
+	if (cs_open(CS_ARCH_ARM64, CS_MODE_LITTLE_ENDIAN, &d->cs) != CS_ERR_OK)
+		return gerr_set(e, "Capstone: cannot open an arm64 decoder");
+	cs_option(d->cs, CS_OPT_DETAIL, CS_OPT_ON);
+	return 0;
+}
+
+int decode_arm64(struct decoder *d, const uint8_t *code, size_t avail, uint64_t addr,
+		 struct insn *out)
+{
+	return arm64_decode(d->cs, d->ci, code, avail, addr, out);
+}
+
+/* Capstone's, but for what Capstone 4 does not know: the hints of
+ * ARMv8.3 and later, and ARMv8.1's atomics */
+int decode_arm64_text(struct decoder *d, const struct insn *in, char *buf, size_t len)
+{
+	const char *hint = arm64_hint_name(in);
+
+	if (hint) {
+		snprintf(buf, len, "%s", hint);
+		return 0;
+	}
+	if (arm64_format_extra(in, buf, len) == 0)
+		return 0;
+	return decode_cs_text(d, in->bytes, in->len, in->addr, buf, len);
+}
+
+uint32_t decode_arm64_writes_of(struct decoder *d, const struct insn *in)
+{
+	return arm64_writes(d->cs, d->ci, in);
+}
 
 static enum insn_kind classify(const cs_insn *ci)
 {
@@ -126,7 +162,7 @@ int arm64_format_extra(const struct insn *in, char *buf, size_t len)
 {
 	uint32_t w;
 
-	if (in->arch != ARCH_ARM64 || in->id != ARM64_INS_INVALID)
+	if (in->id != ARM64_INS_INVALID)
 		return -1;
 	memcpy(&w, in->bytes, 4);
 	return lse_format(w, buf, len);
@@ -197,7 +233,7 @@ const char *arm64_hint_name(const struct insn *in)
 	};
 	uint32_t w, imm;
 
-	if (in->arch != ARCH_ARM64 || in->id != ARM64_INS_HINT)
+	if (in->id != ARM64_INS_HINT)
 		return NULL;
 	memcpy(&w, in->bytes, 4);
 	if ((w & 0xfffff01fu) != 0xd503201fu)
@@ -213,7 +249,7 @@ void arm64_mark_table_jumps(struct insn *insns, size_t n)
 		unsigned rn;
 
 		memcpy(&br, insns[i].bytes, 4);
-		if (insns[i].arch != ARCH_ARM64 || (br & 0xfffffc1fu) != 0xd61f0000u)
+		if ((br & 0xfffffc1fu) != 0xd61f0000u)
 			continue;
 		rn = (br >> 5) & 31;
 		for (size_t j = i; j > 0 && j + 4 > i; j--) {

@@ -104,6 +104,11 @@ static bool is_sealed_endbr(const struct insn *in)
 	return in->len == sizeof(poison) && !memcmp(in->bytes, poison, sizeof(poison));
 }
 
+bool splice_x86_64_landing_pad(const struct cfg *g, const struct insn *in, uint64_t addr)
+{
+	return is_endbr64(in) || (addr == g->start && is_sealed_endbr(in));
+}
+
 static enum splice_reason reason_of_reloc(enum reloc_status s)
 {
 	switch (s) {
@@ -388,7 +393,7 @@ static int refuse(struct splice_plan *p, enum splice_reason r, uint64_t at)
 /* arm64: the site's one instruction is the region, which a b replaces; no
  * bounce, no trap mode (splice_arm64.h says what the instruction must be).
  * A BUG() or WARN() brk stays: gilk.ko does not replay it there yet. */
-static int plan_arm64(const struct splice_env *env, const struct cfg *g, size_t idx,
+int splice_plan_arm64(const struct splice_env *env, const struct cfg *g, size_t idx,
 		      struct splice_plan *p)
 {
 	const struct insn *in = &g->insns[idx];
@@ -423,8 +428,6 @@ int splice_plan(const struct splice_env *env, uint64_t site,
 		struct splice_plan *p)
 {
 	const struct cfg *g = cfg_for(env, site);
-	enum splice_reason stop;
-	uint64_t stop_addr = site;
 	ssize_t idx;
 
 	memset(p, 0, sizeof(*p));
@@ -448,16 +451,23 @@ int splice_plan(const struct splice_env *env, uint64_t site,
 		return refuse(p, SR_PADDING, site);
 	if (env->no_tables)
 		return refuse(p, SR_NO_TABLES, site);
-	/* An arm64 region is one instruction: a branch from anywhere, seen
-	 * or not (a switch's table), lands on it whole, never inside it. */
-	if (env->arch == ARCH_ARM64)
-		return plan_arm64(env, g, (size_t)idx, p);
+	return arch_info(env->arch)->plan(env, g, (size_t)idx, p);
+}
+
+/* x86-64: the region grows over whole instructions until a jmp rel32 fits,
+ * or a bounce's 2-byte jmp; a branch into it from anywhere is refused. */
+int splice_plan_x86_64(const struct splice_env *env, const struct cfg *g, size_t idx,
+		       struct splice_plan *p)
+{
+	uint64_t site = g->insns[idx].addr, stop_addr = site;
+	enum splice_reason stop;
+
 	if (g->misaligned)
 		return refuse(p, SR_MISALIGNED_TARGET, g->misaligned);
 	if (g->jump_table)
 		return refuse(p, SR_JUMP_TABLE, site);
 
-	scan_prefix(env, g, (size_t)idx, JMP32_LEN, true, &p->region, &stop, &stop_addr);
+	scan_prefix(env, g, idx, JMP32_LEN, true, &p->region, &stop, &stop_addr);
 	if (p->region.len == 0)
 		return refuse(p, stop, stop_addr);
 	if (p->region.insns[0].kind == IK_UD2)
@@ -477,7 +487,7 @@ int splice_plan(const struct splice_env *env, uint64_t site,
 		enum splice_reason s2;
 		uint64_t a2;
 
-		scan_prefix(env, g, (size_t)idx, JMP8_LEN, true, &p->region, &s2, &a2);
+		scan_prefix(env, g, idx, JMP8_LEN, true, &p->region, &s2, &a2);
 		fill_padding_orig(g, &p->region);
 		if (is_occupied(env, site, p->region.len))
 			return refuse(p, SR_OCCUPIED, site);
@@ -512,8 +522,7 @@ uint64_t splice_site_for_block(const struct splice_env *env, uint64_t addr)
 		return addr;
 	/* (Computed-goto labels may stand together, each with its endbr64.) */
 	for (idx = cfg_insn_at(g, addr); idx >= 0 && cfg_insn_at(g, addr + 4) >= 0 &&
-	     (env->arch == ARCH_ARM64 ? arm64_is_landing_pad(g, &g->insns[idx]) :
-	      is_endbr64(&g->insns[idx]) || (addr == g->start && is_sealed_endbr(&g->insns[idx])));
+	     arch_info(env->arch)->landing_pad(g, &g->insns[idx], addr);
 	     idx = cfg_insn_at(g, addr))
 		addr += 4;
 	if (!env->facts)

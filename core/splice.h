@@ -136,6 +136,14 @@ struct splice_env {
 					 * nothing is planned (SR_NO_TABLES) */
 };
 
+/* Each architecture's plan of the site g->insns[idx] once splice_plan()'s
+ * checks pass, and the landing pads a splice goes past (arch.h). */
+int splice_plan_x86_64(const struct splice_env *env, const struct cfg *g, size_t idx,
+		       struct splice_plan *p);
+int splice_plan_arm64(const struct splice_env *env, const struct cfg *g, size_t idx,
+		      struct splice_plan *p);
+bool splice_x86_64_landing_pad(const struct cfg *g, const struct insn *in, uint64_t addr);
+
 /* Plans a splice at site. Returns 0 (p->reason == SPLICE_OK) or -1. */
 int splice_plan(const struct splice_env *env, uint64_t site,
 		struct splice_plan *p);

@@ -349,7 +349,7 @@ static int load_static_calls(struct textfacts *tf, struct kimage *img,
 static int load_mcount(struct textfacts *tf, struct kimage *img,
 		       const struct symtab *st, enum arch arch, struct gerr *e)
 {
-	unsigned len = arch == ARCH_ARM64 ? 8 : 5;
+	unsigned len = arch_info(arch)->ftrace_len;
 	struct table t;
 
 	if (find_table(img, st, "__start_mcount_loc", "__stop_mcount_loc", &t, e))
@@ -450,18 +450,16 @@ static int load_ibt_seal(struct textfacts *tf, struct kimage *img,
  * ud2, arm64's brk #0x800 (BUG_BRK_IMM). */
 static bool is_bug_trap(enum arch arch, const uint8_t *b)
 {
-	static const uint8_t ud2[] = { 0x0f, 0x0b };
-	static const uint8_t brk_bug[] = { 0x00, 0x00, 0x21, 0xd4 };
+	const struct arch_info *ai = arch_info(arch);
 
-	return arch == ARCH_ARM64 ? !memcmp(b, brk_bug, sizeof(brk_bug))
-				  : !memcmp(b, ud2, sizeof(ud2));
+	return !memcmp(b, ai->bug_trap, ai->bug_trap_len);
 }
 
 /* Every BUG() and WARN() site: a trap the trap handler finds by address. */
 static int load_bug_table(struct textfacts *tf, struct kimage *img,
 			  const struct symtab *st, enum arch arch, struct gerr *e)
 {
-	unsigned trap_len = arch == ARCH_ARM64 ? 4 : 2;
+	unsigned trap_len = arch_info(arch)->bug_trap_len;
 	struct table t;
 	size_t esz = 0;
 
@@ -495,7 +493,7 @@ static int load_bug_table(struct textfacts *tf, struct kimage *img,
 	}
 	if (!esz)
 		return t.len ? gerr_set(e, "__bug_table entries do not point at %s: unknown layout",
-					arch == ARCH_ARM64 ? "brk #0x800" : "ud2") : 0;
+					arch_info(arch)->bug_trap_name) : 0;
 	for (size_t o = 0; o + esz <= t.len; o += esz) {
 		uint64_t a = t.addr + o + (uint64_t)(int64_t)rd32(t.p + o);
 		uint16_t flags;
@@ -558,25 +556,17 @@ static int load_blacklist_sections(struct textfacts *tf, const struct symtab *st
 		{ "__softirqentry_text_start", "__softirqentry_text_end" },
 	};
 
+	const struct arch_info *ai = arch_info(arch);
 	const struct ksym *a, *b;
-
-	/* arm64's arch_populate_kprobe_blacklist() adds the code that runs
-	 * with the MMU off or at EL2, and hibernation's exit runs from a copy
-	 * (marked by the same linker script; x86 has none of them). */
-	static const char *const arm64_sections[][2] = {
-		{ "__idmap_text_start", "__idmap_text_end" },
-		{ "__hyp_text_start", "__hyp_text_end" },
-		{ "__hyp_idmap_text_start", "__hyp_idmap_text_end" },
-		{ "__hibernate_exit_text_start", "__hibernate_exit_text_end" },
-	};
 
 	for (size_t i = 0; i < sizeof(sections) / sizeof(sections[0]); i++)
 		if (add_section_range(tf, st, sections[i][0], sections[i][1], RES_BLACKLIST, e))
 			return -1;
-	for (size_t i = 0; arch == ARCH_ARM64 && i < sizeof(arm64_sections) / sizeof(arm64_sections[0]); i++)
-		if (symtab_by_name(st, arm64_sections[i][0], &a, 1) == 1 &&
-		    add_section_range(tf, st, arm64_sections[i][0], arm64_sections[i][1],
-				      RES_BLACKLIST, e))
+	/* the architecture's own, where the kernel has them */
+	for (size_t i = 0; i < ai->nnoprobe_sections; i++)
+		if (symtab_by_name(st, ai->noprobe_sections[i][0], &a, 1) == 1 &&
+		    add_section_range(tf, st, ai->noprobe_sections[i][0],
+				      ai->noprobe_sections[i][1], RES_BLACKLIST, e))
 			return -1;
 	/* Idle code: the idle tasks are not waited for by RCU-tasks, so a
 	 * trampoline could be freed under a CPU idling in it. Kernels
@@ -585,7 +575,7 @@ static int load_blacklist_sections(struct textfacts *tf, const struct symtab *st
 	    symtab_by_name(st, "__cpuidle_text_end", &b, 1) == 1 && b->addr > a->addr &&
 	    textfacts_add_range(tf, a->addr, b->addr, RES_IDLE))
 		return gerr_set(e, "out of memory");
-	return arch == ARCH_X86_64 ? load_thunks(tf, st, e) : 0;
+	return ai->thunks ? load_thunks(tf, st, e) : 0;
 }
 
 static int load_blacklist(struct textfacts *tf, struct kimage *img,
@@ -615,7 +605,7 @@ int textfacts_load_live(struct textfacts *tf, struct kimage *img,
 	enum arch arch = decoder_arch(dec);
 
 	if (load_jump_table(tf, img, st, dec, e) ||
-	    (arch == ARCH_X86_64 && load_static_calls(tf, img, st, e)) ||
+	    (arch_info(arch)->static_calls && load_static_calls(tf, img, st, e)) ||
 	    load_extable(tf, img, st, dec, e) || load_bug_table(tf, img, st, arch, e) ||
 	    load_blacklist_sections(tf, st, arch, e))
 		return -1;
@@ -631,7 +621,7 @@ int textfacts_load(struct textfacts *tf, struct kimage *img,
 	enum arch arch = decoder_arch(dec);
 
 	if (load_jump_table(tf, img, st, dec, e) ||
-	    (arch == ARCH_X86_64 && load_static_calls(tf, img, st, e)) ||
+	    (arch_info(arch)->static_calls && load_static_calls(tf, img, st, e)) ||
 	    load_mcount(tf, img, st, arch, e) ||
 	    load_extable(tf, img, st, dec, e) ||
 	    load_alternatives(tf, img, st, e) || load_ibt_seal(tf, img, st, e) ||

@@ -170,7 +170,7 @@ static int plan_one(struct session *s, int argc, char **argv, struct location *o
 	show_region(s, "region", &p.region, p.bug != BUG_NONE);
 	if (p.mode == SPLICE_BOUNCE && p.bounce_kind == BOUNCE_EVICT)
 		show_region(s, "evicted", &p.evict, false);
-	if (p.region.insns[0].arch == ARCH_ARM64)
+	if (arch_info(p.region.insns[0].arch)->one_insn_region)
 		return show_arm64_relocated(s, &p, e);
 	fprintf(s->out, "trampoline: up to %zu bytes (%zu with count)%s\n",
 		template_tramp_size(&p, GILK_TRAMP_FULL), template_tramp_size(&p, GILK_TRAMP_COUNT),

@@ -25,8 +25,8 @@ void plan_verdict(const struct splice_plan *p, int ok, char *buf, size_t len)
 			 kinds[p->bounce_kind], p->slot, p->region.len, bugs[p->bug]);
 	else
 		snprintf(buf, len, "%s, region %u bytes%s%s",
-			 p->region.ninsn && p->region.insns[0].arch == ARCH_ARM64 ? "b" :
-			 splice_mode_name(p->mode),
+			 p->mode == SPLICE_JMP && p->region.ninsn ?
+			 arch_info(p->region.insns[0].arch)->jump : splice_mode_name(p->mode),
 			 p->region.len, bugs[p->bug],
 			 p->image_only ? " (image bytes differ at run time)" : "");
 }

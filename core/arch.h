@@ -21,6 +21,8 @@ struct gerr;
 struct insn;
 struct kernel;
 struct splice_env;
+struct splice_code;
+struct splice_params;
 struct splice_plan;
 struct switch_image;
 
@@ -65,6 +67,15 @@ struct arch_info {
 	/* the site's plan once the generic checks pass: 0, or -1 refused */
 	int (*plan)(const struct splice_env *env, const struct cfg *g, size_t idx,
 		    struct splice_plan *p);
+	/* the trampoline bytes a plan can need behind a header of at most
+	 * header_max bytes, and its evicted neighbour's (splice.h); its
+	 * trampolines and patches written (splice_emit()): SPLICE_OK, or the
+	 * enum splice_reason it fails for. NULL where gilk plans and does
+	 * not splice */
+	size_t (*tramp_size)(const struct splice_plan *p, size_t header_max);
+	size_t (*evict_tramp_size)(const struct splice_plan *p);
+	unsigned int (*emit)(const struct splice_plan *p, const struct splice_params *sp,
+			     struct splice_code *out);
 	/* an instruction a splice goes past at a block's start (a landing
 	 * pad an indirect branch must find there) */
 	bool (*landing_pad)(const struct cfg *g, const struct insn *in, uint64_t addr);

@@ -11,6 +11,7 @@
 #include "kernel_internal.h"
 #include "splice.h"
 #include "splice_arm64.h"
+#include "splice_internal.h"
 #include "switch_arm64.h"
 
 static const uint8_t brk_bug[] = { 0x00, 0x00, 0x21, 0xd4 };	/* BUG_BRK_IMM */

@@ -8,6 +8,7 @@
 #include "decode_internal.h"
 #include "kernel.h"
 #include "splice.h"
+#include "splice_internal.h"
 
 static const uint8_t ud2[] = { 0x0f, 0x0b };
 
@@ -35,6 +36,9 @@ const struct arch_info arch_x86_64 = {
 	.static_calls = true,
 	.thunks = true,
 	.plan = splice_plan_x86_64,
+	.tramp_size = splice_x86_64_tramp_size,
+	.evict_tramp_size = splice_x86_64_evict_tramp_size,
+	.emit = splice_emit_x86_64,
 	.landing_pad = splice_x86_64_landing_pad,
 	.tramp_hint = tramp_hint,
 };

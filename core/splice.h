@@ -90,6 +90,8 @@ struct splice_region {
 enum bounce_kind { BOUNCE_NONE, BOUNCE_PADDING, BOUNCE_TAIL, BOUNCE_EVICT };
 
 struct splice_plan {
+	enum arch arch;              /* the instruction set planned for, whose
+				      * emitter splice_emit() runs */
 	enum splice_mode mode;
 	enum splice_reason reason;   /* SPLICE_OK, or why not */
 	uint64_t reason_addr;        /* the instruction or byte behind reason */
@@ -136,19 +138,13 @@ struct splice_env {
 					 * nothing is planned (SR_NO_TABLES) */
 };
 
-/* Each architecture's plan of the site g->insns[idx] once splice_plan()'s
- * checks pass, and the landing pads a splice goes past (arch.h). */
-int splice_plan_x86_64(const struct splice_env *env, const struct cfg *g, size_t idx,
-		       struct splice_plan *p);
-int splice_plan_arm64(const struct splice_env *env, const struct cfg *g, size_t idx,
-		      struct splice_plan *p);
-bool splice_x86_64_landing_pad(const struct cfg *g, const struct insn *in, uint64_t addr);
 
 /* Plans a splice at site. Returns 0 (p->reason == SPLICE_OK) or -1. */
 int splice_plan(const struct splice_env *env, uint64_t site,
 		struct splice_plan *p);
 
-/* A plan that joins the splices at site, whose region (len bytes, orig)
+/* A plan that joins the splices at site (on x86-64, the one instruction
+ * set spliced live), whose region (len bytes, orig)
  * they displaced and whose jmp at join_at leads to join_to now
  * (GILK_SPLICE_JOIN): nothing of the kernel's changes but that jmp. */
 void splice_plan_join(struct splice_plan *p, uint64_t site, uint8_t len, const uint8_t *orig,

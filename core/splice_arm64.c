@@ -4,6 +4,8 @@
 #include <string.h>
 
 #include "decode_arm64.h"
+#include "reloc_arm64.h"
+#include "splice_internal.h"
 
 /* How far back a store-exclusive is looked for its load: the kernel's LL/SC
  * loops (atomic_ll_sc.h, cmpxchg) hold a few instructions between the two;
@@ -64,4 +66,38 @@ enum splice_reason arm64_site_refusal(const struct cfg *g, size_t idx)
 	if (arm64_is_idle(in))
 		return SR_IDLE;
 	return SPLICE_OK;
+}
+
+/* arm64: the site's one instruction is the region, which a b replaces; no
+ * bounce, no trap mode (splice_arm64.h says what the instruction must be).
+ * A BUG() or WARN() brk stays: gilk.ko does not replay it there yet. */
+int splice_plan_arm64(const struct splice_env *env, const struct cfg *g, size_t idx,
+		      struct splice_plan *p)
+{
+	const struct insn *in = &g->insns[idx];
+	enum splice_reason why;
+
+	if (splice_is_reserved(env, in->addr, in->len, &why))
+		return splice_refuse(p, why, in->addr);
+	if (textfacts_bug(env->facts, in->addr) != BUG_NONE)
+		return splice_refuse(p, SR_UD2, in->addr);
+	why = arm64_site_refusal(g, idx);
+	if (why == SPLICE_OK) {
+		uint32_t w, out[RELOC_ARM64_MAX];
+		size_t n;
+
+		memcpy(&w, in->bytes, 4);
+		why = splice_reason_of_reloc(reloc_arm64(w, in->addr, env->tramp_hint, out, &n));
+	}
+	if (why != SPLICE_OK)
+		return splice_refuse(p, why, in->addr);
+	if (splice_is_occupied(env, in->addr, in->len))
+		return splice_refuse(p, SR_OCCUPIED, in->addr);
+	memcpy(p->region.orig, in->bytes, in->len);
+	p->region.insns[0] = *in;
+	p->region.ninsn = 1;
+	p->region.len = p->region.live = in->len;
+	p->mode = SPLICE_JMP;
+	p->image_only = splice_touches_alternative(env, &p->region);
+	return 0;
 }

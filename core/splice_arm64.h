@@ -3,7 +3,7 @@
  * On arm64 a site is one instruction, which one aligned 4-byte store
  * replaces by a b to the trampoline (the architecture lets a b be written
  * over another instruction while other CPUs run it), and which the
- * trampoline runs relocated (reloc_arm64.h). The planner (splice.c) checks
+ * trampoline runs relocated (reloc_arm64.h). The planner (splice.c, and splice_arm64.c for arm64) checks
  * the kernel's tables; these are the rules the instruction and its
  * neighbours decide.
  */

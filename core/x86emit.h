@@ -1,7 +1,7 @@
 /*
  * x86emit: a writer that emits x86-64 instructions into a buffer that will run
  * at a known address. It knows encodings, nothing about what the code means;
- * reloc.c and splice.c decide what to write. A write that does not fit, or a
+ * reloc_x86_64.c and splice_x86_64.c decide what to write. A write that does not fit, or a
  * branch out of rel32 reach, sets a sticky error the caller checks once.
  */
 #ifndef GILK_X86EMIT_H

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * What one instruction does to the arithmetic flags, by its opcode: the
- * rule the planner (core/flags.c, from its own decoding) and gilk.ko's
+ * rule the planner (core/flags_x86_64.c, from its own decoding) and gilk.ko's
  * checker (kmod/flags.c, from the kernel's decoder) both walk with, so that
  * they cannot disagree on an opcode. kmod/flags.h says why each rule holds.
  */

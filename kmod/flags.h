@@ -2,7 +2,7 @@
 /*
  * Whether the arithmetic flags are dead at a site: the count template leaves
  * them alone only there (its incq changes them). The planner says so
- * (core/flags.c); the checker does not take its word but walks the code
+ * (core/flags_x86_64.c); the checker does not take its word but walks the code
  * itself, with the kernel's decoder, by the same rules.
  *
  * The rules. From the site, follow the one path control takes without a

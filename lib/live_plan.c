@@ -1,7 +1,7 @@
 /* Planning and splicing live (see live.h): plans from the snapshot and the
  * facts, requests as gilk.ko checks them, batches. */
 #include "errnos.h"
-#include "flags.h"
+#include "flags_x86_64.h"
 #include "live_internal.h"
 #include "request.h"
 #include "template.h"

@@ -6,7 +6,7 @@
  * errno what the ioctl fails with, and the request's reason the sentence
  * that says where. gilk.ko refuses through this table only; user space
  * names and counts refusals by it. A name the planner also gives
- * (core/splice.c) means the same there. Included with GILK_REFUSAL defined.
+ * (core/splice.h) means the same there. Included with GILK_REFUSAL defined.
  */
 GILK_REFUSAL(MALFORMED, EINVAL, "malformed",
 	     "the request is wrong in a field: a flag, a length, a patch's kind, trampolines longer than reserved")

@@ -1,4 +1,4 @@
-/* Unit tests: one per relocation rule (core/reloc.c), on hand-assembled
+/* Unit tests: one per relocation rule (core/reloc_x86_64.c), on hand-assembled
  * instructions with known answers. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -8,7 +8,7 @@
 #include <cmocka.h>
 
 #include "decode.h"
-#include "reloc.h"
+#include "reloc_x86_64.h"
 #include "unit.h"
 
 #define SRC 0xffffffff81001000ull

@@ -1,5 +1,5 @@
 /* Unit tests: every refusal reason and every mode of the splice planner
- * (core/splice.c), on hand-assembled functions. */
+ * (core/splice.c, core/splice_x86_64.c), on hand-assembled functions. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>

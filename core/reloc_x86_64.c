@@ -1,5 +1,5 @@
-/* Instruction relocator (see reloc.h). */
-#include "reloc.h"
+/* x86-64 instruction relocator (see reloc_x86_64.h). */
+#include "reloc_x86_64.h"
 
 #include <string.h>
 

@@ -1,5 +1,5 @@
 /*
- * flags: whether the arithmetic flags are dead at a site, so that the count
+ * flags_x86_64: whether the arithmetic flags are dead at a site, so that the count
  * template may change them without saving them. gilk.ko's checker decides
  * the same question by the same rules (kmod/flags.h, which lists them) with
  * the kernel's decoder: where this says dead, it must agree.
@@ -11,8 +11,8 @@
  * exception-table entry, the end of the function or 16 instructions
  * without an answer make them live.
  */
-#ifndef GILK_FLAGS_H
-#define GILK_FLAGS_H
+#ifndef GILK_FLAGS_X86_64_H
+#define GILK_FLAGS_X86_64_H
 
 #include <stdbool.h>
 #include <stdint.h>

@@ -1,5 +1,5 @@
-/* Flags liveness at a site (see flags.h). */
-#include "flags.h"
+/* Flags liveness at a site (see flags_x86_64.h). */
+#include "flags_x86_64.h"
 
 /* the one rule for an opcode, gilk.ko's checker's too (core/ sees no
  * more of include/ than this) */

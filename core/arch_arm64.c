@@ -26,10 +26,17 @@ static const char *const noprobe_sections[][2] = {
 	{ "__hibernate_exit_text_start", "__hibernate_exit_text_end" },
 };
 
+/* ftrace's site: -fpatchable-function-entry=2's two nops */
+#define ARM64_FTRACE_LEN 8
+
+/* A landing pad, and the paciasp past ftrace's two instructions that the
+ * function's own code starts with: an entry's site is past it on every
+ * kernel, where BTI puts it at the entry (a landing pad then) and where
+ * ftrace's nops come first (Debian's 6.1) alike. */
 static bool landing_pad(const struct cfg *g, const struct insn *in, uint64_t addr)
 {
-	(void)addr;
-	return arm64_is_landing_pad(g, in);
+	return arm64_is_landing_pad(g, in) ||
+	       (arm64_is_pac_sp(in) && addr == g->start + ARM64_FTRACE_LEN);
 }
 
 /* the trampolines will lie within a b's reach of the whole text
@@ -43,7 +50,7 @@ const struct arch_info arch_arm64 = {
 	.name = "arm64",
 	.jump = "b",
 	.jump_encoding = "b",
-	.ftrace_len = 8,	/* -fpatchable-function-entry=2's two nops */
+	.ftrace_len = ARM64_FTRACE_LEN,
 	.bug_trap = brk_bug,
 	.bug_trap_len = sizeof(brk_bug),
 	.bug_trap_name = "brk #0x800",

@@ -119,26 +119,35 @@ int splice_plan(const struct splice_env *env, uint64_t site,
 	return arch_info(env->arch)->plan(env, g, (size_t)idx, p);
 }
 
-uint64_t splice_site_for_block(const struct splice_env *env, uint64_t addr)
+/* addr past the landing pads that stand at it */
+static uint64_t past_landing_pads(const struct splice_env *env, const struct cfg *g,
+				  uint64_t addr)
 {
-	const struct cfg *g = splice_cfg_for(env, addr);
-	const struct res_range *r;
 	ssize_t idx;
 
-	if (!g)
-		return addr;
 	/* (Computed-goto labels may stand together, each with its endbr64.) */
 	for (idx = cfg_insn_at(g, addr); idx >= 0 && cfg_insn_at(g, addr + 4) >= 0 &&
 	     arch_info(env->arch)->landing_pad(g, &g->insns[idx], addr);
 	     idx = cfg_insn_at(g, addr))
 		addr += 4;
+	return addr;
+}
+
+uint64_t splice_site_for_block(const struct splice_env *env, uint64_t addr)
+{
+	const struct cfg *g = splice_cfg_for(env, addr);
+	const struct res_range *r;
+
+	if (!g)
+		return addr;
+	addr = past_landing_pads(env, g, addr);
 	if (!env->facts)
 		return addr;
 	r = textfacts_reserved(env->facts, addr, addr + 1, RES_ALTERNATIVE);
-	if (!r || r->kind != RES_FTRACE || r->start != addr)
+	if (!r || r->kind != RES_FTRACE || r->start != addr || cfg_insn_at(g, r->end) < 0)
 		return addr;
-	idx = cfg_insn_at(g, r->end);
-	return idx >= 0 ? r->end : addr;
+	/* arm64's paciasp comes after ftrace's nops */
+	return past_landing_pads(env, g, r->end);
 }
 
 static uint64_t map_back(const struct splice_region *r, const uint16_t *offs,

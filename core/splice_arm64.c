@@ -25,7 +25,7 @@ static bool is_bti(const struct insn *in)
 	return (word(in) & 0xffffff3fu) == 0xd503241fu;	/* hint #32, #34, #36, #38 */
 }
 
-static bool is_pac_sp(const struct insn *in)
+bool arm64_is_pac_sp(const struct insn *in)
 {
 	uint32_t w = word(in);
 
@@ -34,7 +34,7 @@ static bool is_pac_sp(const struct insn *in)
 
 bool arm64_is_landing_pad(const struct cfg *g, const struct insn *in)
 {
-	return is_bti(in) || (is_pac_sp(in) && in->addr == g->start);
+	return is_bti(in) || (arm64_is_pac_sp(in) && in->addr == g->start);
 }
 
 static bool inside_exclusive(const struct cfg *g, size_t idx)

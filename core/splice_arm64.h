@@ -31,5 +31,8 @@ enum splice_reason arm64_site_refusal(const struct cfg *g, size_t idx);
  * lands indirect calls as well). Whether the kernel enforces BTI does not
  * matter: a splice goes past either, as on x86 past endbr64. */
 bool arm64_is_landing_pad(const struct cfg *g, const struct insn *in);
+/* paciasp or pacibsp: signs x30 with sp, as a function's first own
+ * instruction does */
+bool arm64_is_pac_sp(const struct insn *in);
 
 #endif

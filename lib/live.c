@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 static bool cpu_has_smap(void)
@@ -67,6 +68,18 @@ int live_version(const struct live *lv, struct gilk_version *v, struct gerr *e)
 	return 0;
 }
 
+/* Why /dev/gilk is missing, as far as the machine tells: gilk.ko is built
+ * for x86-64 kernels only (the planner reads arm64's too). */
+static const char *missing_dev_hint(void)
+{
+	struct utsname u;
+
+	if (uname(&u) == 0 && strcmp(u.machine, "x86_64"))
+		return " (gilk.ko is not built for this machine's kernel yet: gilk reads it with"
+		       " gilk --kernel /proc/kcore --symbols /proc/kallsyms)";
+	return " (is gilk.ko loaded? modprobe gilk)";
+}
+
 int live_open(struct live *lv, const struct live_paths *paths, struct gerr *e)
 {
 	const char *dev = paths && paths->dev ? paths->dev : "/dev/gilk";
@@ -76,7 +89,7 @@ int live_open(struct live *lv, const struct live_paths *paths, struct gerr *e)
 	lv->fd = open(dev, O_RDWR | O_CLOEXEC);
 	if (lv->fd < 0)
 		return gerr_setc(e, errno, "%s: %s%s", dev, strerror(errno),
-				errno == ENOENT ? " (is gilk.ko loaded? modprobe gilk)" :
+				errno == ENOENT ? missing_dev_hint() :
 				(errno == EACCES || errno == EPERM) && geteuid() ?
 				" (live, gilk needs root; offline it reads an image: gilk --kernel FILE --symbols FILE)" :
 				errno == EPERM ? " (needs CAP_SYS_ADMIN, and no kernel lockdown)" : "");

@@ -25,11 +25,25 @@ mfails() { # the same, the kernel read with its System.map
 }
 t=$(mktemp -d)
 trap 'rm -rf "$t"' EXIT
+# tool NAME FILE: a test program's PASS and FAIL lines in FILE counted; one
+# that did not run to its summary (not built, crashed) is a failure
+tool() {
+	grep -v ' passed, ' "$2"
+	pass=$((pass + $(grep -c '^PASS' "$2"))) fail=$((fail + $(grep -c '^FAIL' "$2")))
+	grep -Eq '^[0-9]+ passed, [0-9]+ failed$' "$2" ||
+		check "$1 ran to its summary" 1
+}
+
+# What it runs is built first: a tool missing is a failure, never a skip.
+make --no-print-directory -s build/gilk build/bin/test-arm64-objdump build/bin/test-diff-arm64 \
+	>"$t/make" 2>&1
+check "the shell and the arm64 test programs build" "$?"
+[ -s "$a64/vmlinuz" ] && [ -s "$a64/System.map" ]
+check "the arm64 profile is set up (scripts/setup --profile arm64)" "$?"
 
 # 1. Every word of the text, against objdump
-build/bin/test-arm64-objdump "$a64/vmlinuz" "$a64/kallsyms" >"$t/od"
-grep -v ' passed, ' "$t/od"
-pass=$((pass + $(grep -c '^PASS' "$t/od"))) fail=$((fail + $(grep -c '^FAIL' "$t/od")))
+build/bin/test-arm64-objdump "$a64/vmlinuz" "$a64/kallsyms" >"$t/od" 2>&1
+tool test-arm64-objdump "$t/od"
 
 # 2. The shell, offline on the Image
 addr=$(awk '$3 == "vfs_read" {print $1}' "$a64/kallsyms" | head -1)
@@ -88,13 +102,25 @@ nbug=$(grep -c 'refused: bug-site' "$t/mb")
 check "blocks vfs_read: every block planned as a b over one instruction but its BUG()s ($nbug)" \
 	"$(grep -q "^$((nblocks - nbug)) of $nblocks blocks spliceable" "$t/mb" &&
 	   [ "$(grep -c 'b, region 4 bytes' "$t/mb")" -ge $((nblocks - nbug)) ]; echo $?)"
-check "the entry block is spliced past ftrace's two nops" \
-	"$(grep -q '^   0  +0x0 .*(past ftrace) b, region 4 bytes' "$t/mb"; echo $?)"
+check "the entry block is spliced past ftrace's two nops and the paciasp" \
+	"$(grep -q '^   0  +0x0 .*(past ftrace, paciasp) b, region 4 bytes' "$t/mb"; echo $?)"
 "${M[@]}" -batch -c 'plan vfs_read:entry' >"$t/mp"
-check "plan vfs_read:entry: the paciasp at +8, relocated as one word" \
-	"$(sed -n 1p "$t/mp" | grep -qx 'b, region 4 bytes' && sed -n 2p "$t/mp" | grep -q 'vfs_read+0x8 .*: 3f 23 03 d5$' &&
-	   sed -n 3p "$t/mp" | grep -q '^relocated: 1 word for a trampoline at 0x[0-9a-f]*: d503233f$'; echo $?)"
+# the fourth instruction's bytes, as disas shows them (little-endian)
+b4=$(sed -n 4p "$t/d" | sed -n 's/^.*<vfs_read+12>: \([0-9a-f][0-9a-f]\) \([0-9a-f][0-9a-f]\) \([0-9a-f][0-9a-f]\) \([0-9a-f][0-9a-f]\) .*/\1 \2 \3 \4/p')
+check "plan vfs_read:entry: the instruction past the paciasp, at +0xc ($b4), planned" \
+	"$([ -n "$b4" ] && sed -n 1p "$t/mp" | grep -qx 'b, region 4 bytes' &&
+	   sed -n 2p "$t/mp" | grep -q "vfs_read+0xc .*: $b4\$" && sed -n 3p "$t/mp" | grep -q '^relocated: 1 word'; echo $?)"
+"${M[@]}" -batch -c 'plan vfs_read+8' >"$t/mp8"
+check "plan vfs_read+8, the paciasp past ftrace's nops (no landing pad): planned, relocated as itself" \
+	"$(sed -n 1p "$t/mp8" | grep -qx 'b, region 4 bytes' && sed -n 2p "$t/mp8" | grep -q 'vfs_read+0x8 .*: 3f 23 03 d5$' &&
+	   sed -n 3p "$t/mp8" | grep -q '^relocated: 1 word for a trampoline at 0x[0-9a-f]*: d503233f$'; echo $?)"
 mfails "plan at ftrace's nops: refused as ftrace" 'plan vfs_read' 'ftrace call site'
+# splice, which gilk.ko does for x86-64 alone: where to go instead, by
+# what the symbols let gilk plan
+fails "splice, the symbols kallsyms: gilk.ko does not splice arm64; plan needs the System.map" \
+	'splice vfs_read' 'needs gilk.ko, which does not splice arm64 kernels yet; offline, plan needs the kernel.s tables.*--symbols System.map'
+mfails "splice, the symbols a System.map: gilk.ko does not splice arm64; plan shows what it would do" \
+	'splice vfs_read' 'needs gilk.ko, which does not splice arm64 kernels yet; offline, "plan" shows'
 "${M[@]}" -batch -c 'blocks read_pmevcntrn' >"$t/msw"
 nsw=$(sed -n 's/^read_pmevcntrn: .* instructions, \([0-9]*\) blocks$/\1/p' "$t/msw")
 check "a switch's table read from the Image: its br leads to all 31 counters, nothing unseen" \
@@ -122,8 +148,7 @@ check "an LL/SC loop: its ldaxr is planned, the store-exclusive's block refused 
 # every planned site of the kernel, original against relocated, under
 # Unicorn (and planted bugs caught)
 build/bin/test-diff-arm64 --kernel "$a64/vmlinuz" "$a64/System.map" >"$t/dk" 2>&1
-grep -v ' passed, ' "$t/dk"
-pass=$((pass + $(grep -c '^PASS' "$t/dk"))) fail=$((fail + $(grep -c '^FAIL' "$t/dk")))
+tool test-diff-arm64 "$t/dk"
 make --no-print-directory -s bench-offline KERNEL=arm64 >"$t/bo" 2>&1
 engine=$(sed -n 's/^engine: \([0-9.]*\)% .*/\1/p' "$t/bo")
 check "bench-offline on arm64: at least 99.9% of the blocks outside reserved code planned ($engine%)" \
@@ -135,7 +160,7 @@ check "bench-offline on arm64: every switch table of the kernel read ($tables)" 
 # 3. The arm64 lab: gilk, cross-built, on the running kernel's /proc/kcore
 make --no-print-directory -s cross-arm64 >"$t/cross" 2>&1 ||
 	{ cat "$t/cross"; echo "FAIL make cross-arm64"; fail=$((fail + 1)); }
-scripts/lab --kernel arm64 --run 'uname -m; gilk -nx --kernel /proc/kcore --symbols /proc/kallsyms -batch -c "x/2i vfs_read" -c "blocks vfs_read"' \
+scripts/lab --kernel arm64 --run 'uname -m; gilk -nx --kernel /proc/kcore --symbols /proc/kallsyms -batch -c "x/2i vfs_read" -c "blocks vfs_read"; gilk -nx -batch -c "info splices"' \
 	>"$t/live" 2>&1
 check "the arm64 lab runs gilk, cross-built, on aarch64" "$(head -1 "$t/live" | grep -qx aarch64; echo $?)"
 # a run that went wrong shows what the guest printed (its console with it)
@@ -145,6 +170,8 @@ check "live: the running kernel's text, patched by ftrace at boot (mov x9, x30)"
 	"$(grep -q '<vfs_read>:.*mov x9, x30' "$t/live"; echo $?)"
 check "live: the same blocks as offline ($nblocks)" \
 	"$(grep -q "^vfs_read: $nbytes bytes, $ninsn instructions, $nblocks blocks" "$t/live"; echo $?)"
+check "live: plain gilk (no /dev/gilk) says gilk.ko is not built for the machine's kernel, and how to read it" \
+	"$(grep -q '/dev/gilk: No such file or directory (gilk.ko is not built for this machine.s kernel yet: gilk reads it with gilk --kernel /proc/kcore --symbols /proc/kallsyms)' "$t/live"; echo $?)"
 
 # 4. make lab KERNEL=arm64, as a person uses it: the gilk shell on
 # /proc/kcore, /root shared with the host, quit to a root shell, poweroff

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "arch.h"
 #include "session/interrupt.h"
 #include "commands/parse.h"
 #include "output/pipe.h"
@@ -106,6 +107,19 @@ static int need_live(struct session *s, const char *what, const char *hint, stru
 
 	if (!session_need_live(s, what, e))
 		return 0;
+	/* a kernel gilk plans and does not splice yet (arm64): what to do
+	 * offline then needs its tables, which its kallsyms may not bound */
+	if (!arch_info(s->k->arch)->emit) {
+		gerr_set(e, "%s needs gilk.ko, which does not splice %s kernels yet%s", what,
+			 arch_name(s->k->arch),
+			 s->k->no_tables ? "; offline, plan needs the kernel's tables, which its kallsyms"
+			 " does not bound: gilk --kernel IMAGE --symbols System.map" : "");
+		if (s->k->no_tables || !hint)
+			return -1;
+		snprintf(m, sizeof(m), "%s", e->msg);
+		gerr_set(e, "%s; offline, %s", m, hint);
+		return -1;
+	}
 	if (hint) {
 		snprintf(m, sizeof(m), "%s", e->msg);
 		gerr_set(e, "%s; offline, %s", m, hint);

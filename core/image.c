@@ -23,6 +23,10 @@ struct kseg {
 	uint64_t addr;
 	uint64_t size;
 	uint64_t off;     /* file offset (kcore) or offset into buf (ELF) */
+	/* a snapshot's bytes, each range its own: one buffer grown by every
+	 * module function copied in would be moved and copied whole each
+	 * time (the whole kernel's coverage copies thousands) */
+	uint8_t *data;
 	char name[40];
 };
 
@@ -85,8 +89,15 @@ static int add_seg(struct kimage *k, uint64_t addr, uint64_t size,
 	s->addr = addr;
 	s->size = size;
 	s->off = off;
+	s->data = NULL;
 	snprintf(s->name, sizeof(s->name), "%s", name ? name : "");
 	return 0;
+}
+
+/* Where a segment's bytes are held in memory (not a kcore's). */
+static uint8_t *seg_bytes(const struct kimage *k, const struct kseg *s)
+{
+	return s->data ? s->data : k->buf + s->off;
 }
 
 /* Allocated PROGBITS sections of an in-memory vmlinux become the address map. */
@@ -447,6 +458,8 @@ void kimage_close(struct kimage *k)
 	if (k->fd >= 0)
 		close(k->fd);
 	free(k->buf);
+	for (size_t i = 0; i < k->nsegs; i++)
+		free(k->segs[i].data);
 	free(k->segs);
 	free(k);
 }
@@ -490,7 +503,7 @@ const uint8_t *kimage_ptr(const struct kimage *k, uint64_t addr, size_t len)
 	if (k->kind == KIMAGE_KCORE)
 		return NULL;
 	s = find_seg(k, addr, len);
-	return s ? k->buf + s->off + (addr - s->addr) : NULL;
+	return s ? seg_bytes(k, s) + (addr - s->addr) : NULL;
 }
 
 int kimage_read(struct kimage *k, uint64_t addr, void *buf, size_t len,
@@ -504,7 +517,7 @@ int kimage_read(struct kimage *k, uint64_t addr, void *buf, size_t len,
 				(unsigned long long)addr,
 				(unsigned long long)(addr + len));
 	if (k->kind != KIMAGE_KCORE) {
-		memcpy(buf, k->buf + s->off + (addr - s->addr), len);
+		memcpy(buf, seg_bytes(k, s) + (addr - s->addr), len);
 		return 0;
 	}
 	do	/* a signal (Ctrl-C) interrupts nothing here: read on */
@@ -533,7 +546,8 @@ int kimage_section(const struct kimage *k, const char *name, uint64_t *addr,
 
 int kimage_elf_bytes(const struct kimage *k, const uint8_t **buf, size_t *len)
 {
-	if (k->kind == KIMAGE_KCORE || k->kind == KIMAGE_ARM64)
+	/* (a snapshot holds ranges, not an ELF file) */
+	if (k->kind == KIMAGE_KCORE || k->kind == KIMAGE_ARM64 || !k->buf)
 		return -1;
 	*buf = k->buf;
 	*len = k->len;
@@ -556,21 +570,23 @@ int kimage_copy_range(struct kimage *k, struct kimage *src, const char *name,
 		      uint64_t addr, uint64_t len, struct gerr *e)
 {
 	const struct kseg *have = find_seg(k, addr, len);
-	uint8_t *nb;
+	uint8_t *d;
 
 	/* Already held: read it again in place (it may have changed). */
 	if (have && have->addr == addr && have->size == len)
-		return kimage_read(src, addr, k->buf + have->off, len, e);
-	nb = realloc(k->buf, k->len + len);
-
-	if (!nb)
+		return kimage_read(src, addr, seg_bytes(k, have), len, e);
+	d = malloc(len ? len : 1);
+	if (!d)
 		return gerr_set(e, "out of memory");
-	k->buf = nb;
-	if (kimage_read(src, addr, k->buf + k->len, len, e))
+	if (kimage_read(src, addr, d, len, e)) {
+		free(d);
 		return -1;
-	if (add_seg(k, addr, len, k->len, name))
+	}
+	if (add_seg(k, addr, len, 0, name)) {
+		free(d);
 		return gerr_set(e, "out of memory");
-	k->len += len;
+	}
+	k->segs[k->nsegs - 1].data = d;
 	return 0;
 }
 
@@ -581,6 +597,6 @@ int kimage_overlay(struct kimage *k, uint64_t addr, const void *bytes,
 
 	if (!s || k->kind == KIMAGE_KCORE)
 		return -1;
-	memcpy(k->buf + s->off + (addr - s->addr), bytes, len);
+	memcpy(seg_bytes(k, s) + (addr - s->addr), bytes, len);
 	return 0;
 }

@@ -137,7 +137,52 @@ static void reads_by_address(void **s)
 	kimage_close(k);
 }
 
+/* A snapshot (what live mode reads the kernel into) gains ranges one by
+ * one, thousands of them for the whole kernel's coverage: each is readable
+ * by address, an earlier one's bytes stay where kimage_ptr() said they are
+ * as later ones come, a range copied again is read in place, and an
+ * overlay changes the snapshot and not its source. */
+static void snapshot_ranges(void **s)
+{
+	const uint8_t *first, *src;
+	struct kimage *k, *snap;
+	uint8_t was[16], b[16];
+	struct gerr e;
+	uint64_t a, n;
+
+	(void)s;
+	assert_int_equal(kimage_open(elf_path(), &k, &e), 0);
+	assert_int_equal(kimage_section(k, ".text", &a, &n), 0);
+	assert_true(n >= 4096 * 16);
+	assert_int_equal(kimage_new_snapshot(&snap, &e), 0);
+	assert_null(kimage_ptr(snap, a, 16));
+	assert_int_equal(kimage_copy_range(snap, k, "first", a, 4096, &e), 0);
+	first = kimage_ptr(snap, a, 4096);
+	assert_non_null(first);
+	memcpy(was, first, sizeof(was));
+	for (uint64_t i = 1; i < 16; i++)
+		assert_int_equal(kimage_copy_range(snap, k, "module", a + i * 4096 + 8, 200, &e), 0);
+	assert_ptr_equal(kimage_ptr(snap, a, 4096), first);
+	assert_memory_equal(first, was, sizeof(was));
+	src = kimage_ptr(k, a + 15 * 4096 + 8, 200);
+	assert_memory_equal(kimage_ptr(snap, a + 15 * 4096 + 8, 200), src, 200);
+	assert_null(kimage_ptr(snap, a + 15 * 4096 + 8, 201));
+	memset(b, 0xcc, sizeof(b));
+	assert_int_equal(kimage_overlay(snap, a + 16, b, sizeof(b)), 0);
+	assert_memory_equal(kimage_ptr(snap, a + 16, sizeof(b)), b, sizeof(b));
+	assert_memory_not_equal(kimage_ptr(k, a + 16, sizeof(b)), b, sizeof(b));
+	/* copied again: read in place, the overlay gone */
+	assert_int_equal(kimage_copy_range(snap, k, "first", a, 4096, &e), 0);
+	assert_ptr_equal(kimage_ptr(snap, a, 4096), first);
+	assert_memory_equal(first + 16, kimage_ptr(k, a + 16, sizeof(b)), sizeof(b));
+	/* ranges, not an ELF file */
+	assert_int_equal(kimage_elf_bytes(snap, &src, &n), -1);
+	kimage_close(snap);
+	kimage_close(k);
+}
+
 const struct CMUnitTest image_tests[] = {
+	cmocka_unit_test(snapshot_ranges),
 	cmocka_unit_test(bzimage_payloads),
 	cmocka_unit_test(bad_images),
 	cmocka_unit_test(reads_by_address),

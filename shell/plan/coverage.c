@@ -188,34 +188,45 @@ static int add_function(struct session *s, struct coverage *c, struct func_index
  * made so far go again, so nothing of the command is left. */
 static void unsplice_new(struct session *s, struct coverage *c, size_t from)
 {
-	uint32_t ids[GILK_BATCH_MAX];
-	size_t k = 0;
+	/* all in one batch (one pair of grace periods), or, short of memory,
+	 * a few at a time */
+	size_t room = c->nblocks - from, k = 0;
+	uint32_t few[256], *all = room > 256 ? malloc(room * sizeof(*all)) : NULL;
+	uint32_t *ids = all ? all : few;
 	struct gerr e;
 
+	if (!all)
+		room = 256;
 	for (size_t i = from; i <= c->nblocks; i++) {
-		if (k == GILK_BATCH_MAX || (i == c->nblocks && k)) {
+		if (k == room || (i == c->nblocks && k)) {
 			live_unsplice_batch(&s->lv, ids, k, &e);
 			k = 0;
 		}
 		if (i < c->nblocks && c->blocks[i].id)
 			ids[k++] = c->blocks[i].id;
 	}
+	free(all);
 }
 
-/* Plans blocks[from ..] together (each sees what the others will own, and
- * what the batch spliced before them) and splices what can be,
- * GILK_BATCH_MAX to a batch. On an error or Ctrl-C the caller unsplices. */
-static int splice_new(struct session *s, struct coverage *c, size_t from,
-		      const struct gilk_filter *filter, struct gerr *e)
+/* Blocks planned and spliced a slice at a time: the plans of the whole
+ * kernel at once (2 KB each, and 3.5 KB each request) would not fit in the
+ * lab's memory. */
+#define CHUNK_BLOCKS 4096
+
+/* Plans blocks[from .. from + n) together (each sees what the others will
+ * own, and what the batch spliced before them) and splices what can be.
+ * On an error or Ctrl-C the caller unsplices. */
+static int splice_slice(struct session *s, struct coverage *c, size_t from, size_t n,
+			const struct gilk_filter *filter, struct gerr *e)
 {
 	struct live_use use = { "count", COVERAGE_MARK, filter, NULL, NULL };
-	size_t n = c->nblocks - from, ngood = 0;
+	size_t ngood = 0;
 	uint64_t *sites = calloc(n ? n : 1, sizeof(*sites));
 	struct splice_plan *plans = calloc(n ? n : 1, sizeof(*plans));
 	enum splice_reason *why = calloc(n ? n : 1, sizeof(*why));
 	size_t *which = calloc(n ? n : 1, sizeof(*which));
-	uint32_t *ids = calloc(GILK_BATCH_MAX, sizeof(*ids));
-	uint64_t *tramps = calloc(GILK_BATCH_MAX, sizeof(*tramps));
+	uint32_t *ids = calloc(n ? n : 1, sizeof(*ids));
+	uint64_t *tramps = calloc(n ? n : 1, sizeof(*tramps));
 	bool *ok = calloc(n ? n : 1, sizeof(*ok));
 	int rc = -1;
 
@@ -233,18 +244,14 @@ static int splice_new(struct session *s, struct coverage *c, size_t from,
 			which[ngood++] = from + i;
 		}
 	}
-	for (size_t done = 0; done < ngood; done += GILK_BATCH_MAX) {
-		size_t k = ngood - done < GILK_BATCH_MAX ? ngood - done : GILK_BATCH_MAX;
-
-		if (session_interrupted(s) ||
-		    live_splice_batch_made(&s->lv, plans + done, k, &use, 1, ids, tramps, e))
-			goto out;
-		session_made(s, ids, plans + done, tramps, k);
-		for (size_t i = 0; i < k; i++)
-			c->blocks[which[done + i]].id = ids[i];
-		if (live_batch_spliced(&s->lv, plans + done, k, e))
-			goto out;
-	}
+	if (ngood && (session_interrupted(s) ||
+		      live_splice_batch_made(&s->lv, plans, ngood, &use, 1, ids, tramps, e)))
+		goto out;
+	session_made(s, ids, plans, tramps, ngood);
+	for (size_t i = 0; i < ngood; i++)
+		c->blocks[which[i]].id = ids[i];
+	if (ngood && live_batch_spliced(&s->lv, plans, ngood, e))
+		goto out;
 	rc = 0;
 out:
 	free(sites);
@@ -257,9 +264,17 @@ out:
 	return rc;
 }
 
-/* Blocks planned and spliced a chunk at a time: the plans of the whole
- * kernel at once (2 KB each) would not fit in the lab's memory. */
-#define CHUNK_BLOCKS 4096
+/* blocks[from ..], CHUNK_BLOCKS at a time, however many the caller added
+ * since it last came (one function may bring thousands). */
+static int splice_new(struct session *s, struct coverage *c, size_t from,
+		      const struct gilk_filter *filter, struct gerr *e)
+{
+	for (size_t at = from; at < c->nblocks; at += CHUNK_BLOCKS)
+		if (splice_slice(s, c, at, c->nblocks - at < CHUNK_BLOCKS ? c->nblocks - at
+				 : CHUNK_BLOCKS, filter, e))
+			return -1;
+	return 0;
+}
 
 /* How far it is (output/progress.h): the blocks spliced count only when
  * a line is due. */

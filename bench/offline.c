@@ -103,7 +103,7 @@ int main(int argc, char **argv)
 		}
 		kernel_env(&k, &w, &env);
 		g = w.view[0];
-		ninsn += g->ninsn;
+		ninsn += cfg_insn_count(g);
 		for (size_t i = 0; i < g->ninsn; i++) {
 			ssize_t b = g->insns[i].table_jump ? cfg_block_at(g, g->insns[i].addr) : -1;
 

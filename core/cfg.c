@@ -29,6 +29,7 @@ void cfg_free(struct cfg *g)
 	free(g->edges);
 	free(g->targets);
 	free(g->padding);
+	free(g->filler);
 	memset(g, 0, sizeof(*g));
 }
 
@@ -57,6 +58,15 @@ static bool block_ends_at_or_below(const void *ctx, size_t i)
 	const struct cfg_key *k = ctx;
 
 	return k->g->blocks[i].end <= k->addr;
+}
+
+size_t cfg_insn_count(const struct cfg *g)
+{
+	size_t n = g->ninsn;
+
+	for (size_t i = 0; i < g->nfiller; i++)
+		n += g->filler[i].end - g->filler[i].start;
+	return n;
 }
 
 ssize_t cfg_insn_at(const struct cfg *g, uint64_t addr)
@@ -103,9 +113,21 @@ static int add_edge(struct cfg *g, uint32_t from, uint32_t to, enum edge_kind k)
 	return 0;
 }
 
-static int decode_all(struct cfg *g, struct decoder *d, const uint8_t *code)
+/* Where the run of int3 that in (an int3) starts ends. */
+static uint64_t int3_run_end(const struct cfg *g, const uint8_t *code, const struct insn *in)
 {
-	uint64_t a = g->start;
+	uint64_t a = in->addr;
+
+	while (a < g->end && code[a - g->start] == 0xcc)
+		a++;
+	return a;
+}
+
+/* Decodes g's range; with hollow, the middle of each long run of int3 is
+ * skipped (g->filler) instead. */
+static int decode_all(struct cfg *g, struct decoder *d, const uint8_t *code, bool hollow)
+{
+	uint64_t a = g->start, run_end = g->start, skip = 0, skip_to = 0;
 
 	while (a < g->end) {
 		struct insn *in;
@@ -118,7 +140,20 @@ static int decode_all(struct cfg *g, struct decoder *d, const uint8_t *code)
 			break;
 		}
 		g->ninsn++;
+		if (hollow && in->kind == IK_INT3 && in->len == 1 && a >= run_end &&
+		    code[a - g->start] == 0xcc) {
+			run_end = int3_run_end(g, code, in);
+			if (run_end - a > CFG_FILLER_LONG) {
+				skip = a + CFG_FILLER_KEEP;
+				skip_to = run_end - CFG_FILLER_KEEP;
+				if (GROW(g->filler, g->nfiller, g->capfiller, 4))
+					return -1;
+				g->filler[g->nfiller++] = (struct range){ skip, skip_to };
+			}
+		}
 		a += in->len;
+		if (a == skip)
+			a = skip_to;
 	}
 	if (arch_info(decoder_arch(d))->mark_insns)
 		arch_info(decoder_arch(d))->mark_insns(g->insns, g->ninsn);
@@ -175,15 +210,36 @@ static int collect_targets(struct cfg *g, const uint64_t *ext, size_t next)
 	return 0;
 }
 
+/* [lo, hi) is padding: the last run extended, or a new one. */
+static int add_padding(struct cfg *g, uint64_t lo, uint64_t hi)
+{
+	if (g->npadding && g->padding[g->npadding - 1].end == lo) {
+		g->padding[g->npadding - 1].end = hi;
+		return 0;
+	}
+	if (GROW(g->padding, g->npadding, g->cappadding, 64))
+		return -1;
+	g->padding[g->npadding++] = (struct range){ lo, hi };
+	return 0;
+}
+
 /* Splits the instruction stream into blocks and padding runs. */
 static int split_blocks(struct cfg *g)
 {
 	bool reach_by_fall = true; /* the entry is reached */
 	struct block *cur = NULL;
 
-	for (size_t i = 0; i < g->ninsn; i++) {
+	for (size_t i = 0, f = 0; i < g->ninsn; i++) {
 		const struct insn *in = &g->insns[i];
 		bool tgt = cfg_is_target(g, in->addr);
+
+		/* filler skipped before in: padding, as its int3s were */
+		if (f < g->nfiller && g->filler[f].end == in->addr) {
+			cur = NULL;
+			if (add_padding(g, g->filler[f].start, g->filler[f].end))
+				return -1;
+			f++;
+		}
 
 		/* int3 is never meant to run, so an untargeted run of it is
 		 * filler even after a call to a noreturn function; nops are
@@ -191,13 +247,8 @@ static int split_blocks(struct cfg *g)
 		if (!tgt && (in->kind == IK_INT3 || (!reach_by_fall && in->nop))) {
 			/* Dead filler: extend or open a padding run. */
 			cur = NULL;
-			if (g->npadding && g->padding[g->npadding - 1].end == in->addr) {
-				g->padding[g->npadding - 1].end += in->len;
-			} else {
-				if (GROW(g->padding, g->npadding, g->cappadding, 64))
-					return -1;
-				g->padding[g->npadding++] = (struct range){ in->addr, in->addr + in->len };
-			}
+			if (add_padding(g, in->addr, in->addr + in->len))
+				return -1;
 			continue;
 		}
 		if (!cur || tgt) {
@@ -293,6 +344,18 @@ static int link_blocks(struct cfg *g, const uint64_t *ext, size_t next)
 	return 0;
 }
 
+/* Whether a target lies in filler not decoded (targets are sorted). */
+static bool targets_filler(const struct cfg *g)
+{
+	for (size_t i = 0; i < g->nfiller; i++) {
+		size_t t = target_lower(g, g->filler[i].start);
+
+		if (t < g->ntargets && g->targets[t] < g->filler[i].end)
+			return true;
+	}
+	return false;
+}
+
 int cfg_build_tables(struct cfg *g, struct decoder *d, const uint8_t *code,
 		     uint64_t start, uint64_t end, const uint64_t *ext, size_t next,
 		     const struct cfg_table *tables, size_t ntables, struct gerr *e)
@@ -303,13 +366,21 @@ int cfg_build_tables(struct cfg *g, struct decoder *d, const uint8_t *code,
 		return gerr_set(e, "empty function range");
 	g->start = start;
 	g->end = end;
-	g->ninsn = g->nblocks = g->nedges = g->ntargets = g->npadding = 0;
+	g->ninsn = g->nblocks = g->nedges = g->ntargets = g->npadding = g->nfiller = 0;
 	g->bad_addr = g->misaligned = 0;
 	g->jump_table = false;
 	g->tables = tables;
 	g->ntables = ntables;
-	if (decode_all(g, d, code) || collect_targets(g, ext, next) ||
-	    split_blocks(g) || link_blocks(g, ext, next))
+	if (decode_all(g, d, code, true) || collect_targets(g, ext, next))
+		rc = -1;
+	else if (g->nfiller && targets_filler(g)) {
+		/* something lands in the filler: it is code after all */
+		g->ninsn = g->ntargets = g->nfiller = 0;
+		g->bad_addr = g->misaligned = 0;
+		g->jump_table = false;
+		rc = decode_all(g, d, code, false) || collect_targets(g, ext, next) ? -1 : 0;
+	}
+	if (rc || split_blocks(g) || link_blocks(g, ext, next))
 		rc = gerr_set(e, "out of memory");
 	g->tables = NULL;
 	g->ntables = 0;

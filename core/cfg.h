@@ -61,6 +61,11 @@ struct cfg {
 	size_t ntargets, captargets;
 	struct range *padding;
 	size_t npadding, cappadding;
+	/* Filler not decoded: the middle of each run of int3 longer than
+	 * CFG_FILLER_LONG bytes, with CFG_FILLER_KEEP decoded at each end.
+	 * Inside padding; no instruction is there. */
+	struct range *filler;
+	size_t nfiller, capfiller;
 	uint64_t bad_addr;      /* first byte that does not decode, 0 if none */
 	uint64_t misaligned;    /* a target inside an instruction, 0 if none */
 	bool jump_table;        /* has jmp [table+index]: targets we cannot see */
@@ -68,6 +73,16 @@ struct cfg {
 	const struct cfg_table *tables;
 	size_t ntables;
 };
+
+/*
+ * A kernel symbol that ends a section (__entry_text_end, a retpoline
+ * alias) reaches up to the next symbol over megabytes of int3: decoded one
+ * by one, those took hundreds of megabytes for nothing. A run this long
+ * keeps its ends decoded, beyond any reach of an rel8 from the code around
+ * it (bounce slots stay where they were), and is padding all through.
+ */
+#define CFG_FILLER_LONG 4096
+#define CFG_FILLER_KEEP 512
 
 /* Builds g for code[0 .. end-start) at [start, end). ext lists targets known
  * from elsewhere (any addresses; those outside the function are ignored).
@@ -83,6 +98,9 @@ int cfg_build_tables(struct cfg *g, struct decoder *d, const uint8_t *code,
 		     const struct cfg_table *tables, size_t ntables, struct gerr *e);
 void cfg_free(struct cfg *g);
 
+/* How many instructions g's range holds: those decoded and the filler's
+ * int3s. */
+size_t cfg_insn_count(const struct cfg *g);
 /* Index of the instruction starting exactly at addr, or -1. */
 ssize_t cfg_insn_at(const struct cfg *g, uint64_t addr);
 /* Index of the instruction containing addr (padding included), or -1. */

@@ -92,7 +92,7 @@ static int blocks_command(struct session *s, int argc, char **argv, struct gerr 
 	/* each block's source lines, when the kernel's line index is at hand */
 	with_lines = lines_have(s);
 	fprintf(s->out, "%s: %zu bytes, %zu instructions, %zu blocks%s%s\n", sym->name,
-		(size_t)(g.end - g.start), g.ninsn, g.nblocks,
+		(size_t)(g.end - g.start), cfg_insn_count(&g), g.nblocks,
 		g.jump_table ? ", jumps through a table" : "",
 		g.misaligned ? ", branches into an instruction" : "");
 	for (size_t b = 0; b < g.nblocks; b++) {

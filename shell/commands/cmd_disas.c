@@ -71,6 +71,9 @@ static size_t show(struct session *s, const struct cfg *g, const struct ksym *sy
 		ssize_t b = cfg_block_at(g, in->addr);
 		char mark = b < 0 ? '-' : g->blocks[b].start == in->addr ? '>' : ' ';
 
+		if (i > first && g->insns[i - 1].addr + g->insns[i - 1].len < in->addr)
+			fprintf(s->out, "- (%" PRIu64 " more bytes of int3 filler)\n",
+				in->addr - g->insns[i - 1].addr - g->insns[i - 1].len);
 		if (m->on)
 			show_source(s, m, in->addr);
 		for (unsigned k = 0; k < in->len && k < most; k++)
@@ -169,6 +172,12 @@ static int disas_command(struct session *s, int argc, char **argv, struct gerr *
 		ssize_t in = cfg_insn_containing(g, addr);
 
 		session_where(s, addr, where, sizeof(where));
+		for (size_t f = 0; in < 0 && f < g->nfiller; f++)
+			if (addr >= g->filler[f].start && addr < g->filler[f].end)
+				return gerr_set(e, "%s is int3 filler, as is all of +0x%" PRIx64
+						" to +0x%" PRIx64 " (disas 0x%" PRIx64 " shows its end)",
+						where, g->filler[f].start - g->start,
+						g->filler[f].end - g->start, g->filler[f].end);
 		if (in < 0)
 			return gerr_set(e, "%s does not decode", where);
 		return gerr_set(e, "%s is inside the instruction at +0x%" PRIx64 " (%u bytes)",

@@ -224,7 +224,84 @@ static void emulation_prefix_is_one_instruction(void **s)
 	decoder_close(d);
 }
 
+/* mov eax,1; ret; then run int3; then xor eax,eax; ret */
+static uint8_t *with_filler(size_t run, size_t *len)
+{
+	uint8_t *b = malloc(run + 9);
+
+	assert_non_null(b);
+	memcpy(b, (const uint8_t[]){ 0xb8, 1, 0, 0, 0, 0xc3 }, 6);
+	memset(b + 6, 0xcc, run);
+	memcpy(b + 6 + run, (const uint8_t[]){ 0x31, 0xc0, 0xc3 }, 3);
+	*len = run + 9;
+	return b;
+}
+
+static void long_int3_filler_is_padding_not_decoded(void **s)
+{
+	size_t len, run = 10000;
+	uint8_t *b = with_filler(run, &len);
+	uint64_t tail = F + 6 + run, ext[] = { tail };
+	struct decoder *d;
+	struct cfg g;
+	struct gerr e;
+
+	(void)s;
+	memset(&g, 0, sizeof(g));
+	assert_int_equal(decoder_open(&d, &e), 0);
+	assert_int_equal(cfg_build(&g, d, b, F, F + len, ext, 1, &e), 0);
+	assert_int_equal(g.nfiller, 1);
+	assert_true(g.filler[0].start == F + 6 + CFG_FILLER_KEEP);
+	assert_true(g.filler[0].end == tail - CFG_FILLER_KEEP);
+	assert_int_equal(g.ninsn, 2 + 2 * CFG_FILLER_KEEP + 2);
+	assert_int_equal(cfg_insn_count(&g), 2 + run + 2);
+	/* padding is what it was with every int3 decoded: one run */
+	assert_int_equal(g.npadding, 1);
+	assert_true(g.padding[0].start == F + 6 && g.padding[0].end == tail);
+	assert_int_equal(g.nblocks, 2);
+	assert_true(g.blocks[1].start == tail && g.blocks[1].reachable);
+	assert_int_equal(g.misaligned, 0);
+	assert_int_equal(cfg_insn_at(&g, tail - CFG_FILLER_KEEP), 2 + CFG_FILLER_KEEP);
+	assert_int_equal(cfg_insn_containing(&g, F + 6 + run / 2), -1);
+
+	/* a run no longer than CFG_FILLER_LONG is decoded whole */
+	free(b);
+	b = with_filler(CFG_FILLER_LONG, &len);
+	assert_int_equal(cfg_build(&g, d, b, F, F + len, NULL, 0, &e), 0);
+	assert_int_equal(g.nfiller, 0);
+	assert_int_equal(g.ninsn, 2 + CFG_FILLER_LONG + 2);
+	free(b);
+	cfg_free(&g);
+	decoder_close(d);
+}
+
+static void filler_something_lands_in_is_decoded(void **s)
+{
+	size_t len, run = 10000;
+	uint8_t *b = with_filler(run, &len);
+	uint64_t ext[] = { F + 6 + run / 2 };
+	struct decoder *d;
+	struct cfg g;
+	struct gerr e;
+
+	(void)s;
+	memset(&g, 0, sizeof(g));
+	assert_int_equal(decoder_open(&d, &e), 0);
+	assert_int_equal(cfg_build(&g, d, b, F, F + len, ext, 1, &e), 0);
+	assert_int_equal(g.nfiller, 0);
+	assert_int_equal(g.ninsn, 2 + run + 2);
+	assert_int_equal(g.misaligned, 0);
+	/* the int3 landed on is a block, as any target is */
+	assert_true(cfg_block_at(&g, ext[0]) >= 0);
+	assert_int_equal(g.npadding, 2);
+	free(b);
+	cfg_free(&g);
+	decoder_close(d);
+}
+
 const struct CMUnitTest cfg_tests[] = {
+	cmocka_unit_test(long_int3_filler_is_padding_not_decoded),
+	cmocka_unit_test(filler_something_lands_in_is_decoded),
 	cmocka_unit_test(blocks_edges_padding),
 	cmocka_unit_test(unreachable_code_is_a_block),
 	cmocka_unit_test(emulation_prefix_is_one_instruction),

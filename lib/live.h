@@ -97,6 +97,9 @@ int live_request(struct live *lv, const struct splice_plan *p,
  * now, until live_batch_end(). */
 int live_batch_begin(struct live *lv, const uint64_t *fns, size_t n, struct gerr *e);
 void live_batch_end(struct live *lv);
+/* In a batch: FACTS asked about n more functions (fns ascending) at once,
+ * its answers sorted once, as live_batch_begin() does for its own. */
+void live_batch_facts(struct live *lv, const uint64_t *fns, size_t n);
 /* In a batch that splices in steps: the bytes n plans just spliced are
  * left alone by the plans after them, without gilk.ko's every splice
  * listed again (a list of the whole kernel's would be a gigabyte). */

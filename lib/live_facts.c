@@ -8,6 +8,8 @@
 #include <string.h>
 #include <sys/ioctl.h>
 
+#include "u64set.h"
+
 /* The bytes one plan around [lo, hi) must leave alone: gilk.ko's splices
  * there (the sorted list, searched) and the batch's earlier plans (a sliding
  * window over plans made in address order). A splice's bytes are within a
@@ -104,13 +106,32 @@ static int ask_facts(struct live *lv, uint64_t lo, uint64_t hi, struct gerr *e)
 	return 0;
 }
 
+struct learnt_key {
+	const struct live *lv;
+	uint64_t at;
+};
+
+static bool learnt_ends_below(const void *ctx, size_t i)
+{
+	const struct learnt_key *k = ctx;
+
+	return k->lv->learnt[i].end < k->at;
+}
+
+/* The first learnt range that ends at or past at (a whole kernel's
+ * functions are tens of thousands of ranges, looked up once each). */
+static size_t learnt_from(const struct live *lv, uint64_t at)
+{
+	struct learnt_key k = { lv, at };
+
+	return u64_partition(lv->nlearnt, learnt_ends_below, &k);
+}
+
 /* Marks [lo, hi) as answered, keeping lv->learnt sorted and merged. */
 static int mark_learnt(struct live *lv, uint64_t lo, uint64_t hi)
 {
-	size_t i = 0, j;
+	size_t i = learnt_from(lv, lo), j;
 
-	while (i < lv->nlearnt && lv->learnt[i].end < lo)
-		i++;
 	for (j = i; j < lv->nlearnt && lv->learnt[j].start <= hi; j++) {
 		lo = lv->learnt[j].start < lo ? lv->learnt[j].start : lo;
 		hi = lv->learnt[j].end > hi ? lv->learnt[j].end : hi;
@@ -134,7 +155,7 @@ int lv_learn_facts(struct live *lv, uint64_t lo, uint64_t hi, struct gerr *e)
 {
 	uint64_t at = lo;
 
-	for (size_t i = 0; i < lv->nlearnt && at < hi; i++) {
+	for (size_t i = learnt_from(lv, lo); i < lv->nlearnt && at < hi; i++) {
 		const struct range *r = &lv->learnt[i];
 
 		if (r->end <= at)

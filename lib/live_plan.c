@@ -373,6 +373,11 @@ int live_batch_begin(struct live *lv, const uint64_t *fns, size_t n, struct gerr
 	return 0;
 }
 
+void live_batch_facts(struct live *lv, const uint64_t *fns, size_t n)
+{
+	lv_learn_batch_facts(lv, fns, NULL, n);
+}
+
 void live_batch_end(struct live *lv)
 {
 	lv->batch = false;

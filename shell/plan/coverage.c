@@ -296,49 +296,73 @@ static void progress_show(struct progress *p, const char *word, size_t done, siz
  * leave the set, and the splices it made go (Ctrl-C is taken here, so the
  * message can say so).
  */
+/* What one word of coverage_start() names: functions, and where it names
+ * lines, their ranges. */
+struct cov_word {
+	const struct ksym **f;
+	size_t nf;
+	struct range *lines;
+	size_t nlines;
+};
+
+static int word_functions(struct session *s, const char *word, struct cov_word *w,
+			  struct gerr *e)
+{
+	if (lines_is_fileline(word) || lines_is_file(word))
+		return lines_word_ranges(s, word, &w->lines, &w->nlines, e) ||
+		       lines_functions(s, w->lines, w->nlines, &w->f, &w->nf, e) ? -1 : 0;
+	return functions_named(s, word, &w->f, &w->nf, e);
+}
+
+/* FACTS for the next functions of a word, FACTS_SLICE at a time: asked
+ * together and sorted once, not once a function (each sort moves what
+ * was learnt before), while progress is still shown as they go. */
+#define FACTS_SLICE 1024
+
+static void slice_facts(struct session *s, const struct cov_word *w, size_t k)
+{
+	uint64_t a[FACTS_SLICE];
+	size_t n = 0;
+
+	for (; k < w->nf && n < FACTS_SLICE; k++)
+		if (!n || w->f[k]->addr > a[n - 1])
+			a[n++] = w->f[k]->addr;
+	live_batch_facts(&s->lv, a, n);
+}
+
 int coverage_start(struct session *s, struct coverage *c, char **words,
 		   size_t n, const struct gilk_filter *filter, struct gerr *e)
 {
 	size_t from = c->nblocks, chunk = from, had = c->nfuncs;
+	struct cov_word *w = calloc(n ? n : 1, sizeof(*w));
 	struct progress pr;
 	struct func_index x;
 	bool batch = false;
 	int rc = 0;
 
-	progress_start(&pr);
-	if (func_index_of(c, &x))
+	if (!w)
 		return gerr_set(e, "out of memory");
+	for (size_t i = 0; i < n && !rc; i++)
+		rc = word_functions(s, words[i], &w[i], e);
+	if (!rc && func_index_of(c, &x))
+		rc = gerr_set(e, "out of memory");
+	if (rc)
+		goto free_words;
+	progress_start(&pr);
 	/* gilk.ko's splices learnt once: each chunk adds its own after it */
 	rc = live_batch_begin(&s->lv, NULL, 0, e);
 	batch = !rc;
-	for (size_t w = 0; w < n && !rc; w++) {
-		const struct ksym **f;
-		size_t nf;
-
-		struct range *lines = NULL;
-		size_t nlines = 0;
-
-		if (lines_is_fileline(words[w]) || lines_is_file(words[w])) {
-			if (lines_word_ranges(s, words[w], &lines, &nlines, e) ||
-			    lines_functions(s, lines, nlines, &f, &nf, e)) {
-				free(lines);
-				rc = -1;
-				break;
-			}
-		} else if (functions_named(s, words[w], &f, &nf, e)) {
-			rc = -1;
-			break;
-		}
-		for (size_t i = 0; !rc && i < nf && !session_interrupted(s); i++) {
-			rc = add_function(s, c, &x, f[i], lines, nlines, e);
+	for (size_t i = 0; i < n && !rc; i++) {
+		for (size_t k = 0; !rc && k < w[i].nf && !session_interrupted(s); k++) {
+			if (k % FACTS_SLICE == 0)
+				slice_facts(s, &w[i], k);
+			rc = add_function(s, c, &x, w[i].f[k], w[i].lines, w[i].nlines, e);
 			if (!rc && c->nblocks - chunk >= CHUNK_BLOCKS) {
 				rc = splice_new(s, c, chunk, filter, e);
 				chunk = c->nblocks;
-				progress_show(&pr, words[w], i + 1, nf, c, from);
+				progress_show(&pr, words[i], k + 1, w[i].nf, c, from);
 			}
 		}
-		free(f);
-		free(lines);
 	}
 	if (!rc && !session_interrupted(s))
 		rc = splice_new(s, c, chunk, filter, e);
@@ -347,7 +371,7 @@ int coverage_start(struct session *s, struct coverage *c, char **words,
 	func_index_free(&x);
 	progress_end(&pr);
 	if (!rc && !session_interrupted(s))
-		return 0;
+		goto free_words;
 	unsplice_new(s, c, from);
 	if (session_interrupted(s)) {
 		interrupt_clear();
@@ -356,6 +380,12 @@ int coverage_start(struct session *s, struct coverage *c, char **words,
 	}
 	c->nfuncs = had;
 	c->nblocks = from;
+free_words:
+	for (size_t i = 0; i < n; i++) {
+		free(w[i].f);
+		free(w[i].lines);
+	}
+	free(w);
 	return rc;
 }
 

@@ -857,6 +857,13 @@ check "splices in the timer interrupt ($tick hits) and the scheduler ($sched hit
 	"$([ "${tick:-0}" -gt 0 ] && [ "$sched" -gt 0 ] && [ "$ev" = 1 ]; echo $?)"
 build/gilk -c 'unsplice all' >/dev/null
 
+# A word that names nothing is an error before anything is spliced, the
+# words before it included.
+out=$(build/gilk -c "coverage 'vfs_*' 'gilk_no_such_fn*'" 2>&1)
+check "coverage with a word that names nothing says which, and splices nothing ($out)" \
+	"$(echo "$out" | grep -q 'no function matches gilk_no_such_fn\*' &&
+	   build/gilk -c 'info splices' | grep -qx 'no splices'; echo $?)"
+
 # Ctrl-C in coverage: it stops, and nothing it did is left. Sent once
 # gilk is past its start (a slow kernel opens a session for seconds, and a
 # Ctrl-C then stops gilk before the command), as the command before it says.

@@ -59,14 +59,15 @@ $(B)/%.o: %.c
 $(B)/libgilkcore.a: $(CORE_OBJ)
 	ar rcs $@ $^
 
-# The trampoline templates are gilk.ko's (kmod/tramp.c, neutral C): the
-# planner links that very file, so a header's bytes have one producer.
-$(B)/neutral/tramp.o: kmod/tramp.c include/gilk_tramp.h include/gilk_neutral.h
+# The trampoline templates are gilk.ko's (kmod/arch/x86/tramp.c, neutral
+# C): the planner links that very file, so a header's bytes have one
+# producer.
+$(B)/neutral/x86/tramp.o: kmod/arch/x86/tramp.c include/gilk_tramp.h include/gilk_neutral.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -Iinclude -MMD -MP -c $< -o $@
 
 LIB_SRC := $(wildcard lib/*.c)
-$(B)/libgilklive.a: $(LIB_SRC:%.c=$(B)/%.o) $(B)/neutral/tramp.o
+$(B)/libgilklive.a: $(LIB_SRC:%.c=$(B)/%.o) $(B)/neutral/x86/tramp.o
 	ar rcs $@ $^
 
 SHELL_SRC := $(wildcard shell/*.c shell/*/*.c)
@@ -92,11 +93,16 @@ cross-arm64:
 	@$(MAKE) --no-print-directory B=$(B)/arm64 CC=aarch64-linux-gnu-gcc $(B)/arm64/gilk
 
 # Kbuild writes next to its sources: build a copy under $(KO)/kmod.
-KMOD_SRC := $(wildcard kmod/*.c kmod/*.h kmod/*.S kmod/*.list kmod/Kbuild include/*.h include/uapi/*.h)
+KMOD_SRC := $(wildcard kmod/*.c kmod/*.h kmod/*.S kmod/*.list kmod/Kbuild kmod/arch/*/*.[chS] \
+	include/*.h include/uapi/*.h)
 # Rebuilt when setup moves the profile to another kernel (its ABI file changes).
 K_ABI := $(wildcard $(KCACHE)/abi)
 $(KO)/gilk.ko: $(KMOD_SRC) $(K_ABI)
 	@mkdir -p $(KO)/kmod
+	@# a source moved or removed in kmod/ must not stay in the copy, where
+	@# an include would still find it
+	@cd $(KO)/kmod && find . -type f \( -name '*.[chS]' -o -name '*.list' \) ! -name '*.mod.c' | \
+		while read -r f; do [ -e "$(CURDIR)/kmod/$$f" ] || rm -f "$$f"; done
 	cp -r kmod/. $(KO)/kmod/
 	@mkdir -p $(KO)/include
 	cp -r include/. $(KO)/include/
@@ -132,8 +138,8 @@ $(KO)/tests/gilk_fields.ko: $(FIELDS_SRC) $(KO)/gilk.ko
 # kernel's own x86 decoder from its tools tree (scripts/setup fetches it), so
 # the tests feed plans and mutations to the very checker the kernel runs.
 KD      := $(B)/cache/kdecoder
-KV_INC  := -Ikmod -Iinclude -I$(KD)/arch/x86/include -I$(KD)/include
-$(B)/kverify/%.o: kmod/%.c $(wildcard kmod/*.h include/*.h include/uapi/*.h)
+KV_INC  := -Ikmod -Ikmod/arch/x86 -Iinclude -I$(KD)/arch/x86/include -I$(KD)/include
+$(B)/kverify/%.o: kmod/arch/x86/%.c $(wildcard kmod/*.h kmod/arch/x86/*.h include/*.h include/uapi/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) -O2 -g -std=gnu11 -Wall -Wextra -Werror -Wno-sign-compare $(KV_INC) -c $< -o $@
 $(B)/kverify/%.o: $(KD)/arch/x86/lib/%.c
@@ -175,7 +181,7 @@ $(B)/bin/test-unit: $(UNIT_SRC:%.c=$(B)/%.o) $(B)/shell/events/histogram.o \
 	$(CC) -o $@ $^ $(CORE_LIBS) -lcmocka -lm
 
 DIFF_SRC := $(filter-out tests/diff/kverify_glue.c,$(wildcard tests/diff/*.c))
-$(B)/kverify/kverify_glue.o: tests/diff/kverify_glue.c $(wildcard kmod/*.h include/*.h include/uapi/*.h) \
+$(B)/kverify/kverify_glue.o: tests/diff/kverify_glue.c $(wildcard kmod/*.h kmod/arch/x86/*.h include/*.h include/uapi/*.h) \
 		tests/diff/kverify.h
 	@mkdir -p $(dir $@)
 	$(CC) -O2 -g -std=gnu11 -Wall -Wextra -Werror $(KV_INC) -c $< -o $@

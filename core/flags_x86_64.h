@@ -1,7 +1,7 @@
 /*
  * flags_x86_64: whether the arithmetic flags are dead at a site, so that the count
  * template may change them without saving them. gilk.ko's checker decides
- * the same question by the same rules (kmod/flags.h, which lists them) with
+ * the same question by the same rules (kmod/arch/x86/flags.h, which lists them) with
  * the kernel's decoder: where this says dead, it must agree.
  *
  * From the site along the one path without a branch, an instruction that

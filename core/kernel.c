@@ -225,7 +225,7 @@ void kernel_close(struct kernel *k)
  * start (copy_user_generic_unrolled into copy_user_short_string): the
  * branches of the symbols starting within NEIGHBOUR_REACH either side that
  * land in [fstart, fend) are targets too. gilk.ko's checker looks as far
- * (kmod/verify.c), and refuses a region over one.
+ * (kmod/arch/x86/verify.c), and refuses a region over one.
  */
 
 static int scratch_push(struct kernel *k, uint64_t a)
@@ -366,7 +366,7 @@ static int read_word(struct kernel *k, uint64_t a, uint64_t *w)
  * in the function are its targets, and those in its .cold part the part's
  * (namesake_targets()). A table of function pointers adds none, or the
  * function's own start. gilk.ko's checker reads the same tables
- * (gilk_table_words() in kmod/verify.c).
+ * (gilk_table_words() in kmod/arch/x86/verify.c).
  */
 
 static bool table_data(const struct kernel *k, uint64_t func, uint64_t t)

@@ -161,7 +161,7 @@ uint64_t splice_site_for_block(const struct splice_env *env, uint64_t addr);
  * What runs before the relocated instructions: the header of one of
  * gilk.ko's templates (include/gilk_tramp.h), chosen by what the
  * instrument needs. core/ writes no header itself: the template code is
- * gilk.ko's own (kmod/tramp.c), which lib/ links and reaches through
+ * gilk.ko's own (kmod/arch/x86/tramp.c), which lib/ links and reaches through
  * write(), so the bytes gilk.ko's checker compares with have one producer.
  * core/ writes the relocated instructions after it and the jumps to it.
  */

@@ -2,8 +2,8 @@
 /*
  * What one instruction does to the arithmetic flags, by its opcode: the
  * rule the planner (core/flags_x86_64.c, from its own decoding) and gilk.ko's
- * checker (kmod/flags.c, from the kernel's decoder) both walk with, so that
- * they cannot disagree on an opcode. kmod/flags.h says why each rule holds.
+ * checker (kmod/arch/x86/flags.c, from the kernel's decoder) both walk with, so that
+ * they cannot disagree on an opcode. kmod/arch/x86/flags.h says why each rule holds.
  */
 #ifndef _GILK_FLAG_EFFECT_H
 #define _GILK_FLAG_EFFECT_H

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The trampoline templates: the bytes a trampoline runs before the
- * relocated instructions. They have one producer, kmod/tramp.c: gilk.ko's
+ * relocated instructions. They have one producer, kmod/arch/x86/tramp.c: gilk.ko's
  * checker (verify.c) compares what user space proposes with its bytes, and
  * the planner (lib/template.c) links the same code to propose them, so
  * every template a plan may use is written here and nowhere else.

@@ -1,6 +1,6 @@
 /*
  * template: the header a splice's trampoline starts with, written by
- * gilk.ko's own template code (kmod/tramp.c, linked into this library), so
+ * gilk.ko's own template code (kmod/arch/x86/tramp.c, linked into this library), so
  * what the planner proposes and what gilk.ko's checker compares it with
  * come from one producer. Here: which template a splice gets, its
  * parameters from gilk.ko's reservation, and the splice_header through

@@ -5,7 +5,7 @@ set -u
 cd "$(dirname "$0")/.."
 cp=build/cache/checkpatch/checkpatch.pl
 pass=0 fail=0
-for f in kmod/*.c kmod/*.h kmod/*.S include/*.h include/uapi/*.h instruments/*.c \
+for f in kmod/*.c kmod/*.h kmod/arch/*/*.[chS] include/*.h include/uapi/*.h instruments/*.c \
 	tests/guest/target/*.c tests/guest/target/*.h tests/guest/instrument/*.c; do
 	# clean: exit status 0 and nothing said
 	if out=$(perl "$cp" --no-tree --terse --file "$f" 2>&1) && [ -z "$out" ]; then

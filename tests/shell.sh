@@ -301,7 +301,7 @@ check "of aliases, the one named is the one shown for their address from then on
 "${G[@]}" -c 'help errors' >"$t/o"
 sed -n 's/^  \(E[A-Z0-9]*\) .*/\1/p' "$t/o" | sort >"$t/table"
 # kmod/'s own, and those its refusal table gives
-{ grep -ohE -- '-E[A-Z0-9]{2,}\b' kmod/*.c | tr -d -
+{ grep -ohE -- '-E[A-Z0-9]{2,}\b' kmod/*.c kmod/arch/*/*.c | tr -d -
   sed -n 's/^GILK_REFUSAL([A-Z_]*, \(E[A-Z0-9]*\),.*/\1/p' include/uapi/gilk_refusals.h; } | sort -u >"$t/code"
 check "help errors explains every errno kmod/ returns, and only those ($(wc -l <"$t/code"))" \
 	"$([ -s "$t/code" ] && diff "$t/code" "$t/table" >&2; echo $?)"

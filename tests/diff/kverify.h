@@ -1,5 +1,5 @@
 /*
- * kverify: gilk.ko's code checker (kmod/verify.c) as the tests call it, with
+ * kverify: gilk.ko's code checker (kmod/arch/x86/verify.c) as the tests call it, with
  * plain C types and the neutral templates' names (gilk_tramp.h), so test
  * code need not see the kernel's headers. The glue
  * (kverify_glue.c) is built with them, beside the checker.

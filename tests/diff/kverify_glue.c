@@ -1,5 +1,5 @@
 /* kverify: the checker's environment for the tests (see kverify.h). Built
- * with the kernel's tools headers, like kmod/verify.c itself. */
+ * with the kernel's tools headers, like kmod/arch/x86/verify.c itself. */
 #include <stdlib.h>
 #include <string.h>
 

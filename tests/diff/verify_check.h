@@ -1,7 +1,7 @@
 /*
  * verify_check: every plan the differential tests run is also handed, as the
  * SPLICE request live splicing would send, to gilk.ko's code checker
- * (kmod/verify.c, built for user space with the kernel's own decoder). It
+ * (kmod/arch/x86/verify.c, built for user space with the kernel's own decoder). It
  * must accept the plan, and refuse every mutation of it: a changed byte, an
  * instruction added, removed or swapped, a changed target or displacement, a
  * slot over live code, a divert elsewhere, a changed header, trailing bytes.

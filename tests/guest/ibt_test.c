@@ -1,6 +1,6 @@
 /*
  * gilk.ko calls the kernel helpers it resolves through kallsyms by way of
- * stubs of its own (kmod/ksym_stubs.S), because an IBT CPU faults on an
+ * stubs of its own (kmod/arch/x86/ksym_stubs.S), because an IBT CPU faults on an
  * indirect call that does not land on ENDBR and the kernel seals most of
  * those helpers. QEMU's TCG does not enforce IBT, so what is checked here is
  * what would make it hold: every stub starts with ENDBR wherever gilk.ko's

@@ -1,5 +1,5 @@
 /*
- * gilk.ko writes a batch a page at a time (kmod/pokes.c): the bytes
+ * gilk.ko writes a batch a page at a time (kmod/arch/x86/pokes.c): the bytes
  * between the writes on a page are read from the text and written back as
  * they were. Around a batch over the blocks of path_init, everything else
  * on those pages must stay as it was and keep working: a splice made before

@@ -61,7 +61,7 @@ static int tramp_head(struct live *lv, uint32_t id, uint8_t *b, size_t n)
 	       live_read_mem(lv, info.tramp, b, n, &e) ? -1 : 0;
 }
 
-/* Which template a header is, from its first bytes (kmod/tramp.c). */
+/* Which template a header is, from its first bytes (kmod/arch/x86/tramp.c). */
 static const char *template_of(const uint8_t *b)
 {
 	static const uint8_t inc_gs[] = { 0x65, 0x48, 0xff };

@@ -698,7 +698,7 @@ static void count_template(void **state)
 							 0x41, 0x53, 0xfc }), 15);
 }
 
-/* The header is gilk.ko's template, written by its own code (kmod/tramp.c):
+/* The header is gilk.ko's template, written by its own code (kmod/arch/x86/tramp.c):
  * the flags saved where the plan finds them live, the full template for a
  * BUG()/WARN() replay, nothing where the template cannot reach what it
  * addresses, and count_task only for a filter it can test inline. */

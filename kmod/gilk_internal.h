@@ -3,7 +3,7 @@
 #ifndef _GILK_INTERNAL_H
 #define _GILK_INTERNAL_H
 
-#include <asm/insn.h>
+#include "arch_defs.h"
 #include <linux/bug.h>
 #include <linux/mutex.h>
 #include <linux/types.h>
@@ -88,48 +88,6 @@ struct gilk_traps {
 /* Up to this many, gilk_traps_alloc() does not fail. */
 #define GILK_TRAPS_NOFAIL 8
 
-int gilk_patch_init(void);
-void gilk_patch_exit(void);
-/* kprobe_mutex then text_mutex: patch.c says why both. */
-void gilk_text_lock(void);
-void gilk_text_unlock(void);
-/* The rest of these need the text lock held (or text_mutex, to write
- * gilk's own trampolines).
- */
-void gilk_poke_locked(unsigned long addr, const void *bytes, size_t len);
-void gilk_poke_sync(void);
-/*
- * Writes queued and written a page at a time (pokes.c), each queue flushed
- * before text_mutex is dropped; gilk_pokes_sync() flushes, then syncs.
- */
-struct gilk_pokes {
-	u8 *page;		/* the run's page as it will be; NULL: no runs */
-	unsigned long lo, hi;	/* the run, in one page; lo == hi: none */
-};
-
-void gilk_pokes_begin(struct gilk_pokes *pk);
-void gilk_pokes_add(struct gilk_pokes *pk, unsigned long addr, const void *bytes, size_t len);
-void gilk_pokes_flush(struct gilk_pokes *pk);
-void gilk_pokes_sync(struct gilk_pokes *pk);
-void gilk_pokes_end(struct gilk_pokes *pk);
-/* Writes kept with their bytes, to be written under one text_mutex hold. */
-struct gilk_poke_log {
-	u8 *buf;		/* NULL: each write at once */
-	size_t used;
-};
-
-void gilk_poke_log_begin(struct gilk_poke_log *log);
-void gilk_poke_log_add(struct gilk_poke_log *log, unsigned long addr, const void *bytes,
-		       size_t len);
-void gilk_poke_log_write(struct gilk_poke_log *log);
-void gilk_poke_log_end(struct gilk_poke_log *log, bool drop);
-/* Whether the live bytes at addr are want, with no kprobe on or just before. */
-bool gilk_text_holds(unsigned long addr, const u8 *want, u32 len);
-struct gilk_traps *gilk_traps_alloc(unsigned int n);
-void gilk_traps_add(struct gilk_traps *t, unsigned long addr, unsigned long divert);
-void gilk_traps_arm(struct gilk_traps *t);
-void gilk_traps_disarm(struct gilk_traps *t);
-void gilk_traps_free(struct gilk_traps *t);
 
 /* splice.c: splice objects. */
 /* A splice's life; the lock is not held while a grace period passes, so
@@ -305,25 +263,6 @@ void gilk_obj_drop_program(struct gilk_splice_obj *s);
 const char *gilk_text_keep(const char *text, size_t max);
 void gilk_text_free(const char *text);
 void gilk_disown(struct gilk_splice_obj *s);
-/*
- * patch.c: the patch protocol for a batch of splices. In: claimed, their
- * trampolines written, gilk_lock held (dropped across the grace period,
- * held again on return); on failure nothing of theirs is left in the text
- * or in their trampolines, *failed is the index of the one refused, and
- * the caller unclaims. Out: for splices whose bytes are still their own,
- * with gilk_lock and the text lock held since that was seen; returns with
- * gilk_lock held alone, everything reverted, no task in their trampolines.
- */
-int gilk_patch_in(struct gilk_splice_obj **objs, u32 n, struct gilk_why *why, u32 *failed);
-void gilk_patch_out(struct gilk_splice_obj **objs, u32 n);
-#define GILK_JMP32_LEN 5
-/* A jmp rel32 rewritten in place, and where its int3 sends a CPU meanwhile. */
-struct gilk_rewrite {
-	unsigned long addr, divert;
-	u8 bytes[GILK_JMP32_LEN];
-};
-/* The text lock held: int3s, the rest, the first bytes, a sync after each. */
-void gilk_patch_rewrite(const struct gilk_rewrite *w, unsigned int n);
 
 /*
  * joined.c: several splices at one site, a chain of trampolines (see
@@ -507,15 +446,6 @@ void gilk_kprobe_facts(struct gilk_facts *f, struct gilk_fact *out,
  * ownpath.c: the kernel functions gilk's own int3 divert and hit path run
  * through, found at load; a splice there is refused (ELOOP, gilk-path).
  */
-/*
- * lifecycle.c: the code that runs before a CPU's per-CPU base is set
- * (early-cpu) or while RCU does not watch it (rcu-idle), found at load.
- */
-int gilk_lifecycle_init(void);
-void gilk_lifecycle_exit(void);
-void gilk_lifecycle_facts(struct gilk_facts *f, struct gilk_fact *out,
-			  unsigned long lo, unsigned long hi);
-void gilk_lifecycle_counts(u32 *early_cpu, u32 *rcu_idle);
 
 int gilk_own_path_init(void);
 void gilk_own_path_exit(void);
@@ -531,15 +461,6 @@ void gilk_trampmem_exit(void);
 /* textread.c: kernel text as it was before gilk's splices and kprobes. */
 int gilk_text_read(unsigned long addr, void *buf, size_t len);
 
-/* verify_kernel.c: the code checker (verify.c) on a request, in the kernel. */
-/* On success, s->tramp_kind is the template accepted. */
-struct gilk_walk_memo;
-/*
- * memo: kept across the requests of one batch (or NULL), see verify_env.h;
- * join_to: a GILK_SPLICE_JOIN request's trampoline jumps on to it (else 0)
- */
-int gilk_verify_request(struct gilk_splice_obj *s, struct gilk_splice *req,
-			u32 needs, struct gilk_walk_memo *memo, unsigned long join_to);
 
 /* bug.c: BUG()/WARN() sites, and their replay (GILK_SPLICE_BUG). */
 void gilk_bug_replay(unsigned long addr, struct pt_regs *regs);
@@ -604,5 +525,7 @@ void gilk_tsc_ring_drain(struct gilk_splice_obj *s, bool final);
 void gilk_tsc_rings_drain(void);
 u64 gilk_tsc_ring_hits(const struct gilk_splice_obj *s);
 struct gilk_splice_obj *gilk_hit_splice(const struct gilk_ctx *ctx);
+
+#include "arch.h"
 
 #endif

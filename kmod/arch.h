@@ -72,7 +72,6 @@ void gilk_traps_free(struct gilk_traps *t);
  */
 int gilk_patch_in(struct gilk_splice_obj **objs, u32 n, struct gilk_why *why, u32 *failed);
 void gilk_patch_out(struct gilk_splice_obj **objs, u32 n);
-#define GILK_JMP32_LEN 5
 /* A jmp rel32 rewritten in place, and where its int3 sends a CPU meanwhile. */
 struct gilk_rewrite {
 	unsigned long addr, divert;

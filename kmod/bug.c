@@ -65,7 +65,7 @@ notrace void gilk_bug_replay(unsigned long addr, struct pt_regs *regs)
 	for (;;) {
 		if (gilk_bug_report(addr, regs) == BUG_TRAP_TYPE_WARN)
 			return;
-		gilk_ks.die("invalid opcode", regs, 0);
+		gilk_ks.die(GILK_ARCH_BUG_DIE_MSG, regs, 0);
 	}
 }
 NOKPROBE_SYMBOL(gilk_bug_replay);
@@ -79,13 +79,6 @@ static unsigned long entry_addr(const struct bug_entry *b)
 #endif
 }
 
-static bool is_ud2(unsigned long a)
-{
-	u8 b[2];
-
-	return !copy_from_kernel_nofault(b, (void *)a, 2) && b[0] == 0x0f && b[1] == 0x0b;
-}
-
 /* Only ud2s can be bug sites, so only they are looked up. */
 int gilk_bug_check(unsigned long addr, u32 len, unsigned long replayed,
 		   struct gilk_why *why)
@@ -93,7 +86,7 @@ int gilk_bug_check(unsigned long addr, u32 len, unsigned long replayed,
 	unsigned long a;
 
 	for (a = addr; a < addr + len; a++) {
-		if (a == replayed || !is_ud2(a) || !gilk_ks.find_bug(a))
+		if (a == replayed || !gilk_arch_is_bug_trap(a) || !gilk_ks.find_bug(a))
 			continue;
 		return gilk_refuse(why, GILK_REFUSED_BUG_SITE,
 				   "%pS is a BUG/WARN site: only a splice that starts there and replays it may displace it",
@@ -104,7 +97,7 @@ int gilk_bug_check(unsigned long addr, u32 len, unsigned long replayed,
 
 int gilk_bug_kind(unsigned long addr)
 {
-	struct bug_entry *bug = is_ud2(addr) ? gilk_ks.find_bug(addr) : NULL;
+	struct bug_entry *bug = gilk_arch_is_bug_trap(addr) ? gilk_ks.find_bug(addr) : NULL;
 
 	if (!bug)
 		return GILK_NOT_BUG;
@@ -113,7 +106,7 @@ int gilk_bug_kind(unsigned long addr)
 
 int gilk_bug_check_replayed(unsigned long site, struct gilk_why *why)
 {
-	if (is_ud2(site) && gilk_ks.find_bug(site))
+	if (gilk_arch_is_bug_trap(site) && gilk_ks.find_bug(site))
 		return 0;
 	return gilk_refuse(why, GILK_REFUSED_NOT_BUG, "%pS is not a BUG/WARN ud2: nothing to replay",
 			   (void *)site);

@@ -27,14 +27,6 @@
 
 #include "gilk_internal.h"
 
-static void jmp32_at(u8 *b, unsigned long from, unsigned long to)
-{
-	s32 rel = (s32)(to - (from + GILK_JMP32_LEN));
-
-	b[0] = 0xe9;
-	memcpy(b + 1, &rel, sizeof(rel));
-}
-
 unsigned long gilk_join_at_of(const struct gilk_splice_obj *s)
 {
 	if (s->flags & GILK_SPLICE_TRAP)
@@ -91,10 +83,10 @@ static void set_chain_jmp(struct gilk_splice_obj *b, unsigned long to)
 		struct gilk_patch_state *p = &b->patch[k];
 
 		if (p->addr <= b->join_at && b->join_at + GILK_JMP32_LEN <= p->addr + p->len)
-			jmp32_at(p->bytes + (b->join_at - p->addr), b->join_at, to);
+			gilk_arch_jmp(p->bytes + (b->join_at - p->addr), b->join_at, to);
 	}
 	for (m = b->above; m; m = m->above)
-		jmp32_at(m->patch[0].bytes, b->join_at, to);
+		gilk_arch_jmp(m->patch[0].bytes, b->join_at, to);
 }
 
 static u32 depth(const struct gilk_splice_obj *b)
@@ -142,7 +134,7 @@ int gilk_join_check(struct gilk_splice_obj *s, struct gilk_splice *req,
 				   "the site %pS holds %u splices already, the most it takes",
 				   (void *)req->site, GILK_JOIN_MAX);
 	top = top_of(base);
-	jmp32_at(exp, base->join_at, top->tramp);
+	gilk_arch_jmp(exp, base->join_at, top->tramp);
 	if (p->addr != base->join_at || memcmp(p->orig, exp, sizeof(exp)))
 		return gilk_refuse(why, GILK_REFUSED_CHANGED,
 				   "the splices at %pS changed since the request was made",
@@ -219,7 +211,7 @@ static void add_rewrite(struct gilk_rewrite *w, unsigned int *n, unsigned long a
 {
 	w[*n].addr = at;
 	w[*n].divert = to;
-	jmp32_at(w[*n].bytes, at, to);
+	gilk_arch_jmp(w[*n].bytes, at, to);
 	(*n)++;
 }
 

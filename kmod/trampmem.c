@@ -46,7 +46,7 @@ static struct chunk *chunk_new(void)
 		kfree(c);
 		return NULL;
 	}
-	memset(p, 0xcc, CHUNK_SIZE);
+	memset(p, GILK_ARCH_FILL_BYTE, CHUNK_SIZE);
 	/* not executable, a trampoline's first hit would oops: none at all */
 	if (gilk_ks.set_memory_ro((unsigned long)p, CHUNK_PAGES) ||
 	    gilk_ks.set_memory_x((unsigned long)p, CHUNK_PAGES)) {
@@ -127,7 +127,7 @@ void gilk_tramp_free(unsigned long addr, size_t size)
 
 	if (WARN_ON_ONCE(!c || !size))
 		return;
-	gilk_ks.text_poke_set((void *)addr, 0xcc, units * UNIT);
+	gilk_ks.text_poke_set((void *)addr, GILK_ARCH_FILL_BYTE, units * UNIT);
 	bitmap_clear(c->map, (addr - c->mem) / UNIT, units);
 	c->used -= units;
 	units_used -= units;

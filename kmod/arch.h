@@ -100,4 +100,13 @@ void gilk_lifecycle_facts(struct gilk_facts *f, struct gilk_fact *out,
 			  unsigned long lo, unsigned long hi);
 void gilk_lifecycle_counts(u32 *early_cpu, u32 *rcu_idle);
 
+/*
+ * leaving.c: calls add(ctx, target) for each direct branch of [lo, hi) that leaves it
+ * (calls and tail jumps too), and each label of a computed goto's table it
+ * loads that does, decoded from the text as it was before gilk and kprobes;
+ * a byte that does not decode is stepped over. 0, or add()'s error.
+ */
+int gilk_leaving_targets(unsigned long lo, unsigned long hi,
+			 int (*add)(void *ctx, unsigned long t), void *ctx);
+
 #endif

@@ -28,7 +28,6 @@
 #include <linux/string.h>
 
 #include "gilk_internal.h"
-#include "verify.h"
 
 struct gilk_site_index gilk_cold_targets;
 
@@ -54,58 +53,6 @@ static size_t cold_base_len(const char *name)
 static bool is_cold(const char *name)
 {
 	return cold_base_len(name);
-}
-
-/* What leaves [lo, hi) is passed on to add(ctx, target). */
-struct leaving {
-	unsigned long lo, hi;
-	int (*add)(void *ctx, unsigned long t);
-	void *ctx;
-};
-
-static int leave(void *ctx, unsigned long t)
-{
-	struct leaving *l = ctx;
-
-	return t < l->lo || t >= l->hi ? l->add(l->ctx, t) : 0;
-}
-
-int gilk_leaving_targets(unsigned long lo, unsigned long hi,
-			int (*add)(void *ctx, unsigned long t), void *ctx)
-{
-	struct leaving l = { lo, hi, add, ctx };
-	unsigned long a = lo, t, table = 0;
-	u8 buf[MAX_INSN_SIZE];
-	struct insn in;
-	int ret;
-
-	while (a < hi) {
-		size_t n = min_t(unsigned long, hi - a, sizeof(buf));
-
-		if (gilk_text_read(a, buf, n))
-			return 0;
-		if (gilk_ks.insn_decode(&in, buf, n, INSN_MODE_KERN) || !in.length) {
-			a++;
-			continue;
-		}
-		if (gilk_branch_target(&in, a, &t) && (t < lo || t >= hi)) {
-			ret = add(ctx, t);
-			if (ret)
-				return ret;
-		}
-		t = gilk_table_at(&in);
-		if (t && t != table) {
-			table = t;
-			ret = gilk_table_words(&gilk_text_env, t, lo, leave, &l);
-			/* past GILK_TABLE_MAX labels: the checker refuses the
-			 * function's own splices; these are its first ones
-			 */
-			if (ret && ret != -E2BIG)
-				return ret;
-		}
-		a += in.length;
-	}
-	return 0;
 }
 
 /* The growing list of the branches leaving the core kernel's .cold parts. */

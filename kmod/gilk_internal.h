@@ -410,14 +410,6 @@ void gilk_site_facts(const struct gilk_site_index *idx, unsigned long lo,
  * into them.
  */
 extern struct gilk_site_index gilk_cold_targets;
-/*
- * Calls add(ctx, target) for each direct branch of [lo, hi) that leaves it
- * (calls and tail jumps too), and each label of a computed goto's table it
- * loads that does, decoded from the text as it was before gilk and kprobes;
- * a byte that does not decode is stepped over. 0, or add()'s error.
- */
-int gilk_leaving_targets(unsigned long lo, unsigned long hi,
-			 int (*add)(void *ctx, unsigned long t), void *ctx);
 int gilk_cold_index_init(void);
 void gilk_cold_index_exit(void);
 /*

@@ -8,8 +8,14 @@ CORE_LIBS := -lZydis -lcapstone -lbpf -ldw -lelf -llzma -lzstd -lz
 
 # The kernel profile (scripts/setup): ref, 6.12, rt or debug. Modules for ref
 # are built in build/ as they always were; another profile's in build/k/NAME/.
-KERNEL  ?= ref
+# Unless told, the machine's own kind: an arm64 machine reads its arm64
+# kernel (scripts/setup --profile arm64).
+HOST_ARCH := $(shell uname -m)
+KERNEL  ?= $(if $(filter aarch64 arm64,$(HOST_ARCH)),arm64,ref)
 KCACHE  := $(B)/cache/$(KERNEL)
+# The profile's instruction set (setup writes arm64's): gilk.ko and the
+# modules built against it are x86-64's only so far.
+KARCH   := $(or $(shell cat $(KCACHE)/arch 2>/dev/null),x86_64)
 # The symbols the planner reads a kernel with: its System.map where the
 # profile keeps one (arm64's kallsyms lacks the data symbols that bound the
 # kernel's tables), else the kallsyms of its boot.
@@ -30,7 +36,12 @@ CORE_OBJ := $(CORE_SRC:%.c=$(B)/%.o)
 .PHONY: all user kmods cross-arm64 check check-matrix check-fresh kernel-debug soak torture bench bench-offline bench-live lab grade setup \
 	clean install uninstall deb check-install completions $(addprefix check-,$(SUITES))
 all: user kmods
+ifeq ($(KARCH),x86_64)
 kmods: $(KMODS)
+else
+kmods:
+	@echo "gilk.ko: not built for the $(KERNEL) kernel ($(KARCH)): it splices x86-64 kernels only so far"
+endif
 COMPLETIONS := $(B)/completions/gilk.bash $(B)/completions/_gilk
 user: $(B)/gilk $(COMPLETIONS) $(B)/libgilkcore.a $(B)/libgilklive.a $(B)/bench-offline \
      $(B)/bench-live $(B)/bench-complete \

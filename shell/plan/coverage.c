@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "grow.h"
+#include "u64set.h"
 #include "output/progress.h"
 #include "session/interrupt.h"
 #include "session/lines.h"
@@ -457,9 +458,15 @@ out:
 	return rc;
 }
 
-/* The coverage splices among gilk.ko's, in brief. */
+/* The coverage splices among gilk.ko's: where each is and its id, all a
+ * new session needs of half a million (not their 120-byte briefs). */
+struct marked_one {
+	uint64_t site;
+	uint32_t id;
+};
+
 struct marked {
-	struct gilk_brief *b;
+	struct marked_one *b;
 	size_t n, cap;
 	bool oom;
 };
@@ -472,7 +479,7 @@ static int keep_marked(void *ctx, const struct gilk_brief *b)
 		return 0;
 	if (m->n == m->cap) {
 		size_t cap = m->cap ? 2 * m->cap : 1024;
-		struct gilk_brief *more = realloc(m->b, cap * sizeof(*more));
+		struct marked_one *more = realloc(m->b, cap * sizeof(*more));
 
 		if (!more) {
 			m->oom = true;
@@ -481,8 +488,27 @@ static int keep_marked(void *ctx, const struct gilk_brief *b)
 		m->b = more;
 		m->cap = cap;
 	}
-	m->b[m->n++] = *b;
+	m->b[m->n++] = (struct marked_one){ b->site, b->id };
 	return 0;
+}
+
+/* FACTS about every function the splices are in, asked at once and sorted
+ * once (not once a function: a whole kernel's are tens of thousands). Out
+ * of memory, each function asks for itself as it is read. */
+static void adopt_facts(struct session *s, const struct marked *all)
+{
+	uint64_t *fa = malloc((all->n ? all->n : 1) * sizeof(*fa));
+	size_t n = 0;
+	uint64_t start;
+
+	if (!fa)
+		return;
+	for (size_t i = 0; i < all->n; i++)
+		if (!symtab_function(s->k->syms, all->b[i].site, NULL, &start, NULL))
+			fa[n++] = start;
+	n = u64_sort_unique(fa, n);
+	live_batch_facts(&s->lv, fa, n);
+	free(fa);
 }
 
 int coverage_adopt(struct session *s, struct coverage *c, struct gerr *e)
@@ -506,8 +532,9 @@ int coverage_adopt(struct session *s, struct coverage *c, struct gerr *e)
 		free(all.b);
 		return -1;
 	}
+	adopt_facts(s, &all);
 	for (size_t i = 0; i < all.n; i++) {
-		const struct gilk_brief *one = &all.b[i];
+		const struct marked_one *one = &all.b[i];
 		const struct ksym *sym;
 		const struct cov_func *f;
 		size_t at;

@@ -4,7 +4,7 @@
  * wherever they are listed: gilk.ko's hit path (filters, fetches,
  * aggregation keys) and regs instrument, the skb instrument, the shell's
  * filters, events, fetches and the names it takes from DWARF. Included
- * with GILK_ARG, GILK_REG or both defined (an undefined one expands to
+ * with any of GILK_ARG, GILK_REG and GILK_STATE defined (an undefined one expands to
  * nothing), arguments first.
  *
  * GILK_ARG(I, NAME, MEMBER): the calling convention's argument registers,
@@ -14,12 +14,18 @@
  * gdb write it, MEMBER its struct pt_regs member (as kprobe events write
  * it, after a %), DWARF its number in DWARF's register mapping.
  * gilk_reg_index.h numbers them.
+ * GILK_STATE(NAME, MEMBER, FIELD): the program counter and the flags, after
+ * the general registers in a regs event, by name, struct pt_regs member and
+ * field number.
  */
 #ifndef GILK_ARG
 #define GILK_ARG(i, name, member)
 #endif
 #ifndef GILK_REG
 #define GILK_REG(name, member, dwarf)
+#endif
+#ifndef GILK_STATE
+#define GILK_STATE(name, member, field)
 #endif
 GILK_ARG(0, rdi, di)
 GILK_ARG(1, rsi, si)
@@ -43,5 +49,8 @@ GILK_REG(r12, r12, 12)
 GILK_REG(r13, r13, 13)
 GILK_REG(r14, r14, 14)
 GILK_REG(r15, r15, 15)
+GILK_STATE(rip, ip, GILK_FF_RIP)
+GILK_STATE(rflags, flags, GILK_FF_FLAGS)
 #undef GILK_ARG
 #undef GILK_REG
+#undef GILK_STATE

@@ -24,9 +24,8 @@
 static const u16 reg_offset[] = {
 #define GILK_ARG(i, name, member) offsetof(struct pt_regs, member),
 #define GILK_REG(name, member, dwarf) offsetof(struct pt_regs, member),
+#define GILK_STATE(name, member, field) offsetof(struct pt_regs, member),
 #include "gilk_regs.h"
-	offsetof(struct pt_regs, ip),
-	offsetof(struct pt_regs, flags),
 };
 static_assert(GILK_FF_RAX + GILK_NREGS == GILK_FF_RIP);
 static_assert(ARRAY_SIZE(reg_offset) == GILK_FF_NFIELDS - GILK_FF_ARG0);

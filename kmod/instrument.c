@@ -182,8 +182,8 @@ static notrace void regs_fn(const struct gilk_ctx *ctx)
 	const struct pt_regs *r = ctx->regs;
 	u64 ev[] = {
 #define GILK_REG(name, member, dwarf) (r->member),
+#define GILK_STATE(name, member, field) (r->member),
 #include "gilk_regs.h"
-		r->ip, r->flags,
 	};
 
 	gilk_emit(ctx, ev, sizeof(ev));
@@ -197,8 +197,8 @@ static const struct gilk_field tsc_fields[] = { { "tsc" } };
 #define REG(name) { name, GILK_FIELD_HEX }
 static const struct gilk_field regs_fields[] = {
 #define GILK_REG(name, member, dwarf) REG(#name),
+#define GILK_STATE(name, member, field) REG(#name),
 #include "gilk_regs.h"
-	REG("rip"), REG("rflags"),
 };
 
 static struct gilk_instrument builtins[] = {

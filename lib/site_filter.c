@@ -17,8 +17,8 @@ static const struct {
 	{ "cpu", GILK_FF_CPU }, { "context", GILK_FF_CONTEXT },
 #define GILK_ARG(i, name, member) { "arg" #i, GILK_FF_ARG0 + (i) },
 #define GILK_REG(name, member, dwarf) { #name, GILK_FF_RAX + GILK_REG_##name },
+#define GILK_STATE(name, member, field) { #name, field },
 #include "gilk_regs.h"
-	{ "rip", GILK_FF_RIP }, { "rflags", GILK_FF_FLAGS },
 	{ "retval", GILK_FF_RAX + GILK_REG_RETVAL },
 };
 #define NFIELDS (sizeof(fields) / sizeof(fields[0]))

@@ -10,8 +10,8 @@
  * $fp and $eflags stand for rip, rsp, rbp and rflags. */
 static const char *const names[] = {
 #define GILK_REG(name, member, dwarf) #name,
+#define GILK_STATE(name, member, field) #name,
 #include "gilk_regs.h"
-	"rip", "rflags",
 #define GILK_ARG(i, name, member) "arg" #i,
 #include "gilk_regs.h"
 	"retval",

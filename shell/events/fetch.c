@@ -145,8 +145,8 @@ static const char *from_name(uint8_t from)
 	if (from >= GILK_FF_RAX && from < GILK_FF_RAX + GILK_NREGS)
 		return regs[from - GILK_FF_RAX];
 	switch (from) {
-	case GILK_FF_RIP: return "%ip";
-	case GILK_FF_FLAGS: return "%flags";
+#define GILK_STATE(name, member, field) case field: return "%" #member;
+#include "gilk_regs.h"
 	case GILK_FF_PID: return "$pid";
 	case GILK_FF_TID: return "$tid";
 	case GILK_FF_CPU: return "$cpu";

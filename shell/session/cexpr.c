@@ -184,20 +184,20 @@ static int try_cast(struct parser *ps, struct ktype *ty, bool *is_cast)
 /* A register's field (GILK_FF_*): rdi..r15, rip, rflags, arg0..arg5. */
 static int reg_field(const char *name)
 {
-	static const char *const regs[] = {
-#define GILK_REG(name, member, dwarf) #name,
+	static const struct {
+		const char *name;
+		int field;
+	} regs[] = {
+#define GILK_REG(name, member, dwarf) { #name, GILK_FF_RAX + GILK_REG_##name },
+#define GILK_STATE(name, member, field) { #name, field },
 #include "gilk_regs.h"
 	};
 
-	for (int i = 0; i < GILK_NREGS; i++)
-		if (!strcmp(name, regs[i]))
-			return GILK_FF_RAX + i;
+	for (size_t i = 0; i < sizeof(regs) / sizeof(regs[0]); i++)
+		if (!strcmp(name, regs[i].name))
+			return regs[i].field;
 	if (!strncmp(name, "arg", 3) && name[3] >= '0' && name[3] <= '5' && !name[4])
 		return GILK_FF_ARG0 + name[3] - '0';
-	if (!strcmp(name, "rip"))
-		return GILK_FF_RIP;
-	if (!strcmp(name, "rflags"))
-		return GILK_FF_FLAGS;
 	return -1;
 }
 

@@ -109,4 +109,10 @@ void gilk_lifecycle_counts(u32 *early_cpu, u32 *rcu_idle);
 int gilk_leaving_targets(unsigned long lo, unsigned long hi,
 			 int (*add)(void *ctx, unsigned long t), void *ctx);
 
+/* counter.c: whether the tsc template can read the counter inline (GILK_NEEDS_TSC). */
+bool gilk_arch_counter_inline(void);
+
+/* sites.c: the bytes the jump label site at code holds now (GILK_JUMP_SITE_MAX at most). */
+u32 gilk_jump_site_len(unsigned long code);
+
 #endif

@@ -91,7 +91,7 @@ int gilk_check_range(unsigned long addr, u32 len, const u8 *expect,
 		return gilk_refuse(why, found.kind == GILK_RES_EARLY_CPU ?
 				   GILK_REFUSED_EARLY_CPU : GILK_REFUSED_RCU_IDLE,
 				   found.kind == GILK_RES_EARLY_CPU ?
-				   "%pS runs before the CPU's %%gs is its per-CPU base (bring-up, resume)" :
+				   "%pS " GILK_ARCH_EARLY_CPU_WHY :
 				   "%pS runs while RCU does not watch the CPU (idle)",
 				   (void *)(unsigned long)found.start);
 	/* the thunks are in the table too: a lookup, not a name per byte */

@@ -397,8 +397,6 @@ extern struct gilk_site_index gilk_jump_sites, gilk_static_sites, gilk_jump_targ
 extern struct gilk_site_index gilk_fixup_targets;
 int gilk_site_index_init(void);
 void gilk_site_index_exit(void);
-#define GILK_JUMP_SITE_MAX 5	/* the most a jump label site holds */
-u32 gilk_jump_site_len(unsigned long code);
 /* The reserved bytes of idx's sites in [lo, hi), as facts of kind. */
 void gilk_site_facts(const struct gilk_site_index *idx, unsigned long lo,
 		     unsigned long hi, u32 kind, struct gilk_facts *f,

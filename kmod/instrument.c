@@ -9,8 +9,6 @@
  *          asks for the full template
  *   regs   an event with the general registers: function arguments show
  */
-#include <asm/msr.h>
-#include <asm/tsc.h>
 #include <linux/kprobes.h>
 #include <linux/list.h>
 #include <linux/module.h>
@@ -170,7 +168,7 @@ NOKPROBE_SYMBOL(count_fn);
 
 static notrace void tsc_fn(const struct gilk_ctx *ctx)
 {
-	struct gilk_tsc_event ev = { .tsc = rdtsc_ordered() };
+	struct gilk_tsc_event ev = { .tsc = gilk_arch_counter() };
 
 	gilk_emit(ctx, &ev, sizeof(ev));
 }
@@ -210,23 +208,11 @@ static struct gilk_instrument builtins[] = {
 	  .fn = regs_fn, .fields = regs_fields, .nfields = ARRAY_SIZE(regs_fields) },
 };
 
-static bool fits_disp32(unsigned long v)
-{
-	return v == (unsigned long)(long)(s32)v;
-}
-
 int gilk_builtin_init(void)
 {
 	int i, ret;
 
-	/*
-	 * Inline where the ring's ns can come from tsc_khz and the template
-	 * can read the CPU's number, preempt count and task through a disp32
-	 * (as on 6.1 and 6.12, whose per-CPU offsets start at 0).
-	 */
-	if (boot_cpu_has(X86_FEATURE_TSC) && tsc_khz && fits_disp32(gilk_cpu_number_addr()) &&
-	    fits_disp32(gilk_preempt_count_addr()) && fits_disp32(gilk_current_task_addr()) &&
-	    fits_disp32(gilk_task_pid_offset()))
+	if (gilk_arch_counter_inline())
 		builtins[BUILTIN_TSC].needs = GILK_NEEDS_TSC;
 	for (i = 0; i < ARRAY_SIZE(builtins); i++) {
 		builtins[i].owner = THIS_MODULE;	/* only gilk may need nothing */

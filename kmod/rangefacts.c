@@ -170,9 +170,9 @@ void gilk_fixup_facts(struct gilk_facts *f, struct gilk_fact *out,
 }
 
 /*
- * A kprobe's int3 (or an optimized one's jmp) covers its first 5 bytes: a
- * byte is a kprobe fact when a live kprobe sits on it or on one of the 4
- * before it.
+ * What a kprobe writes covers GILK_ARCH_KPROBE_SPAN bytes from its address:
+ * a byte is a kprobe fact when a live kprobe sits on it or on one of the
+ * GILK_ARCH_KPROBE_BEFORE before it.
  */
 void gilk_kprobe_facts(struct gilk_facts *f, struct gilk_fact *out,
 		       unsigned long lo, unsigned long hi)
@@ -180,12 +180,12 @@ void gilk_kprobe_facts(struct gilk_facts *f, struct gilk_fact *out,
 	unsigned long a;
 
 	rcu_read_lock();
-	for (a = lo - 4; a < hi; a++) {
+	for (a = lo - GILK_ARCH_KPROBE_BEFORE; a < hi; a++) {
 		struct kprobe *kp = gilk_ks.get_kprobe((void *)a);
 
 		/* a gone one's module is going: it writes nothing more */
 		if (kp && !kprobe_gone(kp))
-			add_clipped(f, out, a, a + 5, lo, hi, GILK_RES_KPROBE);
+			add_clipped(f, out, a, a + GILK_ARCH_KPROBE_SPAN, lo, hi, GILK_RES_KPROBE);
 		if (!((a - lo) & 4095)) {	/* up to 1 MiB */
 			rcu_read_unlock();
 			cond_resched();

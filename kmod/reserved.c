@@ -32,7 +32,7 @@ static bool kprobe_in(unsigned long lo, unsigned long hi)
 /* A kprobe at any byte, or an optimized one whose jmp reaches into it. */
 bool gilk_kprobe_near(unsigned long a, u32 len)
 {
-	return kprobe_in(a - 4, a + len);
+	return kprobe_in(a - GILK_ARCH_KPROBE_BEFORE, a + len);
 }
 
 bool gilk_kprobe_on(unsigned long a, u32 len)

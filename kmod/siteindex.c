@@ -14,13 +14,10 @@
  * function than their instructions. Module text is not indexed: its sites
  * come and go with the module, and its own tables answer for it.
  */
-#include <asm/insn.h>
 #include <linux/extable.h>
 #include <linux/jump_label.h>
 #include <asm/extable.h>
 #include <linux/slab.h>
-#include <linux/irqflags.h>
-#include <linux/uaccess.h>
 #include <linux/sort.h>
 #include <linux/static_call_types.h>
 
@@ -48,30 +45,6 @@ static void index_add(struct gilk_site_index *idx, unsigned long addr, u32 len)
 	idx->site[idx->n++] = (struct gilk_site){ addr, len };
 }
 
-/*
- * A jump label site's length: 2 or 5, and 5 (the most) where a flipping key
- * has left text_poke_bp()'s int3, which arch_jump_entry_size() would BUG()
- * on. The bytes are copied with interrupts off: text_poke_bp() waits for
- * every CPU between its writes (int3, the rest, the first byte), so the copy
- * sees at most one of them under way, never the old first byte before the
- * new rest (0f plus a rel32 would decode as 2 bytes of a 5-byte site).
- */
-u32 gilk_jump_site_len(unsigned long code)
-{
-	u8 b[GILK_JUMP_SITE_MAX];
-	struct insn insn;
-	unsigned long flags;
-	long bad;
-
-	local_irq_save(flags);
-	bad = copy_from_kernel_nofault(b, (void *)code, sizeof(b));
-	local_irq_restore(flags);
-	if (bad || gilk_ks.insn_decode(&insn, b, sizeof(b), INSN_MODE_KERN) ||
-	    (insn.length != 2 && insn.length != 5))
-		return 5;
-	return insn.length;
-}
-
 #define STATIC_CALL_INIT 2UL	/* STATIC_CALL_SITE_INIT, in the key's low bits */
 
 int gilk_site_index_init(void)
@@ -96,7 +69,8 @@ int gilk_site_index_init(void)
 		}
 	for (i = 0; i < ns; i++)
 		if (!(((long)&sc[i].key + sc[i].key) & STATIC_CALL_INIT))
-			index_add(&gilk_static_sites, (long)&sc[i].addr + sc[i].addr, 5);
+			index_add(&gilk_static_sites, (long)&sc[i].addr + sc[i].addr,
+				  GILK_ARCH_STATIC_CALL_LEN);
 	for (i = 0; i < ne; i++)
 		index_add(&gilk_fixup_targets, (unsigned long)&ex[i].fixup + ex[i].fixup, 1);
 	sort(gilk_jump_sites.site, gilk_jump_sites.n, sizeof(struct gilk_site), cmp_addr, NULL);

@@ -18,7 +18,6 @@
 #include <linux/rcupdate.h>
 #include <linux/sched.h>
 #include <linux/vmalloc.h>
-#include <asm/tsc.h>
 
 #include "gilk_internal.h"
 
@@ -82,7 +81,7 @@ struct tsc_clock {
 static u64 tsc_to_ns(const struct tsc_clock *c, u64 tsc)
 {
 	s64 d = (s64)(c->tsc - tsc);	/* another CPU's TSC may be ahead */
-	u64 ns = mul_u64_u32_div(d < 0 ? -d : d, 1000000, tsc_khz);
+	u64 ns = mul_u64_u32_div(d < 0 ? -d : d, 1000000, gilk_arch_counter_khz());
 
 	return d < 0 ? c->ns + ns : c->ns - ns;
 }
@@ -141,7 +140,7 @@ void gilk_tsc_ring_drain(struct gilk_splice_obj *s, bool final)
 		atomic64_add(head - GILK_TSC_SLOTS - tail, &s->lost);
 		tail = head - GILK_TSC_SLOTS;
 	}
-	clock.tsc = rdtsc_ordered();
+	clock.tsc = gilk_arch_counter();
 	clock.ns = ktime_get_mono_fast_ns();
 	for (; tail != head; tail++) {
 		struct gilk_tsc_slot *slot = &r->slot[tail & SLOT_MASK];

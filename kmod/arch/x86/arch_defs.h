@@ -9,6 +9,7 @@
 #define _GILK_ARCH_DEFS_H
 
 #include <asm/insn.h>
+#include <asm/tsc.h>
 #include <linux/string.h>
 #include <linux/uaccess.h>
 
@@ -24,6 +25,32 @@ static __maybe_unused void gilk_arch_jmp(u8 *b, unsigned long from, unsigned lon
 
 	b[0] = 0xe9;
 	memcpy(b + 1, &rel, sizeof(rel));
+}
+
+/*
+ * A kprobe writes an int3 at its address, an optimized one a jmp rel32
+ * there: what it writes begins at most GILK_ARCH_KPROBE_BEFORE bytes
+ * before a byte it covers, and covers GILK_ARCH_KPROBE_SPAN bytes.
+ */
+#define GILK_ARCH_KPROBE_BEFORE 4
+#define GILK_ARCH_KPROBE_SPAN 5
+
+/* A jump label site is a jmp rel8 or rel32 (or a nop as long), a static call site a call rel32. */
+#define GILK_JUMP_SITE_MAX 5
+#define GILK_ARCH_STATIC_CALL_LEN 5
+
+/* The words for a CPU whose per-CPU base is not set yet. */
+#define GILK_ARCH_EARLY_CPU_WHY "runs before the CPU's %%gs is its per-CPU base (bring-up, resume)"
+
+/* The tsc instrument's clock: the TSC, read in order with the code before it, and its rate. */
+static __always_inline u64 gilk_arch_counter(void)
+{
+	return rdtsc_ordered();
+}
+
+static __always_inline u32 gilk_arch_counter_khz(void)
+{
+	return tsc_khz;
 }
 
 /* BUG() and WARN() trap with ud2; die() names the trap as the CPU's handler does. */

@@ -112,6 +112,16 @@ int gilk_leaving_targets(unsigned long lo, unsigned long hi,
 /* counter.c: whether the tsc template can read the counter inline (GILK_NEEDS_TSC). */
 bool gilk_arch_counter_inline(void);
 
+/*
+ * thunks.c: a retpoline, return thunk or other thunk gilk's path runs
+ * through (by address, or by its symbol's name).
+ */
+bool gilk_is_thunk(unsigned long a);
+bool gilk_thunk_name(const char *name);
+
+/* kprobe_overlay.c: the bytes kprobes in [addr, addr + len) hide, put back in buf. */
+void gilk_arch_overlay_kprobes(unsigned long addr, u8 *buf, size_t len);
+
 /* sites.c: the bytes the jump label site at code holds now (GILK_JUMP_SITE_MAX at most). */
 u32 gilk_jump_site_len(unsigned long code);
 

@@ -327,12 +327,6 @@ bool gilk_is_text(unsigned long addr, int *kind);
  * init symbols it frees (after a grace period no preemptible walker is in).
  */
 bool gilk_module_settled(const struct module *mod);
-/*
- * A retpoline, return thunk or other thunk gilk's path runs through (by
- * address, or by its symbol's name).
- */
-bool gilk_is_thunk(unsigned long a);
-bool gilk_thunk_name(const char *name);
 
 /* reserved.c: what the kernel reserves in a range. */
 bool gilk_kprobe_near(unsigned long a, u32 len);
@@ -450,6 +444,15 @@ void gilk_trampmem_exit(void);
 
 /* textread.c: kernel text as it was before gilk's splices and kprobes. */
 int gilk_text_read(unsigned long addr, void *buf, size_t len);
+/* buf holds [addr, addr + len): what of it [at, at + n) covers becomes orig's. */
+static inline void gilk_text_overlay(unsigned long addr, u8 *buf, size_t len,
+				     unsigned long at, const u8 *orig, u32 n)
+{
+	unsigned long lo = max(addr, at), hi = min(addr + len, at + n);
+
+	if (lo < hi)
+		memcpy(buf + (lo - addr), orig + (lo - at), hi - lo);
+}
 
 
 /* bug.c: BUG()/WARN() sites, and their replay (GILK_SPLICE_BUG). */

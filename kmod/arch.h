@@ -122,6 +122,9 @@ bool gilk_thunk_name(const char *name);
 /* kprobe_overlay.c: the bytes kprobes in [addr, addr + len) hide, put back in buf. */
 void gilk_arch_overlay_kprobes(unsigned long addr, u8 *buf, size_t len);
 
+/* join_at.c: the jmp a splice's chain is entered by (0: trap mode, none). */
+unsigned long gilk_join_at_of(const struct gilk_splice_obj *s);
+
 /* sites.c: the bytes the jump label site at code holds now (GILK_JUMP_SITE_MAX at most). */
 u32 gilk_jump_site_len(unsigned long code);
 

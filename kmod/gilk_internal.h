@@ -268,8 +268,6 @@ void gilk_disown(struct gilk_splice_obj *s);
  * joined.c: several splices at one site, a chain of trampolines (see
  * there), under gilk_lock.
  */
-/* The jmp a splice's chain is entered by (0: trap mode, none). */
-unsigned long gilk_join_at_of(const struct gilk_splice_obj *s);
 /* The site's first splice, which replays its code. */
 struct gilk_splice_obj *gilk_join_base(struct gilk_splice_obj *s);
 /* It shares its site with others (it joined, or others joined it). */

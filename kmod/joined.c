@@ -27,15 +27,6 @@
 
 #include "gilk_internal.h"
 
-unsigned long gilk_join_at_of(const struct gilk_splice_obj *s)
-{
-	if (s->flags & GILK_SPLICE_TRAP)
-		return 0;	/* an int3 and a divert: no jmp to rewrite */
-	if (s->npatch == 2)	/* the site's jmp rel8 reaches the slot */
-		return s->site + 2 + (s8)s->patch[1].bytes[1];
-	return s->site;
-}
-
 struct gilk_splice_obj *gilk_join_base(struct gilk_splice_obj *s)
 {
 	return s->base ? s->base : s;

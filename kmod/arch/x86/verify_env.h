@@ -40,7 +40,7 @@
  * blocks costs the square of its length (the debug kernel's
  * intel_atomic_check, 2556 blocks, took minutes with room for 1024). 16384
  * holds the biggest functions of the kernels we test; the memo, 4 of them
- * (about 260 KiB), is one allocation per batch.
+ * and the neighbours below (about 330 KiB), is one allocation per batch.
  */
 struct gilk_walk_fn {
 	unsigned long func;	/* its start; 0: unused */
@@ -52,9 +52,29 @@ struct gilk_walk_fn {
 	u32 target[GILK_WALK_TARGETS];
 };
 
+/*
+ * And the neighbours the batch's walks decoded (verify_walk.c): each
+ * symbol [start, end) and the targets of its direct branches outside what
+ * was decoded of it, kept in a pool of GILK_WALK_NB_POOL; where the pool
+ * runs low, every neighbour is forgotten. A batch decodes each neighbour
+ * once, not once for every function within GILK_NEIGHBOUR_REACH of it
+ * (some 30 of them), nor looks its symbol up again.
+ */
+#define GILK_WALK_NBS 64
+#define GILK_WALK_NB_POOL 8192
+
+struct gilk_walk_nb {
+	unsigned long start, end;	/* start 0: unused */
+	unsigned long used;		/* for eviction, the least recent first */
+	u32 first, n;			/* its targets: pool[first..first + n) */
+};
+
 struct gilk_walk_memo {
 	struct gilk_walk_fn fn[GILK_WALK_FUNCS];
 	unsigned long clock;
+	struct gilk_walk_nb nb[GILK_WALK_NBS];
+	u32 pool_used;
+	unsigned long pool[GILK_WALK_NB_POOL];
 };
 
 /* A ud2 at an address: not a bug site, a BUG() (does not return), a WARN(). */

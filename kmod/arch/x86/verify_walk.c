@@ -88,7 +88,7 @@ static void memo_note(struct gilk_walk_fn *f, unsigned long a)
 struct text_cursor {
 	unsigned long got;	/* the address of buf[0] */
 	size_t valid;		/* bytes of buf read */
-	u8 buf[64];
+	u8 buf[256];	/* a read costs more than its bytes: kprobes, splices overlaid */
 };
 
 /*
@@ -321,6 +321,29 @@ static int table_word(void *ctx, unsigned long w)
 }
 
 /*
+ * A neighbour being decoded for the memo: its targets outside [lo, hi)
+ * go to the pool; lost: they did not fit.
+ */
+struct nb_keep {
+	struct gilk_walk_memo *m;
+	struct gilk_walk_nb *nb;
+	unsigned long lo, hi;
+	bool lost;
+};
+
+static void nb_keep_target(struct nb_keep *c, unsigned long t)
+{
+	if (!c || c->lost || (t >= c->lo && t < c->hi))
+		return;
+	if (c->m->pool_used == GILK_WALK_NB_POOL) {
+		c->lost = true;
+		return;
+	}
+	c->m->pool[c->m->pool_used++] = t;
+	c->nb->n++;
+}
+
+/*
  * Decodes [lo, hi) from lo, an instruction start: no direct branch there,
  * nor a label of a computed goto's table it loads, may land in what the
  * splice overwrites past a region's start, or in a bounce slot
@@ -328,10 +351,12 @@ static int table_word(void *ctx, unsigned long w)
  * must decode where control may fall in. A byte that does not decode where
  * none can (after a jmp or a ret: data, or bytes past the function's real
  * end, which kallsyms does not know) is stepped over, and so is the rest
- * of a neighbour's; where the text cannot be read, the scan ends.
+ * of a neighbour's; where the text cannot be read, the scan ends. nb: a
+ * neighbour's scan, whose targets outside [lo, hi) the memo keeps.
  */
 static int scan_range(struct vctx *v, const char *part, unsigned long lo,
-		      unsigned long hi, bool strict, struct target_keep *k)
+		      unsigned long hi, bool strict, struct target_keep *k,
+		      struct nb_keep *nb)
 {
 	struct text_cursor c = { 0 };
 	unsigned long a = lo, t, table = 0;
@@ -360,6 +385,7 @@ static int scan_range(struct vctx *v, const char *part, unsigned long lo,
 				return gilk_vrefuse(v, GILK_REFUSED_UNVERIFIED_WALK, part, 0, "the branch at 0x%lx lands at 0x%lx, in what the splice overwrites",
 					      a, t);
 			keep_target(k, t);
+			nb_keep_target(nb, t);
 		}
 		t = gilk_table_at(&in);
 		if (t && t != table) {
@@ -389,27 +415,100 @@ static int scan_range(struct vctx *v, const char *part, unsigned long lo,
  */
 #define NEIGHBOURS 16	/* either side, at most */
 
+/* The memo's neighbour starting at start, or ending at end (either 0: any). */
+static struct gilk_walk_nb *nb_find(struct gilk_walk_memo *m, unsigned long start,
+				    unsigned long end)
+{
+	u32 i;
+
+	for (i = 0; m && i < GILK_WALK_NBS; i++)
+		if (m->nb[i].start && (!start || m->nb[i].start == start) &&
+		    (!end || m->nb[i].end == end)) {
+			m->nb[i].used = ++m->clock;
+			return &m->nb[i];
+		}
+	return NULL;
+}
+
+/* A new neighbour in the memo, in an unused or the least recently used place. */
+static struct gilk_walk_nb *nb_new(struct gilk_walk_memo *m, unsigned long start,
+				   unsigned long end)
+{
+	struct gilk_walk_nb *oldest;
+	u32 i;
+
+	if (!m)
+		return NULL;
+	if (m->pool_used > GILK_WALK_NB_POOL - GILK_WALK_NB_POOL / 4) {
+		for (i = 0; i < GILK_WALK_NBS; i++)
+			m->nb[i].start = 0;
+		m->pool_used = 0;
+	}
+	oldest = &m->nb[0];
+	for (i = 0; i < GILK_WALK_NBS && oldest->start; i++)
+		if (!m->nb[i].start || m->nb[i].used < oldest->used)
+			oldest = &m->nb[i];
+	*oldest = (struct gilk_walk_nb){
+		.start = start, .end = end, .used = ++m->clock, .first = m->pool_used,
+	};
+	return oldest;
+}
+
+/*
+ * The neighbour [p, e), GILK_NEIGHBOUR_SPAN bytes of it at most: from the
+ * memo where it holds it (known), decoded again only to name a branch that
+ * lands in what the splice overwrites.
+ */
+static int scan_neighbour(struct vctx *v, const char *part, unsigned long p,
+			  unsigned long e, struct gilk_walk_nb *known, struct target_keep *k)
+{
+	unsigned long hi = e < p + GILK_NEIGHBOUR_SPAN ? e : p + GILK_NEIGHBOUR_SPAN;
+	struct gilk_walk_memo *m = v->env->memo;
+	struct nb_keep c = { m, NULL, p, hi, false };
+	u32 i;
+	int ret;
+
+	if (known) {
+		const unsigned long *t = &m->pool[known->first];
+
+		for (i = 0; i < known->n && !lands_inside(v, t[i]); i++)
+			;
+		if (i < known->n)
+			return scan_range(v, part, p, hi, false, k, NULL);
+		for (i = 0; i < known->n; i++)
+			keep_target(k, t[i]);
+		return 0;
+	}
+	c.nb = nb_new(m, p, e);
+	ret = scan_range(v, part, p, hi, false, k, c.nb ? &c : NULL);
+	if (c.nb && (ret || c.lost))
+		c.nb->start = 0;
+	return ret;
+}
+
 static int scan_neighbours(struct vctx *v, const char *part, unsigned long func,
 			   unsigned long end, struct target_keep *k)
 {
 	const struct gilk_verify_env *env = v->env;
 	unsigned long s = func, p, e;
+	struct gilk_walk_nb *nb;
 	int n, ret = 0;
 
 	for (n = 0; !ret && n < NEIGHBOURS && s > func - GILK_NEIGHBOUR_REACH; n++) {
-		p = env->func_start(env, s - 1);
-		if (!p || p >= s || p < func - GILK_NEIGHBOUR_REACH || env->func_end(env, p) != s)
+		nb = nb_find(env->memo, 0, s);
+		p = nb ? nb->start : env->func_start(env, s - 1);
+		if (!p || p >= s || p < func - GILK_NEIGHBOUR_REACH ||
+		    (!nb && env->func_end(env, p) != s))
 			break;
-		ret = scan_range(v, part, p, s < p + GILK_NEIGHBOUR_SPAN ? s : p + GILK_NEIGHBOUR_SPAN,
-				 false, k);
+		ret = scan_neighbour(v, part, p, s, nb, k);
 		s = p;
 	}
 	for (s = end, n = 0; !ret && n < NEIGHBOURS && s < end + GILK_NEIGHBOUR_REACH; n++) {
-		e = env->func_start(env, s) == s ? env->func_end(env, s) : 0;
+		nb = nb_find(env->memo, s, 0);
+		e = nb ? nb->end : env->func_start(env, s) == s ? env->func_end(env, s) : 0;
 		if (e <= s)
 			break;
-		ret = scan_range(v, part, s, e < s + GILK_NEIGHBOUR_SPAN ? e : s + GILK_NEIGHBOUR_SPAN,
-				 false, k);
+		ret = scan_neighbour(v, part, s, e, nb, k);
 		s = e;
 	}
 	return ret;
@@ -427,7 +526,7 @@ static int scan_branches(struct vctx *v, const char *part, unsigned long func,
 	struct target_keep k = {
 		.f = f && !f->targets_known ? f : NULL, .func = func, .end = end,
 	};
-	int ret = scan_range(v, part, func, end, true, &k);
+	int ret = scan_range(v, part, func, end, true, &k, NULL);
 
 	if (!ret)
 		ret = scan_neighbours(v, part, func, end, &k);

@@ -38,18 +38,6 @@ static void bisect(unsigned long lo, unsigned long hi, u32 kind,
 	bisect(lo + (hi - lo) / 2, hi, kind, pred, f, out);
 }
 
-/* In core kernel text the index answers; elsewhere, bisection. */
-static void site_facts(const struct gilk_site_index *idx, int text,
-		       unsigned long lo, unsigned long hi, u32 kind,
-		       int (*pred)(unsigned long, unsigned long),
-		       struct gilk_facts *f, struct gilk_fact *out)
-{
-	if (text == GILK_TEXT_KERNEL)
-		gilk_site_facts(idx, lo, hi, kind, f, out);
-	else
-		bisect(lo, hi, kind, pred, f, out);
-}
-
 /*
  * Edges no decoding of the range and its neighbours sees, into [lo, hi):
  * jump-label targets, the landings of exception fixups and the branches
@@ -153,7 +141,7 @@ int gilk_facts(struct gilk_facts *f, struct gilk_fact *out)
 		return 0;
 	hi = clamp_to_text(lo, hi, kind);
 	gilk_jump_facts(kind, lo, hi, GILK_RES_JUMP_LABEL, f, out);
-	site_facts(&gilk_static_sites, kind, lo, hi, GILK_RES_STATIC_CALL, gilk_static_call_reserved, f, out);
+	gilk_static_facts(kind, lo, hi, GILK_RES_STATIC_CALL, f, out);
 	if (gilk_in_static_call_tramps(lo, hi))
 		gilk_add_fact(f, out, max(lo, (unsigned long)gilk_ks.static_call_text_start),
 			      min(hi, (unsigned long)gilk_ks.static_call_text_end),

@@ -28,7 +28,6 @@ struct gilk_ksyms {
 	struct list_head *kprobe_blacklist;	/* of kprobe_blacklist_entry */
 	char *kprobes_text_start, *kprobes_text_end;
 	const struct exception_table_entry *start_ex_table, *stop_ex_table;
-	int (*static_call_text_reserved)(void *start, void *end);
 	int (*ftrace_text_reserved)(const void *start, const void *end);
 	int (*alternatives_text_reserved)(void *start, void *end);
 	int (*core_kernel_text)(unsigned long addr);
@@ -335,11 +334,13 @@ bool gilk_in_static_call_tramps(unsigned long lo, unsigned long hi);
 bool gilk_in_module_static_call_tramp(unsigned long lo, unsigned long hi);
 /* The kernel's predicates, end exclusive: nonzero where [lo, hi) holds one. */
 int gilk_alt_reserved(unsigned long lo, unsigned long hi);
-int gilk_static_call_reserved(unsigned long lo, unsigned long hi);
 bool gilk_in_idle_text(unsigned long a);
 /* The jump label sites in [lo, hi) of text of kind text, as facts of kind. */
 void gilk_jump_facts(int text, unsigned long lo, unsigned long hi, u32 kind,
 		     struct gilk_facts *f, struct gilk_fact *out);
+/* The static call sites in [lo, hi) of text of kind text, as facts of kind. */
+void gilk_static_facts(int text, unsigned long lo, unsigned long hi, u32 kind,
+		       struct gilk_facts *f, struct gilk_fact *out);
 bool gilk_static_reserved(int text, unsigned long lo, unsigned long hi);
 /* Whether [addr, addr + len) holds a jump label site. */
 bool gilk_jump_label_reserved(unsigned long addr, u32 len);

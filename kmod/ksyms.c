@@ -112,7 +112,6 @@ static const struct {
 	KSYM(kprobes_text_end, "__kprobes_text_end"),
 	KSYM(start_ex_table, "__start___ex_table"),
 	KSYM(stop_ex_table, "__stop___ex_table"),
-	KSYM_FN(static_call_text_reserved, "static_call_text_reserved"),
 	KSYM_FN(ftrace_text_reserved, "ftrace_text_reserved"),
 	KSYM_FN(alternatives_text_reserved, "alternatives_text_reserved"),
 	KSYM_FN(core_kernel_text, "core_kernel_text"),

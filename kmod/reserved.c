@@ -10,6 +10,7 @@
 #include <linux/kprobes.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
+#include <linux/static_call_types.h>
 
 #include "gilk_internal.h"
 
@@ -89,11 +90,6 @@ bool gilk_in_idle_text(unsigned long a)
 	       a < (unsigned long)gilk_ks.cpuidle_text_end;
 }
 
-int gilk_static_call_reserved(unsigned long lo, unsigned long hi)
-{
-	return gilk_ks.static_call_text_reserved((void *)lo, (void *)(hi - 1));
-}
-
 /*
  * The jump label sites of lo's module in [lo, hi), from the module's own
  * table. Never through jump_label_text_reserved(): it decodes every site it
@@ -139,17 +135,57 @@ void gilk_jump_facts(int text, unsigned long lo, unsigned long hi, u32 kind,
 }
 
 /*
- * Whether [lo, hi) holds a static call site: in core kernel text the index
- * answers (the predicate walks all of the kernel's sites).
+ * The static call sites of lo's module in [lo, hi), from the module's own
+ * table, as module_jump_facts() reads its jump labels: the kernel's
+ * static_call_text_reserved() walks every site of the core kernel before
+ * the module's, for each question, and FACTS asked it over and over to
+ * bisect a range. A site is a call; one in init text counts while the
+ * module is coming, and then all of [lo, hi) does, as while it goes.
  */
+static void module_static_facts(unsigned long lo, unsigned long hi, u32 kind,
+				struct gilk_facts *f, struct gilk_fact *out)
+{
+#ifdef CONFIG_HAVE_STATIC_CALL_INLINE
+	const struct static_call_site *sc;
+	struct module *mod;
+
+	preempt_disable();	/* keeps the module's table while we read */
+	mod = gilk_ks.module_address(lo);
+	if (mod && mod->state != MODULE_STATE_LIVE) {
+		gilk_add_fact(f, out, lo, hi, kind);
+		mod = NULL;
+	}
+	for (sc = mod ? mod->static_call_sites : NULL;
+	     mod && sc < mod->static_call_sites + mod->num_static_call_sites; sc++) {
+		unsigned long a = (long)&sc->addr + sc->addr;
+
+		if (((long)&sc->key + sc->key) & STATIC_CALL_SITE_INIT)
+			continue;
+		if (a < hi && a + GILK_ARCH_STATIC_CALL_LEN > lo)
+			gilk_add_fact(f, out, max(a, lo), min(a + GILK_ARCH_STATIC_CALL_LEN, hi),
+				      kind);
+	}
+	preempt_enable();
+#endif
+}
+
+/* The static call sites in [lo, hi): the index answers for the core kernel. */
+void gilk_static_facts(int text, unsigned long lo, unsigned long hi, u32 kind,
+		       struct gilk_facts *f, struct gilk_fact *out)
+{
+	if (text == GILK_TEXT_KERNEL)
+		gilk_site_facts(&gilk_static_sites, lo, hi, kind, f, out);
+	else if (text == GILK_TEXT_MODULE)
+		module_static_facts(lo, hi, kind, f, out);
+}
+
+/* Whether [lo, hi) holds a static call site. */
 bool gilk_static_reserved(int text, unsigned long lo, unsigned long hi)
 {
 	struct gilk_fact found;
 	struct gilk_facts q = { .max = 1 };
 
-	if (text != GILK_TEXT_KERNEL)
-		return gilk_static_call_reserved(lo, hi);
-	gilk_site_facts(&gilk_static_sites, lo, hi, 0, &q, &found);
+	gilk_static_facts(text, lo, hi, 0, &q, &found);
 	return q.count;
 }
 

@@ -45,8 +45,6 @@ static void index_add(struct gilk_site_index *idx, unsigned long addr, u32 len)
 	idx->site[idx->n++] = (struct gilk_site){ addr, len };
 }
 
-#define STATIC_CALL_INIT 2UL	/* STATIC_CALL_SITE_INIT, in the key's low bits */
-
 int gilk_site_index_init(void)
 {
 	const struct jump_entry *j = gilk_ks.start_jump_table;
@@ -68,7 +66,7 @@ int gilk_site_index_init(void)
 			index_add(&gilk_jump_targets, jump_entry_target(&j[i]), 1);
 		}
 	for (i = 0; i < ns; i++)
-		if (!(((long)&sc[i].key + sc[i].key) & STATIC_CALL_INIT))
+		if (!(((long)&sc[i].key + sc[i].key) & STATIC_CALL_SITE_INIT))
 			index_add(&gilk_static_sites, (long)&sc[i].addr + sc[i].addr,
 				  GILK_ARCH_STATIC_CALL_LEN);
 	for (i = 0; i < ne; i++)

@@ -1171,6 +1171,23 @@ check "the planner refuses a module's static call trampoline ($out)" \
 	"$(echo "$out" | grep -q 'static call site or trampoline'; echo $?)"
 suite refuse __SCT__gilk_target_sc EADDRINUSE "static call trampoline"
 check "the static call still works ($(cat /proc/gilk_target))" "$([ "$(cat /proc/gilk_target)" = 3 ]; echo $?)"
+# and a module's static call site, known from the module's own table: the
+# kernel rewrote it at load into a call of gilk_target_warn, which
+# target_write also calls plainly; only the site is refused
+sc= other=
+for o in $(build/gilk -c 'disas target_write' 2>/dev/null | grep 'call .*<gilk_target_warn>' |
+	sed -n 's/.*<target_write+\([0-9]*\)>.*/\1/p'); do
+	if build/gilk -c "plan target_write+$o" 2>&1 | grep -q 'static call site'; then
+		sc="$sc $o"
+	else
+		other="$other $o"
+	fi
+done
+check "the planner, told by FACTS, refuses a module's static call site, not a plain call to the same function (site at +${sc# }, plain at +${other# })" \
+	"$([ -n "$sc" ] && [ "${sc# }" = "${sc##* }" ] && [ -n "$other" ]; echo $?)"
+suite refuse "target_write+${sc##* }" EADDRINUSE "static call site"
+echo "call 4" >/proc/gilk_target
+check "the static call site still calls ($(cat /proc/gilk_target))" "$([ "$(cat /proc/gilk_target)" = 5 ]; echo $?)"
 
 # WARN_ON_ONCE: counted every time, reported once, as the kernel would
 line=$(build/gilk -c 'blocks gilk_target_once' | grep 'WARN replayed')

@@ -581,12 +581,36 @@ int lv_learn_splices(struct live *lv, struct gerr *e)
 	return rc ? gerr_setc(e, ENOMEM, "out of memory") : 0;
 }
 
+/* A splice's patches lie within a short jump of its site (a jmp rel8's
+ * reach, on x86-64): splices whose sites are this far outside a range
+ * write nothing in it. */
+#define PATCH_REACH 4096
+
 /* The original bytes of the splices last learnt, where they fall in
- * [lo, hi): module text read again holds their jumps. */
+ * [lo, hi): module text read again holds their jumps. Found by site, not
+ * by a walk of every splice: coverage of the whole kernel reads thousands
+ * of module functions with half a million splices in place. */
 void lv_unsplice_snapshot(struct live *lv, uint64_t lo, uint64_t hi)
 {
-	for (size_t i = 0; i < lv->nsplices; i++)
-		overlay_learnt(lv, &lv->splices[i], lo, hi);
+	uint64_t from = lo > PATCH_REACH ? lo - PATCH_REACH : 0;
+	uint64_t to = hi < UINT64_MAX - PATCH_REACH ? hi + PATCH_REACH : UINT64_MAX;
+	size_t a = 0, b = lv->nsplices;
+
+	if (!lv->by_site) {
+		for (size_t i = 0; i < lv->nsplices; i++)
+			overlay_learnt(lv, &lv->splices[i], lo, hi);
+		return;
+	}
+	while (a < b) {
+		size_t mid = a + (b - a) / 2;
+
+		if (lv->splices[lv->by_site[mid]].site < from)
+			a = mid + 1;
+		else
+			b = mid;
+	}
+	for (; a < lv->nsplices && lv->splices[lv->by_site[a]].site < to; a++)
+		overlay_learnt(lv, &lv->splices[lv->by_site[a]], lo, hi);
 }
 
 int live_unsplice(struct live *lv, uint32_t id, struct gerr *e)

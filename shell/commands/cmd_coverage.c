@@ -23,8 +23,17 @@ static void summary(struct session *s, size_t before)
 	size_t spliced = 0, refused = 0, blocks = 0, why[SR_NREASONS] = { 0 };
 
 	if (before == s->cov->nfuncs) {
-		fprintf(s->out, "coverage: every function named is in the set already (%zu functions)\n",
-			before);
+		const struct coverage *c = s->cov;
+
+		if (!c->named_no_code)
+			fprintf(s->out, "coverage: every function named is in the set already (%zu functions)\n",
+				before);
+		else if (!c->named_already)
+			fprintf(s->out, "coverage: no function named has a block that can run (%zu: padding, or code nothing reaches)\n",
+				c->named_no_code);
+		else
+			fprintf(s->out, "coverage: nothing to add: %zu functions named are in the set already, %zu have no block that can run\n",
+				c->named_already, c->named_no_code);
 		return;
 	}
 	for (size_t i = before; i < s->cov->nfuncs; i++)

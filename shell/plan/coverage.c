@@ -150,8 +150,10 @@ static int add_function(struct session *s, struct coverage *c, struct func_index
 	const struct ksym *at;
 	struct cov_func *f;
 
-	if (!lines && func_index_find(x, sym->addr) != SIZE_MAX)
+	if (!lines && func_index_find(x, sym->addr) != SIZE_MAX) {
+		c->named_already++;
 		return 0;
+	}
 	if (session_cfg(s, sym->addr, &at, e))
 		return -1;
 	/* grown by doubling: the whole kernel's set is half a million
@@ -178,6 +180,10 @@ static int add_function(struct session *s, struct coverage *c, struct func_index
 	f->n = c->nblocks - f->first;
 	if (!f->n) {	/* every block of those lines is in the set already */
 		c->nfuncs--;
+		if (lines)
+			c->named_already++;
+		else
+			c->named_no_code++;
 		return 0;
 	}
 	if (func_index_add(x, f->addr, c->nfuncs - 1))
@@ -343,6 +349,7 @@ int coverage_start(struct session *s, struct coverage *c, char **words,
 
 	if (!w)
 		return gerr_set(e, "out of memory");
+	c->named_already = c->named_no_code = 0;
 	for (size_t i = 0; i < n && !rc; i++)
 		rc = word_functions(s, words[i], &w[i], e);
 	if (!rc && func_index_of(c, &x))

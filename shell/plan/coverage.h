@@ -34,6 +34,9 @@ struct coverage {
 	size_t nfuncs, funcs_room;
 	struct cov_block *blocks;
 	size_t nblocks, blocks_room;
+	/* of the functions the last coverage_start named: how many were in
+	 * the set already, and how many had no block that can run */
+	size_t named_already, named_no_code;
 };
 
 /* Adds the functions named by each word (a symbol, or a glob over function

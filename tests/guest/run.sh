@@ -1064,6 +1064,12 @@ check "coverage started by gilk -batch is taken over by the next gilk: reported,
 	   echo "$later" | grep -Eq '^gilk_target_flags +3 +4 +0$' &&
 	   echo "$later" | grep -q '^coverage stopped: its splices in 1 functions removed$' &&
 	   echo "$later" | tail -1 | grep -qx 'no splices'; echo $?)"
+# A section's end marker is a "function" of int3 filler only: nothing to
+# splice there, and coverage says so instead of "in the set already"
+out=$(build/gilk -c 'coverage __entry_text_end' -c 'info splices' 2>&1)
+check "coverage of a function with no block that can run says so, and splices nothing ($(echo "$out" | head -1))" \
+	"$(echo "$out" | head -1 | grep -q '^coverage: no function named has a block that can run (1: ' &&
+	   echo "$out" | tail -1 | grep -qx 'no splices'; echo $?)"
 # A glob that also matches init code (tcp_init, freed after boot) takes the
 # functions splice --blocks takes, and leaves the init one out.
 init=$(build/gilk -c "coverage 'tcp_init*'" -c 'coverage stop' 2>&1)

@@ -122,6 +122,13 @@ bool gilk_thunk_name(const char *name);
 /* kprobe_overlay.c: the bytes kprobes in [addr, addr + len) hide, put back in buf. */
 void gilk_arch_overlay_kprobes(unsigned long addr, u8 *buf, size_t len);
 
+/*
+ * abandon.c: an abandoned splice's trampoline made to skip its call into
+ * gilk (a BUG site's to trap there); false where its template calls
+ * nothing (inline count, count_task, tsc). The text lock held.
+ */
+bool gilk_arch_tramp_skip_call(struct gilk_splice_obj *s);
+
 /* join_at.c: the jmp a splice's chain is entered by (0: trap mode, none). */
 unsigned long gilk_join_at_of(const struct gilk_splice_obj *s);
 

@@ -17,9 +17,6 @@
 #include <linux/uaccess.h>
 
 #include "gilk_internal.h"
-#include "compat.h"
-#include "gilk_tramp.h"
-#include "verify_env.h"
 
 /*
  * Whether the bytes a splice wrote are still its own, with no kprobe on or
@@ -44,7 +41,7 @@ bool gilk_still_own(struct gilk_splice_obj *s)
 		if (copy_from_kernel_nofault(now, (void *)s->site, s->region_len))
 			return false;
 		for (i = 0; i < s->region_len; i++)
-			if (now[i] != 0xcc)
+			if (now[i] != GILK_ARCH_TRAP_BYTE)
 				return false;
 		return !gilk_kprobe_on(s->site, s->region_len);
 	}
@@ -165,32 +162,13 @@ int gilk_unsplice(u32 id)
 /*
  * A splice whose bytes another patcher holds cannot be reverted, and gilk.ko
  * (or its instrument) is going away: its trampoline stays, made to skip the
- * call into gilk, and is never freed. The jmp over the call is written with
- * the kernel's int3-protected text_poke_bp() over the 10-byte movabs that
- * loads the call's first argument, the one instruction before the call:
- * the header's first bytes may be 1-byte pushes, and a task preempted
- * between them would resume inside the jmp. A BUG site's gets an int3 there
- * instead: a BUG must still stop the kernel. Inline count, count_task and
- * tsc call nothing and are left as they are, with their counters and ring. The text
- * lock held.
+ * call into gilk (arch/NAME/abandon.c says how), and is never freed. Inline
+ * count, count_task and tsc call nothing and are left as they are, with
+ * their counters and ring. The text lock held.
  */
 void gilk_abandon(struct gilk_splice_obj *s)
 {
-	/* enough of the header's inputs to find its call (inline: none) */
-	struct gilk_tramp_params tp = {
-		.kind = s->tramp_kind, .tramp = s->tramp, .site = s->site,
-		.ctx = (unsigned long)s, .handler = (unsigned long)gilk_entry,
-		.clac = boot_cpu_has(X86_FEATURE_SMAP), .counter = (unsigned long)s->hits,
-		.ring = (unsigned long)s->tsc_ring, .cpu_number = gilk_cpu_number_addr(),
-		.preempt_count = gilk_preempt_count_addr(),
-		.current_task = gilk_current_task_addr(), .task_pid = gilk_task_pid_offset(),
-	};
-	static const u8 int3 = 0xcc;
-	u8 jmp[5] = { 0xe9 };
-	size_t ctx_at, after;
-	s32 rel;
-
-	if (!gilk_tramp_call(&tp, &ctx_at, &after)) {
+	if (!gilk_arch_tramp_skip_call(s)) {
 		/* count, count_task and tsc call nothing: they go on, into
 		 * memory left to them (what the ring holds now still becomes
 		 * events)
@@ -201,14 +179,6 @@ void gilk_abandon(struct gilk_splice_obj *s)
 		s->hits = NULL;
 		s->filtered = NULL;
 		s->tsc_ring = NULL;
-	} else if (s->bug_kind == GILK_BUG) {
-		/* an int3 nothing handles once gilk.ko is gone: an oops */
-		gilk_poke_locked(s->tramp + ctx_at, &int3, 1);
-		gilk_poke_sync();
-	} else {
-		rel = (s32)(after - (ctx_at + sizeof(jmp)));
-		memcpy(jmp + 1, &rel, 4);
-		gilk_ks.text_poke_bp((void *)(s->tramp + ctx_at), jmp, sizeof(jmp), NULL);
 	}
 	pr_warn("gilk: splice %u at %pS left in place without its instrument: another patcher changed its bytes\n",
 		s->id, (void *)s->site);

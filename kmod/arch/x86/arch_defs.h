@@ -13,8 +13,10 @@
 #include <linux/string.h>
 #include <linux/uaccess.h>
 
+/* A byte that traps where it runs: int3. A trap-mode splice's region is all of it. */
+#define GILK_ARCH_TRAP_BYTE 0xcc
 /* What trampoline memory holds where no trampoline is: a stray jump traps. */
-#define GILK_ARCH_FILL_BYTE 0xcc
+#define GILK_ARCH_FILL_BYTE GILK_ARCH_TRAP_BYTE
 
 /* A jmp rel32: what a site's chain of joined splices is entered by. */
 #define GILK_JMP32_LEN 5

@@ -28,6 +28,8 @@ void gilk_text_unlock(void);
  */
 void gilk_poke_locked(unsigned long addr, const void *bytes, size_t len);
 void gilk_poke_sync(void);
+/* gilk's own executable memory [addr, addr + len) filled with c; takes text_mutex itself. */
+void gilk_text_fill(unsigned long addr, u8 c, size_t len);
 /*
  * Writes queued and written a page at a time (pokes.c), each queue flushed
  * before text_mutex is dropped; gilk_pokes_sync() flushes, then syncs.

@@ -127,7 +127,7 @@ void gilk_tramp_free(unsigned long addr, size_t size)
 
 	if (WARN_ON_ONCE(!c || !size))
 		return;
-	gilk_ks.text_poke_set((void *)addr, GILK_ARCH_FILL_BYTE, units * UNIT);
+	gilk_text_fill(addr, GILK_ARCH_FILL_BYTE, units * UNIT);
 	bitmap_clear(c->map, (addr - c->mem) / UNIT, units);
 	c->used -= units;
 	units_used -= units;

@@ -34,6 +34,11 @@ void gilk_poke_locked(unsigned long addr, const void *bytes, size_t len)
 		cond_resched();
 }
 
+void gilk_text_fill(unsigned long addr, u8 c, size_t len)
+{
+	gilk_ks.text_poke_set((void *)addr, c, len);
+}
+
 void gilk_poke_sync(void)
 {
 	gilk_ks.text_poke_sync();

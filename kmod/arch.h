@@ -131,6 +131,9 @@ void gilk_arch_overlay_kprobes(unsigned long addr, u8 *buf, size_t len);
  */
 bool gilk_arch_tramp_skip_call(struct gilk_splice_obj *s);
 
+/* alternatives.c: nonzero where [lo, hi) holds an SMP alternatives site. */
+int gilk_alt_reserved(unsigned long lo, unsigned long hi);
+
 /* join_at.c: the jmp a splice's chain is entered by (0: trap mode, none). */
 unsigned long gilk_join_at_of(const struct gilk_splice_obj *s);
 

@@ -332,8 +332,6 @@ bool gilk_kprobe_on(unsigned long a, u32 len);
 /* The static call trampolines (__SCT__*), the core kernel's and a module's. */
 bool gilk_in_static_call_tramps(unsigned long lo, unsigned long hi);
 bool gilk_in_module_static_call_tramp(unsigned long lo, unsigned long hi);
-/* The kernel's predicates, end exclusive: nonzero where [lo, hi) holds one. */
-int gilk_alt_reserved(unsigned long lo, unsigned long hi);
 bool gilk_in_idle_text(unsigned long a);
 /* The jump label sites in [lo, hi) of text of kind text, as facts of kind. */
 void gilk_jump_facts(int text, unsigned long lo, unsigned long hi, u32 kind,

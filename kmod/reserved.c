@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * What the kernel reserves in a range, from its own predicates and tables:
- * kprobes, static call trampolines and sites, SMP alternatives, jump label
- * sites, idle code. The re-validation before a write (checks.c) and the
- * FACTS answer (facts.c) both ask it.
+ * kprobes, static call trampolines and sites, jump label sites, idle code
+ * (SMP alternatives are x86's: arch/x86/alternatives.c). The re-validation
+ * before a write (checks.c) and the FACTS answer (facts.c) both ask it.
  */
 #include <linux/jump_label.h>
 #include <linux/kallsyms.h>
@@ -64,20 +64,6 @@ bool gilk_in_module_static_call_tramp(unsigned long lo, unsigned long hi)
 			return true;
 	}
 	return false;
-}
-
-/*
- * alternatives_text_reserved() walks lists text_mutex guards, and unlike
- * the other reservation predicates takes its end as exclusive.
- */
-int gilk_alt_reserved(unsigned long lo, unsigned long hi)
-{
-	int ret;
-
-	mutex_lock(gilk_ks.text_mutex);
-	ret = gilk_ks.alternatives_text_reserved((void *)lo, (void *)hi);
-	mutex_unlock(gilk_ks.text_mutex);
-	return ret;
 }
 
 /*

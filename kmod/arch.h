@@ -134,6 +134,14 @@ bool gilk_arch_tramp_skip_call(struct gilk_splice_obj *s);
 /* alternatives.c: nonzero where [lo, hi) holds an SMP alternatives site. */
 int gilk_alt_reserved(unsigned long lo, unsigned long hi);
 
+/*
+ * stubs.c: the stub gilk calls a kernel helper through, pointed at target
+ * (0, or an error said with the helper's name); then, once all are, every
+ * CPU made to see them.
+ */
+int gilk_arch_point_stub(char *stub, unsigned long target, const char *name);
+void gilk_arch_stubs_sync(void);
+
 /* join_at.c: the jmp a splice's chain is entered by (0: trap mode, none). */
 unsigned long gilk_join_at_of(const struct gilk_splice_obj *s);
 

@@ -8,13 +8,9 @@
  */
 #include <linux/kernel.h>
 #include <linux/kprobes.h>
-#include <linux/mm.h>
-#include <linux/smp.h>
 #include <linux/stddef.h>
 #include <linux/string.h>
 #include <linux/printk.h>
-#include <linux/vmalloc.h>
-#include <asm/sync_core.h>
 
 #include "gilk_internal.h"
 #include "compat.h"
@@ -23,48 +19,6 @@
 struct gilk_ksyms gilk_ks;
 
 static unsigned long (*lookup)(const char *name);
-
-static const u8 endbr64[] = { 0xf3, 0x0f, 0x1e, 0xfa };
-
-/*
- * The stub's rel32 is written through a second, writable mapping of its page
- * (as text_poke() does), because text_poke() itself is still to be found.
- * No CPU has run the stub yet, and each is serialised before any does.
- */
-static void serialize_cpu(void *unused)
-{
-	sync_core();
-}
-
-static int point_stub(char *stub, unsigned long target, const char *name)
-{
-	u8 *jmp = (u8 *)stub;
-	s64 rel;
-	s32 rel32;
-	struct page *page;
-	void *map;
-
-	if (!memcmp(jmp, endbr64, sizeof(endbr64)))
-		jmp += sizeof(endbr64);
-	rel = (s64)target - (s64)(unsigned long)(jmp + 5);
-	if (jmp[0] != 0xe9 || rel != (s32)rel) {
-		pr_err("gilk: cannot reach %s at %pS from gilk.ko's stub %pS\n",
-		       name, (void *)target, stub);
-		return -ERANGE;
-	}
-	rel32 = rel;
-	page = vmalloc_to_page(jmp + 1);
-	map = page ? vmap(&page, 1, VM_MAP, PAGE_KERNEL) : NULL;
-	if (!map)
-		return -ENOMEM;
-	memcpy(map + offset_in_page(jmp + 1), &rel32, sizeof(rel32));
-	vunmap(map);
-	if (memcmp(jmp + 1, &rel32, sizeof(rel32))) {
-		pr_err("gilk: the stub for %s did not take its target\n", name);
-		return -EIO;
-	}
-	return 0;
-}
 
 static int find_kallsyms_lookup_name(void)
 {
@@ -77,11 +31,11 @@ static int find_kallsyms_lookup_name(void)
 	}
 	unregister_kprobe(&kp);
 	/* Where the entry has ENDBR, the kprobe sits past it: direct jmps may too. */
-	ret = point_stub(gilk_stub_kallsyms_lookup_name, (unsigned long)kp.addr,
-			 "kallsyms_lookup_name");
+	ret = gilk_arch_point_stub(gilk_stub_kallsyms_lookup_name, (unsigned long)kp.addr,
+				   "kallsyms_lookup_name");
 	if (ret)
 		return ret;
-	on_each_cpu(serialize_cpu, NULL, 1);
+	gilk_arch_stubs_sync();
 	lookup = (void *)gilk_stub_kallsyms_lookup_name;
 	return 0;
 }
@@ -162,13 +116,13 @@ int gilk_resolve_ksyms(void)
 			return -ENOENT;
 		}
 		if (wanted[i].stub) {
-			ret = point_stub(wanted[i].stub, a, wanted[i].name);
+			ret = gilk_arch_point_stub(wanted[i].stub, a, wanted[i].name);
 			if (ret)
 				return ret;
 			a = (unsigned long)wanted[i].stub;
 		}
 		*(unsigned long *)((char *)&gilk_ks + wanted[i].offset) = a;
 	}
-	on_each_cpu(serialize_cpu, NULL, 1);
+	gilk_arch_stubs_sync();
 	return 0;
 }

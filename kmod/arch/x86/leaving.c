@@ -27,17 +27,26 @@ int gilk_leaving_targets(unsigned long lo, unsigned long hi,
 			int (*add)(void *ctx, unsigned long t), void *ctx)
 {
 	struct leaving l = { lo, hi, add, ctx };
-	unsigned long a = lo, t, table = 0;
-	u8 buf[MAX_INSN_SIZE];
+	unsigned long a = lo, t, table = 0, got = 0;
+	/* read ahead: each read overlays kprobes and splices, byte by byte */
+	u8 buf[256];
+	size_t valid = 0, n;
 	struct insn in;
 	int ret;
 
 	while (a < hi) {
-		size_t n = min_t(unsigned long, hi - a, sizeof(buf));
-
-		if (gilk_text_read(a, buf, n))
-			return 0;
-		if (gilk_ks.insn_decode(&in, buf, n, INSN_MODE_KERN) || !in.length) {
+		if (!valid || a + min_t(unsigned long, hi - a, MAX_INSN_SIZE) > got + valid) {
+			valid = min_t(unsigned long, hi - a, sizeof(buf));
+			if (gilk_text_read(a, buf, valid)) {
+				/* the text may end sooner: as much as an instruction */
+				valid = min_t(unsigned long, hi - a, MAX_INSN_SIZE);
+				if (gilk_text_read(a, buf, valid))
+					return 0;
+			}
+			got = a;
+		}
+		n = min_t(unsigned long, got + valid - a, MAX_INSN_SIZE);
+		if (gilk_ks.insn_decode(&in, buf + (a - got), n, INSN_MODE_KERN) || !in.length) {
 			a++;
 			continue;
 		}
